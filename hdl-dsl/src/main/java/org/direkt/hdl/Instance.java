@@ -1,0 +1,110 @@
+package org.direkt.hdl;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A named instance of a child module. Each data pin appears in the parent as a signal named
+ * {@code <instance>_<pin>}; each child clock domain is bound to a parent domain, which connects
+ * its clock and reset.
+ */
+public final class Instance {
+    private final ModuleBuilder owner;
+    private final String name;
+    private final Module child;
+    private final SourceLoc loc;
+    private final Map<String, Signal> pins = new LinkedHashMap<>();
+    final Map<String, ClockDomain> bindings = new LinkedHashMap<>();
+    final Map<String, SourceLoc> bindingLocs = new LinkedHashMap<>();
+
+    Instance(ModuleBuilder owner, String name, Module child, SourceLoc loc) {
+        this.owner = owner;
+        this.name = name;
+        this.child = child;
+        this.loc = loc;
+        for (Signal p : child.ports()) {
+            Signal.Kind k = switch (p.kind()) {
+                case INPUT, ASYNC_INPUT -> Signal.Kind.INST_IN;
+                case OUTPUT -> Signal.Kind.INST_OUT;
+                default -> null;
+            };
+            if (k != null) {
+                pins.put(p.name(), owner.newPin(this, p.name(), k, p.width(), loc));
+            }
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Module child() {
+        return child;
+    }
+
+    SourceLoc loc() {
+        return loc;
+    }
+
+    Map<String, Signal> pins() {
+        return Collections.unmodifiableMap(pins);
+    }
+
+    /** Connects the child's domain {@code childDomain} to this module's domain {@code parent}. */
+    public Instance clock(String childDomain, ClockDomain parent) {
+        SourceLoc at = SourceLoc.capture();
+        ClockDomain cd = child.domain(childDomain);
+        if (cd == null) {
+            throw ElaborationException.at(at, "instance '%s' of %s has no clock domain '%s' (it has %s)",
+                    name, child.name(), childDomain, child.domains().stream().map(ClockDomain::name).toList());
+        }
+        owner.requireDomain(parent, at);
+        if (bindings.containsKey(childDomain)) {
+            throw ElaborationException.at(at, "domain '%s' of instance '%s' is already bound (at %s)",
+                    childDomain, name, bindingLocs.get(childDomain));
+        }
+        if (cd.polarity() != parent.polarity() || cd.kind() != parent.kind()) {
+            throw ElaborationException.at(at, "reset mismatch binding domain '%s' of instance '%s' to '%s': child reset is %s %s, parent's is %s %s",
+                    childDomain, name, parent.name(), cd.polarity(), cd.kind(), parent.polarity(), parent.kind());
+        }
+        bindings.put(childDomain, parent);
+        bindingLocs.put(childDomain, at);
+        return this;
+    }
+
+    /** Binds every child domain to {@code parent} (the common case of a single-domain child). */
+    public Instance clock(ClockDomain parent) {
+        for (ClockDomain cd : child.domains()) {
+            clock(cd.name(), parent);
+        }
+        return this;
+    }
+
+    /** The parent-side signal of data pin {@code pin}. */
+    public Signal pin(String pin) {
+        Signal s = pins.get(pin);
+        if (s == null) {
+            throw ElaborationException.at(SourceLoc.capture(), "%s has no data pin '%s' (it has %s)",
+                    child.name(), pin, pins.keySet());
+        }
+        return s;
+    }
+
+    /** The parent-side end of the child's stream port {@code port}. */
+    public Stream stream(String port) {
+        SourceLoc at = SourceLoc.capture();
+        AvalonSt t = child.streams().get(port);
+        if (t == null) {
+            throw ElaborationException.at(at, "%s has no stream port '%s' (it has %s)", child.name(), port, child.streams().keySet());
+        }
+        Stream.Role role = t.side() == AvalonSt.Side.SINK ? Stream.Role.CONSUMER : Stream.Role.PRODUCER;
+        return new Stream(name + "." + port, t, role, pin(port + "_data"), pin(port + "_valid"), pin(port + "_ready"), at);
+    }
+
+    /** The parent domain a child port's domain is bound to, or null if unbound or asynchronous. */
+    ClockDomain parentDomainOf(String pin) {
+        Signal p = child.port(pin);
+        return p == null || p.domain() == null ? null : bindings.get(p.domain().name());
+    }
+}

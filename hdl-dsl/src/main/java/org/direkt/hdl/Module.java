@@ -1,0 +1,112 @@
+package org.direkt.hdl;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** An elaborated, checked module definition: what the emitter writes and what parents instantiate. */
+public final class Module {
+    private final String name;
+    private final String generatorClass;
+    private final Record params;
+    private final List<ClockDomain> domains;
+    private final Map<String, Signal> clocks;
+    private final Map<String, Signal> resets;
+    private final List<Signal> ports;
+    private final List<Signal> signals;
+    private final List<Memory> memories;
+    private final List<Instance> instances;
+    private final Map<String, AvalonSt> streams;
+    private final List<Stmt> body;
+    private final List<Diagnostic> warnings;
+    private final Map<String, Set<String>> combPaths;
+
+    Module(ModuleBuilder b, List<Diagnostic> warnings, Map<String, Set<String>> combPaths) {
+        this.name = b.name();
+        this.generatorClass = b.generatorClass();
+        this.params = b.params();
+        this.domains = List.copyOf(b.domains);
+        this.clocks = Map.copyOf(b.clocks);
+        this.resets = Map.copyOf(b.resets);
+        this.ports = List.copyOf(b.ports);
+        this.signals = List.copyOf(b.signals);
+        this.memories = List.copyOf(b.memories);
+        this.instances = List.copyOf(b.instances);
+        this.streams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.streams));
+        this.body = List.copyOf(b.body);
+        this.warnings = List.copyOf(warnings);
+        this.combPaths = Map.copyOf(combPaths);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The generator class that built this module. */
+    public String generatorClass() {
+        return generatorClass;
+    }
+
+    /** The parameter record it was built from. */
+    public Record params() {
+        return params;
+    }
+
+    public List<ClockDomain> domains() {
+        return domains;
+    }
+
+    /** The declared domain named {@code domainName}, or null. */
+    public ClockDomain domain(String domainName) {
+        return domains.stream().filter(d -> d.name().equals(domainName)).findFirst().orElse(null);
+    }
+
+    Signal clockOf(ClockDomain d) {
+        return clocks.get(d.name());
+    }
+
+    Signal resetOf(ClockDomain d) {
+        return resets.get(d.name());
+    }
+
+    /** Ports in declaration order, clocks and resets included. */
+    public List<Signal> ports() {
+        return ports;
+    }
+
+    /** The port named {@code portName}, or null. */
+    public Signal port(String portName) {
+        return ports.stream().filter(p -> p.name().equals(portName)).findFirst().orElse(null);
+    }
+
+    /** Stream ports by name, with the side this module presents. */
+    public Map<String, AvalonSt> streams() {
+        return streams;
+    }
+
+    List<Signal> signals() {
+        return signals;
+    }
+
+    List<Memory> memories() {
+        return memories;
+    }
+
+    public List<Instance> instances() {
+        return instances;
+    }
+
+    List<Stmt> body() {
+        return body;
+    }
+
+    /** Findings that do not stop elaboration: unused inputs, signals never read. */
+    public List<Diagnostic> warnings() {
+        return warnings;
+    }
+
+    /** For each output port, the input ports it depends on combinationally. */
+    public Map<String, Set<String>> combPaths() {
+        return combPaths;
+    }
+}

@@ -1,0 +1,71 @@
+package org.direkt.hdl;
+
+import java.math.BigInteger;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A register of one clock domain: optional reset value, optional clock enable, and Verilog
+ * attributes. A register must have a name before elaboration ends.
+ */
+public final class Reg extends Signal {
+    private BigInteger resetValue;
+    private Expr enable;
+    private SourceLoc enableLoc;
+    private final Map<String, String> attributes = new LinkedHashMap<>();
+
+    Reg(ModuleBuilder owner, String name, int width, ClockDomain domain, SourceLoc loc) {
+        super(owner, Kind.REG, name, width, domain, loc);
+    }
+
+    /** Gives the register its name (for registers declared without one). */
+    public Reg named(String newName) {
+        rename(newName, SourceLoc.capture());
+        return this;
+    }
+
+    /** The value the domain's reset loads; without it the register is not reset. */
+    public Reg init(long value) {
+        return init(BigInteger.valueOf(value));
+    }
+
+    public Reg init(BigInteger value) {
+        resetValue = Expr.lit(value, width(), SourceLoc.capture()).value();
+        return this;
+    }
+
+    /** The register takes its next value only in cycles where {@code en} is 1. */
+    public Reg enableWhen(Expr en) {
+        SourceLoc loc = SourceLoc.capture();
+        if (en.width() != 1) {
+            throw ElaborationException.at(loc, "enable %s of %s is %d bits wide: it must be 1 bit", en.describe(), describe(), en.width());
+        }
+        if (enable != null) {
+            throw ElaborationException.at(loc, "%s already has an enable (set at %s)", describe(), enableLoc);
+        }
+        mergeOwner(owner(), en, loc);
+        enable = en;
+        enableLoc = loc;
+        return this;
+    }
+
+    /** A Verilog attribute emitted on the declaration, such as {@code ASYNC_REG = "TRUE"}. */
+    public Reg attribute(String key, String value) {
+        Names.requireIdentifier(key, "attribute name");
+        attributes.put(key, value);
+        return this;
+    }
+
+    public BigInteger resetValue() {
+        return resetValue;
+    }
+
+    public Expr enable() {
+        return enable;
+    }
+
+    public Map<String, String> attributes() {
+        return Collections.unmodifiableMap(attributes);
+    }
+}
