@@ -368,15 +368,36 @@ final class Checker {
             if (st == null) {
                 dfs(next, state, stack);
             } else if (st == 1) {
-                List<Signal> cycle = new ArrayList<>(stack.subList(stack.indexOf(next), stack.size()));
-                cycle.add(next);
-                List<String> names = cycle.stream().map(Signal::describe).toList();
-                Stmt.Assign at = Drivers.first(drivers.getOrDefault(next, List.of()));
-                error(at != null ? at.loc() : next.loc(), "combinational loop: %s", String.join(" -> ", names));
+                reportLoop(new ArrayList<>(stack.subList(stack.indexOf(next), stack.size())));
             }
         }
         stack.removeLast();
         state.put(n, 2);
+    }
+
+    /**
+     * Reports a loop at the first assignment of its earliest-declared member that has one, and
+     * lists the loop from that member, so the report does not depend on search order.
+     */
+    private void reportLoop(List<Signal> cycle) {
+        int start = 0;
+        Stmt.Assign at = null;
+        List<Signal> order = new ArrayList<>(m.ports);
+        order.addAll(m.signals);
+        for (Signal s : order) {
+            int i = cycle.indexOf(s);
+            Stmt.Assign a = i < 0 ? null : Drivers.first(drivers.getOrDefault(s, List.of()));
+            if (a != null) {
+                start = i;
+                at = a;
+                break;
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i <= cycle.size(); i++) {
+            names.add(cycle.get((start + i) % cycle.size()).describe());
+        }
+        error(at != null ? at.loc() : cycle.get(start).loc(), "combinational loop: %s", String.join(" -> ", names));
     }
 
     // ---------------------------------------------------------------- usage

@@ -28,6 +28,15 @@ public final class Emit {
         EXAMPLES.put("gray_crossing", new Example("width (default 4), sync_stages (default 2)",
                 p -> new GrayCrossing().elaborate(new GrayCrossing.Params(p.getOrDefault("width", 4),
                         p.getOrDefault("sync_stages", 2)))));
+        EXAMPLES.put("skid_chain", new Example("width (default 8), stages (default 3)",
+                p -> new SkidChain().elaborate(new SkidChain.Params(p.getOrDefault("width", 8), p.getOrDefault("stages", 3)))));
+        EXAMPLES.put("simple_ram", new Example("width (default 8), depth (default 16)",
+                p -> new SimpleRam().elaborate(new SimpleRam.Params(p.getOrDefault("width", 8), p.getOrDefault("depth", 16)))));
+    }
+
+    /** The example names, in the order the help lists them. */
+    public static java.util.Set<String> examples() {
+        return java.util.Collections.unmodifiableSet(EXAMPLES.keySet());
     }
 
     private Emit() {

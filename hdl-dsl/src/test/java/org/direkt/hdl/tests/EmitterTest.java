@@ -1,0 +1,183 @@
+package org.direkt.hdl.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.direkt.hdl.Design;
+import org.direkt.hdl.ElaborationException;
+import org.direkt.hdl.Generator;
+import org.direkt.hdl.Module;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.VerilogEmitter;
+import org.direkt.hdl.examples.GrayCrossing;
+import org.direkt.hdl.examples.SimpleRam;
+import org.direkt.hdl.examples.SkidBuffer;
+import org.direkt.hdl.examples.SkidChain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The emitter: golden files (reviewed once, then guarded), determinism, one definition per
+ * parameter set, kept hierarchy, locators. Regenerate the golden files with
+ * {@code make golden} after an intended change, and read the diff.
+ */
+class EmitterTest {
+    private static final Path GOLDEN = Path.of("src/test/resources/golden");
+
+    static Stream<Arguments> designs() {
+        return Stream.of(
+                Arguments.of("skid_buffer_w8", (Supplier<Module>) () -> new SkidBuffer().elaborate(new SkidBuffer.Params(8))),
+                Arguments.of("gray_crossing_w4", (Supplier<Module>) () -> new GrayCrossing().elaborate(new GrayCrossing.Params(4, 2))),
+                Arguments.of("skid_chain_w8_n3", (Supplier<Module>) () -> new SkidChain().elaborate(new SkidChain.Params(8, 3))),
+                Arguments.of("simple_ram_w8_d16", (Supplier<Module>) () -> new SimpleRam().elaborate(new SimpleRam.Params(8, 16))),
+                Arguments.of("ops_w8", (Supplier<Module>) () -> new TestDesigns.AllOps().elaborate(new TestDesigns.AllOps.Params(8))),
+                Arguments.of("reset_async_low", (Supplier<Module>) () -> new TestDesigns.ResetStyles().elaborate(new TestDesigns.ResetStyles.Params(true))),
+                Arguments.of("reset_sync_high", (Supplier<Module>) () -> new TestDesigns.ResetStyles().elaborate(new TestDesigns.ResetStyles.Params(false))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("designs")
+    void matchesGoldenFiles(String name, Supplier<Module> design) throws IOException {
+        Module top = design.get();
+        assertEquals(List.of(), top.warnings(), "example designs must be free of warnings");
+        Map<String, String> files = VerilogEmitter.emit(top);
+        Path dir = GOLDEN.resolve(name);
+        if (Boolean.getBoolean("direkt.updateGolden")) {
+            if (Files.isDirectory(dir)) {
+                try (Stream<Path> old = Files.list(dir)) {
+                    for (Path p : old.toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            VerilogEmitter.writeTo(top, dir);
+        }
+        try (Stream<Path> listed = Files.list(dir)) {
+            List<String> onDisk = listed.map(p -> p.getFileName().toString()).sorted().toList();
+            List<String> emitted = files.keySet().stream().map(n -> n + ".v").sorted().toList();
+            assertEquals(onDisk, emitted, "golden files of " + name);
+        }
+        for (Map.Entry<String, String> e : files.entrySet()) {
+            String golden = Files.readString(dir.resolve(e.getKey() + ".v"), StandardCharsets.UTF_8);
+            assertEquals(golden, e.getValue(), "emitted " + e.getKey() + " differs from " + dir + "; run make golden and review the diff");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("designs")
+    void sameDesignTwiceGivesIdenticalBytes(String name, Supplier<Module> design, @TempDir Path tmp) throws IOException {
+        List<Path> first = VerilogEmitter.writeTo(design.get(), tmp.resolve("a"));
+        List<Path> second = VerilogEmitter.writeTo(design.get(), tmp.resolve("b"));
+        assertEquals(first.size(), second.size());
+        for (int i = 0; i < first.size(); i++) {
+            assertEquals(first.get(i).getFileName(), second.get(i).getFileName());
+            assertTrue(java.util.Arrays.equals(Files.readAllBytes(first.get(i)), Files.readAllBytes(second.get(i))),
+                    () -> name + ": bytes differ between two emissions");
+        }
+    }
+
+    @Test
+    void identicalParametersGiveOneModuleDefinition() {
+        Module chain = new SkidChain().elaborate(new SkidChain.Params(16, 4));
+        Map<String, String> files = VerilogEmitter.emit(chain);
+        assertEquals(List.of("direkt_skid_buffer_w16", "direkt_skid_chain_w16_n4"), List.copyOf(files.keySet()));
+        assertEquals(4, chain.instances().size());
+        Module first = chain.instances().getFirst().child();
+        for (var inst : chain.instances()) {
+            assertSame(first, inst.child(), "every stage shares the one definition");
+        }
+        String top = files.get("direkt_skid_chain_w16_n4");
+        for (int i = 0; i < 4; i++) {
+            assertTrue(top.contains("direkt_skid_buffer_w16 u_slice" + i + " ("), "instance u_slice" + i + " keeps its name");
+        }
+    }
+
+    @Test
+    void oneDesignCachesAcrossElaborations() {
+        Design d = new Design();
+        Module a = d.elaborate(new SkidBuffer(), new SkidBuffer.Params(4));
+        Module b = d.elaborate(new SkidBuffer(), new SkidBuffer.Params(4));
+        Module c = d.elaborate(new SkidBuffer(), new SkidBuffer.Params(5));
+        assertSame(a, b);
+        assertEquals("direkt_skid_buffer_w5", c.name());
+    }
+
+    /** A generator whose module name ignores its parameter: two definitions would clash. */
+    static final class BadName extends Generator<BadName.Params> {
+        record Params(int width) {
+        }
+
+        @Override
+        public String moduleName(Params p) {
+            return "same_name";
+        }
+
+        @Override
+        protected void build(ModuleBuilder m, Params p) {
+            m.domain(Lambda.MAIN);
+            m.output("o", p.width(), Lambda.MAIN).set(m.lit(0, p.width()));
+        }
+    }
+
+    @Test
+    void twoDefinitionsWithOneNameAreRefused() {
+        Design d = new Design();
+        d.elaborate(new BadName(), new BadName.Params(1));
+        ElaborationException e = assertThrows(ElaborationException.class, () -> d.elaborate(new BadName(), new BadName.Params(2)));
+        assertTrue(e.getMessage().contains("module name 'same_name' is produced by both"), e.getMessage());
+    }
+
+    @Test
+    void everyDeclarationAndAlwaysBlockCarriesALocator() {
+        Map<String, String> files = VerilogEmitter.emit(new TestDesigns.ResetStyles().elaborate(new TestDesigns.ResetStyles.Params(true)));
+        String v = files.values().iterator().next();
+        Pattern decl = Pattern.compile("^[ \\t]+(?:\\(\\*.*\\*\\) )?(input|output|reg|wire)\\b.*$", Pattern.MULTILINE);
+        Matcher dm = decl.matcher(v);
+        int decls = 0;
+        while (dm.find()) {
+            decls++;
+            assertTrue(dm.group().matches(".*// @\\[TestDesigns\\.java:\\d+]$"), "declaration without locator: " + dm.group());
+        }
+        assertTrue(decls >= 8, "found only " + decls + " declarations");
+        String[] lines = v.split("\n");
+        int always = 0;
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].trim().startsWith("always")) {
+                always++;
+                assertTrue(lines[i - 1].trim().matches("// @\\[TestDesigns\\.java:\\d+]"), "always block without locator at line " + (i + 1));
+            }
+        }
+        assertEquals(3, always, "acc (register), next and flag (combinational)");
+        assertTrue(v.contains("always @(posedge k_clk or negedge k_rst_n) begin"), v);
+        assertTrue(v.contains("if (!k_rst_n) begin"), v);
+        assertTrue(v.contains("end else if (en) begin"), v);
+        assertTrue(v.contains("acc <= 8'd90;"), v);
+    }
+
+    @Test
+    void synchroniserFlopsAreAttributed() {
+        Map<String, String> files = VerilogEmitter.emit(new GrayCrossing().elaborate(new GrayCrossing.Params(5, 3)));
+        String sync = files.get("direkt_sync_w5_s3");
+        for (int i = 0; i < 3; i++) {
+            assertTrue(sync.contains("(* ASYNC_REG = \"TRUE\", altera_attribute = \"-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS\" *) reg  [4:0] stage" + i + ";"),
+                    sync);
+        }
+        assertTrue(files.get("direkt_gray_crossing_w5_s3").contains("direkt_sync_w5_s3 u_gray_sync ("));
+    }
+}
