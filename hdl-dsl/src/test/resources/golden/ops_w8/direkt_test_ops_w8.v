@@ -6,39 +6,40 @@
 `default_nettype none
 
 module direkt_test_ops_w8 (
-  input  wire        clk,      // @[TestDesigns.java:28]
-  input  wire        rst,      // @[TestDesigns.java:28]
-  input  wire [7:0]  a,        // @[TestDesigns.java:29]
-  input  wire [7:0]  b,        // @[TestDesigns.java:30]
-  input  wire        s,        // @[TestDesigns.java:31]
-  input  wire [2:0]  amt,      // @[TestDesigns.java:32]
-  output wire [7:0]  o_add,    // @[TestDesigns.java:33]
-  output wire [7:0]  o_sub,    // @[TestDesigns.java:34]
-  output wire [8:0]  o_addc,   // @[TestDesigns.java:35]
-  output wire [15:0] o_mul,    // @[TestDesigns.java:36]
-  output wire [7:0]  o_and,    // @[TestDesigns.java:37]
-  output wire [7:0]  o_or,     // @[TestDesigns.java:38]
-  output wire [7:0]  o_xor,    // @[TestDesigns.java:39]
-  output wire [7:0]  o_not,    // @[TestDesigns.java:40]
-  output wire [5:0]  o_cmp,    // @[TestDesigns.java:41]
-  output wire [31:0] o_shift,  // @[TestDesigns.java:42]
-  output wire [2:0]  o_red,    // @[TestDesigns.java:43]
-  output wire [3:0]  o_slice,  // @[TestDesigns.java:44]
-  output wire        o_bit,    // @[TestDesigns.java:45]
-  output wire [31:0] o_ext,    // @[TestDesigns.java:46]
-  output wire [3:0]  o_trunc,  // @[TestDesigns.java:47]
-  output wire [15:0] o_rep,    // @[TestDesigns.java:48]
-  output wire [7:0]  o_mux,    // @[TestDesigns.java:49]
-  output wire [39:0] o_wide,   // @[TestDesigns.java:50]
-  output wire [7:0]  o_toggles // @[TestDesigns.java:53]
+  input  wire        clk,        // @[TestDesigns.java:28]
+  input  wire        rst,        // @[TestDesigns.java:28]
+  input  wire [7:0]  a,          // @[TestDesigns.java:29]
+  input  wire [7:0]  b,          // @[TestDesigns.java:30]
+  input  wire        s,          // @[TestDesigns.java:31]
+  input  wire [2:0]  amt,        // @[TestDesigns.java:32]
+  output wire [7:0]  o_add,      // @[TestDesigns.java:33]
+  output wire [7:0]  o_sub,      // @[TestDesigns.java:34]
+  output wire [8:0]  o_addc,     // @[TestDesigns.java:35]
+  output wire [15:0] o_mul,      // @[TestDesigns.java:36]
+  output wire [7:0]  o_and,      // @[TestDesigns.java:37]
+  output wire [7:0]  o_or,       // @[TestDesigns.java:38]
+  output wire [7:0]  o_xor,      // @[TestDesigns.java:39]
+  output wire [7:0]  o_not,      // @[TestDesigns.java:40]
+  output wire [5:0]  o_cmp,      // @[TestDesigns.java:41]
+  output wire [31:0] o_shift,    // @[TestDesigns.java:42]
+  output wire [2:0]  o_red,      // @[TestDesigns.java:43]
+  output wire [3:0]  o_slice,    // @[TestDesigns.java:44]
+  output wire [3:0]  o_low_sum,  // @[TestDesigns.java:45]
+  output wire [3:0]  o_straddle, // @[TestDesigns.java:46]
+  output wire [7:0]  o_shifted,  // @[TestDesigns.java:47]
+  output wire        o_bit,      // @[TestDesigns.java:48]
+  output wire [31:0] o_ext,      // @[TestDesigns.java:49]
+  output wire [3:0]  o_trunc,    // @[TestDesigns.java:50]
+  output wire [15:0] o_rep,      // @[TestDesigns.java:51]
+  output wire [7:0]  o_mux,      // @[TestDesigns.java:52]
+  output wire [39:0] o_wide,     // @[TestDesigns.java:53]
+  output wire [7:0]  o_toggles   // @[TestDesigns.java:56]
 );
 
-  reg  [7:0] toggles; // @[TestDesigns.java:51]
-  wire [7:0] _t0;     // @[TestDesigns.java:44]
-  wire [7:0] _t1;     // @[TestDesigns.java:45]
-  wire [7:0] _t2;     // @[TestDesigns.java:46]
+  reg  [7:0] toggles; // @[TestDesigns.java:54]
+  wire [7:0] _t0;     // @[TestDesigns.java:49]
 
-  // @[TestDesigns.java:52]
+  // @[TestDesigns.java:55]
   always @(posedge clk) begin
     if (rst) begin
       toggles <= 8'd0;
@@ -71,27 +72,29 @@ module direkt_test_ops_w8 (
 
   assign o_red = {&a, |a, ^a}; // @[TestDesigns.java:43]
 
-  assign _t0 = a + b; // @[TestDesigns.java:44]
+  assign o_slice = a[7:4] ^ b[7:4]; // @[TestDesigns.java:44]
 
-  assign o_slice = _t0[7:4]; // @[TestDesigns.java:44]
+  assign o_low_sum = a[3:0] + b[3:0]; // @[TestDesigns.java:45]
 
-  assign _t1 = a ^ b; // @[TestDesigns.java:45]
+  assign o_straddle = {a[1:0], b[7:6]}; // @[TestDesigns.java:46]
 
-  assign o_bit = _t1[0]; // @[TestDesigns.java:45]
+  assign o_shifted = {{a[1:0], 2'd0}, {2'd0, a[7:6]}}; // @[TestDesigns.java:47]
 
-  assign _t2 = a + b; // @[TestDesigns.java:46]
+  assign o_bit = a[0] ^ b[0]; // @[TestDesigns.java:48]
 
-  assign o_ext = {{8'd0, a}, {{8{_t2[7]}}, _t2}}; // @[TestDesigns.java:46]
+  assign _t0 = a + b; // @[TestDesigns.java:49]
 
-  assign o_trunc = b[3:0]; // @[TestDesigns.java:47]
+  assign o_ext = {{8'd0, a}, {{8{_t0[7]}}, _t0}}; // @[TestDesigns.java:49]
 
-  assign o_rep = {{8{s}}, {4'd0, 4'd10}}; // @[TestDesigns.java:48]
+  assign o_trunc = b[3:0]; // @[TestDesigns.java:50]
 
-  assign o_mux = s ? a : b; // @[TestDesigns.java:49]
+  assign o_rep = {{8{s}}, {4'd0, 4'd10}}; // @[TestDesigns.java:51]
 
-  assign o_wide = 40'h123456789a; // @[TestDesigns.java:50]
+  assign o_mux = s ? a : b; // @[TestDesigns.java:52]
 
-  assign o_toggles = toggles; // @[TestDesigns.java:53]
+  assign o_wide = 40'h123456789a; // @[TestDesigns.java:53]
+
+  assign o_toggles = toggles; // @[TestDesigns.java:56]
 
 endmodule
 

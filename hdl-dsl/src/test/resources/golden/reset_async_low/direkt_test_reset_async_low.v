@@ -6,20 +6,20 @@
 `default_nettype none
 
 module direkt_test_reset_async_low (
-  input  wire       k_clk,   // @[TestDesigns.java:73]
-  input  wire       k_rst_n, // @[TestDesigns.java:73]
-  input  wire       en,      // @[TestDesigns.java:74]
-  input  wire [1:0] op,      // @[TestDesigns.java:75]
-  input  wire [7:0] x,       // @[TestDesigns.java:76]
-  output wire [7:0] acc_q,   // @[TestDesigns.java:86]
-  output wire       zero     // @[TestDesigns.java:87]
+  input  wire       k_clk,   // @[TestDesigns.java:76]
+  input  wire       k_rst_n, // @[TestDesigns.java:76]
+  input  wire       en,      // @[TestDesigns.java:77]
+  input  wire [1:0] op,      // @[TestDesigns.java:78]
+  input  wire [7:0] x,       // @[TestDesigns.java:79]
+  output wire [7:0] acc_q,   // @[TestDesigns.java:89]
+  output wire       zero     // @[TestDesigns.java:90]
 );
 
-  reg  [7:0] acc;  // @[TestDesigns.java:77]
-  reg  [7:0] next; // @[TestDesigns.java:78]
-  reg        flag; // @[TestDesigns.java:84]
+  reg  [7:0] acc;  // @[TestDesigns.java:80]
+  reg  [7:0] next; // @[TestDesigns.java:81]
+  reg        flag; // @[TestDesigns.java:87]
 
-  // @[TestDesigns.java:83]
+  // @[TestDesigns.java:86]
   always @(posedge k_clk or negedge k_rst_n) begin
     if (!k_rst_n) begin
       acc <= 8'd90;
@@ -28,7 +28,7 @@ module direkt_test_reset_async_low (
     end
   end
 
-  // @[TestDesigns.java:79]
+  // @[TestDesigns.java:82]
   always @(*) begin
     next = acc;
     if (op == 2'd0) begin
@@ -40,7 +40,7 @@ module direkt_test_reset_async_low (
     end
   end
 
-  // @[TestDesigns.java:85]
+  // @[TestDesigns.java:88]
   always @(*) begin
     if (acc == 8'd0) begin
       flag = 1'b1;
@@ -49,9 +49,9 @@ module direkt_test_reset_async_low (
     end
   end
 
-  assign acc_q = acc; // @[TestDesigns.java:86]
+  assign acc_q = acc; // @[TestDesigns.java:89]
 
-  assign zero = flag; // @[TestDesigns.java:87]
+  assign zero = flag; // @[TestDesigns.java:90]
 
 endmodule
 

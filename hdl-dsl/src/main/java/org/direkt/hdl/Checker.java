@@ -24,6 +24,7 @@ final class Checker {
     private final Map<Signal, Map<ClockDomain, String>> domainMemo = new HashMap<>();
     private final Set<Signal> domainInProgress = new HashSet<>();
     private final Map<String, Set<String>> combPaths = new LinkedHashMap<>();
+    private final Set<Expr> reportedTemps = new HashSet<>();
 
     Checker(ModuleBuilder m) {
         this.m = m;
@@ -405,6 +406,7 @@ final class Checker {
     private void checkUsage() {
         Map<Signal, BitSet> used = new HashMap<>();
         java.util.function.Consumer<Expr> mark = e -> markUsed(e, used);
+        reportedTemps.clear();
         for (List<Stmt> d : drivers.values()) {
             Drivers.forEachExpr(d, mark);
         }
@@ -475,9 +477,24 @@ final class Checker {
         }
     }
 
-    private static void markUsed(Expr e, Map<Signal, BitSet> used) {
-        if (e instanceof Expr.Op op && op.kind == Expr.OpKind.SLICE && op.args.getFirst() instanceof Signal s) {
-            used.computeIfAbsent(s, k -> new BitSet()).set(op.b, op.a + 1);
+    /** Marks the bits {@code e} reads, seeing selections the way the emitter writes them. */
+    private void markUsed(Expr e, Map<Signal, BitSet> used) {
+        if (e instanceof Expr.Op op && op.kind == Expr.OpKind.SLICE) {
+            Expr pushed = Slices.push(op.args.getFirst(), op.a, op.b);
+            if (pushed instanceof Expr.Op p && p.kind == Expr.OpKind.SLICE) {
+                if (p.args.getFirst() instanceof Signal s) {
+                    used.computeIfAbsent(s, k -> new BitSet()).set(p.b, p.a + 1);
+                    return;
+                }
+                if (Slices.needsTemporary(p) && reportedTemps.add(p.args.getFirst())) {
+                    warning(p.loc(), "only bits [%d:%d] of this %d-bit %s are read; the others would be computed and never used"
+                            + " (Verilator -Wall reports them): put the whole value in a wire and read all of it",
+                            p.a, p.b, p.args.getFirst().width(), p.args.getFirst().describe());
+                }
+                markUsed(p.args.getFirst(), used);
+                return;
+            }
+            markUsed(pushed, used);
         } else if (e instanceof Signal s) {
             used.computeIfAbsent(s, k -> new BitSet()).set(0, s.width());
         } else {

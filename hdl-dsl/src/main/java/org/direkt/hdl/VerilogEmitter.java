@@ -382,15 +382,16 @@ public final class VerilogEmitter {
         }
 
         private String slice(Expr x, int hi, int lo) {
-            if (x instanceof Expr.Lit l) {
-                BigInteger v = l.value().shiftRight(lo).and(BigInteger.ONE.shiftLeft(hi - lo + 1).subtract(BigInteger.ONE));
-                return literal(v, hi - lo + 1);
+            Expr pushed = Slices.push(x, hi, lo);
+            if (!(pushed instanceof Expr.Op op) || op.kind != Expr.OpKind.SLICE) {
+                return expr(pushed);
             }
-            String base = selectable(x);
-            if (x.width() == 1) {
-                return base;
+            Expr base = op.args.getFirst();
+            String name = base instanceof Memory.AsyncRead r ? expr(r) : selectable(base);
+            if (base.width() == 1) {
+                return name;
             }
-            return hi == lo ? base + "[" + hi + "]" : base + "[" + hi + ":" + lo + "]";
+            return op.a == op.b ? name + "[" + op.a + "]" : name + "[" + op.a + ":" + op.b + "]";
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.direkt.hdl.AvalonSt;
@@ -519,5 +520,36 @@ class ElaborationErrorTest {
         assertEquals(l.value, partial.loc().line());
         assertEquals("input 'b' is never read", mod.warnings().get(1).message());
         assertEquals(l.value + 1, mod.warnings().get(1).loc().line());
+    }
+
+    @Test
+    void highBitsOfASumWarnThatTheLowBitsGoUnread() {
+        Lambda.Line l = new Lambda.Line();
+        Module mod = Lambda.build("dut", m -> {
+            m.domain(MAIN);
+            Signal a = m.input("a", 8, MAIN);
+            Signal b = m.input("b", 8, MAIN);
+            Reg r = m.reg("r", 4, MAIN).init(0);
+            l.value = here(); r.set(a.plus(b).bits(7, 4));
+            m.output("o", 4, MAIN).set(r);
+        });
+        assertEquals(1, mod.warnings().size(), mod.warnings().toString());
+        assertEquals(l.value, mod.warnings().getFirst().loc().line());
+        assertTrue(mod.warnings().getFirst().message().startsWith("only bits [7:4] of this 8-bit '+' expression are read"),
+                mod.warnings().getFirst().message());
+    }
+
+    @Test
+    void selectingBitsOfBitwiseLogicReadsOnlyThoseBits() {
+        Module mod = Lambda.build("dut", m -> {
+            m.domain(MAIN);
+            Signal a = m.input("a", 8, MAIN);
+            Signal b = m.input("b", 8, MAIN);
+            Reg r = m.reg("r", 2, MAIN).init(0);
+            r.set(a.xor(b.not()).bits(5, 4));
+            m.output("o", 2, MAIN).set(r);
+        });
+        assertEquals(List.of("input 'a' bits [7:6], [3:0] are never read", "input 'b' bits [7:6], [3:0] are never read"),
+                mod.warnings().stream().map(Diagnostic::message).toList());
     }
 }

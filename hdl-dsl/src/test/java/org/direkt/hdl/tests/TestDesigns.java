@@ -41,7 +41,10 @@ final class TestDesigns {
             m.output("o_cmp", 6, cd).set(Expr.cat(a.eq(b), a.ne(b), a.lt(b), a.le(b), a.gt(b), a.ge(b)));
             m.output("o_shift", 4 * w, cd).set(Expr.cat(a.shl(1), a.shr(2), b.shl(amt), b.shr(amt)));
             m.output("o_red", 3, cd).set(Expr.cat(a.andR(), a.orR(), a.xorR()));
-            m.output("o_slice", w / 2, cd).set(a.plus(b).bits(w - 1, w / 2));
+            m.output("o_slice", w / 2, cd).set(a.xor(b).bits(w - 1, w / 2));
+            m.output("o_low_sum", w / 2, cd).set(a.plus(b).bits(w / 2 - 1, 0));
+            m.output("o_straddle", 4, cd).set(Expr.cat(a, b).bits(w + 1, w - 2));
+            m.output("o_shifted", 8, cd).set(Expr.cat(a.shl(2).bits(3, 0), a.shr(2).bits(w - 1, w - 4)));
             m.output("o_bit", 1, cd).set(a.xor(b).bit(0));
             m.output("o_ext", 4 * w, cd).set(Expr.cat(a.zext(2 * w), a.plus(b).sext(2 * w)));
             m.output("o_trunc", w / 2, cd).set(b.trunc(w / 2));
