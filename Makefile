@@ -1,0 +1,63 @@
+# direkt: the two commands a newcomer needs are `make demo` and `make test`; both install what is missing.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# The host runtime needs Java 25 (Foreign Function & Memory API): the Temurin 25 JDK beside the system Java.
+JAVA_HOME := /usr/lib/jvm/temurin-25-jdk-amd64
+export JAVA_HOME
+export PATH := $(JAVA_HOME)/bin:$(PATH)
+# Maven 3.8's bundled Guava calls sun.misc.Unsafe; Java 25 warns about it on every run unless told it is allowed.
+export MAVEN_OPTS ?= --sun-misc-unsafe-memory-access=allow
+
+MVN  := mvn -B -q
+VENV := .venv
+PY   := $(VENV)/bin/python
+PYTEST := $(abspath $(VENV))/bin/pytest
+# Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
+SIMS := verilator icarus
+
+.PHONY: help setup build test test-java test-sim lint regress demo golden clean
+
+help:
+	@echo "make demo     install what is missing, build, emit and simulate the example designs"
+	@echo "make test     install what is missing, run every test (JUnit, lint, cocotb on Verilator and Icarus)"
+	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
+	@echo "make regress  long simulations"
+	@echo "make golden   regenerate the emitter's golden files (review the diff)"
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(MVN) -DskipTests package
+
+test: setup test-java lint test-sim
+
+test-java:
+	$(MVN) test
+
+lint: build
+	@scripts/lint.sh
+
+test-sim: build
+	@for sim in $(SIMS); do \
+	  echo "== cocotb benches on $$sim"; \
+	  (cd sim && SIM=$$sim $(PYTEST) -q tb) || exit 1; \
+	done
+
+regress: build
+	@for sim in $(SIMS); do \
+	  echo "== long cocotb benches on $$sim"; \
+	  (cd sim && DIREKT_REGRESS=1 SIM=$$sim $(PYTEST) -q tb) || exit 1; \
+	done
+
+demo: build
+	@scripts/demo.sh
+
+golden: setup
+	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false
+	@git status --short hdl-dsl/src/test/resources/golden
+
+clean:
+	$(MVN) clean
+	rm -rf build sim/build

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Lints every Verilog file the project emits, in its tests and its examples:
+#   verilator --lint-only -Wall (no waivers: any warning fails), iverilog -g2005, yosys read_verilog.
+# Sources: the example designs emitted at several parameter sets, the emitter's golden files,
+# the reference IP in ip/ when present, and the RTL the cocotb benches built (sim/build) when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=build/lint
+rm -rf "$out"
+mkdir -p "$out"
+cp_classes=hdl-dsl/target/classes
+[ -d "$cp_classes" ] || { echo "lint: $cp_classes is missing: run make build" >&2; exit 1; }
+
+emit() {
+  local name=$1; shift
+  local dir="$out/examples/$name${*:+_}$(IFS=_; echo "$*")"
+  java -cp "$cp_classes" org.direkt.hdl.examples.Emit "$name" "$@" --out "$dir" >/dev/null
+}
+emit skid_buffer width=1
+emit skid_buffer width=8
+emit skid_buffer width=256
+emit gray_crossing width=2
+emit gray_crossing width=5 sync_stages=3
+emit skid_chain width=8 stages=3
+emit simple_ram width=8 depth=16
+emit simple_ram width=160 depth=512
+
+dirs=()
+while IFS= read -r d; do dirs+=("$d"); done < <(
+  { find "$out/examples" hdl-dsl/src/test/resources/golden -mindepth 1 -maxdepth 1 -type d
+    [ -d ip ] && find ip -name '*.v' -printf '%h\n'
+    [ -d sim/build ] && find sim/build -type d -name rtl
+  } | sort -u)
+
+files=0
+failed=0
+log="$out/lint.log"
+: > "$log"
+for d in "${dirs[@]}"; do
+  shopt -s nullglob
+  vs=("$d"/*.v)
+  shopt -u nullglob
+  [ ${#vs[@]} -gt 0 ] || continue
+  for f in "${vs[@]}"; do
+    files=$((files + 1))
+    top=$(basename "$f" .v)
+    if ! verilator --lint-only -Wall -y "$d" --top-module "$top" "$f" >>"$log" 2>&1; then
+      echo "lint: verilator -Wall: $f" ; failed=$((failed + 1))
+    fi
+    if ! msg=$(iverilog -g2005 -o /dev/null -y "$d" -s "$top" "$f" 2>&1) || [ -n "$msg" ]; then
+      echo "lint: iverilog -g2005: $f"; echo "$msg" >>"$log"; failed=$((failed + 1))
+    fi
+  done
+  if ! yosys -q -p "read_verilog ${vs[*]}; hierarchy -check" >>"$log" 2>&1; then
+    echo "lint: yosys read_verilog: $d"; failed=$((failed + 1))
+  fi
+  for ram in "$d"/direkt_simple_ram_*.v; do
+    [ -f "$ram" ] || continue
+    # The memory template must be one Yosys turns into a RAM, not a bank of flip-flops.
+    if ! yosys -q -p "read_verilog $ram; proc; memory_collect; select -assert-count 1 t:\$mem_v2" >>"$log" 2>&1; then
+      echo "lint: yosys did not infer a memory in $ram"; failed=$((failed + 1))
+    fi
+  done
+done
+if [ "$failed" -ne 0 ]; then
+  echo "lint: $failed problem(s) in $files file(s); details:"; cat "$log"
+  exit 1
+fi
+echo "lint: $files Verilog files in ${#dirs[@]} directories: verilator -Wall 0 warnings, iverilog -g2005 and yosys read_verilog accept all"

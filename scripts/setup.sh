@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what direkt needs and is missing; does nothing when everything is there.
+#   Debian packages: the simulators, synthesis and formal tools, OpenCL (PoCL), Maven.
+#   .venv: the pinned Python packages of sim/requirements.txt.
+#   ~/.m2: the Maven dependencies of the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# g++, make and zlib are what Verilator needs to compile a model with FST tracing.
+APT_PACKAGES=(verilator iverilog yosys z3 tcl pocl-opencl-icd ocl-icd-opencl-dev maven g++ make zlib1g-dev python3-venv)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v yosys-smtbmc >/dev/null || { echo "setup: yosys-smtbmc not found although yosys is installed" >&2; exit 1; }
+
+if [ ! -x "${JAVA_HOME:-/nonexistent}/bin/javac" ]; then
+  echo "setup: the Temurin 25 JDK is not at JAVA_HOME=${JAVA_HOME:-<unset>}; direkt needs Java 25 (FFM API)" >&2
+  exit 1
+fi
+
+# Python venv with the pinned simulation packages; reinstalled only when requirements change.
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+if [ ! -f .venv/.installed ] || [ sim/requirements.txt -nt .venv/.installed ]; then
+  echo "setup: installing sim/requirements.txt into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check -r sim/requirements.txt
+  touch .venv/.installed
+fi
+
+# Maven dependencies and plugins, fetched once per change of any pom.
+stamp=target/.maven-resolved
+if [ ! -f "$stamp" ] || [ -n "$(find . -name pom.xml -newer "$stamp" -not -path './.venv/*' | head -1)" ]; then
+  echo "setup: resolving Maven dependencies"
+  mvn -B -q dependency:resolve dependency:resolve-plugins >/dev/null
+  mkdir -p target && touch "$stamp"
+fi
