@@ -6,33 +6,33 @@
 `default_nettype none
 
 module direkt_skid_chain_w8_n3 (
-  input  wire       clk,     // @[SkidChain.java:34]
-  input  wire       rst,     // @[SkidChain.java:34]
-  input  wire [7:0] s_data,  // @[SkidChain.java:37]
-  input  wire       s_valid, // @[SkidChain.java:37]
-  output wire       s_ready, // @[SkidChain.java:37]
-  output wire [7:0] m_data,  // @[SkidChain.java:38]
-  output wire       m_valid, // @[SkidChain.java:38]
-  input  wire       m_ready  // @[SkidChain.java:38]
+  input  wire       clk,     // @[SkidChain.java:35]
+  input  wire       rst,     // @[SkidChain.java:35]
+  input  wire [7:0] s_data,  // @[SkidChain.java:38]
+  input  wire       s_valid, // @[SkidChain.java:38]
+  output wire       s_ready, // @[SkidChain.java:38]
+  output wire [7:0] m_data,  // @[SkidChain.java:39]
+  output wire       m_valid, // @[SkidChain.java:39]
+  input  wire       m_ready  // @[SkidChain.java:39]
 );
 
-  wire       u_slice0_s_ready; // @[SkidChain.java:41]
-  wire [7:0] u_slice0_m_data;  // @[SkidChain.java:41]
-  wire       u_slice0_m_valid; // @[SkidChain.java:41]
-  wire       u_slice1_s_ready; // @[SkidChain.java:41]
-  wire [7:0] u_slice1_m_data;  // @[SkidChain.java:41]
-  wire       u_slice1_m_valid; // @[SkidChain.java:41]
-  wire       u_slice2_s_ready; // @[SkidChain.java:41]
-  wire [7:0] u_slice2_m_data;  // @[SkidChain.java:41]
-  wire       u_slice2_m_valid; // @[SkidChain.java:41]
+  wire       u_slice0_s_ready; // @[SkidChain.java:42]
+  wire [7:0] u_slice0_m_data;  // @[SkidChain.java:42]
+  wire       u_slice0_m_valid; // @[SkidChain.java:42]
+  wire       u_slice1_s_ready; // @[SkidChain.java:42]
+  wire [7:0] u_slice1_m_data;  // @[SkidChain.java:42]
+  wire       u_slice1_m_valid; // @[SkidChain.java:42]
+  wire       u_slice2_s_ready; // @[SkidChain.java:42]
+  wire [7:0] u_slice2_m_data;  // @[SkidChain.java:42]
+  wire       u_slice2_m_valid; // @[SkidChain.java:42]
 
-  assign s_ready = u_slice0_s_ready; // @[SkidChain.java:42]
+  assign s_ready = u_slice0_s_ready; // @[SkidChain.java:43]
 
-  assign m_data = u_slice2_m_data; // @[SkidChain.java:45]
+  assign m_data = u_slice2_m_data; // @[SkidChain.java:46]
 
-  assign m_valid = u_slice2_m_valid; // @[SkidChain.java:45]
+  assign m_valid = u_slice2_m_valid; // @[SkidChain.java:46]
 
-  // @[SkidChain.java:41]
+  // @[SkidChain.java:42]
   direkt_skid_buffer_w8 u_slice0 (
     .clk     (clk),
     .rst     (rst),
@@ -44,7 +44,7 @@ module direkt_skid_chain_w8_n3 (
     .m_ready (u_slice1_s_ready)
   );
 
-  // @[SkidChain.java:41]
+  // @[SkidChain.java:42]
   direkt_skid_buffer_w8 u_slice1 (
     .clk     (clk),
     .rst     (rst),
@@ -56,7 +56,7 @@ module direkt_skid_chain_w8_n3 (
     .m_ready (u_slice2_s_ready)
   );
 
-  // @[SkidChain.java:41]
+  // @[SkidChain.java:42]
   direkt_skid_buffer_w8 u_slice2 (
     .clk     (clk),
     .rst     (rst),

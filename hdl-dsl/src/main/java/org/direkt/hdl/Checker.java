@@ -160,7 +160,7 @@ final class Checker {
                 }
                 Stmt.Assign a = Drivers.single(d);
                 boolean straight = a != null && a.value() instanceof Signal src
-                        && (src.kind() == Signal.Kind.REG || src.kind() == Signal.Kind.MEM_READ || src.kind() == Signal.Kind.INPUT);
+                        && (Module.isFlop(src) || src.kind() == Signal.Kind.INPUT);
                 if (!straight) {
                     Stmt.Assign at = Drivers.first(d);
                     error(at.loc(), "synchroniser '%s' input is driven by %s: what crosses a clock domain must come straight from a register of its source domain, with no logic or condition in between",

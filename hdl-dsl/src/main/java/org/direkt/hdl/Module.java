@@ -105,6 +105,28 @@ public final class Module {
         return warnings;
     }
 
+    /**
+     * True when output {@code portName} comes straight from a flip-flop (a register, a registered
+     * memory read, or a child output that does), with no logic after it: such an output may feed
+     * a synchroniser in the parent.
+     */
+    public boolean isRegisteredOutput(String portName) {
+        Signal p = port(portName);
+        if (p == null || p.kind() != Signal.Kind.OUTPUT) {
+            return false;
+        }
+        Stmt.Assign a = Drivers.single(Drivers.project(body, p));
+        return a != null && a.value() instanceof Signal src && isFlop(src);
+    }
+
+    static boolean isFlop(Signal s) {
+        return switch (s.kind()) {
+            case REG, MEM_READ -> true;
+            case INST_OUT -> s.instance.child().isRegisteredOutput(s.pin);
+            default -> false;
+        };
+    }
+
     /** For each output port, the input ports it depends on combinationally. */
     public Map<String, Set<String>> combPaths() {
         return combPaths;

@@ -10,6 +10,7 @@ import org.direkt.hdl.Diagnostic;
 import org.direkt.hdl.ElaborationException;
 import org.direkt.hdl.Module;
 import org.direkt.hdl.VerilogEmitter;
+import org.direkt.hdl.lib.SkidBuffer;
 
 /**
  * Command line: {@code Emit <example> [key=value ...] --out <dir>} elaborates an example design and

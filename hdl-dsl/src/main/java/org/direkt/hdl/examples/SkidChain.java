@@ -6,6 +6,7 @@ import org.direkt.hdl.Generator;
 import org.direkt.hdl.Instance;
 import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Stream;
+import org.direkt.hdl.lib.SkidBuffer;
 
 /**
  * A pipeline of register slices joined stream to stream: shows kept hierarchy, instance names,

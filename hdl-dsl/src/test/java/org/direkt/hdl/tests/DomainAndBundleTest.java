@@ -18,7 +18,7 @@ import org.direkt.hdl.Stream;
 import org.direkt.hdl.Sync;
 import org.direkt.hdl.VerilogEmitter;
 import org.direkt.hdl.examples.GrayCrossing;
-import org.direkt.hdl.examples.SkidBuffer;
+import org.direkt.hdl.lib.SkidBuffer;
 import org.junit.jupiter.api.Test;
 
 /** Clock domains and Avalon-ST bundles, seen from the designer's side. */

@@ -23,7 +23,7 @@ import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
 import org.direkt.hdl.Stream;
 import org.direkt.hdl.Sync;
-import org.direkt.hdl.examples.SkidBuffer;
+import org.direkt.hdl.lib.SkidBuffer;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -24,7 +24,7 @@ import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.VerilogEmitter;
 import org.direkt.hdl.examples.GrayCrossing;
 import org.direkt.hdl.examples.SimpleRam;
-import org.direkt.hdl.examples.SkidBuffer;
+import org.direkt.hdl.lib.SkidBuffer;
 import org.direkt.hdl.examples.SkidChain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

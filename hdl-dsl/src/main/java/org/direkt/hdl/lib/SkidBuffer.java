@@ -1,4 +1,4 @@
-package org.direkt.hdl.examples;
+package org.direkt.hdl.lib;
 
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
