@@ -16,23 +16,33 @@ import org.direkt.hdl.Stream;
  */
 public final class SkidBuffer extends Generator<SkidBuffer.Params> {
 
-    public record Params(int width) {
+    /** Data width and the reset polarity of the clock domain it sits in. */
+    public record Params(int width, ClockDomain.ResetPolarity resetPolarity) {
         public Params {
             if (width < 1) {
-                throw new IllegalArgumentException("SkidBuffer width " + width + ": must be >= 1");
+                throw new IllegalArgumentException("SkidBuffer width = " + width + ": must be >= 1");
             }
+            if (resetPolarity == null) {
+                throw new IllegalArgumentException("SkidBuffer resetPolarity = null: must be ACTIVE_HIGH or ACTIVE_LOW");
+            }
+        }
+
+        /** Active-high reset {@code rst}. */
+        public Params(int width) {
+            this(width, ClockDomain.ResetPolarity.ACTIVE_HIGH);
         }
     }
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_skid_buffer_w" + p.width();
+        return "direkt_skid_buffer_w" + p.width() + (p.resetPolarity() == ClockDomain.ResetPolarity.ACTIVE_LOW ? "_rn" : "");
     }
 
     @Override
     protected void build(ModuleBuilder m, Params p) {
-        ClockDomain cd = m.domain(new ClockDomain("main", "clk", "rst",
-                ClockDomain.ResetPolarity.ACTIVE_HIGH, ClockDomain.ResetKind.SYNC));
+        boolean low = p.resetPolarity() == ClockDomain.ResetPolarity.ACTIVE_LOW;
+        ClockDomain cd = m.domain(new ClockDomain("main", "clk", low ? "rst_n" : "rst",
+                p.resetPolarity(), ClockDomain.ResetKind.SYNC));
         AvalonSt out = AvalonSt.source(p.width());
         Stream s = m.stream("s", out.flip(), cd);
         Stream mo = m.stream("m", out, cd);

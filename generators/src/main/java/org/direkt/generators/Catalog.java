@@ -1,0 +1,176 @@
+package org.direkt.generators;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+import org.direkt.generators.arb.Arbiter;
+import org.direkt.generators.fifo.AsyncFifo;
+import org.direkt.generators.fifo.SyncFifo;
+import org.direkt.generators.stream.ChannelPort;
+import org.direkt.generators.stream.ReadyLatencyAdapter;
+import org.direkt.hdl.Module;
+import org.direkt.hdl.lib.SkidBuffer;
+
+/**
+ * Every generator by its command-line name, with its parameters as {@code key=value} strings, and
+ * the reference configurations checked in under {@code ip/}.
+ */
+public final class Catalog {
+    private Catalog() {
+    }
+
+    /** A generator as the command line sees it. */
+    public record Entry(String help, Function<Args, Module> build) {
+    }
+
+    /** {@code key=value} parameters; every key must be used, every value must parse. */
+    public static final class Args {
+        private final String generator;
+        private final Map<String, String> values;
+        private final List<String> used = new ArrayList<>();
+
+        public Args(String generator, Map<String, String> values) {
+            this.generator = generator;
+            this.values = new LinkedHashMap<>(values);
+        }
+
+        public int integer(String key, int dflt) {
+            used.add(key);
+            String v = values.get(key);
+            if (v == null) {
+                return dflt;
+            }
+            try {
+                return Integer.parseInt(v.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(generator + " " + key + " = " + v + ": must be an integer");
+            }
+        }
+
+        public boolean flag(String key, boolean dflt) {
+            used.add(key);
+            String v = values.get(key);
+            if (v == null) {
+                return dflt;
+            }
+            return switch (v.trim().toLowerCase(Locale.ROOT)) {
+                case "1", "true", "yes" -> true;
+                case "0", "false", "no" -> false;
+                default -> throw new IllegalArgumentException(generator + " " + key + " = " + v + ": must be true or false");
+            };
+        }
+
+        public String text(String key, String dflt) {
+            used.add(key);
+            return values.getOrDefault(key, dflt);
+        }
+
+        public <E extends Enum<E>> E choice(String key, Class<E> type, E dflt) {
+            used.add(key);
+            String v = values.get(key);
+            if (v == null) {
+                return dflt;
+            }
+            try {
+                return Enum.valueOf(type, v.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(generator + " " + key + " = " + v + ": must be one of "
+                        + Arrays.stream(type.getEnumConstants()).map(c -> c.name().toLowerCase(Locale.ROOT)).toList());
+            }
+        }
+
+        public List<Integer> integers(String key) {
+            used.add(key);
+            String v = values.get(key);
+            if (v == null || v.isBlank()) {
+                return List.of();
+            }
+            List<Integer> r = new ArrayList<>();
+            for (String part : v.split(",")) {
+                try {
+                    r.add(Integer.parseInt(part.trim()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(generator + " " + key + " = " + v + ": must be integers separated by commas");
+                }
+            }
+            return r;
+        }
+
+        /** Fails on a parameter the generator does not know (a typo must not pass silently). */
+        public void requireAllUsed() {
+            for (String k : values.keySet()) {
+                if (!used.contains(k)) {
+                    throw new IllegalArgumentException(generator + ": unknown parameter '" + k + "' (known: " + used + ")");
+                }
+            }
+        }
+    }
+
+    private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
+
+    static {
+        ENTRIES.put("sync_fifo", new Entry("width=8 depth=16 show_ahead=true registered=false almost_full=<depth>", a -> {
+            int depth = a.integer("depth", 16);
+            return new SyncFifo().elaborate(new SyncFifo.Params(a.integer("width", 8), depth, a.flag("show_ahead", true),
+                    a.flag("registered", false), a.integer("almost_full", depth)));
+        }));
+        ENTRIES.put("async_fifo", new Entry("width=8 depth=16 sync_stages=2 registered=true", a ->
+                new AsyncFifo().elaborate(new AsyncFifo.Params(a.integer("width", 8), a.integer("depth", 16),
+                        a.integer("sync_stages", 2), a.flag("registered", true)))));
+        ENTRIES.put("skid_buffer", new Entry("width=8", a ->
+                new SkidBuffer().elaborate(new SkidBuffer.Params(a.integer("width", 8)))));
+        ENTRIES.put("rl_adapter", new Entry("width=8 direction=rl0_to_rl1|rl1_to_rl0", a ->
+                new ReadyLatencyAdapter().elaborate(new ReadyLatencyAdapter.Params(a.integer("width", 8),
+                        a.choice("direction", ReadyLatencyAdapter.Direction.class, ReadyLatencyAdapter.Direction.RL0_TO_RL1)))));
+        ENTRIES.put("arbiter", new Entry("requesters=2 policy=fixed_priority|round_robin|weighted weights=1,2,...", a ->
+                new Arbiter().elaborate(new Arbiter.Params(a.integer("requesters", 2),
+                        a.choice("policy", Arbiter.Policy.class, Arbiter.Policy.ROUND_ROBIN), a.integers("weights")))));
+        ENTRIES.put("channel_port", new Entry("instance=direkt port=<port> type=streamsink|streamsource width=256 chan_id=<id> registered=true", a -> {
+            String port = a.text("port", "direkt_rd_desc");
+            ChannelPort.Channel c = new ChannelPort.Channel(a.text("instance", "direkt"), port,
+                    a.choice("type", ChannelPort.Type.class, ChannelPort.Type.STREAMSINK), a.integer("width", 256),
+                    a.text("chan_id", port));
+            return new ChannelPort().elaborate(new ChannelPort.Params(c, ChannelPort.KERNEL, a.flag("registered", true)));
+        }));
+    }
+
+    public static Map<String, Entry> entries() {
+        return java.util.Collections.unmodifiableMap(ENTRIES);
+    }
+
+    /** Elaborates generator {@code name} with {@code key=value} parameters. */
+    public static Module build(String name, Map<String, String> params) {
+        Entry e = ENTRIES.get(name);
+        if (e == null) {
+            throw new IllegalArgumentException("unknown generator '" + name + "' (known: " + ENTRIES.keySet() + ")");
+        }
+        Args args = new Args(name, params);
+        Module m = e.build().apply(args);
+        args.requireAllUsed();
+        return m;
+    }
+
+    /** The reference IP: the default configurations, emitted into {@code ip/}. */
+    public static List<Module> referenceIp() {
+        List<Module> r = new ArrayList<>();
+        for (int w : new int[] {160, 256, 64}) {
+            r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(w, 16)));
+        }
+        r.add(new SyncFifo().elaborate(SyncFifo.Params.of(160, 16)));
+        for (int n : new int[] {2, 3}) {
+            r.add(new Arbiter().elaborate(Arbiter.Params.fixed(n)));
+            r.add(new Arbiter().elaborate(Arbiter.Params.roundRobin(n)));
+            r.add(new Arbiter().elaborate(n == 2 ? Arbiter.Params.weighted(3, 1) : Arbiter.Params.weighted(4, 2, 1)));
+        }
+        for (ReadyLatencyAdapter.Direction d : ReadyLatencyAdapter.Direction.values()) {
+            r.add(new ReadyLatencyAdapter().elaborate(new ReadyLatencyAdapter.Params(160, d)));
+        }
+        r.add(new SkidBuffer().elaborate(new SkidBuffer.Params(160)));
+        return r;
+    }
+}

@@ -1,0 +1,115 @@
+package org.direkt.generators;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import org.direkt.hdl.Diagnostic;
+import org.direkt.hdl.ElaborationException;
+import org.direkt.hdl.Module;
+import org.direkt.hdl.VerilogEmitter;
+
+/**
+ * Command line of the generators.
+ * <pre>
+ *   Emit &lt;generator&gt; [key=value ...] --out &lt;dir&gt;   one configuration; prints each file, then "top &lt;module&gt;"
+ *   Emit --ip &lt;dir&gt;                               the reference IP; removes files no longer generated
+ * </pre>
+ */
+public final class Emit {
+    private Emit() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String[] args) {
+        try {
+            if (args.length == 2 && args[0].equals("--ip")) {
+                return writeIp(Path.of(args[1]));
+            }
+            String name = null;
+            Path out = null;
+            Map<String, String> params = new LinkedHashMap<>();
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--out") && i + 1 < args.length) {
+                    out = Path.of(args[++i]);
+                } else if (a.contains("=")) {
+                    String[] kv = a.split("=", 2);
+                    params.put(kv[0], kv[1]);
+                } else if (name == null && !a.startsWith("-")) {
+                    name = a;
+                } else {
+                    return usage("unexpected argument '" + a + "'");
+                }
+            }
+            if (name == null || out == null) {
+                return usage("give a generator and --out <dir>");
+            }
+            Module top = Catalog.build(name, params);
+            for (Diagnostic w : top.warnings()) {
+                System.err.println(w);
+            }
+            for (Path f : VerilogEmitter.writeTo(top, out)) {
+                System.out.println(f);
+            }
+            System.out.println("top " + top.name());
+            return 0;
+        } catch (ElaborationException | IllegalArgumentException e) {
+            System.err.println("emit: " + e.getMessage());
+            return 1;
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            System.err.println("emit: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int writeIp(Path dir) throws java.io.IOException {
+        Set<String> wanted = new TreeSet<>();
+        Map<String, String> files = new LinkedHashMap<>();
+        for (Module m : Catalog.referenceIp()) {
+            if (!m.warnings().isEmpty()) {
+                m.warnings().forEach(System.err::println);
+                System.err.println("ip: " + m.name() + " has warnings; reference IP must be clean");
+                return 1;
+            }
+            VerilogEmitter.emit(m).forEach(files::putIfAbsent);
+        }
+        Files.createDirectories(dir);
+        for (Map.Entry<String, String> e : files.entrySet()) {
+            Path target = dir.resolve(e.getKey() + ".v");
+            wanted.add(target.getFileName().toString());
+            if (!Files.exists(target) || !Files.readString(target).equals(e.getValue())) {
+                Path tmp = Files.createTempFile(dir, "." + e.getKey(), ".tmp");
+                Files.writeString(tmp, e.getValue());
+                Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                System.out.println("wrote " + target);
+            }
+        }
+        try (Stream<Path> old = Files.list(dir)) {
+            for (Path p : old.filter(p -> p.toString().endsWith(".v")).toList()) {
+                if (!wanted.contains(p.getFileName().toString())) {
+                    Files.delete(p);
+                    System.out.println("removed " + p);
+                }
+            }
+        }
+        System.out.println("ip: " + files.size() + " modules in " + dir);
+        return 0;
+    }
+
+    private static int usage(String problem) {
+        System.err.println("emit: " + problem);
+        System.err.println("usage: Emit <generator> [key=value ...] --out <dir> | Emit --ip <dir>");
+        Catalog.entries().forEach((k, v) -> System.err.println("  " + k + ": " + v.help()));
+        return 2;
+    }
+}

@@ -1,0 +1,175 @@
+package org.direkt.generators.arb;
+
+import static org.direkt.generators.Check.require;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
+import org.direkt.hdl.Generator;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+
+/**
+ * An n-way arbiter that grants whole transfers. Requester i raises {@code req[i]}; the grant
+ * ({@code grant} one-hot, {@code grant_id} encoded, {@code grant_valid}) is given combinationally
+ * in the cycle a requester wins and then held, whatever the requests do, until {@code done}
+ * reports the end of the transfer; a one-cycle transfer (grant and done together) costs no
+ * extra cycle, so back-to-back single-word transfers run at 1 per cycle.
+ *
+ * <ul>
+ * <li>FIXED_PRIORITY: the lowest index wins (the priority encoder).</li>
+ * <li>ROUND_ROBIN: after a transfer of requester g, g+1 has the highest priority; every waiting
+ *     requester is served within n grants.</li>
+ * <li>WEIGHTED: requester g may take up to weights[g] consecutive transfers before priority moves
+ *     on; a waiting requester is served within the sum of the other weights, plus one, grants.</li>
+ * </ul>
+ */
+public final class Arbiter extends Generator<Arbiter.Params> {
+
+    public enum Policy { FIXED_PRIORITY, ROUND_ROBIN, WEIGHTED }
+
+    public record Params(int requesters, Policy policy, List<Integer> weights) {
+        public Params {
+            require(requesters >= 2 && requesters <= 32, "Arbiter", "requesters", requesters, "must be in 2..32");
+            require(policy != null, "Arbiter", "policy", policy, "must be FIXED_PRIORITY, ROUND_ROBIN or WEIGHTED");
+            weights = weights == null ? List.of() : List.copyOf(weights);
+            if (policy == Policy.WEIGHTED) {
+                require(weights.size() == requesters, "Arbiter", "weights", weights,
+                        "WEIGHTED needs one weight per requester (" + requesters + ")");
+                for (int w : weights) {
+                    require(w >= 1 && w <= 255, "Arbiter", "weights", weights, "every weight must be in 1..255");
+                }
+            } else {
+                require(weights.isEmpty(), "Arbiter", "weights", weights, "only the WEIGHTED policy takes weights");
+            }
+        }
+
+        public static Params fixed(int n) {
+            return new Params(n, Policy.FIXED_PRIORITY, List.of());
+        }
+
+        public static Params roundRobin(int n) {
+            return new Params(n, Policy.ROUND_ROBIN, List.of());
+        }
+
+        public static Params weighted(Integer... weights) {
+            return new Params(weights.length, Policy.WEIGHTED, List.of(weights));
+        }
+
+        /** The most grants another requester can receive while requester i waits. */
+        public int waitBound(int i) {
+            return switch (policy) {
+                case FIXED_PRIORITY -> Integer.MAX_VALUE;
+                case ROUND_ROBIN -> requesters - 1;
+                case WEIGHTED -> weights.stream().mapToInt(Integer::intValue).sum() - weights.get(i);
+            };
+        }
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        String policy = switch (p.policy()) {
+            case FIXED_PRIORITY -> "fixed";
+            case ROUND_ROBIN -> "rr";
+            case WEIGHTED -> "wrr";
+        };
+        StringBuilder name = new StringBuilder("direkt_arbiter_" + policy + "_n" + p.requesters());
+        for (int w : p.weights()) {
+            name.append('_').append(w);
+        }
+        return name.toString();
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p) {
+        ClockDomain cd = m.domain(Domains.MAIN);
+        int n = p.requesters();
+        int iw = Check.indexWidth(n);
+        Signal req = m.input("req", n, cd);
+        Signal done = m.input("done", 1, cd);
+        Signal grant = m.output("grant", n, cd);
+        Signal grantId = m.output("grant_id", iw, cd);
+        Signal grantValid = m.output("grant_valid", 1, cd);
+
+        Reg locked = m.reg("locked", 1, cd).init(0);
+        Reg heldGrant = m.reg("held_grant", n, cd).init(0);
+        Signal pick = m.wire("pick", n);
+        Signal current = m.wire("current", n);
+        Signal id = m.wire("current_id", iw);
+
+        current.set(Expr.mux(locked, heldGrant, pick));
+        id.set(encode(current, n, iw));
+
+        m.when(locked, () -> {
+            m.when(done, () -> locked.set(0));
+        }).otherwise(() -> {
+            m.when(pick.orR().and(done.not()), () -> {
+                locked.set(1);
+                heldGrant.set(pick);
+            });
+        });
+
+        if (p.policy() == Policy.FIXED_PRIORITY) {
+            pick.set(lowestSet(req));
+        } else {
+            Reg ptr = m.reg("priority_ptr", iw, cd).init(0);
+            // Requests at or above the pointer win first; if none, the lowest request wraps around.
+            Signal above = m.wire("req_above_ptr", n);
+            above.set(req.and(m.lit((1L << n) - 1, n).shl(ptr)));
+            pick.set(Expr.mux(above.orR(), lowestSet(above), lowestSet(req)));
+            Expr following = Expr.mux(id.eq(n - 1), m.lit(0, iw), id.plus(1));
+            Signal finished = m.wire("finished", 1);
+            finished.set(current.orR().and(done));
+            if (p.policy() == Policy.ROUND_ROBIN) {
+                m.when(finished, () -> ptr.set(following));
+            } else {
+                Reg used = m.reg("used", 8, cd).init(0);
+                Signal runLength = m.wire("run_length", 8);
+                runLength.set(Expr.mux(id.eq(ptr), used.plus(1), m.lit(1, 8)));
+                Signal weight = m.wire("weight", 8);
+                Expr w = m.lit(p.weights().get(n - 1), 8);
+                for (int i = n - 2; i >= 0; i--) {
+                    w = Expr.mux(id.eq(i), m.lit(p.weights().get(i), 8), w);
+                }
+                weight.set(w);
+                m.when(finished, () -> {
+                    m.when(runLength.ge(weight), () -> {
+                        ptr.set(following);
+                        used.set(0);
+                    }).otherwise(() -> {
+                        ptr.set(id);
+                        used.set(runLength);
+                    });
+                });
+            }
+        }
+        grant.set(current);
+        grantId.set(id);
+        grantValid.set(current.orR());
+    }
+
+    /** One-hot of the lowest set bit: x & -x. */
+    private static Expr lowestSet(Expr x) {
+        return x.and(x.not().plus(1));
+    }
+
+    /** Index of the set bit of a one-hot vector (0 when none is set). */
+    private static Expr encode(Expr oneHot, int n, int iw) {
+        List<Expr> bits = new ArrayList<>();
+        for (int b = iw - 1; b >= 0; b--) {
+            List<Expr> members = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if ((i >> b & 1) == 1) {
+                    members.add(oneHot.bit(i));
+                }
+            }
+            bits.add(members.size() == 1 ? members.getFirst() : Expr.cat(members.toArray(Expr[]::new)).orR());
+        }
+        return Expr.cat(bits.toArray(Expr[]::new));
+    }
+}

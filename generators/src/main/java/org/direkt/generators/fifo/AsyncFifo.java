@@ -1,0 +1,85 @@
+package org.direkt.generators.fifo;
+
+import static org.direkt.generators.Check.require;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.hdl.AvalonSt;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Generator;
+import org.direkt.hdl.Instance;
+import org.direkt.hdl.Memory;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.Stream;
+import org.direkt.hdl.Sync;
+
+/**
+ * Dual-clock FIFO (Cummings, SNUG 2002): sink {@code s} in the write domain ({@code wr_clk},
+ * {@code wr_rst}), source {@code m} in the read domain ({@code rd_clk}, {@code rd_rst}). One
+ * submodule per domain ({@link AsyncFifoWriter}, {@link AsyncFifoReader}); the only signals that
+ * cross are the two Gray-coded pointers, each through a {@link Sync} chain of {@code syncStages}
+ * attributed flops. The RAM is written in the write domain and read in the read domain; the
+ * pointer protocol keeps every read away from a word being written. 1 word per cycle in each
+ * domain while neither full nor empty.
+ *
+ * <p>Reset: {@code wr_rst} clears the write pointer (and the read pointer's synchroniser in the
+ * write domain), {@code rd_rst} clears the read pointer and {@code m_valid}. Both pointers must
+ * restart together: assert both resets, overlapping, for at least {@code syncStages + 1} cycles of
+ * the slower clock, and keep {@code s_valid} low until {@code wr_rst} is released. Resetting one
+ * side alone while the FIFO holds words loses or replays them.
+ */
+public final class AsyncFifo extends Generator<AsyncFifo.Params> {
+
+    public record Params(int width, int depth, int syncStages, boolean registeredOutput) {
+        public Params {
+            require(width >= 1 && width <= 4096, "AsyncFifo", "width", width, "must be in 1..4096");
+            require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "AsyncFifo", "depth", depth,
+                    "must be a power of two in 2..65536 (Gray pointers need a power-of-two lap)");
+            require(syncStages >= 2 && syncStages <= 8, "AsyncFifo", "syncStages", syncStages,
+                    "must be in 2..8 (at least two flops against metastability)");
+        }
+
+        /** Two synchroniser stages, registered output. */
+        public static Params of(int width, int depth) {
+            return new Params(width, depth, 2, true);
+        }
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_async_fifo_w" + p.width() + "_d" + p.depth()
+                + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "");
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p) {
+        ClockDomain wr = m.domain(Domains.WRITE);
+        ClockDomain rd = m.domain(Domains.READ);
+        AvalonSt type = AvalonSt.source(p.width());
+        Stream s = m.stream("s", type.flip(), wr);
+        Stream mo = m.stream("m", type, rd);
+
+        Instance writer = m.instance("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth())).clock("wr", wr);
+        Instance reader = m.instance("u_rd", new AsyncFifoReader(),
+                new AsyncFifoReader.Params(p.depth(), p.registeredOutput())).clock("rd", rd);
+
+        Signal rdPtrInWr = Sync.bits(m, "u_rd_ptr_sync", reader.pin("rd_ptr_gray"), wr, p.syncStages());
+        Signal wrPtrInRd = Sync.bits(m, "u_wr_ptr_sync", writer.pin("wr_ptr_gray"), rd, p.syncStages());
+        writer.pin("rd_ptr_gray_sync").set(rdPtrInWr);
+        reader.pin("wr_ptr_gray_sync").set(wrPtrInRd);
+
+        writer.pin("valid").set(s.valid());
+        s.ready().set(writer.pin("ready"));
+        reader.pin("ready").set(mo.ready());
+        mo.valid().set(reader.pin("valid"));
+
+        Memory mem = m.memory("mem", p.width(), p.depth(), wr);
+        mem.write(writer.pin("wr_addr"), s.data(), writer.pin("wr_en"));
+        if (p.registeredOutput()) {
+            mo.data().set(mem.readSync("rd_data_q", reader.pin("rd_addr"), reader.pin("rd_en"), rd));
+        } else {
+            mo.data().set(mem.readAsync(reader.pin("rd_addr"), rd));
+        }
+    }
+}

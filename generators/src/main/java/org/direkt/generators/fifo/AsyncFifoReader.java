@@ -1,0 +1,78 @@
+package org.direkt.generators.fifo;
+
+import static org.direkt.generators.Check.require;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
+import org.direkt.hdl.Generator;
+import org.direkt.hdl.Gray;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+
+/**
+ * Read-domain half of {@link AsyncFifo}: the read pointer in binary and Gray, and the empty flag
+ * against the synchronised write pointer. Empty is pessimistic: a word becomes visible only once
+ * its write pointer has passed the synchroniser, by which time the RAM holds it.
+ *
+ * <p>With a registered output the RAM is read one word ahead ({@code rd_addr} is the pointer of the
+ * word to show next) into the read-data register, and {@code valid} is registered with it, so
+ * {@code m_data} and {@code m_valid} both come from flops; only then has it an {@code rd_en} output.
+ */
+public final class AsyncFifoReader extends Generator<AsyncFifoReader.Params> {
+
+    public record Params(int depth, boolean registeredOutput) {
+        public Params {
+            require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoReader", "depth", depth, "must be a power of two >= 2");
+        }
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_async_fifo_rd_d" + p.depth() + (p.registeredOutput() ? "_r" : "");
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p) {
+        ClockDomain cd = m.domain(Domains.READ);
+        int aw = Check.log2(p.depth());
+        int pw = aw + 1;
+        Signal ready = m.input("ready", 1, cd);
+        Signal wrPtrGray = m.input("wr_ptr_gray_sync", pw, cd);
+        Signal valid = m.output("valid", 1, cd);
+        Signal rdAddr = m.output("rd_addr", aw, cd);
+        Signal rdPtrGrayOut = m.output("rd_ptr_gray", pw, cd);
+
+        Reg rdBin = m.reg("rd_ptr_bin", pw, cd).init(0);
+        Reg rdGray = m.reg("rd_ptr_gray_q", pw, cd).init(0);
+        Signal next = m.wire("rd_ptr_next", pw);
+        Signal nextGray = m.wire("rd_ptr_next_gray", pw);
+        Signal pop = m.wire("pop", 1);
+
+        if (p.registeredOutput()) {
+            Reg validQ = m.reg("valid_q", 1, cd).init(0);
+            pop.set(validQ.and(ready));
+            next.set(Expr.mux(pop, rdBin.plus(1), rdBin));
+            nextGray.set(Gray.encode(next));
+            // The word at `next` exists when its pointer differs from the synchronised write pointer.
+            validQ.set(nextGray.ne(wrPtrGray));
+            valid.set(validQ);
+            // Read only when the read-data register may change, so a stalled word stays put.
+            m.output("rd_en", 1, cd).set(validQ.not().or(ready));
+            rdAddr.set(next.trunc(aw));
+        } else {
+            Signal notEmpty = m.wire("not_empty", 1);
+            notEmpty.set(rdGray.ne(wrPtrGray));
+            pop.set(notEmpty.and(ready));
+            next.set(Expr.mux(pop, rdBin.plus(1), rdBin));
+            nextGray.set(Gray.encode(next));
+            valid.set(notEmpty);
+            rdAddr.set(rdBin.trunc(aw));
+        }
+        rdBin.set(next);
+        rdGray.set(nextGray);
+        rdPtrGrayOut.set(rdGray);
+    }
+}

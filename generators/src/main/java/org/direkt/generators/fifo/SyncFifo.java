@@ -1,0 +1,128 @@
+package org.direkt.generators.fifo;
+
+import static org.direkt.generators.Check.require;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.hdl.AvalonSt;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Generator;
+import org.direkt.hdl.Memory;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.Stream;
+
+/**
+ * Single-clock FIFO with Avalon-ST ports: sink {@code s}, source {@code m}, plus {@code fill}
+ * (words held) and {@code almost_full} ({@code fill >= almostFull}). 1 word per cycle in and out
+ * at any fill level between empty and full; {@code s_ready} and {@code m_valid} come from state,
+ * never combinationally from the other side, so a FIFO never lengthens a timing path through it.
+ *
+ * <ul>
+ * <li>show-ahead, unregistered: {@code m_data} is the head word, read asynchronously (MLAB/LUTRAM);
+ *     latency 1 cycle.</li>
+ * <li>show-ahead, registered output: the head word sits in an output register loaded from the
+ *     RAM; latency 2 cycles; capacity stays {@code depth} (the register counts toward it).</li>
+ * <li>not show-ahead: {@code m} has ready latency 1, the classic read-request FIFO: the word comes
+ *     from a register the cycle after {@code m_ready}.</li>
+ * </ul>
+ */
+public final class SyncFifo extends Generator<SyncFifo.Params> {
+
+    public record Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull) {
+        public Params {
+            require(width >= 1 && width <= 4096, "SyncFifo", "width", width, "must be in 1..4096");
+            require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "SyncFifo", "depth", depth,
+                    "must be a power of two in 2..65536");
+            require(almostFull >= 1 && almostFull <= depth, "SyncFifo", "almostFull", almostFull,
+                    "must be in 1..depth (" + depth + ")");
+            require(showAhead || registeredOutput, "SyncFifo", "registeredOutput", registeredOutput,
+                    "must be true when showAhead is false (the word comes from a register a cycle after m_ready)");
+        }
+
+        /** Show-ahead, unregistered, almost full when full. */
+        public static Params of(int width, int depth) {
+            return new Params(width, depth, true, false, depth);
+        }
+
+        public Params withRegisteredOutput(boolean r) {
+            return new Params(width, depth, showAhead, r, almostFull);
+        }
+
+        public Params withShowAhead(boolean s) {
+            return new Params(width, depth, s, s ? registeredOutput : true, almostFull);
+        }
+
+        public Params withAlmostFull(int threshold) {
+            return new Params(width, depth, showAhead, registeredOutput, threshold);
+        }
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_sync_fifo_w" + p.width() + "_d" + p.depth()
+                + (!p.showAhead() ? "_rl1" : p.registeredOutput() ? "_r" : "")
+                + (p.almostFull() == p.depth() ? "" : "_af" + p.almostFull());
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p) {
+        ClockDomain cd = m.domain(Domains.MAIN);
+        int aw = Check.log2(p.depth());
+        int pw = aw + 1;
+        AvalonSt out = AvalonSt.source(p.width(), p.showAhead() ? 0 : 1);
+        Stream s = m.stream("s", AvalonSt.source(p.width()).flip(), cd);
+        Stream mo = m.stream("m", out, cd);
+        Signal fill = m.output("fill", pw, cd);
+        Signal almostFull = m.output("almost_full", 1, cd);
+
+        Memory mem = m.memory("mem", p.width(), p.depth(), cd);
+        // Pointers one bit wider than the address: equal means empty, differing only in the top bit means full.
+        Reg wrPtr = m.reg("wr_ptr", pw, cd).init(0);
+        Reg rdPtr = m.reg("rd_ptr", pw, cd).init(0);
+        Signal stored = m.wire("stored", pw);
+        stored.set(wrPtr.minus(rdPtr));
+        Signal pop = m.wire("pop", 1);
+
+        Signal push = m.wire("push", 1);
+        push.set(s.fire());
+        mem.write(wrPtr.trunc(aw), s.data(), push);
+        m.when(push, () -> wrPtr.set(wrPtr.plus(1)));
+        m.when(pop, () -> rdPtr.set(rdPtr.plus(1)));
+        Signal total = m.wire("total", pw);
+
+        if (p.showAhead() && !p.registeredOutput()) {
+            total.set(stored);
+            mo.valid().set(stored.ne(0));
+            mo.data().set(mem.readAsync(rdPtr.trunc(aw)));
+            pop.set(mo.fire());
+        } else if (p.showAhead()) {
+            Reg outValid = m.reg("out_valid", 1, cd).init(0);
+            Reg outData = m.reg("out_data", p.width(), cd);
+            // The output register takes the RAM's head when it is empty or its word leaves now.
+            Signal advance = m.wire("advance", 1);
+            advance.set(outValid.not().or(mo.ready()));
+            pop.set(advance.and(stored.ne(0)));
+            m.when(advance, () -> outValid.set(stored.ne(0)));
+            m.when(pop, () -> outData.set(mem.readAsync(rdPtr.trunc(aw))));
+            total.set(stored.plus(outValid.zext(pw)));
+            mo.valid().set(outValid);
+            mo.data().set(outData);
+        } else {
+            // Ready latency 1: a word read in the cycle m_ready is high is valid the next cycle, and
+            // is accepted by definition, so the output register never holds a word back.
+            Reg outValid = m.reg("out_valid", 1, cd).init(0);
+            Reg outData = m.reg("out_data", p.width(), cd);
+            pop.set(mo.ready().and(stored.ne(0)));
+            outValid.set(pop);
+            m.when(pop, () -> outData.set(mem.readAsync(rdPtr.trunc(aw))));
+            total.set(stored);
+            mo.valid().set(outValid);
+            mo.data().set(outData);
+        }
+        s.ready().set(total.ne(p.depth()));
+        fill.set(total);
+        almostFull.set(total.ge(p.almostFull()));
+    }
+}

@@ -1,0 +1,94 @@
+package org.direkt.generators.stream;
+
+import static org.direkt.generators.Check.require;
+
+import java.util.regex.Pattern;
+
+import org.direkt.hdl.AvalonSt;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Generator;
+import org.direkt.hdl.Instance;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Stream;
+import org.direkt.hdl.lib.SkidBuffer;
+
+/**
+ * The BSP end of one OpenCL I/O channel. Its kernel-facing Avalon-ST port carries exactly the
+ * names the OpenCL kernel system gives the channel ({@code <port>_data}, {@code <port>_valid},
+ * {@code <port>_ready}, ready latency 0, kernel clock domain); its other port, {@code core}, faces
+ * the bridge. A {@code streamsink} channel is written by the kernel, so the port takes words; a
+ * {@code streamsource} channel feeds the kernel, so it offers them. Optionally a register slice
+ * sits in between to cut timing paths at the kernel boundary.
+ */
+public final class ChannelPort extends Generator<ChannelPort.Params> {
+
+    /** Direction as board_spec.xml names it, seen from the kernel. */
+    public enum Type {
+        /** The kernel reads it: the BSP is the source. */
+        STREAMSOURCE,
+        /** The kernel writes it: the BSP is the sink. */
+        STREAMSINK;
+
+        public String xmlName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /** One channel as a {@code <channels><interface .../>} entry of board_spec.xml describes it. */
+    public record Channel(String instance, String port, Type type, int width, String chanId) {
+        public Channel {
+            require(instance != null && IDENT.matcher(instance).matches(), "ChannelPort", "instance", instance,
+                    "must be a Platform Designer instance name (letters, digits, '_')");
+            require(port != null && IDENT.matcher(port).matches(), "ChannelPort", "port", port,
+                    "must be a legal Verilog identifier");
+            require(type != null, "ChannelPort", "type", type, "must be streamsource or streamsink");
+            require(width >= 8 && width % 8 == 0 && width <= 4096, "ChannelPort", "width", width,
+                    "must be a positive multiple of 8 (channels carry 8-bit symbols), at most 4096");
+            require(chanId != null && IDENT.matcher(chanId).matches(), "ChannelPort", "chanId", chanId,
+                    "must be a non-empty identifier (it is what kernels name in io(\"...\"))");
+        }
+    }
+
+    public record Params(Channel channel, ClockDomain kernelDomain, boolean registered) {
+        public Params {
+            require(channel != null, "ChannelPort", "channel", channel, "must be given");
+            require(kernelDomain != null && kernelDomain.kind() == ClockDomain.ResetKind.SYNC, "ChannelPort", "kernelDomain",
+                    kernelDomain, "must be given, with a synchronous reset");
+        }
+
+        /** The kernel clock domain as OpenCL BSPs wire it: {@code kernel_clk}, active-low {@code kernel_resetn}. */
+        public static Params of(Channel channel) {
+            return new Params(channel, KERNEL, true);
+        }
+    }
+
+    public static final ClockDomain KERNEL = new ClockDomain("kernel", "kernel_clk", "kernel_resetn",
+            ClockDomain.ResetPolarity.ACTIVE_LOW, ClockDomain.ResetKind.SYNC);
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_chan_" + p.channel().chanId() + "_w" + p.channel().width() + (p.registered() ? "_r" : "");
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p) {
+        ClockDomain cd = m.domain(p.kernelDomain());
+        Channel c = p.channel();
+        AvalonSt toKernel = AvalonSt.source(c.width());
+        boolean kernelWrites = c.type() == Type.STREAMSINK;
+        Stream kernel = m.stream(c.port(), kernelWrites ? toKernel.flip() : toKernel, cd);
+        Stream core = m.stream("core", kernelWrites ? toKernel : toKernel.flip(), cd);
+        Stream from = kernelWrites ? kernel : core;
+        Stream to = kernelWrites ? core : kernel;
+        if (!p.registered()) {
+            m.connect(from, to);
+            return;
+        }
+        Instance slice = m.instance("u_slice", new SkidBuffer(), new SkidBuffer.Params(c.width(), cd.polarity()));
+        slice.clock(cd);
+        m.connect(from, slice.stream("s"));
+        m.connect(slice.stream("m"), to);
+    }
+}
