@@ -1,0 +1,45 @@
+"""pytest glue for the direkt benches (rootdir: sim/)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# pyproject's `pythonpath = ["."]` already does this; kept so that running a
+# bench with an explicit `-c`/`--rootdir` elsewhere still finds direkt_sim.
+_SIM_DIR = str(Path(__file__).resolve().parent)
+if _SIM_DIR not in sys.path:
+    sys.path.insert(0, _SIM_DIR)
+
+from direkt_sim import runner  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _direkt_current_item(request):
+    """Let the runner attach sim/seed/results/waves as properties of the test."""
+    runner.set_current_item(request.node)
+    yield
+    runner.set_current_item(None)
+
+
+def pytest_report_header(config):
+    sim = os.environ.get("SIM", "").strip() or runner.DEFAULT_SIM
+    seed = os.environ.get("SEED", "").strip() or "per-test default"
+    waves = "1" if runner.waves_enabled() else "0"
+    return [f"direkt-sim: SIM={sim} SEED={seed} WAVES={waves}"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    waves = []
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            if getattr(rep, "when", None) != "call":
+                continue
+            for name, value in getattr(rep, "user_properties", ()):
+                if name == "waves":
+                    waves.append((rep.nodeid, value))
+    if waves:
+        terminalreporter.section("waveforms (open with gtkwave or surfer)")
+        for nodeid, path in waves:
+            terminalreporter.write_line(f"{nodeid}: {path}")
