@@ -1,8 +1,9 @@
 """Obtain the Verilog for a bench from direkt's Java emitter CLI.
 
-Contract of the emitter (``org.direkt.hdl.examples.Emit``)::
+Contract of the emitters (``org.direkt.hdl.examples.Emit`` for the HDL core's
+example designs, ``org.direkt.generators.Emit`` for the generators)::
 
-    java -cp <classpath> org.direkt.hdl.examples.Emit <example> [key=value ...] --out <dir>
+    java -cp <classpath> <main class> <example> [key=value ...] --out <dir>
 
 It writes one ``<module>.v`` per Verilog module into ``<dir>`` and prints one
 line per file written to stdout, the last line being ``top <module_name>``.
@@ -14,7 +15,7 @@ Environment:
     The JDK whose ``bin/java`` runs the emitter
     (default ``/usr/lib/jvm/temurin-25-jdk-amd64``).
 ``DIREKT_CLASSPATH``
-    Classpath for the emitter (default ``<repo>/hdl-dsl/target/classes``).
+    Classpath for the emitter (default: the Maven modules' ``target/classes``).
 ``DIREKT_EMIT_CMD``
     Development override: a shell-style command line that replaces
     ``java -cp <classpath> org.direkt.hdl.examples.Emit``; it gets the same
@@ -37,8 +38,11 @@ SIM_DIR = Path(__file__).resolve().parent.parent
 REPO_ROOT = SIM_DIR.parent
 
 DEFAULT_JAVA_HOME = "/usr/lib/jvm/temurin-25-jdk-amd64"
-DEFAULT_CLASSPATH = REPO_ROOT / "hdl-dsl" / "target" / "classes"
-EMIT_MAIN_CLASS = "org.direkt.hdl.examples.Emit"
+# Each emitter: its main class and the Maven modules whose classes it needs.
+EMITTERS = {
+    "examples": ("org.direkt.hdl.examples.Emit", ("hdl-dsl",)),
+    "generators": ("org.direkt.generators.Emit", ("hdl-dsl", "generators")),
+}
 
 # Generous: a cold JVM on a busy 2-core machine plus elaboration.
 EMIT_TIMEOUT_S = 300
@@ -67,8 +71,11 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def emitter_command() -> list[str]:
+def emitter_command(emitter: str = "examples") -> list[str]:
     """The command line that precedes ``<example> [key=value ...] --out <dir>``."""
+    if emitter not in EMITTERS:
+        raise EmitError(f"unknown emitter {emitter!r} (known: {sorted(EMITTERS)})")
+    main_class, modules = EMITTERS[emitter]
     override = os.environ.get("DIREKT_EMIT_CMD", "").strip()
     if override:
         return shlex.split(override)
@@ -83,17 +90,19 @@ def emitter_command() -> list[str]:
 
     classpath = os.environ.get("DIREKT_CLASSPATH", "").strip()
     if not classpath:
-        if not DEFAULT_CLASSPATH.is_dir():
-            raise EmitError(
-                f"The Java emitter is not built: {DEFAULT_CLASSPATH} does not exist.\n"
-                "Run `make build` in the repository root first "
-                "(or set DIREKT_CLASSPATH to the emitter's classpath)."
-            )
-        classpath = str(DEFAULT_CLASSPATH)
-    return [str(java), "-cp", classpath, EMIT_MAIN_CLASS]
+        dirs = [REPO_ROOT / m / "target" / "classes" for m in modules]
+        for d in dirs:
+            if not d.is_dir():
+                raise EmitError(
+                    f"The Java emitter is not built: {d} does not exist.\n"
+                    "Run `make build` in the repository root first "
+                    "(or set DIREKT_CLASSPATH to the emitter's classpath)."
+                )
+        classpath = os.pathsep.join(str(d) for d in dirs)
+    return [str(java), "-cp", classpath, main_class]
 
 
-def emit(example: str, params: Mapping[str, object], rtl_dir: Path) -> Emitted:
+def emit(example: str, params: Mapping[str, object], rtl_dir: Path, emitter: str = "examples") -> Emitted:
     """Run the emitter for *example* and leave its Verilog in *rtl_dir*.
 
     The emitter writes into a scratch directory next to *rtl_dir*; files are
@@ -106,7 +115,7 @@ def emit(example: str, params: Mapping[str, object], rtl_dir: Path) -> Emitted:
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
 
-    cmd = emitter_command() + [example] + param_args(params) + ["--out", str(scratch)]
+    cmd = emitter_command(emitter) + [example] + param_args(params) + ["--out", str(scratch)]
     try:
         proc = subprocess.run(
             cmd, capture_output=True, text=True, timeout=EMIT_TIMEOUT_S, stdin=subprocess.DEVNULL

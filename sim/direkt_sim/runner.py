@@ -162,6 +162,7 @@ def run_bench(
     run_params: Optional[Mapping[str, object]] = None,
     expected_top: Optional[str] = None,
     testcase: Optional[str | Sequence[str]] = None,
+    emitter: str = "examples",
 ) -> BenchRun:
     """Emit, build and simulate; fail the calling pytest test on any failure.
 
@@ -175,6 +176,7 @@ def run_bench(
             get their own run directory below it.
         expected_top: if given, the top module name the emitter must report.
         testcase: restrict to these cocotb tests (default: all in *module*).
+        emitter: ``examples`` (the HDL core's example designs) or ``generators``.
     """
     sim = selected_sim()
     waves = waves_enabled()
@@ -195,16 +197,16 @@ def run_bench(
         return _run_locked(
             sim=sim, waves=waves, seed=seed, test_name=test_name, bench=bench, example=example,
             module=module, params=params, run_params=run_params, expected_top=expected_top,
-            testcase=testcase, build_dir=build_dir, test_dir=test_dir,
+            testcase=testcase, build_dir=build_dir, test_dir=test_dir, emitter=emitter,
         )
 
 
 def _run_locked(
     *, sim, waves, seed, test_name, bench, example, module, params, run_params, expected_top,
-    testcase, build_dir: Path, test_dir: Path,
+    testcase, build_dir: Path, test_dir: Path, emitter: str,
 ) -> BenchRun:
     try:
-        emitted = _emit.emit(example, params, build_dir / "rtl")
+        emitted = _emit.emit(example, params, build_dir / "rtl", emitter)
     except _emit.EmitError as exc:
         _fail(str(exc))
     if expected_top is not None and emitted.top != expected_top:
