@@ -16,7 +16,7 @@ PYTEST := $(abspath $(VENV))/bin/pytest
 # Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
 SIMS := verilator icarus
 
-.PHONY: help setup build test test-java test-sim lint regress demo golden clean
+.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -24,6 +24,9 @@ help:
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
 	@echo "make regress  long simulations"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
+	@echo "make ip       regenerate the reference IP in ip/ from the generators"
+	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
+	@echo "make bench    bench-area (Yosys, Cyclone V) and bench-fifo (simulation) into bench/results"
 
 setup:
 	@scripts/setup.sh
@@ -53,6 +56,22 @@ regress: build
 
 demo: build
 	@scripts/demo.sh
+
+CLASSPATH_GEN := hdl-dsl/target/classes:generators/target/classes
+
+ip: build
+	java -cp $(CLASSPATH_GEN) org.direkt.generators.Emit --ip ip
+
+formal: setup
+	python3 formal/run.py
+
+bench: bench-area bench-fifo
+
+bench-area: setup
+	python3 bench/area.py
+
+bench-fifo: build
+	$(PY) bench/fifo.py
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false
