@@ -2,56 +2,63 @@
 // module:    direkt_async_fifo_w256_d16_r
 // generator: org.direkt.generators.fifo.AsyncFifo
 // params:    Params[width=256, depth=16, syncStages=2, registeredOutput=true]
+//
+// Dual-clock FIFO, 16 words of 256 bits. Only the Gray-coded pointers cross, each through
+// 2 synchroniser flops. Write-to-readable latency: at most 4 rd_clk cycles after the
+// wr_clk edge that accepts a word. Full and empty are pessimistic.
+// Reset: wr_rst clears the write side, rd_rst the read side. Assert both together,
+// overlapping, for at least 3 cycles of the slower clock, with s_valid low while
+// wr_rst is high. Resetting one side alone while words are held loses or replays them.
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_async_fifo_w256_d16_r (
-  input  wire         wr_clk,  // @[AsyncFifo.java:57]
-  input  wire         wr_rst,  // @[AsyncFifo.java:57]
-  input  wire         rd_clk,  // @[AsyncFifo.java:58]
-  input  wire         rd_rst,  // @[AsyncFifo.java:58]
-  input  wire [255:0] s_data,  // @[AsyncFifo.java:60]
-  input  wire         s_valid, // @[AsyncFifo.java:60]
-  output wire         s_ready, // @[AsyncFifo.java:60]
-  output wire [255:0] m_data,  // @[AsyncFifo.java:61]
-  output wire         m_valid, // @[AsyncFifo.java:61]
-  input  wire         m_ready  // @[AsyncFifo.java:61]
+  input  wire         wr_clk,  // @[AsyncFifo.java:65]
+  input  wire         wr_rst,  // @[AsyncFifo.java:65]
+  input  wire         rd_clk,  // @[AsyncFifo.java:66]
+  input  wire         rd_rst,  // @[AsyncFifo.java:66]
+  input  wire [255:0] s_data,  // @[AsyncFifo.java:68]
+  input  wire         s_valid, // @[AsyncFifo.java:68]
+  output wire         s_ready, // @[AsyncFifo.java:68]
+  output wire [255:0] m_data,  // @[AsyncFifo.java:69]
+  output wire         m_valid, // @[AsyncFifo.java:69]
+  input  wire         m_ready  // @[AsyncFifo.java:69]
 );
 
-  wire         u_wr_ready;       // @[AsyncFifo.java:63]
-  wire         u_wr_wr_en;       // @[AsyncFifo.java:63]
-  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:63]
-  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:63]
-  wire         u_rd_valid;       // @[AsyncFifo.java:64]
-  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:64]
-  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:64]
-  wire         u_rd_rd_en;       // @[AsyncFifo.java:64]
-  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:67]
-  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:68]
-  reg  [255:0] rd_data_q;        // @[AsyncFifo.java:80]
-  reg  [255:0] mem [0:15];       // @[AsyncFifo.java:77]
+  wire         u_wr_ready;       // @[AsyncFifo.java:71]
+  wire         u_wr_wr_en;       // @[AsyncFifo.java:71]
+  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:71]
+  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:71]
+  wire         u_rd_valid;       // @[AsyncFifo.java:72]
+  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:72]
+  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:72]
+  wire         u_rd_rd_en;       // @[AsyncFifo.java:72]
+  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:75]
+  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:76]
+  reg  [255:0] rd_data_q;        // @[AsyncFifo.java:88]
+  reg  [255:0] mem [0:15];       // @[AsyncFifo.java:85]
 
-  assign s_ready = u_wr_ready; // @[AsyncFifo.java:73]
+  assign s_ready = u_wr_ready; // @[AsyncFifo.java:81]
 
-  assign m_data = rd_data_q; // @[AsyncFifo.java:80]
+  assign m_data = rd_data_q; // @[AsyncFifo.java:88]
 
-  assign m_valid = u_rd_valid; // @[AsyncFifo.java:75]
+  assign m_valid = u_rd_valid; // @[AsyncFifo.java:83]
 
-  // @[AsyncFifo.java:78]
+  // @[AsyncFifo.java:86]
   always @(posedge wr_clk) begin
     if (u_wr_wr_en) begin
       mem[u_wr_wr_addr] <= s_data;
     end
   end
 
-  // @[AsyncFifo.java:80]
+  // @[AsyncFifo.java:88]
   always @(posedge rd_clk) begin
     if (u_rd_rd_en) begin
       rd_data_q <= mem[u_rd_rd_addr];
     end
   end
 
-  // @[AsyncFifo.java:63]
+  // @[AsyncFifo.java:71]
   direkt_async_fifo_wr_d16 u_wr (
     .wr_clk           (wr_clk),
     .wr_rst           (wr_rst),
@@ -63,7 +70,7 @@ module direkt_async_fifo_w256_d16_r (
     .wr_ptr_gray      (u_wr_wr_ptr_gray)
   );
 
-  // @[AsyncFifo.java:64]
+  // @[AsyncFifo.java:72]
   direkt_async_fifo_rd_d16_r u_rd (
     .rd_clk           (rd_clk),
     .rd_rst           (rd_rst),
@@ -75,7 +82,7 @@ module direkt_async_fifo_w256_d16_r (
     .rd_en            (u_rd_rd_en)
   );
 
-  // @[AsyncFifo.java:67]
+  // @[AsyncFifo.java:75]
   direkt_sync_w5_s2 u_rd_ptr_sync (
     .clk (wr_clk),
     .rst (wr_rst),
@@ -83,7 +90,7 @@ module direkt_async_fifo_w256_d16_r (
     .q   (u_rd_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:68]
+  // @[AsyncFifo.java:76]
   direkt_sync_w5_s2 u_wr_ptr_sync (
     .clk (rd_clk),
     .rst (rd_rst),

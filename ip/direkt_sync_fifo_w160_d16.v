@@ -2,31 +2,34 @@
 // module:    direkt_sync_fifo_w160_d16
 // generator: org.direkt.generators.fifo.SyncFifo
 // params:    Params[width=160, depth=16, showAhead=true, registeredOutput=false, almostFull=16]
+//
+// Single-clock FIFO, 16 words of 160 bits, show-ahead (latency 1 cycle). s_ready and m_valid come from state only.
+// fill counts the words held; almost_full is fill >= 16. rst empties the FIFO.
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_sync_fifo_w160_d16 (
-  input  wire         clk,        // @[SyncFifo.java:71]
-  input  wire         rst,        // @[SyncFifo.java:71]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:75]
-  input  wire         s_valid,    // @[SyncFifo.java:75]
-  output wire         s_ready,    // @[SyncFifo.java:75]
-  output wire [159:0] m_data,     // @[SyncFifo.java:76]
-  output wire         m_valid,    // @[SyncFifo.java:76]
-  input  wire         m_ready,    // @[SyncFifo.java:76]
-  output wire [4:0]   fill,       // @[SyncFifo.java:77]
-  output wire         almost_full // @[SyncFifo.java:78]
+  input  wire         clk,        // @[SyncFifo.java:77]
+  input  wire         rst,        // @[SyncFifo.java:77]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:81]
+  input  wire         s_valid,    // @[SyncFifo.java:81]
+  output wire         s_ready,    // @[SyncFifo.java:81]
+  output wire [159:0] m_data,     // @[SyncFifo.java:82]
+  output wire         m_valid,    // @[SyncFifo.java:82]
+  input  wire         m_ready,    // @[SyncFifo.java:82]
+  output wire [4:0]   fill,       // @[SyncFifo.java:83]
+  output wire         almost_full // @[SyncFifo.java:84]
 );
 
-  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:82]
-  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:83]
-  wire [4:0]   stored;     // @[SyncFifo.java:84]
-  wire         pop;        // @[SyncFifo.java:86]
-  wire         push;       // @[SyncFifo.java:88]
-  wire [4:0]   total;      // @[SyncFifo.java:93]
-  reg  [159:0] mem [0:15]; // @[SyncFifo.java:80]
+  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:88]
+  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:89]
+  wire [4:0]   stored;     // @[SyncFifo.java:90]
+  wire         pop;        // @[SyncFifo.java:92]
+  wire         push;       // @[SyncFifo.java:94]
+  wire [4:0]   total;      // @[SyncFifo.java:99]
+  reg  [159:0] mem [0:15]; // @[SyncFifo.java:86]
 
-  // @[SyncFifo.java:91]
+  // @[SyncFifo.java:97]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 5'd0;
@@ -37,7 +40,7 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  // @[SyncFifo.java:92]
+  // @[SyncFifo.java:98]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 5'd0;
@@ -48,25 +51,25 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:85]
+  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:91]
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:99]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:105]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:89]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:95]
 
-  assign total = stored; // @[SyncFifo.java:96]
+  assign total = stored; // @[SyncFifo.java:102]
 
-  assign s_ready = total != 5'd16; // @[SyncFifo.java:124]
+  assign s_ready = total != 5'd16; // @[SyncFifo.java:130]
 
-  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:98]
+  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:104]
 
-  assign m_valid = stored != 5'd0; // @[SyncFifo.java:97]
+  assign m_valid = stored != 5'd0; // @[SyncFifo.java:103]
 
-  assign fill = total; // @[SyncFifo.java:125]
+  assign fill = total; // @[SyncFifo.java:131]
 
-  assign almost_full = total >= 5'd16; // @[SyncFifo.java:126]
+  assign almost_full = total >= 5'd16; // @[SyncFifo.java:132]
 
-  // @[SyncFifo.java:90]
+  // @[SyncFifo.java:96]
   always @(posedge clk) begin
     if (push) begin
       mem[wr_ptr[3:0]] <= s_data;

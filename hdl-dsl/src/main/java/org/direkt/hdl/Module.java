@@ -20,6 +20,7 @@ public final class Module {
     private final List<Stmt> body;
     private final List<Diagnostic> warnings;
     private final Map<String, Set<String>> combPaths;
+    private final List<String> doc;
 
     Module(ModuleBuilder b, List<Diagnostic> warnings, Map<String, Set<String>> combPaths) {
         this.name = b.name();
@@ -36,10 +37,16 @@ public final class Module {
         this.body = List.copyOf(b.body);
         this.warnings = List.copyOf(warnings);
         this.combPaths = Map.copyOf(combPaths);
+        this.doc = List.copyOf(b.doc);
     }
 
     public String name() {
         return name;
+    }
+
+    /** The designer's notes for users of the module, line by line. */
+    public List<String> doc() {
+        return doc;
     }
 
     /** The generator class that built this module. */

@@ -29,6 +29,7 @@ public final class ModuleBuilder {
     final Map<String, AvalonSt> streams = new LinkedHashMap<>();
     final List<Stmt> body = new ArrayList<>();
     private final Map<String, SourceLoc> names = new LinkedHashMap<>();
+    final List<String> doc = new ArrayList<>();
     private final Deque<List<Stmt>> scopes = new ArrayDeque<>();
     private boolean finished;
 
@@ -48,6 +49,15 @@ public final class ModuleBuilder {
     /** The design this module is elaborated in; children instantiated here share its module cache. */
     public Design design() {
         return design;
+    }
+
+    /**
+     * A paragraph for the comment block at the top of the emitted Verilog: what a user of the
+     * module must know (reset rules, latency, protocol). Lines are wrapped as given.
+     */
+    public void doc(String text) {
+        checkOpen(SourceLoc.capture());
+        doc.addAll(List.of(text.strip().split("\n")));
     }
 
     // ---------------------------------------------------------------- interface

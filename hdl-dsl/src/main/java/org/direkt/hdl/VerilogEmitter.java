@@ -117,6 +117,12 @@ public final class VerilogEmitter {
             sb.append("// module:    ").append(m.name()).append('\n');
             sb.append("// generator: ").append(m.generatorClass()).append('\n');
             sb.append("// params:    ").append(m.params()).append('\n');
+            if (!m.doc().isEmpty()) {
+                sb.append("//\n");
+                for (String line : m.doc()) {
+                    sb.append(line.isBlank() ? "//" : "// " + line.stripTrailing()).append('\n');
+                }
+            }
             sb.append("`timescale 1ns / 1ps\n");
             sb.append("`default_nettype none\n\n");
             sb.append("module ").append(m.name()).append(" (\n");

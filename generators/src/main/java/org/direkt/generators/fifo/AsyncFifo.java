@@ -54,6 +54,14 @@ public final class AsyncFifo extends Generator<AsyncFifo.Params> {
 
     @Override
     protected void build(ModuleBuilder m, Params p) {
+        m.doc(String.format("""
+                Dual-clock FIFO, %d words of %d bits. Only the Gray-coded pointers cross, each through
+                %d synchroniser flops. Write-to-readable latency: at most %d rd_clk cycles after the
+                wr_clk edge that accepts a word. Full and empty are pessimistic.
+                Reset: wr_rst clears the write side, rd_rst the read side. Assert both together,
+                overlapping, for at least %d cycles of the slower clock, with s_valid low while
+                wr_rst is high. Resetting one side alone while words are held loses or replays them.""",
+                p.depth(), p.width(), p.syncStages(), p.syncStages() + 2, p.syncStages() + 1));
         ClockDomain wr = m.domain(Domains.WRITE);
         ClockDomain rd = m.domain(Domains.READ);
         AvalonSt type = AvalonSt.source(p.width());

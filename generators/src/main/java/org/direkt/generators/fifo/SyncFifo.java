@@ -68,6 +68,12 @@ public final class SyncFifo extends Generator<SyncFifo.Params> {
 
     @Override
     protected void build(ModuleBuilder m, Params p) {
+        m.doc(String.format("""
+                Single-clock FIFO, %d words of %d bits, %s. s_ready and m_valid come from state only.
+                fill counts the words held; almost_full is fill >= %d. rst empties the FIFO.""",
+                p.depth(), p.width(), !p.showAhead() ? "read request (m has ready latency 1; data one cycle after m_ready)"
+                        : p.registeredOutput() ? "show-ahead with registered output (latency 2 cycles)"
+                        : "show-ahead (latency 1 cycle)", p.almostFull()));
         ClockDomain cd = m.domain(Domains.MAIN);
         int aw = Check.log2(p.depth());
         int pw = aw + 1;
