@@ -6,19 +6,19 @@
 `default_nettype none
 
 module direkt_rl_adapter_w160_0to1 (
-  input  wire         clk,     // @[ReadyLatencyAdapter.java:49]
-  input  wire         rst,     // @[ReadyLatencyAdapter.java:49]
-  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:51]
-  input  wire         s_valid, // @[ReadyLatencyAdapter.java:51]
-  output wire         s_ready, // @[ReadyLatencyAdapter.java:51]
-  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:52]
-  output wire         m_valid, // @[ReadyLatencyAdapter.java:52]
-  input  wire         m_ready  // @[ReadyLatencyAdapter.java:52]
+  input  wire         clk,     // @[ReadyLatencyAdapter.java:51]
+  input  wire         rst,     // @[ReadyLatencyAdapter.java:51]
+  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:53]
+  input  wire         s_valid, // @[ReadyLatencyAdapter.java:53]
+  output wire         s_ready, // @[ReadyLatencyAdapter.java:53]
+  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:54]
+  output wire         m_valid, // @[ReadyLatencyAdapter.java:54]
+  input  wire         m_ready  // @[ReadyLatencyAdapter.java:54]
 );
 
-  reg  ready_q; // @[ReadyLatencyAdapter.java:54]
+  reg  ready_q; // @[ReadyLatencyAdapter.java:56]
 
-  // @[ReadyLatencyAdapter.java:55]
+  // @[ReadyLatencyAdapter.java:57]
   always @(posedge clk) begin
     if (rst) begin
       ready_q <= 1'b0;
@@ -27,11 +27,11 @@ module direkt_rl_adapter_w160_0to1 (
     end
   end
 
-  assign s_ready = ready_q; // @[ReadyLatencyAdapter.java:56]
+  assign s_ready = ready_q; // @[ReadyLatencyAdapter.java:58]
 
-  assign m_data = s_data; // @[ReadyLatencyAdapter.java:58]
+  assign m_data = s_data; // @[ReadyLatencyAdapter.java:60]
 
-  assign m_valid = s_valid & ready_q; // @[ReadyLatencyAdapter.java:57]
+  assign m_valid = s_valid & ready_q; // @[ReadyLatencyAdapter.java:59]
 
 endmodule
 

@@ -6,35 +6,35 @@
 `default_nettype none
 
 module direkt_rl_adapter_w160_1to0 (
-  input  wire         clk,     // @[ReadyLatencyAdapter.java:49]
-  input  wire         rst,     // @[ReadyLatencyAdapter.java:49]
-  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:51]
-  input  wire         s_valid, // @[ReadyLatencyAdapter.java:51]
-  output wire         s_ready, // @[ReadyLatencyAdapter.java:51]
-  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:52]
-  output wire         m_valid, // @[ReadyLatencyAdapter.java:52]
-  input  wire         m_ready, // @[ReadyLatencyAdapter.java:52]
-  output wire [2:0]   fill,    // @[ReadyLatencyAdapter.java:71]
-  output wire         overflow // @[ReadyLatencyAdapter.java:73]
+  input  wire         clk,     // @[ReadyLatencyAdapter.java:51]
+  input  wire         rst,     // @[ReadyLatencyAdapter.java:51]
+  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:53]
+  input  wire         s_valid, // @[ReadyLatencyAdapter.java:53]
+  output wire         s_ready, // @[ReadyLatencyAdapter.java:53]
+  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:54]
+  output wire         m_valid, // @[ReadyLatencyAdapter.java:54]
+  input  wire         m_ready, // @[ReadyLatencyAdapter.java:54]
+  output wire [2:0]   fill,    // @[ReadyLatencyAdapter.java:73]
+  output wire         overflow // @[ReadyLatencyAdapter.java:75]
 );
 
-  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:61]
-  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:61]
-  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:61]
-  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:61]
-  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:61]
+  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:63]
+  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:63]
+  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:63]
+  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:63]
+  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:63]
 
-  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:67]
+  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:69]
 
-  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:69]
+  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:71]
 
-  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:68]
+  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:70]
 
-  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:71]
+  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:73]
 
-  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:73]
+  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:75]
 
-  // @[ReadyLatencyAdapter.java:61]
+  // @[ReadyLatencyAdapter.java:63]
   direkt_sync_fifo_w160_d4_af3 u_buffer (
     .clk         (clk),
     .rst         (rst),

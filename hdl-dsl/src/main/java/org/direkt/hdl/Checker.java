@@ -440,12 +440,19 @@ final class Checker {
             }
         }
         for (Instance inst : m.instances) {
-            clocked.addAll(inst.bindings.values());
-            reset.addAll(inst.bindings.values());
+            inst.bindings.forEach((childDomain, parent) -> {
+                if (inst.child().isClocked(inst.child().domain(childDomain))) {
+                    clocked.add(parent);
+                    reset.add(parent);
+                }
+            });
         }
         for (ClockDomain d : m.domains) {
             Signal clk = m.clocks.get(d.name());
             Signal rst = m.resets.get(d.name());
+            if (clk == null) {
+                continue;
+            }
             if (!clocked.contains(d)) {
                 warning(clk.loc(), "clock '%s' of domain '%s' is never used", clk.name(), d.name());
             } else if (!reset.contains(d)) {

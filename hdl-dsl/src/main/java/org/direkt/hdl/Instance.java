@@ -60,11 +60,15 @@ public final class Instance {
                     name, child.name(), childDomain, child.domains().stream().map(ClockDomain::name).toList());
         }
         owner.requireDomain(parent, at);
+        if (child.isClocked(cd) && !owner.isClocked(parent)) {
+            throw ElaborationException.at(at, "domain '%s' of instance '%s' needs a clock, but '%s' has none in module %s (declared with passThroughDomain)",
+                    childDomain, name, parent.name(), owner.name());
+        }
         if (bindings.containsKey(childDomain)) {
             throw ElaborationException.at(at, "domain '%s' of instance '%s' is already bound (at %s)",
                     childDomain, name, bindingLocs.get(childDomain));
         }
-        if (cd.polarity() != parent.polarity() || cd.kind() != parent.kind()) {
+        if (child.isClocked(cd) && (cd.polarity() != parent.polarity() || cd.kind() != parent.kind())) {
             throw ElaborationException.at(at, "reset mismatch binding domain '%s' of instance '%s' to '%s': child reset is %s %s, parent's is %s %s",
                     childDomain, name, parent.name(), cd.polarity(), cd.kind(), parent.polarity(), parent.kind());
         }

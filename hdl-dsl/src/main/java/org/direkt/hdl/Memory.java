@@ -98,6 +98,7 @@ public final class Memory {
         checkAddr(addr, at);
         checkEnable(enable, at);
         owner.requireDomain(domain, at);
+        owner.requireClocked(domain, "read port '" + dataName + "' of memory '" + name + "'", at);
         Signal data = owner.newSignal(Signal.Kind.MEM_READ, dataName, width, domain, at);
         syncReads.add(new SyncRead(data, addr, enable, domain, at));
         return data;

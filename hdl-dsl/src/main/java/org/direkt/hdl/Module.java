@@ -68,6 +68,11 @@ public final class Module {
         return domains.stream().filter(d -> d.name().equals(domainName)).findFirst().orElse(null);
     }
 
+    /** True when the module has clock and reset ports for the domain (false for a pass-through domain). */
+    public boolean isClocked(ClockDomain d) {
+        return clocks.containsKey(d.name());
+    }
+
     Signal clockOf(ClockDomain d) {
         return clocks.get(d.name());
     }

@@ -79,6 +79,35 @@ public final class ModuleBuilder {
         return cd;
     }
 
+    /**
+     * Declares a domain this module only passes signals through: its ports belong to the domain,
+     * but the module has no clock or reset port for it, so it can hold no register or memory. A
+     * purely combinational module (a connection, a multiplexer) declares its domains this way.
+     */
+    public ClockDomain passThroughDomain(ClockDomain cd) {
+        SourceLoc loc = SourceLoc.capture();
+        checkOpen(loc);
+        for (ClockDomain d : domains) {
+            if (d.name().equals(cd.name())) {
+                throw ElaborationException.at(loc, "clock domain '%s' is already declared in module %s", cd.name(), name);
+            }
+        }
+        domains.add(cd);
+        return cd;
+    }
+
+    /** True when the domain has clock and reset ports here (declared with {@link #domain}). */
+    boolean isClocked(ClockDomain cd) {
+        return clocks.containsKey(cd.name());
+    }
+
+    void requireClocked(ClockDomain cd, String what, SourceLoc loc) {
+        if (!isClocked(cd)) {
+            throw ElaborationException.at(loc, "%s needs a clock, but domain '%s' has none in module %s (declared with passThroughDomain): declare it with domain(...)",
+                    what, cd.name(), name);
+        }
+    }
+
     public Signal input(String portName, int width, ClockDomain domain) {
         SourceLoc loc = SourceLoc.capture();
         requireDomain(domain, loc);
@@ -157,6 +186,7 @@ public final class ModuleBuilder {
     private Reg newReg(String regName, int width, ClockDomain domain, SourceLoc loc) {
         checkOpen(loc);
         requireDomain(domain, loc);
+        requireClocked(domain, "register '" + regName + "'", loc);
         if (regName != null) {
             checkNewName(regName, loc);
         }
@@ -173,6 +203,7 @@ public final class ModuleBuilder {
         SourceLoc loc = SourceLoc.capture();
         checkOpen(loc);
         requireDomain(writeDomain, loc);
+        requireClocked(writeDomain, "memory '" + memName + "'", loc);
         checkNewName(memName, loc);
         Memory mem = new Memory(this, memName, width, depth, writeDomain, loc);
         names.put(memName, loc);

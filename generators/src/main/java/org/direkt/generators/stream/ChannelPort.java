@@ -74,7 +74,8 @@ public final class ChannelPort extends Generator<ChannelPort.Params> {
 
     @Override
     protected void build(ModuleBuilder m, Params p) {
-        ClockDomain cd = m.domain(p.kernelDomain());
+        // Unregistered, the port is a plain connection: it keeps the kernel domain but needs no clock.
+        ClockDomain cd = p.registered() ? m.domain(p.kernelDomain()) : m.passThroughDomain(p.kernelDomain());
         Channel c = p.channel();
         AvalonSt toKernel = AvalonSt.source(c.width());
         boolean kernelWrites = c.type() == Type.STREAMSINK;

@@ -22,7 +22,9 @@ import org.direkt.hdl.Stream;
  * <li>1 to 0: a ready-latency-1 source may send a word the cycle after it saw ready, whatever the
  *     sink does then, so the words in flight land in a 4-word FIFO, and ready is offered only
  *     while it has room for the word that may still come. {@code fill} shows the buffer level and
- *     {@code overflow} flags a word sent against the protocol (it is dropped).</li>
+ *     {@code overflow} flags a word that arrived while the buffer was full (the upstream ignored
+ *     ready; the word is dropped). {@code s_ready} may be high during reset: hold the upstream in
+ *     the same reset.</li>
  * </ul>
  */
 public final class ReadyLatencyAdapter extends Generator<ReadyLatencyAdapter.Params> {

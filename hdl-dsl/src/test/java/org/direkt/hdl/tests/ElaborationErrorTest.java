@@ -552,4 +552,34 @@ class ElaborationErrorTest {
         assertEquals(List.of("input 'a' bits [7:6], [3:0] are never read", "input 'b' bits [7:6], [3:0] are never read"),
                 mod.warnings().stream().map(Diagnostic::message).toList());
     }
+
+    @Test
+    void passThroughDomainHoldsNoRegister() {
+        Lambda.Line l = new Lambda.Line();
+        fails(m -> {
+            m.passThroughDomain(MAIN);
+            l.value = here(); m.reg("r", 1, MAIN);
+        }, l, "register 'r' needs a clock, but domain 'main' has none in module dut (declared with passThroughDomain)");
+    }
+
+    @Test
+    void passThroughDomainHasNoClockToLend() {
+        Lambda.Line l = new Lambda.Line();
+        fails(m -> {
+            m.passThroughDomain(MAIN);
+            Instance u = m.instance("u", new SkidBuffer(), new SkidBuffer.Params(8));
+            l.value = here(); u.clock(MAIN);
+        }, l, "domain 'main' of instance 'u' needs a clock, but 'main' has none in module dut");
+    }
+
+    @Test
+    void passThroughDomainStillChecksCrossings() {
+        Lambda.Line l = new Lambda.Line();
+        fails(m -> {
+            m.passThroughDomain(A);
+            m.passThroughDomain(B);
+            Signal x = m.input("a_x", 4, A);
+            l.value = here(); m.output("b_y", 4, B).set(x);
+        }, l, "cross-domain read: output 'b_y' (domain 'b') reads input 'a_x' (domain 'a')");
+    }
 }
