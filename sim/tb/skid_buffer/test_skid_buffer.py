@@ -13,6 +13,12 @@ This file holds both halves of the bench:
   Avalon-ST hold-rule checker on the output (:class:`AvalonStHoldChecker`);
 * the pytest function that emits the Verilog for each width and runs them.
 
+Widths 1, 8, 64, 160, 256. Source valid and sink ready follow the patterns
+always / random / one-in-N / stall (long off runs), crossed in the traffic
+tests; a source that never offers and a sink that never takes have tests of
+their own. Coverage points (slice full, sink stalling a valid word, transfers
+on both sides in one cycle) are asserted where the patterns guarantee them.
+
 Sampling discipline: inputs are driven just after a rising edge; everything is
 sampled in the ReadOnly phase of that same time step, which shows exactly the
 values the DUT will see at the next rising edge (identical on Icarus and
@@ -39,6 +45,28 @@ CAPACITY = 2  # words the register slice holds (output register + skid register)
 RESET_CYCLES = 3
 SCALE = regress_scale()  # 10 under `make regress` (DIREKT_REGRESS=1), else 1
 
+# Source and sink patterns, crossed in the traffic tests: on every cycle, long
+# stalls, one cycle in N, random. (Never-on sources and sinks have their own tests.)
+SRC_PATTERNS = ("always", "random", "1in4", "stall")
+SNK_PATTERNS = ("always", "random", "1in3", "stall")
+
+# Words per test: (short form, long form). The long form (`make regress`) moves
+# at least 100,000 words per width (checked below).
+WORDS = {
+    "outputs_registered": (100, 1_000),
+    "throughput": (200, 20_000),
+    "backpressure": (300, 3_000),
+    "traffic": (100, 5_000),  # per source/sink pattern pair
+    "reset_mid_stream": (600, 6_000),
+}
+assert (sum(long for k, (_, long) in WORDS.items() if k != "traffic")
+        + len(SRC_PATTERNS) * len(SNK_PATTERNS) * WORDS["traffic"][1]) >= 100_000
+
+
+def words(test: str) -> int:
+    short, long = WORDS[test]
+    return long if SCALE > 1 else short
+
 
 # --------------------------------------------------------------------------- helpers
 
@@ -56,12 +84,15 @@ def _hex(v: Optional[int]) -> str:
 def pattern(kind: str, rng: random.Random) -> Iterator[bool]:
     """Per-cycle on/off pattern for a source's valid or a sink's ready.
 
-    ``always``; ``random`` (50 %); ``1inN`` (one cycle in N, random phase);
-    ``stall`` (long runs of off, 10..60 cycles, between short runs of on).
+    ``always``; ``never``; ``random`` (50 %); ``1inN`` (one cycle in N, random
+    phase); ``stall`` (long runs of off, 10..60 cycles, between short runs of on).
     """
     if kind == "always":
         while True:
             yield True
+    elif kind == "never":
+        while True:
+            yield False
     elif kind == "random":
         while True:
             yield rng.random() < 0.5
@@ -182,6 +213,9 @@ class SkidBench:
         self.checker = AvalonStHoldChecker(dut)
         self.wiggle = False  # also check that outputs do not follow inputs within a cycle
         self.ready_low_cycles = 0  # cycles (outside reset) in which s_ready was 0
+        self.full_cycles = 0  # cycles (outside reset) with CAPACITY words inside
+        self.m_stalls = 0  # cycles (outside reset) with m_valid high and m_ready low
+        self.both = 0  # edges with a transfer on both sides
         self._driven_for = -1  # cycle whose inputs _drive() has already set
         self.log.info("test %s: width=%d seed=%s src=%s snk=%s", name, self.width, cocotb.RANDOM_SEED, src, snk)
 
@@ -242,6 +276,10 @@ class SkidBench:
             self._fail(s, f"m_data={_hex(s.m_data)}, expected {words[0]:#x}")
         if s.s_ready == 0:
             self.ready_low_cycles += 1
+        if len(words) == CAPACITY:
+            self.full_cycles += 1
+        if s.m_valid and not s.m_ready:
+            self.m_stalls += 1
         want_ready = int(len(words) < CAPACITY)
         if s.s_ready != want_ready:
             self._fail(s, f"s_ready={s.s_ready}, expected {want_ready} with {len(words)} word(s) inside")
@@ -270,6 +308,8 @@ class SkidBench:
             m.words.append(self.to_send.popleft())
             m.accepted += 1
             self.in_cycles.append(self.cycle)
+            if s.m_valid and s.m_ready:
+                self.both += 1
             if len(m.words) > CAPACITY:
                 self._fail(s, f"DUT accepted a word while holding {CAPACITY} (capacity exceeded)")
 
@@ -322,8 +362,10 @@ class SkidBench:
         assert self.checker.cycles > 0, "protocol checker never ran"
         assert m.accepted == m.delivered + m.lost_to_reset + len(m.words), "bench bookkeeping"
         self.log.info(
-            "%s: %d accepted, %d delivered, %d lost to reset, %d cycles",
+            "%s: %d accepted, %d delivered, %d lost to reset, %d cycles; full %d cycles, "
+            "s_ready low %d cycles, m stalled %d cycles, both sides moving %d cycles",
             self.name, m.accepted, m.delivered, m.lost_to_reset, self.cycle,
+            self.full_cycles, self.ready_low_cycles, self.m_stalls, self.both,
         )
 
 
@@ -348,8 +390,8 @@ async def outputs_registered(dut):
     tb = SkidBench(dut, "outputs_registered", src="random", snk="random")
     await tb.start()
     tb.wiggle = True
-    tb.add_words(100 * SCALE)
-    await tb.run(max_cycles=2000 * SCALE)
+    tb.add_words(words("outputs_registered"))
+    await tb.run(max_cycles=20 * words("outputs_registered"))
     tb.finish()
 
 
@@ -358,7 +400,7 @@ async def throughput(dut):
     """Source always valid, sink always ready: 1 word per cycle after a 1-cycle latency."""
     tb = SkidBench(dut, "throughput")
     await tb.start()
-    n = 200 * SCALE
+    n = words("throughput")
     tb.add_words(n)
     await tb.run(max_cycles=n + 10)
     tb.finish()
@@ -376,38 +418,72 @@ async def backpressure(dut):
     """Sink never ready for a while: exactly CAPACITY words go in, s_ready drops, nothing is lost."""
     tb = SkidBench(dut, "backpressure")
     await tb.start()
-    words = 300 * SCALE
-    tb.add_words(words)
+    n = words("backpressure")
+    tb.add_words(n)
     stall = 50
     tb.snk_on = iter([True] * 20 + [False] * stall + [True] * 10_000)
     await tb.run(max_cycles=20 + stall, until_drained=False)
     # The model check has enforced s_ready == (words < CAPACITY) on every cycle.
     assert len(tb.model.words) == CAPACITY, f"{len(tb.model.words)} words inside after a {stall}-cycle stall"
     assert tb.ready_low_cycles >= stall - CAPACITY, f"s_ready low on only {tb.ready_low_cycles} cycles"
-    await tb.run(max_cycles=words * 4)
+    await tb.run(max_cycles=n * 4)
     tb.finish()
-    assert tb.model.delivered == words
+    assert tb.model.delivered == n
 
 
-def _traffic_test(src: str, snk: str, words: int):
+def _traffic_test(src: str, snk: str):
     async def test(dut):
         tb = SkidBench(dut, f"traffic_src_{src}_snk_{snk}", src=src, snk=snk)
         await tb.start()
-        tb.add_words(words)
-        await tb.run(max_cycles=words * 80 + 200)
+        n = words("traffic")
+        tb.add_words(n)
+        await tb.run(max_cycles=n * 150 + 200)
         tb.finish()
-        assert tb.model.delivered == words
+        assert tb.model.delivered == n
+        # coverage
+        if snk != "always":
+            assert tb.m_stalls > 0, "coverage: the sink never stalled a valid word"
+        if src == "always" and snk != "always":
+            assert tb.full_cycles > 0 and tb.ready_low_cycles > 0, "coverage: the slice never filled up"
+        if src == "always" and snk in ("always", "random"):
+            assert tb.both > 0, "coverage: never a transfer on both sides in one cycle"
 
     test.__name__ = test.__qualname__ = f"traffic_src_{src}_snk_{snk}"
-    test.__doc__ = f"{words} random words; source valid {src}, sink ready {snk}."
+    test.__doc__ = f"Random words; source valid {src}, sink ready {snk}."
     return cocotb.test(**TIMEOUT)(test)
 
 
-for _src in ("always", "random", "1in4"):
-    for _snk in ("always", "random", "1in3", "stall"):
-        _t = _traffic_test(_src, _snk, words=250 * SCALE)
+for _src in SRC_PATTERNS:
+    for _snk in SNK_PATTERNS:
+        _t = _traffic_test(_src, _snk)
         globals()[_t.name] = _t
 del _src, _snk, _t
+
+
+@cocotb.test(**TIMEOUT)
+async def source_never_valid(dut):
+    """A source that never offers: m_valid stays 0 and s_ready 1 whatever the sink does."""
+    tb = SkidBench(dut, "source_never_valid", src="never", snk="random")
+    await tb.start()
+    tb.add_words(10)  # queued, but never offered
+    await tb.run(max_cycles=200, until_drained=False)
+    tb.finish()
+    assert tb.model.accepted == 0 and tb.ready_low_cycles == 0
+
+
+@cocotb.test(**TIMEOUT)
+async def sink_never_ready(dut):
+    """A sink that never takes a word: exactly CAPACITY words go in, then s_ready stays low, m_data holds."""
+    tb = SkidBench(dut, "sink_never_ready", src="random", snk="never")
+    await tb.start()
+    tb.add_words(50)
+    await tb.run(max_cycles=300, until_drained=False)
+    assert tb.model.accepted == CAPACITY and tb.model.delivered == 0
+    assert tb.full_cycles > 250 and tb.m_stalls > 250, "the slice did not stay full"
+    tb.snk_on = pattern("always", tb.rng)
+    await tb.run(max_cycles=500)
+    tb.finish()
+    assert tb.model.delivered == 50
 
 
 @cocotb.test(**TIMEOUT)
@@ -415,22 +491,22 @@ async def reset_mid_stream(dut):
     """rst for 1..3 cycles while words flow: m_valid is 0 after it, the stream restarts in order."""
     tb = SkidBench(dut, "reset_mid_stream", src="random", snk="random")
     await tb.start()
-    words = 600 * SCALE
-    tb.add_words(words)
-    at = sorted(tb.rng.sample(range(20, 900 * SCALE), 4 * SCALE))
+    n = words("reset_mid_stream")
+    tb.add_words(n)
+    at = sorted(tb.rng.sample(range(20, n), max(4, n // 150)))  # n words take >= n cycles
     tb.resets = {c: tb.rng.randint(1, 3) for c in at}
-    await tb.run(max_cycles=20_000 * SCALE)
+    await tb.run(max_cycles=n * 40)
     tb.finish()
     assert tb.cycle > at[-1], "traffic ended before the last reset; make the stream longer"
     m = tb.model
-    assert m.delivered + m.lost_to_reset == words
+    assert m.delivered + m.lost_to_reset == n
     tb.log.info("resets at cycles %s lost %d word(s)", tb.resets, m.lost_to_reset)
 
 
 # --------------------------------------------------------------------------- pytest
 
 
-@pytest.mark.parametrize("width", [1, 8, 64], ids=lambda w: f"width{w}")
+@pytest.mark.parametrize("width", [1, 8, 64, 160, 256], ids=lambda w: f"width{w}")
 def test_skid_buffer(width):
     run_bench(
         bench="skid_buffer",
