@@ -13,52 +13,52 @@
 `default_nettype none
 
 module direkt_async_fifo_w256_d16_r (
-  input  wire         wr_clk,  // @[AsyncFifo.java:65]
-  input  wire         wr_rst,  // @[AsyncFifo.java:65]
-  input  wire         rd_clk,  // @[AsyncFifo.java:66]
-  input  wire         rd_rst,  // @[AsyncFifo.java:66]
-  input  wire [255:0] s_data,  // @[AsyncFifo.java:68]
-  input  wire         s_valid, // @[AsyncFifo.java:68]
-  output wire         s_ready, // @[AsyncFifo.java:68]
-  output wire [255:0] m_data,  // @[AsyncFifo.java:69]
-  output wire         m_valid, // @[AsyncFifo.java:69]
-  input  wire         m_ready  // @[AsyncFifo.java:69]
+  input  wire         wr_clk,  // @[AsyncFifo.java:68]
+  input  wire         wr_rst,  // @[AsyncFifo.java:68]
+  input  wire         rd_clk,  // @[AsyncFifo.java:69]
+  input  wire         rd_rst,  // @[AsyncFifo.java:69]
+  input  wire [255:0] s_data,  // @[AsyncFifo.java:71]
+  input  wire         s_valid, // @[AsyncFifo.java:71]
+  output wire         s_ready, // @[AsyncFifo.java:71]
+  output wire [255:0] m_data,  // @[AsyncFifo.java:72]
+  output wire         m_valid, // @[AsyncFifo.java:72]
+  input  wire         m_ready  // @[AsyncFifo.java:72]
 );
 
-  wire         u_wr_ready;       // @[AsyncFifo.java:71]
-  wire         u_wr_wr_en;       // @[AsyncFifo.java:71]
-  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:71]
-  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:71]
-  wire         u_rd_valid;       // @[AsyncFifo.java:72]
-  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:72]
-  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:72]
-  wire         u_rd_rd_en;       // @[AsyncFifo.java:72]
-  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:75]
-  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:76]
-  reg  [255:0] rd_data_q;        // @[AsyncFifo.java:88]
-  reg  [255:0] mem [0:15];       // @[AsyncFifo.java:85]
+  wire         u_wr_ready;       // @[AsyncFifo.java:74]
+  wire         u_wr_wr_en;       // @[AsyncFifo.java:74]
+  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:74]
+  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:74]
+  wire         u_rd_valid;       // @[AsyncFifo.java:75]
+  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:75]
+  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:75]
+  wire         u_rd_rd_en;       // @[AsyncFifo.java:75]
+  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:78]
+  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:79]
+  reg  [255:0] rd_data_q;        // @[AsyncFifo.java:91]
+  reg  [255:0] mem [0:15];       // @[AsyncFifo.java:88]
 
-  assign s_ready = u_wr_ready; // @[AsyncFifo.java:81]
+  assign s_ready = u_wr_ready; // @[AsyncFifo.java:84]
 
-  assign m_data = rd_data_q; // @[AsyncFifo.java:88]
+  assign m_data = rd_data_q; // @[AsyncFifo.java:91]
 
-  assign m_valid = u_rd_valid; // @[AsyncFifo.java:83]
+  assign m_valid = u_rd_valid; // @[AsyncFifo.java:86]
 
-  // @[AsyncFifo.java:86]
+  // @[AsyncFifo.java:89]
   always @(posedge wr_clk) begin
     if (u_wr_wr_en) begin
       mem[u_wr_wr_addr] <= s_data;
     end
   end
 
-  // @[AsyncFifo.java:88]
+  // @[AsyncFifo.java:91]
   always @(posedge rd_clk) begin
     if (u_rd_rd_en) begin
       rd_data_q <= mem[u_rd_rd_addr];
     end
   end
 
-  // @[AsyncFifo.java:71]
+  // @[AsyncFifo.java:74]
   direkt_async_fifo_wr_d16 u_wr (
     .wr_clk           (wr_clk),
     .wr_rst           (wr_rst),
@@ -70,7 +70,7 @@ module direkt_async_fifo_w256_d16_r (
     .wr_ptr_gray      (u_wr_wr_ptr_gray)
   );
 
-  // @[AsyncFifo.java:72]
+  // @[AsyncFifo.java:75]
   direkt_async_fifo_rd_d16_r u_rd (
     .rd_clk           (rd_clk),
     .rd_rst           (rd_rst),
@@ -82,7 +82,7 @@ module direkt_async_fifo_w256_d16_r (
     .rd_en            (u_rd_rd_en)
   );
 
-  // @[AsyncFifo.java:75]
+  // @[AsyncFifo.java:78]
   direkt_sync_w5_s2 u_rd_ptr_sync (
     .clk (wr_clk),
     .rst (wr_rst),
@@ -90,7 +90,7 @@ module direkt_async_fifo_w256_d16_r (
     .q   (u_rd_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:76]
+  // @[AsyncFifo.java:79]
   direkt_sync_w5_s2 u_wr_ptr_sync (
     .clk (rd_clk),
     .rst (rd_rst),

@@ -4,32 +4,33 @@
 // params:    Params[width=160, depth=16, showAhead=true, registeredOutput=false, almostFull=16]
 //
 // Single-clock FIFO, 16 words of 160 bits, show-ahead (latency 1 cycle). s_ready and m_valid come from state only.
-// fill counts the words held; almost_full is fill >= 16. rst empties the FIFO.
+// fill counts the words held; almost_full is fill >= 16. rst empties the FIFO; words offered
+// while rst is high are not taken (keep the upstream in the same reset).
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_sync_fifo_w160_d16 (
-  input  wire         clk,        // @[SyncFifo.java:77]
-  input  wire         rst,        // @[SyncFifo.java:77]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:81]
-  input  wire         s_valid,    // @[SyncFifo.java:81]
-  output wire         s_ready,    // @[SyncFifo.java:81]
-  output wire [159:0] m_data,     // @[SyncFifo.java:82]
-  output wire         m_valid,    // @[SyncFifo.java:82]
-  input  wire         m_ready,    // @[SyncFifo.java:82]
-  output wire [4:0]   fill,       // @[SyncFifo.java:83]
-  output wire         almost_full // @[SyncFifo.java:84]
+  input  wire         clk,        // @[SyncFifo.java:86]
+  input  wire         rst,        // @[SyncFifo.java:86]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:90]
+  input  wire         s_valid,    // @[SyncFifo.java:90]
+  output wire         s_ready,    // @[SyncFifo.java:90]
+  output wire [159:0] m_data,     // @[SyncFifo.java:91]
+  output wire         m_valid,    // @[SyncFifo.java:91]
+  input  wire         m_ready,    // @[SyncFifo.java:91]
+  output wire [4:0]   fill,       // @[SyncFifo.java:92]
+  output wire         almost_full // @[SyncFifo.java:93]
 );
 
-  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:88]
-  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:89]
-  wire [4:0]   stored;     // @[SyncFifo.java:90]
-  wire         pop;        // @[SyncFifo.java:92]
-  wire         push;       // @[SyncFifo.java:94]
-  wire [4:0]   total;      // @[SyncFifo.java:99]
-  reg  [159:0] mem [0:15]; // @[SyncFifo.java:86]
+  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:97]
+  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:98]
+  wire [4:0]   stored;     // @[SyncFifo.java:99]
+  wire         pop;        // @[SyncFifo.java:101]
+  wire         push;       // @[SyncFifo.java:103]
+  wire [4:0]   total;      // @[SyncFifo.java:108]
+  reg  [159:0] mem [0:15]; // @[SyncFifo.java:95]
 
-  // @[SyncFifo.java:97]
+  // @[SyncFifo.java:106]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 5'd0;
@@ -40,7 +41,7 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  // @[SyncFifo.java:98]
+  // @[SyncFifo.java:107]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 5'd0;
@@ -51,25 +52,25 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:91]
+  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:100]
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:105]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:114]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:95]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:104]
 
-  assign total = stored; // @[SyncFifo.java:102]
+  assign total = stored; // @[SyncFifo.java:111]
 
-  assign s_ready = total != 5'd16; // @[SyncFifo.java:130]
+  assign s_ready = total != 5'd16; // @[SyncFifo.java:139]
 
-  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:104]
+  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:113]
 
-  assign m_valid = stored != 5'd0; // @[SyncFifo.java:103]
+  assign m_valid = stored != 5'd0; // @[SyncFifo.java:112]
 
-  assign fill = total; // @[SyncFifo.java:131]
+  assign fill = total; // @[SyncFifo.java:140]
 
-  assign almost_full = total >= 5'd16; // @[SyncFifo.java:132]
+  assign almost_full = total >= 5'd16; // @[SyncFifo.java:141]
 
-  // @[SyncFifo.java:96]
+  // @[SyncFifo.java:105]
   always @(posedge clk) begin
     if (push) begin
       mem[wr_ptr[3:0]] <= s_data;

@@ -114,10 +114,11 @@ public final class Catalog {
     private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
 
     static {
-        ENTRIES.put("sync_fifo", new Entry("width=8 depth=16 show_ahead=true registered=false almost_full=<depth>", a -> {
+        ENTRIES.put("sync_fifo", new Entry("width=8 depth=16 show_ahead=true registered=<not show_ahead> almost_full=<depth>", a -> {
             int depth = a.integer("depth", 16);
-            return new SyncFifo().elaborate(new SyncFifo.Params(a.integer("width", 8), depth, a.flag("show_ahead", true),
-                    a.flag("registered", false), a.integer("almost_full", depth)));
+            boolean showAhead = a.flag("show_ahead", true);
+            return new SyncFifo().elaborate(new SyncFifo.Params(a.integer("width", 8), depth, showAhead,
+                    a.flag("registered", !showAhead), a.integer("almost_full", depth)));
         }));
         ENTRIES.put("async_fifo", new Entry("width=8 depth=16 sync_stages=2 registered=true", a ->
                 new AsyncFifo().elaborate(new AsyncFifo.Params(a.integer("width", 8), a.integer("depth", 16),

@@ -36,6 +36,8 @@ class ParameterValidationTest {
                         "SyncFifo almostFull = 17: must be in 1..depth (16)"),
                 Arguments.of((Executable) () -> new SyncFifo.Params(8, 16, false, false, 16),
                         "SyncFifo registeredOutput = false: must be true when showAhead is false (the word comes from a register a cycle after m_ready)"),
+                Arguments.of((Executable) () -> SyncFifo.Params.of(8, 2).withRegisteredOutput(true),
+                        "SyncFifo depth = 2: must be >= 4 with a registered show-ahead output (two words are in flight at full rate)"),
                 Arguments.of((Executable) () -> new AsyncFifo.Params(160, 24, 2, true),
                         "AsyncFifo depth = 24: must be a power of two in 2..65536 (Gray pointers need a power-of-two lap)"),
                 Arguments.of((Executable) () -> new AsyncFifo.Params(160, 16, 1, true),
@@ -90,6 +92,6 @@ class ParameterValidationTest {
                 Arguments.of("sync_fifo", "depth", "sixteen", "sync_fifo depth = sixteen: must be an integer"),
                 Arguments.of("async_fifo", "registered", "maybe", "async_fifo registered = maybe: must be true or false"),
                 Arguments.of("arbiter", "policy", "lottery", "arbiter policy = lottery: must be one of [fixed_priority, round_robin, weighted]"),
-                Arguments.of("sync_fifo", "dpeth", "16", "sync_fifo: unknown parameter 'dpeth' (known: [depth, width, show_ahead, registered, almost_full])"));
+                Arguments.of("sync_fifo", "dpeth", "16", "sync_fifo: unknown parameter 'dpeth' (known: [depth, show_ahead, width, registered, almost_full])"));
     }
 }

@@ -21,7 +21,10 @@ import org.direkt.hdl.Sync;
  * cross are the two Gray-coded pointers, each through a {@link Sync} chain of {@code syncStages}
  * attributed flops. The RAM is written in the write domain and read in the read domain; the
  * pointer protocol keeps every read away from a word being written. 1 word per cycle in each
- * domain while neither full nor empty.
+ * domain while neither full nor empty, provided the depth covers the pointer round trip (a word's
+ * write pointer reaches the reader and the freed slot's read pointer comes back, about
+ * {@code 2 * syncStages + 4} cycles of the slower clock): depth 16 with 2 stages sustains full
+ * rate at every clock ratio measured; depth 2 or 4 does not.
  *
  * <p>Reset: {@code wr_rst} clears the write pointer (and the read pointer's synchroniser in the
  * write domain), {@code rd_rst} clears the read pointer and {@code m_valid}. Both pointers must

@@ -23,10 +23,14 @@ import org.direkt.hdl.Stream;
  * <li>show-ahead, unregistered: {@code m_data} is the head word, read asynchronously (MLAB/LUTRAM);
  *     latency 1 cycle.</li>
  * <li>show-ahead, registered output: the head word sits in an output register loaded from the
- *     RAM; latency 2 cycles; capacity stays {@code depth} (the register counts toward it).</li>
+ *     RAM; latency 2 cycles; capacity stays {@code depth} (the register counts toward it), so
+ *     full rate needs depth 4 or more.</li>
  * <li>not show-ahead: {@code m} has ready latency 1, the classic read-request FIFO: the word comes
  *     from a register the cycle after {@code m_ready}.</li>
  * </ul>
+ *
+ * <p>{@code rst} empties the FIFO; {@code s_ready} may be high while it is asserted, and words
+ * offered then are not taken: keep the upstream in the same reset.
  */
 public final class SyncFifo extends Generator<SyncFifo.Params> {
 
@@ -39,6 +43,10 @@ public final class SyncFifo extends Generator<SyncFifo.Params> {
                     "must be in 1..depth (" + depth + ")");
             require(showAhead || registeredOutput, "SyncFifo", "registeredOutput", registeredOutput,
                     "must be true when showAhead is false (the word comes from a register a cycle after m_ready)");
+            // In steady state the RAM head and the output register both hold a word: with depth 2
+            // s_ready would drop one cycle in three.
+            require(!(showAhead && registeredOutput) || depth >= 4, "SyncFifo", "depth", depth,
+                    "must be >= 4 with a registered show-ahead output (two words are in flight at full rate)");
         }
 
         /** Show-ahead, unregistered, almost full when full. */
@@ -70,7 +78,8 @@ public final class SyncFifo extends Generator<SyncFifo.Params> {
     protected void build(ModuleBuilder m, Params p) {
         m.doc(String.format("""
                 Single-clock FIFO, %d words of %d bits, %s. s_ready and m_valid come from state only.
-                fill counts the words held; almost_full is fill >= %d. rst empties the FIFO.""",
+                fill counts the words held; almost_full is fill >= %d. rst empties the FIFO; words offered
+                while rst is high are not taken (keep the upstream in the same reset).""",
                 p.depth(), p.width(), !p.showAhead() ? "read request (m has ready latency 1; data one cycle after m_ready)"
                         : p.registeredOutput() ? "show-ahead with registered output (latency 2 cycles)"
                         : "show-ahead (latency 1 cycle)", p.almostFull()));
