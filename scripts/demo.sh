@@ -2,6 +2,7 @@
 # The demo: emit the example designs from their Java generators, show what was built, lint it,
 # and simulate it under cocotb on Verilator and Icarus.
 set -euo pipefail
+JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 cd "$(dirname "$0")/.."
 out=build/demo
 rm -rf "$out"
@@ -11,7 +12,7 @@ echo "== direkt demo: Java generators -> Verilog -> simulation"
 for spec in "skid_buffer width=32" "gray_crossing width=4"; do
   read -r name params <<<"$spec"
   dir="$out/$name"
-  top=$(java -cp "$classes" org.direkt.hdl.examples.Emit "$name" $params --out "$dir" | awk '/^top /{print $2}')
+  top=$("$JAVA" -cp "$classes" org.direkt.hdl.examples.Emit "$name" $params --out "$dir" | awk '/^top /{print $2}')
   echo
   echo "built $top ($name $params) into $dir:"
   for f in "$dir"/*.v; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Lints every Verilog file the project emits, in its tests and its examples:
 #   verilator --lint-only -Wall (no waivers: any warning fails), iverilog -g2005, yosys read_verilog.
-# Sources: the example designs emitted at several parameter sets, the emitter's golden files,
+# Sources: the example designs and generators emitted at several parameter sets, the emitter's golden files,
 # the reference IP in ip/ when present, and the RTL the cocotb benches built (sim/build) when present.
 set -euo pipefail
+JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 cd "$(dirname "$0")/.."
 out=build/lint
 rm -rf "$out"
@@ -14,7 +15,7 @@ cp_classes=hdl-dsl/target/classes
 emit() {
   local name=$1; shift
   local dir="$out/examples/$name${*:+_}$(IFS=_; echo "$*")"
-  java -cp "$cp_classes" org.direkt.hdl.examples.Emit "$name" "$@" --out "$dir" >/dev/null
+  "$JAVA" -cp "$cp_classes" org.direkt.hdl.examples.Emit "$name" "$@" --out "$dir" >/dev/null
 }
 emit skid_buffer width=1
 emit skid_buffer width=8
@@ -25,9 +26,25 @@ emit skid_chain width=8 stages=3
 emit simple_ram width=8 depth=16
 emit simple_ram width=160 depth=512
 
+gen() {
+  local name=$1; shift
+  local dir="$out/generators/$name${*:+_}$(IFS=_; echo "$*")"
+  "$JAVA" -cp "$cp_classes:generators/target/classes" org.direkt.generators.Emit "$name" "$@" --out "$dir" >/dev/null
+}
+gen sync_fifo width=1 depth=2
+gen sync_fifo width=64 depth=512 registered=true almost_full=500
+gen sync_fifo width=8 depth=4 show_ahead=false
+gen async_fifo width=1 depth=2 registered=false
+gen async_fifo width=256 depth=512 sync_stages=3
+gen arbiter requesters=8 policy=round_robin
+gen arbiter requesters=5 policy=weighted weights=5,1,3,1,8
+gen rl_adapter width=8 direction=rl1_to_rl0
+gen channel_port port=udp0_in type=streamsink width=64 chan_id=eth0_out registered=false
+gen channel_port port=udp0_out type=streamsource width=256 chan_id=eth0_in registered=true
+
 dirs=()
 while IFS= read -r d; do dirs+=("$d"); done < <(
-  { find "$out/examples" hdl-dsl/src/test/resources/golden -mindepth 1 -maxdepth 1 -type d
+  { find "$out/examples" "$out/generators" hdl-dsl/src/test/resources/golden -mindepth 1 -maxdepth 1 -type d
     [ -d ip ] && find ip -name '*.v' -printf '%h\n'
     [ -d sim/build ] && find sim/build -type d -name rtl
   } | sort -u)
