@@ -46,6 +46,7 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.stimulus import value as _int
 
 CLK_PERIOD_NS = 10
 RESET_CYCLES = 3
@@ -135,11 +136,6 @@ class ArbiterModel:
 
 
 # --------------------------------------------------------------------------- bench
-
-
-def _int(signal) -> Optional[int]:
-    value = signal.value
-    return value.integer if value.is_resolvable else None
 
 
 def lengths_1() -> Callable[[random.Random], int]:

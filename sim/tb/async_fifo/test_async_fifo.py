@@ -89,6 +89,7 @@ from cocotb.triggers import Event, First, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern
 
 REGRESS = regress_scale() > 1
 TRAFFIC_WORDS = 100_000 if REGRESS else 2_000  # through the 16 traffic tests of one run, together
@@ -103,51 +104,8 @@ TIMEOUT = dict(timeout_time=500 * SCALE, timeout_unit="ms")  # simulated; the pe
 # --------------------------------------------------------------------------- helpers
 
 
-def _int(handle) -> Optional[int]:
-    try:
-        return handle.value.integer
-    except ValueError:
-        return None
-
-
-def _hex(v: Optional[int]) -> str:
-    return "X" if v is None else hex(v)
-
-
 def _now() -> int:
     return int(get_sim_time("ps"))
-
-
-def pattern(kind: str, rng: random.Random) -> Iterator[bool]:
-    """Per-cycle on/off pattern (see the sync FIFO bench): always, never, random, pNN, 1inN, stall.
-    ``never_stall`` (sources only): valid exactly when the FIFO will take the word (from the model)."""
-    if kind in ("always", "never_stall"):
-        while True:
-            yield True
-    elif kind == "never":
-        while True:
-            yield False
-    elif kind == "random":
-        while True:
-            yield rng.random() < 0.5
-    elif kind.startswith("p"):  # pNN: on with probability NN percent
-        prob = int(kind[1:]) / 100
-        while True:
-            yield rng.random() < prob
-    elif kind.startswith("1in"):
-        n = int(kind[3:])
-        i = rng.randrange(n)
-        while True:
-            yield i % n == 0
-            i += 1
-    elif kind == "stall":
-        while True:
-            for _ in range(rng.randint(1, 20)):
-                yield True
-            for _ in range(rng.randint(10, 60)):
-                yield False
-    else:
-        raise ValueError(f"unknown pattern {kind!r}")
 
 
 class Scoreboard:

@@ -40,6 +40,7 @@ from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.stimulus import value as _int
 
 RESET_CYCLES = 3
 # Synchroniser flops unless the emitter parameter sync_stages says otherwise.
@@ -48,11 +49,6 @@ RESET_CYCLES = 3
 DEFAULT_SYNC_STAGES = 2
 SLACK_PS = 1
 SCALE = regress_scale()  # 10 under `make regress` (DIREKT_REGRESS=1), else 1
-
-
-def _int(signal) -> Optional[int]:
-    value = signal.value
-    return value.integer if value.is_resolvable else None
 
 
 def _now() -> int:

@@ -46,6 +46,7 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern as _pattern
 
 CLK_PERIOD_NS = 10
 RESET_CYCLES = 3
@@ -72,40 +73,9 @@ def words(test: str) -> int:
 # --------------------------------------------------------------------------- helpers
 
 
-def _int(signal) -> Optional[int]:
-    value = signal.value
-    return value.integer if value.is_resolvable else None
-
-
-def _hex(v: Optional[int]) -> str:
-    return "X" if v is None else hex(v)
-
-
 def pattern(kind: str, rng: random.Random) -> Iterator[bool]:
-    """Per-cycle on/off: ``always``, ``never``, ``random`` (50 %), ``1in<N>``, ``stall`` (long off runs)."""
-    if kind == "always":
-        while True:
-            yield True
-    elif kind == "never":
-        while True:
-            yield False
-    elif kind == "random":
-        while True:
-            yield rng.random() < 0.5
-    elif kind.startswith("1in"):
-        n = int(kind[3:])
-        i = rng.randrange(n)
-        while True:
-            yield i % n == 0
-            i += 1
-    elif kind == "stall":
-        while True:
-            for _ in range(rng.randint(1, 12)):
-                yield True
-            for _ in range(rng.randint(5, 30)):
-                yield False
-    else:
-        raise ValueError(f"unknown pattern {kind!r}")
+    """The shared patterns, with shorter stalls: these DUTs hold at most a few words."""
+    return _pattern(kind, rng, stall_on=(1, 12), stall_off=(5, 30))
 
 
 # --------------------------------------------------------------------------- models

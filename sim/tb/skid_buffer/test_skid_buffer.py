@@ -39,6 +39,7 @@ from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern
 
 CLK_PERIOD_NS = 10
 CAPACITY = 2  # words the register slice holds (output register + skid register)
@@ -69,47 +70,6 @@ def words(test: str) -> int:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _int(signal) -> Optional[int]:
-    """Current value of *signal*, or None if it has X/Z bits."""
-    value = signal.value
-    return value.integer if value.is_resolvable else None
-
-
-def _hex(v: Optional[int]) -> str:
-    return "X" if v is None else hex(v)
-
-
-def pattern(kind: str, rng: random.Random) -> Iterator[bool]:
-    """Per-cycle on/off pattern for a source's valid or a sink's ready.
-
-    ``always``; ``never``; ``random`` (50 %); ``1inN`` (one cycle in N, random
-    phase); ``stall`` (long runs of off, 10..60 cycles, between short runs of on).
-    """
-    if kind == "always":
-        while True:
-            yield True
-    elif kind == "never":
-        while True:
-            yield False
-    elif kind == "random":
-        while True:
-            yield rng.random() < 0.5
-    elif kind.startswith("1in"):
-        n = int(kind[3:])
-        i = rng.randrange(n)
-        while True:
-            yield i % n == 0
-            i += 1
-    elif kind == "stall":
-        while True:
-            for _ in range(rng.randint(1, 20)):
-                yield True
-            for _ in range(rng.randint(10, 60)):
-                yield False
-    else:
-        raise ValueError(f"unknown pattern {kind!r}")
 
 
 class Sample:

@@ -80,6 +80,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge, Timer
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern
 
 CLK_NS = 10
 RESET_CYCLES = 3
@@ -94,51 +95,6 @@ TIMEOUT = dict(timeout_time=200 * SCALE, timeout_unit="ms")  # simulated; the cy
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _int(handle) -> Optional[int]:
-    """Current value of a signal, or None if it has X/Z bits."""
-    try:
-        return handle.value.integer
-    except ValueError:
-        return None
-
-
-def _hex(v: Optional[int]) -> str:
-    return "X" if v is None else hex(v)
-
-
-def pattern(kind: str, rng: random.Random) -> Iterator[bool]:
-    """Per-cycle on/off pattern for a source's valid or a sink's ready.
-
-    ``always``; ``random`` (50 %); ``1inN`` (one cycle in N, random phase);
-    ``stall`` (long runs of off, 10..60 cycles, between runs of on, 1..20).
-    ``never_stall`` (sources only) is handled by the bench: valid exactly in
-    the cycles where the FIFO will take the word.
-    """
-    if kind in ("always", "never_stall"):
-        while True:
-            yield True
-    elif kind == "never":
-        while True:
-            yield False
-    elif kind == "random":
-        while True:
-            yield rng.random() < 0.5
-    elif kind.startswith("1in"):
-        n = int(kind[3:])
-        i = rng.randrange(n)
-        while True:
-            yield i % n == 0
-            i += 1
-    elif kind == "stall":
-        while True:
-            for _ in range(rng.randint(1, 20)):
-                yield True
-            for _ in range(rng.randint(10, 60)):
-                yield False
-    else:
-        raise ValueError(f"unknown pattern {kind!r}")
 
 
 class Sample:
