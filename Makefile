@@ -20,7 +20,7 @@ SIMS := verilator icarus
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
-	@echo "make test     install what is missing, run every test (JUnit, lint, cocotb on Verilator and Icarus)"
+	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus)"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
 	@echo "make regress  long simulations"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
@@ -34,7 +34,7 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup test-java lint test-sim
+test: setup test-java lint formal test-sim
 
 test-java:
 	$(MVN) test

@@ -1,0 +1,271 @@
+// Formal harness for the dual-clock FIFOs direkt_async_fifo_w<W>_d16_r (Cummings style:
+// Gray pointers through 2-flop synchronisers, registered read data).
+//
+// The IP is instantiated unchanged from ../ip (the top and its submodules u_wr, u_rd,
+// u_rd_ptr_sync, u_wr_ptr_sync). formal/run.py reads this file with
+//   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D CHECK_<property>
+// and builds the model with `clk2fflogic` (SymbiYosys `multiclock on`): every flip-flop
+// becomes a flip-flop of the global formal clock that takes its D input only in a global
+// step where its own clock rose. Exactly one CHECK_<property> selects the property under
+// proof; the helper invariants are asserted in every run (CHECK_helpers proves them alone;
+// the data helpers are asserted only with CHECK_data_in_order).
+//
+// Clocks: wr_clk and rd_clk are free in every global step ($anyseq), so their edges are
+// arbitrary: any ratio, any phase, drifting, simultaneous edges, long stops.
+//
+// Internal signals: Yosys 0.23 has no hierarchical references (`dut.u_wr.wr_ptr_bin` here
+// would be an implicitly declared, undriven wire). The wires below tagged `//@tap` are left
+// undriven here; after `flatten` run.py drives each from the flattened internal signal:
+// `//@tap w = dut.x` with Yosys `connect` (exactly `assign w = dut.x;`), `//@tap w =
+// dut.mem[a]` by one more asynchronous read port on the memory dut.mem at address a (exactly
+// `assign w = dut.mem[a];`). `check -assert` then rejects any tap left undriven. Taps are read
+// only by assertions, never by assumptions: a wrong tap can fail a proof, never pass one.
+//
+//@tap f_wb      = dut.u_wr.wr_ptr_bin
+//@tap f_wg      = dut.u_wr.wr_ptr_gray_q
+//@tap f_rb      = dut.u_rd.rd_ptr_bin
+//@tap f_rg      = dut.u_rd.rd_ptr_gray_q
+//@tap f_rv      = dut.u_rd.valid_q
+//@tap f_wsync0  = dut.u_wr_ptr_sync.stage0
+//@tap f_wsync1  = dut.u_wr_ptr_sync.stage1
+//@tap f_rsync0  = dut.u_rd_ptr_sync.stage0
+//@tap f_rsync1  = dut.u_rd_ptr_sync.stage1
+//@tap f_dq      = dut.rd_data_q
+//@tap f_mem_head   = dut.mem[f_addr_head]
+//@tap f_mem_first  = dut.mem[f_addr_first]
+//@tap f_mem_second = dut.mem[f_addr_second]
+//
+// Environment assumptions:
+//   E1  Both resets are high from the first step until each side has seen at least one
+//       rising edge of its clock with its reset high (every register starts arbitrary, and a
+//       synchronous reset acts only at a clock edge). This is "asserted together at start",
+//       and weaker than the IP's documented rule (both, overlapping, >= 3 slow cycles).
+//   E2  After that each reset is released at an arbitrary moment, independently of the
+//       other, and is never asserted again (the IP documents that resetting one side alone
+//       while words are held loses or replays them; a reset of both mid-stream is not
+//       modelled).
+// No other assumption: s_valid, s_data and m_ready are free in every step, also while wr_rst
+// is high (the IP documents s_valid low during wr_rst; the proofs do not need it: a handshake
+// while wr_rst is high is not counted as an accepted word, and the IP does not keep it).
+`default_nettype none
+
+module fv_async_fifo;
+  localparam W  = `WIDTH;
+  localparam D  = 16;
+  localparam AW = 4;
+  localparam PW = 5;
+
+  wire          wr_clk  = $anyseq;
+  wire          rd_clk  = $anyseq;
+  wire          wr_rst  = $anyseq;
+  wire          rd_rst  = $anyseq;
+  wire [W-1:0]  s_data  = $anyseq;
+  wire          s_valid = $anyseq;
+  wire          m_ready = $anyseq;
+  wire          s_ready;
+  wire [W-1:0]  m_data;
+  wire          m_valid;
+
+  `DUT dut (
+    .wr_clk(wr_clk), .wr_rst(wr_rst), .rd_clk(rd_clk), .rd_rst(rd_rst),
+    .s_data(s_data), .s_valid(s_valid), .s_ready(s_ready),
+    .m_data(m_data), .m_valid(m_valid), .m_ready(m_ready)
+  );
+
+  // taps (driven by run.py, see above)
+  wire [PW-1:0] f_wb, f_wg, f_rb, f_rg;
+  wire          f_rv;
+  wire [PW-1:0] f_wsync0, f_wsync1;     // write pointer, Gray, in the read domain
+  wire [PW-1:0] f_rsync0, f_rsync1;     // read pointer, Gray, in the write domain
+  wire [W-1:0]  f_dq;
+  wire [W-1:0]  f_mem_head, f_mem_first, f_mem_second;
+
+  function [PW-1:0] bin2gray(input [PW-1:0] b);
+    bin2gray = b ^ (b >> 1);
+  endfunction
+
+  // distance modulo 32 from `behind` up to `ahead`, zero-extended so that comparisons and
+  // sums are not evaluated (and wrapped) at a wider or narrower width
+  function [6:0] dist(input [PW-1:0] ahead, input [PW-1:0] behind);
+    dist = {2'b00, ahead - behind};
+  endfunction
+
+  // ---------------------------------------------------------------- environment
+  // E1: each side records that it has been reset
+  reg f_wr_seen = 1'b0, f_rd_seen = 1'b0;
+  always @(posedge wr_clk) if (wr_rst) f_wr_seen <= 1'b1;
+  always @(posedge rd_clk) if (rd_rst) f_rd_seen <= 1'b1;
+  wire f_ok = f_wr_seen && f_rd_seen;   // both sides have been reset: properties apply
+
+  always @* if (!f_ok) assume (wr_rst && rd_rst);                        // E1
+
+  // E2: once released, a reset stays released
+  reg f_wr_rel = 1'b0, f_rd_rel = 1'b0;
+  always @($global_clock) begin
+    if (f_ok && !wr_rst) f_wr_rel <= 1'b1;
+    if (f_ok && !rd_rst) f_rd_rel <= 1'b1;
+  end
+  always @* if (f_wr_rel) assume (!wr_rst);                              // E2
+  always @* if (f_rd_rel) assume (!rd_rst);                              // E2
+
+  // ---------------------------------------------------------------- reference model
+  // Words accepted (write side) and delivered (read side), counted at the ports, each in
+  // its own clock domain, modulo 32 like the IP's pointers.
+  wire push = s_valid && s_ready;
+  wire pop  = m_valid && m_ready;
+  reg [PW-1:0] f_wcnt, f_rcnt;
+  always @(posedge wr_clk)
+    if (wr_rst) f_wcnt <= 0;
+    else if (push) f_wcnt <= f_wcnt + 1'b1;
+  always @(posedge rd_clk)
+    if (rd_rst) f_rcnt <= 0;
+    else if (pop) f_rcnt <= f_rcnt + 1'b1;
+  wire [PW-1:0] f_level = f_wcnt - f_rcnt;    // words held
+
+  // Two consecutive tracked words (as in sync_fifo.sv): at an arbitrary point (f_arm, free)
+  // the next accepted word is the first tracked word, the one after it the second; their
+  // data are arbitrary constants, a word is tracked only if it carries them (else tracking
+  // stops for good). f_wtrk lives in the write domain, f_rtrk in the read domain.
+  //   f_wtrk: 0 idle, 1 first accepted, 2 both accepted, 3 not tracking
+  //   f_rtrk: 0 none delivered, 1 first delivered, 2 both delivered
+  wire         f_arm = $anyseq;
+  wire [W-1:0] f_d1  = $anyconst;
+  wire [W-1:0] f_d2  = $anyconst;
+  reg  [1:0]   f_wtrk, f_rtrk;
+  reg [PW-1:0] f_idx;
+  always @(posedge wr_clk)
+    if (wr_rst) f_wtrk <= 2'd0;
+    else case (f_wtrk)
+      2'd0: if (push && f_arm) begin
+              f_idx  <= f_wcnt;
+              f_wtrk <= (s_data == f_d1) ? 2'd1 : 2'd3;
+            end
+      2'd1: if (push) f_wtrk <= (s_data == f_d2) ? 2'd2 : 2'd3;
+      default: ;
+    endcase
+  always @(posedge rd_clk)
+    if (rd_rst) f_rtrk <= 2'd0;
+    else if (pop) begin
+      if (f_rtrk == 2'd0 && (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rcnt == f_idx) f_rtrk <= 2'd1;
+      else if (f_rtrk == 2'd1 && f_wtrk == 2'd2) f_rtrk <= 2'd2;
+    end
+
+  wire [PW-1:0] f_idx2 = f_idx + 1'b1;
+  wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
+  wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
+  wire [AW-1:0] f_addr_head   = f_rb[AW-1:0];
+  wire          f_first_held  = (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rtrk == 2'd0;
+  wire          f_second_held = f_wtrk == 2'd2 && f_rtrk != 2'd2;
+
+  // Ghost copies of the synchroniser stages, in binary: the same clock, reset and sampling
+  // instant as the stage, but they sample the binary pointer where the stage samples its
+  // Gray code. So f_x0 is "the write pointer value that u_wr_ptr_sync.stage0 sampled".
+  reg [PW-1:0] f_x0, f_x1;      // write pointer, as sampled in the read domain
+  reg [PW-1:0] f_y0, f_y1;      // read pointer, as sampled in the write domain
+  always @(posedge rd_clk)
+    if (rd_rst) begin f_x0 <= 0; f_x1 <= 0; end
+    else begin f_x0 <= f_wb; f_x1 <= f_x0; end
+  always @(posedge wr_clk)
+    if (wr_rst) begin f_y0 <= 0; f_y1 <= 0; end
+    else begin f_y0 <= f_rb; f_y1 <= f_y0; end
+
+  // the Gray pointers one global step earlier, and whether both sides had been reset then
+  reg          f_ok_prev = 1'b0;
+  reg [PW-1:0] f_wg_prev, f_rg_prev;
+  always @($global_clock) begin
+    f_ok_prev <= f_ok;
+    f_wg_prev <= f_wg;
+    f_rg_prev <= f_rg;
+  end
+
+  // ---------------------------------------------------------------- properties
+  always @* if (f_ok) begin
+`ifdef CHECK_never_exceeds_depth
+    never_exceeds_depth: assert (f_level <= D);
+`endif
+`ifdef CHECK_no_accept_when_full
+    no_accept_when_full: assert (!(f_level == D && s_ready));
+`endif
+`ifdef CHECK_no_emit_when_empty
+    no_emit_when_empty: assert (!(f_level == 0 && m_valid));
+`endif
+`ifdef CHECK_data_in_order
+    first_word_intact: assert (!(m_valid && f_first_held && f_rcnt == f_idx) || m_data == f_d1);
+    second_word_intact: assert (!(m_valid && f_wtrk == 2'd2 && f_rtrk == 2'd1) || m_data == f_d2);
+    second_not_before_written: assert (!(m_valid && f_wtrk == 2'd1 && f_rtrk == 2'd1));
+`endif
+`ifdef CHECK_sync_stage_gray_lags
+    // The Gray pointers that cross change in at most one bit per global step, so a
+    // synchroniser flop that samples one while it changes (metastability, not modelled
+    // here: the flops sample the settled value) can only resolve to the old or the new
+    // pointer, which the lag relations below already allow.
+    wr_gray_one_bit: assert (!f_ok_prev || ((f_wg ^ f_wg_prev) & ((f_wg ^ f_wg_prev) - 1'b1)) == 0);
+    rd_gray_one_bit: assert (!f_ok_prev || ((f_rg ^ f_rg_prev) & ((f_rg ^ f_rg_prev) - 1'b1)) == 0);
+    // Write-pointer synchroniser (read domain): stage0 = gray(x0) and stage1 = gray(x1) for
+    // pointer values x0, x1 that the write pointer really held, with wr_ptr_bin - x0 and
+    // wr_ptr_bin - x1 in 0..16 (lag, within one lap) and x1 not ahead of x0.
+    wr_sync_gray: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1));
+    wr_sync_lags: assert (dist(f_wb, f_x0) <= dist(f_wb, f_x1) && dist(f_wb, f_x1) <= D);
+    // Read-pointer synchroniser (write domain), likewise against rd_ptr_bin.
+    rd_sync_gray: assert (f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
+    rd_sync_lags: assert (dist(f_rb, f_y0) <= dist(f_rb, f_y1) && dist(f_rb, f_y1) <= D);
+`endif
+  end
+
+`ifdef CHECK_reachable
+  // Non-vacuity: under the same assumptions, the interesting states are reachable from reset
+  // (run.py proves these with BMC cover, not induction).
+  always @* if (f_ok) begin
+    cover (f_level == D && !s_ready);                 // the FIFO fills up, and says so
+    cover (f_rtrk == 2'd2);                           // both tracked words delivered
+  end
+`endif
+
+  // ---------------------------------------------------------------- helpers
+  // Invariants that make the properties inductive, asserted (so proven) in every run. The
+  // data ones (which need the memory and the tracked words) only where the data property is
+  // proven; the run `helpers` proves the others alone.
+`ifdef CHECK_data_in_order
+ `define DATA_HELPERS
+`endif
+  always @* begin
+    // reset phase: a side that has been reset holds its reset state until its reset is
+    // released (which E1 allows only once both sides have been reset)
+    if (f_wr_seen && !f_wr_rel)
+      h_wr_reset: assert (f_wb == 0 && f_wg == 0 && f_rsync0 == 0 && f_rsync1 == 0 &&
+                          f_y0 == 0 && f_y1 == 0 && f_wcnt == 0 && f_wtrk == 2'd0);
+    if (f_rd_seen && !f_rd_rel)
+      h_rd_reset: assert (f_rb == 0 && f_rg == 0 && !f_rv && f_wsync0 == 0 && f_wsync1 == 0 &&
+                          f_x0 == 0 && f_x1 == 0 && f_rcnt == 0 && f_rtrk == 2'd0);
+    h_rel: assert ((!f_wr_rel && !f_rd_rel) || f_ok);
+    if (f_ok) begin
+      h_ptrs: assert (f_wb == f_wcnt && f_rb == f_rcnt);
+      h_gray: assert (f_wg == bin2gray(f_wb) && f_rg == bin2gray(f_rb));
+      h_ghost: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1) &&
+                       f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
+      h_level: assert (dist(f_wb, f_rb) <= D);
+      // read <= x1 <= x0 <= write (write-pointer synchroniser), all within one lap
+      h_wr_chain: assert (dist(f_x1, f_rb) <= dist(f_x0, f_rb) &&
+                          dist(f_x0, f_rb) <= dist(f_wb, f_rb));
+      // y1 <= y0 <= read <= write (read-pointer synchroniser), write - y1 within one lap
+      h_rd_chain: assert (dist(f_y0, f_y1) <= dist(f_rb, f_y1) &&
+                          dist(f_rb, f_y1) <= dist(f_wb, f_y1) && dist(f_wb, f_y1) <= D);
+      // a valid output word lies below the synchronised write pointer ...
+      h_valid: assert (!f_rv || f_rb != f_x1);
+`ifdef DATA_HELPERS
+      // ... and is the memory word at the read pointer
+      h_dq: assert (!f_rv || f_dq == f_mem_head);
+      h_states: assert (f_rtrk != 2'd3 && (f_wtrk != 2'd0 || f_rtrk == 2'd0) &&
+                        (f_rtrk != 2'd2 || f_wtrk == 2'd2));
+      h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
+      h_first_mem: assert (!f_first_held || f_mem_first == f_d1);
+      h_ws1: assert (f_wtrk != 2'd1 || f_wcnt == f_idx2);
+      h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
+      h_second_mem: assert (!f_second_held || f_mem_second == f_d2);
+      h_rs1: assert (!(f_rtrk == 2'd1 && f_wtrk != 2'd3) || f_rcnt == f_idx2);
+`endif
+    end
+  end
+endmodule
+
+`default_nettype wire

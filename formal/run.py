@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""Formal proofs of the reference IP in ../ip (Yosys + yosys-smtbmc + z3).
+
+For every configuration and every property this builds an SMT-LIB2 model of the harness in
+formal/ around the unchanged IP, then proves the property by k-induction the way SymbiYosys
+does in prove mode: the base case (BMC from reset, `yosys-smtbmc -t K`) and the induction
+step (`yosys-smtbmc -i -t K`) at the same depth K, both with z3. A property is PASSED only
+when both pass. The property `reachable` of each configuration is a cover check instead
+(`yosys-smtbmc -c`): every cover statement of the harness must be reached from reset, which
+shows that the assumptions leave the interesting behaviour possible (non-vacuity).
+
+    python3 formal/run.py                          # everything (what `make formal` runs)
+    python3 formal/run.py --only arbiter_rr        # '<config> <property>' contains this
+    python3 formal/run.py --only data_in_order --only "async_fifo_w64_d16 helpers"
+    python3 formal/run.py --list
+    python3 formal/run.py --ip /tmp/broken-ip      # the same proofs on another copy of ip/
+
+Output: one line per property, `PASSED  <config>  <property>  (k-induction, depth K, ...)`
+or `FAILED ...` followed by the reason, the counterexample trace (VCD) and the assertions
+that failed; then `N passed, M failed`. Exit status 0 only when every selected proof passed.
+
+Work files go to formal/build/<config>/<property>/: flat.ys and tapped.il (stage 1), model.ys
+and model.smt2 (stage 2), the solver logs base.log / induction.log / cover.log and, on a
+failure, base.vcd / induction.vcd / cover<N>.vcd. A base-case failure is a real trace from
+reset; an induction failure may start in an unreachable state (a missing helper invariant).
+Two properties are proven at a time, each running its base case and induction step side by
+side.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+IP = os.path.join(ROOT, "ip")
+BUILD = os.path.join(HERE, "build")
+
+# --------------------------------------------------------------------------- configurations
+
+SYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_empty",
+                   "exact_flags", "data_in_order", "helpers", "reachable"]
+ASYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_empty",
+                    "data_in_order", "sync_stage_gray_lags", "helpers", "reachable"]
+ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
+             "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
+
+
+def sync_fifo(module, width, depth, afull, k, data_k, cover_k):
+    return dict(name=module.replace("direkt_", ""), harness="sync_fifo.sv", top="fv_sync_fifo",
+                ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
+                prop_depth=dict(data_in_order=data_k),
+                defines=dict(DUT=module, WIDTH=width, DEPTH=depth, AFULL=afull),
+                props=SYNC_FIFO_PROPS)
+
+
+def async_fifo(width, k, data_k, cover_k):
+    module = "direkt_async_fifo_w%d_d16_r" % width
+    return dict(name="async_fifo_w%d_d16" % width, harness="async_fifo.sv", top="fv_async_fifo",
+                ip=[module, "direkt_async_fifo_wr_d16", "direkt_async_fifo_rd_d16_r",
+                    "direkt_sync_w5_s2"],
+                multiclock=True, depth=k, cover_depth=cover_k,
+                prop_depth=dict(data_in_order=data_k),
+                defines=dict(DUT=module, WIDTH=width),
+                props=ASYNC_FIFO_PROPS)
+
+
+def arbiter(module, n, policy, weights, k, cover_k):
+    # POLICY: 0 fixed priority, 1 round robin, 2 weighted round robin
+    w = list(weights) + [1] * (3 - len(weights))
+    return dict(name=module.replace("direkt_", ""), harness="arbiter.sv", top="fv_arbiter",
+                ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
+                defines=dict(DUT=module, N=n, POLICY=policy, W0=w[0], W1=w[1], W2=w[2]),
+                props=ARB_PROPS[:-1] + (["fixed_priority_order"] if policy == 0 else [])
+                + ARB_PROPS[-1:])
+
+
+CONFIGS = [
+    sync_fifo("direkt_sync_fifo_w160_d16", 160, 16, 16, k=20, data_k=5, cover_k=24),
+    sync_fifo("direkt_sync_fifo_w160_d4_af3", 160, 4, 3, k=12, data_k=5, cover_k=12),
+    async_fifo(160, k=8, data_k=6, cover_k=44),
+    async_fifo(256, k=8, data_k=6, cover_k=44),
+    async_fifo(64, k=8, data_k=6, cover_k=44),
+    arbiter("direkt_arbiter_fixed_n2", 2, 0, [], k=10, cover_k=12),
+    arbiter("direkt_arbiter_fixed_n3", 3, 0, [], k=10, cover_k=12),
+    arbiter("direkt_arbiter_rr_n2", 2, 1, [], k=10, cover_k=12),
+    arbiter("direkt_arbiter_rr_n3", 3, 1, [], k=10, cover_k=12),
+    arbiter("direkt_arbiter_wrr_n2_3_1", 2, 2, [3, 1], k=10, cover_k=12),
+    arbiter("direkt_arbiter_wrr_n3_4_2_1", 3, 2, [4, 2, 1], k=10, cover_k=12),
+]
+
+# --------------------------------------------------------------------------- model building
+#
+# Yosys 0.23 has no hierarchical references, so a harness declares undriven "tap" wires and
+# names, in `//@tap <wire> = <internal>` comment lines, the flattened internal signal that
+# drives each one:
+#   //@tap f_wr_ptr = dut.wr_ptr          assign f_wr_ptr = dut.wr_ptr;      (connect -set)
+#   //@tap f_word   = dut.mem[f_addr]     assign f_word = dut.mem[f_addr];   (one more
+#                                          asynchronous read port on memory dut.mem)
+# Stage 1 flattens the design and writes RTLIL; the read ports are added to that text; stage 2
+# makes the connections, checks that nothing is left undriven and writes the SMT2 model.
+
+TAP_RE = re.compile(r"^//@tap\s+(\w+)\s*=\s*([\w.]+)(?:\[(\w+)\])?"
+                    r"(?:\s+if\s+(\w+)\s*(==|!=|>=|<=|>|<)\s*(-?\d+))?\s*$")
+OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, ">=": lambda a, b: a >= b,
+       "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+
+
+def taps(harness_path, defines):
+    """(wire, internal, address-or-None) for each `//@tap` line of a harness that applies to
+    a configuration (`... if MACRO>=1` applies where the -D macro satisfies the test)."""
+    out = []
+    with open(harness_path) as f:
+        for line in f:
+            if not line.startswith("//@tap"):
+                continue
+            m = TAP_RE.match(line.strip())
+            if not m:
+                raise RuntimeError("bad tap line: %s" % line.strip())
+            wire, internal, addr, macro, op, val = m.groups()
+            if macro and not OPS[op](int(defines[macro]), int(val)):
+                continue
+            out.append((wire, internal, addr))
+    return out
+
+
+def add_read_ports(il_text, top, mem_taps):
+    """Adds one asynchronous $memrd cell per memory tap to module `top` of an RTLIL text."""
+    mems = dict((m.group(3), (int(m.group(1)), int(m.group(2))))
+                for m in re.finditer(r"^\s*memory width (\d+) size (\d+) \\(\S+)\s*$",
+                                     il_text, re.M))
+    wires = dict((m.group(2), int(m.group(1) or 1))
+                 for m in re.finditer(r"^\s*wire (?:width (\d+) )?(?:\w+ \d+ )*\\(\S+)\s*$",
+                                      il_text, re.M))
+    cells = []
+    for n, (wire, mem, addr) in enumerate(mem_taps):
+        if mem not in mems:
+            raise RuntimeError("tap %s: no memory %s in the flattened design" % (wire, mem))
+        width, _size = mems[mem]
+        if wires.get(wire) != width:
+            raise RuntimeError("tap %s: width %s, memory %s has width %d"
+                               % (wire, wires.get(wire), mem, width))
+        if addr not in wires:
+            raise RuntimeError("tap %s: no address wire %s" % (wire, addr))
+        cells.append("\n".join([
+            "  cell $memrd $formal_tap_rd_%d" % n,
+            "    parameter \\ABITS %d" % wires[addr],
+            "    parameter \\CLK_ENABLE 0",
+            "    parameter \\CLK_POLARITY 0",
+            "    parameter \\MEMID \"\\\\%s\"" % mem,
+            "    parameter \\TRANSPARENT 0",
+            "    parameter \\WIDTH %d" % width,
+            "    connect \\ADDR \\%s" % addr,
+            "    connect \\CLK 1'x",
+            "    connect \\DATA \\%s" % wire,
+            "    connect \\EN 1'1",
+            "  end", ""]))
+    # insert before the `end` that closes module `top`
+    start = il_text.index("module \\%s\n" % top)
+    end = il_text.index("\nend\n", start) + 1
+    return il_text[:end] + "".join(cells) + il_text[end:]
+
+
+def build_model(cfg, prop, ip_dir, wd):
+    harness = os.path.join(HERE, cfg["harness"])
+    with open(harness) as f:
+        # a property selected by a macro the harness does not test would prove nothing
+        if prop != "helpers" and ("`ifdef CHECK_%s\n" % prop) not in f.read():
+            return "harness %s has no `ifdef CHECK_%s" % (cfg["harness"], prop)
+    defs = " ".join("-D%s=%s" % (k, v) for k, v in cfg["defines"].items())
+    stage1 = ["read_verilog -formal %s -DCHECK_%s %s" % (defs, prop, harness)]
+    for m in cfg["ip"]:
+        stage1.append("read_verilog %s" % os.path.join(ip_dir, m + ".v"))
+    stage1 += [
+        "hierarchy -check -top %s" % cfg["top"],
+        "proc",
+        "flatten",
+        "write_rtlil flat.il",
+    ]
+    with open(os.path.join(wd, "flat.ys"), "w") as f:
+        f.write("\n".join(stage1) + "\n")
+    rc, _ = run(["yosys", "-q", "-l", "flat.log", "-s", "flat.ys"], wd, "flat.out")
+    if rc != 0:
+        return "yosys failed, see %s" % os.path.join(wd, "flat.log")
+
+    all_taps = taps(harness, cfg["defines"])
+    with open(os.path.join(wd, "flat.il")) as f:
+        il = f.read()
+    il = add_read_ports(il, cfg["top"], [t for t in all_taps if t[2]])
+    with open(os.path.join(wd, "tapped.il"), "w") as f:
+        f.write(il)
+
+    stage2 = ["read_rtlil tapped.il"]
+    for wire, internal, addr in all_taps:
+        if not addr:
+            stage2.append("connect -nomap -nounset -set \\%s \\%s" % (wire, internal))
+    stage2 += [
+        # collect the memories as SMT arrays (no memory_dff: registered read data stays the
+        # IP's own register; no memory_map: z3 handles the arrays far better)
+        "memory_collect",
+        "opt_clean",
+        "check -assert",          # fails on any undriven wire, e.g. a misspelt tap
+        "clk2fflogic" if cfg["multiclock"] else "async2sync",
+        "setundef -anyseq",
+        "opt -keepdc -fast",
+        "dffunmap",
+        "check -assert",
+        "stat",
+        "write_smt2 -wires model.smt2",
+    ]
+    with open(os.path.join(wd, "model.ys"), "w") as f:
+        f.write("\n".join(stage2) + "\n")
+    rc, _ = run(["yosys", "-q", "-l", "model.log", "-s", "model.ys"], wd, "model.out")
+    if rc != 0:
+        return "yosys failed, see %s" % os.path.join(wd, "model.log")
+    return None
+
+
+# --------------------------------------------------------------------------- running
+
+def run(cmd, cwd, log):
+    with open(os.path.join(cwd, log), "w") as f:
+        p = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
+    with open(os.path.join(cwd, log)) as f:
+        return p.returncode, f.read()
+
+
+def failed_asserts(text):
+    out = []
+    for line in text.splitlines():
+        m = re.search(r"Assert failed in \S+: (.*)$", line)
+        if m:
+            out.append(m.group(1).strip())
+    return out
+
+
+def prove(cfg, prop, ip_dir):
+    """Returns (ok, message)."""
+    wd = os.path.join(BUILD, cfg["name"], prop)
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    err = build_model(cfg, prop, ip_dir, wd)
+    if err:
+        return False, err
+
+    with open(os.path.join(wd, "model.smt2")) as f:
+        has_mem = "; yosys-smt2-memory " in f.read()
+    # QF_BV lets z3 use its SAT-based bit-vector solver; arrays (memories) need QF_ABV
+    smtbmc = ["yosys-smtbmc", "-s", "z3", "--logic", "QF_ABV" if has_mem else "QF_BV",
+              "--unroll", "--noprogress"]
+
+    if prop == "reachable":
+        return cover(cfg, wd, smtbmc)
+
+    k = str(cfg.get("prop_depth", {}).get(prop, cfg["depth"]))
+    jobs = {
+        "base": smtbmc + ["--presat", "-t", k, "--dump-vcd", "base.vcd", "model.smt2"],
+        "induction": smtbmc + ["-i", "-t", k, "--dump-vcd", "induction.vcd", "model.smt2"],
+    }
+    res = {}
+
+    def go(name):
+        res[name] = run(jobs[name], wd, name + ".log")
+
+    threads = [threading.Thread(target=go, args=(n,)) for n in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    brc, blog = res["base"]
+    irc, ilog = res["induction"]
+    if brc != 0:
+        why = "PREUNSAT: the assumptions contradict each other" if "PREUNSAT" in blog \
+            else "base case failed (a real counterexample from reset)"
+        return False, "%s: %s%s" % (why, trace(wd, "base.vcd", "base.log"),
+                                    failed_list(blog))
+    if irc != 0:
+        return False, "induction step failed at depth %s (may be unreachable; needs a helper " \
+                      "invariant or more depth): %s%s" % (
+                          k, trace(wd, "induction.vcd", "induction.log"), failed_list(ilog))
+    m = re.findall(r"Trying induction in step (\d+)", ilog)
+    used = int(k) - int(m[-1]) if m else None
+    return True, "k-induction, depth %s%s" % (k, "" if used is None or used == int(k)
+                                               else ", inductive at %d" % used)
+
+
+def trace(wd, vcd, log):
+    path = os.path.join(wd, vcd)
+    return path if os.path.exists(path) else os.path.join(wd, log)
+
+
+def failed_list(log):
+    fa = failed_asserts(log)
+    return ("\n        failed: " + "; ".join(fa)) if fa else ""
+
+
+def cover(cfg, wd, smtbmc):
+    """Non-vacuity: every cover statement of the harness must be reached from reset."""
+    k = str(cfg["cover_depth"])
+    rc, log = run(smtbmc + ["-c", "-t", k, "--dump-vcd", "cover%.vcd", "model.smt2"],
+                  wd, "cover.log")
+    reached = re.findall(r"Reached cover statement at .* in step (\d+)", log)
+    unreached = re.findall(r"Unreached cover statement at (\S+)", log)
+    if rc != 0 or unreached or not reached:
+        what = ("unreached within %s steps: %s" % (k, ", ".join(unreached))) if unreached \
+            else "cover run failed"
+        return False, "%s, see %s%s" % (what, os.path.join(wd, "cover.log"), failed_list(log))
+    return True, "cover, %d statements reached by step %d of %s" % (
+        len(reached), max(int(x) for x in reached), k)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", action="append", default=[],
+                    help="run only the proofs whose '<config> <property>' contains this "
+                         "substring (repeatable)")
+    ap.add_argument("--ip", default=IP, help="directory with the IP Verilog (default: ../ip)")
+    ap.add_argument("--list", action="store_true", help="list the proofs and exit")
+    args = ap.parse_args()
+
+    for tool in ("yosys", "yosys-smtbmc", "z3"):
+        if shutil.which(tool) is None:
+            print("missing tool: %s" % tool)
+            return 2
+
+    todo = [(c, p) for c in CONFIGS for p in c["props"]
+            if not args.only or any(s in "%s %s" % (c["name"], p) for s in args.only)]
+    if args.list:
+        for c, p in todo:
+            print("%-28s %s" % (c["name"], p))
+        return 0
+    if not todo:
+        print("no proof matches %s" % args.only)
+        return 2
+
+    os.makedirs(BUILD, exist_ok=True)
+    ip_dir = os.path.abspath(args.ip)
+    t_all = time.time()
+    npass = nfail = 0
+
+    def task(c, p):
+        t0 = time.time()
+        try:
+            ok, msg = prove(c, p, ip_dir)
+        except Exception as e:  # a broken setup is a failure, not a crash of the runner
+            ok, msg = False, "runner error: %r" % (e,)
+        return ok, msg, time.time() - t0
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        # start the slow proofs (the data of the FIFOs) first, report in the usual order
+        order = sorted(range(len(todo)), key=lambda i: todo[i][1] != "data_in_order")
+        started = {}
+        for i in order:
+            started[i] = ex.submit(task, *todo[i])
+        futs = [(c, p, started[i]) for i, (c, p) in enumerate(todo)]
+        for c, p, fut in futs:
+            ok, msg, dt = fut.result()
+            if ok:
+                npass += 1
+                print("PASSED  %-26s %-30s (%s, %.1f s)" % (c["name"], p, msg, dt), flush=True)
+            else:
+                nfail += 1
+                print("FAILED  %-26s %-30s (%.1f s)\n        %s" % (c["name"], p, dt, msg),
+                      flush=True)
+
+    print("%d passed, %d failed  (%.1f s)" % (npass, nfail, time.time() - t_all))
+    return 0 if nfail == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

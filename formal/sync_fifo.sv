@@ -1,0 +1,183 @@
+// Formal harness for the single-clock show-ahead FIFO (direkt_sync_fifo_w<W>_d<D>*).
+//
+// The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
+//   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D DEPTH=<d> -D AFULL=<n> -D CHECK_<property>
+// Exactly one CHECK_<property> macro selects the property under proof; the helper
+// invariants (section "helpers") are asserted in every run, so each run proves its
+// property together with them (CHECK_helpers proves them alone; the data helpers are
+// asserted only with CHECK_data_in_order).
+//
+// Internal signals. Yosys 0.23 (without Verific) has no hierarchical references: `dut.wr_ptr`
+// in this file would be an implicitly declared, undriven wire (YosysHQ/yosys#647, sby#202).
+// Instead the wires tagged `@tap` below are declared here without a driver, and run.py,
+// after `flatten` (which keeps the names dut.<reg>), drives each one from the flattened
+// internal signal: `//@tap w = dut.x` with Yosys `connect -set w dut.x`, i.e. exactly
+// `assign w = dut.x;`, and `//@tap w = dut.mem[a]` (a memory) by adding one more
+// asynchronous read port to the memory dut.mem, address a (a wire of this harness), data w,
+// i.e. exactly `assign w = dut.mem[a];`. Then `check -assert` stops the run if a tap is
+// left undriven (a misspelt name). Taps are read only by assertions, never by assumptions,
+// so a wrong tap can make a proof fail but never make one pass.
+//
+//@tap f_wr_ptr     = dut.wr_ptr
+//@tap f_rd_ptr     = dut.rd_ptr
+//@tap f_mem_first  = dut.mem[f_addr_first]
+//@tap f_mem_second = dut.mem[f_addr_second]
+//
+// Environment assumptions (every other input is free in every cycle, $anyseq):
+//   E1  rst is high in the first cycle (the registers start with arbitrary values).
+//       rst may be asserted again in any later cycle.
+// No other assumption: s_valid, s_data and m_ready are unconstrained (a source may even
+// drop s_valid or change s_data while stalled; the properties below are per handshake).
+`default_nettype none
+
+module fv_sync_fifo (
+  input wire clk
+);
+  localparam W  = `WIDTH;
+  localparam D  = `DEPTH;
+  localparam AW = $clog2(D);
+  localparam PW = AW + 1;
+
+  wire          rst     = $anyseq;
+  wire [W-1:0]  s_data  = $anyseq;
+  wire          s_valid = $anyseq;
+  wire          m_ready = $anyseq;
+  wire          s_ready;
+  wire [W-1:0]  m_data;
+  wire          m_valid;
+  wire [PW-1:0] fill;
+  wire          almost_full;
+
+  `DUT dut (
+    .clk(clk), .rst(rst),
+    .s_data(s_data), .s_valid(s_valid), .s_ready(s_ready),
+    .m_data(m_data), .m_valid(m_valid), .m_ready(m_ready),
+    .fill(fill), .almost_full(almost_full)
+  );
+
+  // taps (driven by run.py, see above)
+  wire [PW-1:0] f_wr_ptr;
+  wire [PW-1:0] f_rd_ptr;
+  wire [W-1:0]  f_mem_first;    // dut.mem[f_addr_first]
+  wire [W-1:0]  f_mem_second;   // dut.mem[f_addr_second]
+
+  // ---------------------------------------------------------------- environment
+  reg f_past = 1'b0;            // 0 only in the first cycle
+  always @(posedge clk) f_past <= 1'b1;
+
+  always @* if (!f_past) assume (rst);                                   // E1
+
+  // ---------------------------------------------------------------- reference model
+  // Words accepted and words delivered, counted from the ports only (a word moves when
+  // valid && ready), modulo 2*DEPTH like the IP's pointers.
+  wire push = s_valid && s_ready;
+  wire pop  = m_valid && m_ready;
+  reg [PW-1:0] f_wcnt, f_rcnt;
+  always @(posedge clk)
+    if (rst) begin
+      f_wcnt <= 0;
+      f_rcnt <= 0;
+    end else begin
+      if (push) f_wcnt <= f_wcnt + 1'b1;
+      if (pop)  f_rcnt <= f_rcnt + 1'b1;
+    end
+  wire [PW-1:0] f_level = f_wcnt - f_rcnt;    // words held
+
+  // Two consecutive tracked words. At an arbitrary point (f_arm, free in every cycle) the
+  // next accepted word becomes the first tracked word, the one after it the second. Their
+  // data are arbitrary constants f_d1, f_d2: a word is tracked only if it carries them
+  // (otherwise tracking stops for good, f_ws = 3). Since the point and the data are
+  // arbitrary, this covers every pair of consecutive words of every trace.
+  //   f_ws: 0 idle, 1 first accepted, 2 both accepted, 3 not tracking
+  //   f_rs: 0 none delivered, 1 first delivered, 2 both delivered
+  wire         f_arm = $anyseq;
+  wire [W-1:0] f_d1  = $anyconst;
+  wire [W-1:0] f_d2  = $anyconst;
+  reg  [1:0]   f_ws, f_rs;
+  reg [PW-1:0] f_idx;           // write count of the first tracked word
+  always @(posedge clk)
+    if (rst) begin
+      f_ws <= 2'd0;
+      f_rs <= 2'd0;
+    end else begin
+      case (f_ws)
+        2'd0: if (push && f_arm) begin
+                f_idx <= f_wcnt;
+                f_ws  <= (s_data == f_d1) ? 2'd1 : 2'd3;
+              end
+        2'd1: if (push) f_ws <= (s_data == f_d2) ? 2'd2 : 2'd3;
+        default: ;
+      endcase
+      if (pop) begin
+        if (f_rs == 2'd0 && (f_ws == 2'd1 || f_ws == 2'd2) && f_rcnt == f_idx) f_rs <= 2'd1;
+        else if (f_rs == 2'd1 && f_ws == 2'd2) f_rs <= 2'd2;
+      end
+    end
+
+  wire [PW-1:0] f_idx2 = f_idx + 1'b1;
+  wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
+  wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
+  wire          f_first_held  = (f_ws == 2'd1 || f_ws == 2'd2) && f_rs == 2'd0;
+  wire          f_second_held = f_ws == 2'd2 && f_rs != 2'd2;
+
+  // ---------------------------------------------------------------- properties
+  always @* if (f_past) begin
+`ifdef CHECK_never_exceeds_depth
+    never_exceeds_depth: assert (f_level <= D && fill <= D);
+`endif
+`ifdef CHECK_no_accept_when_full
+    no_accept_when_full: assert (!(f_level == D && s_ready));
+`endif
+`ifdef CHECK_no_emit_when_empty
+    no_emit_when_empty: assert (!(f_level == 0 && m_valid));
+`endif
+`ifdef CHECK_exact_flags
+    // fill counts the words held; the flags are exact (not only safe): a FIFO with
+    // room accepts, a FIFO holding a word offers it.
+    exact_fill: assert (fill == f_level);
+    exact_s_ready: assert (s_ready == (f_level != D));
+    exact_m_valid: assert (m_valid == (f_level != 0));
+    exact_almost_full: assert (almost_full == (f_level >= `AFULL));
+`endif
+`ifdef CHECK_data_in_order
+    // Delivery number f_idx carries the first tracked word, delivery f_idx+1 the second.
+    first_word_intact: assert (!(m_valid && f_first_held && f_rcnt == f_idx) || m_data == f_d1);
+    second_word_intact: assert (!(m_valid && f_ws == 2'd2 && f_rs == 2'd1) || m_data == f_d2);
+    // After the first word the FIFO offers nothing until the second has been accepted.
+    second_not_before_written: assert (!(m_valid && f_ws == 2'd1 && f_rs == 2'd1));
+`endif
+  end
+
+`ifdef CHECK_reachable
+  // Non-vacuity: under the same assumptions, the interesting states are reachable from reset
+  // (run.py proves these with BMC cover, not induction).
+  always @* if (f_past && !rst) begin
+    cover (f_level == D && !s_ready);                 // the FIFO fills up
+    cover (f_rs == 2'd2);                             // both tracked words delivered
+    cover (f_rs == 2'd1 && f_level == D);             // tracked word read, then full again
+  end
+`endif
+
+  // ---------------------------------------------------------------- helpers
+  // Invariants that make the properties inductive, asserted (so proven) in every run. The
+  // data ones (which need the memory and the tracked words) only where the data property is
+  // proven; the run `helpers` proves the others alone.
+`ifdef CHECK_data_in_order
+ `define DATA_HELPERS
+`endif
+  always @* if (f_past) begin
+    h_ptrs: assert (f_wr_ptr == f_wcnt && f_rd_ptr == f_rcnt);
+    h_level: assert (f_level <= D);
+`ifdef DATA_HELPERS
+    h_states: assert (f_rs != 2'd3 && (f_ws != 2'd0 || f_rs == 2'd0) && (f_rs != 2'd2 || f_ws == 2'd2));
+    h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
+    h_first_mem: assert (!f_first_held || f_mem_first == f_d1);
+    h_ws1: assert (f_ws != 2'd1 || f_wcnt == f_idx2);
+    h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
+    h_second_mem: assert (!f_second_held || f_mem_second == f_d2);
+    h_rs1: assert (!(f_rs == 2'd1 && f_ws != 2'd3) || f_rcnt == f_idx2);
+`endif
+  end
+endmodule
+
+`default_nettype wire
