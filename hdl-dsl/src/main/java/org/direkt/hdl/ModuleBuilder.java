@@ -66,11 +66,7 @@ public final class ModuleBuilder {
     public ClockDomain domain(ClockDomain cd) {
         SourceLoc loc = SourceLoc.capture();
         checkOpen(loc);
-        for (ClockDomain d : domains) {
-            if (d.name().equals(cd.name())) {
-                throw ElaborationException.at(loc, "clock domain '%s' is already declared in module %s", cd.name(), name);
-            }
-        }
+        checkNewDomain(cd, loc);
         Signal clk = newPort(Signal.Kind.CLOCK, cd.clock(), 1, cd, loc);
         Signal rst = newPort(Signal.Kind.RESET, cd.reset(), 1, cd, loc);
         domains.add(cd);
@@ -87,13 +83,17 @@ public final class ModuleBuilder {
     public ClockDomain passThroughDomain(ClockDomain cd) {
         SourceLoc loc = SourceLoc.capture();
         checkOpen(loc);
+        checkNewDomain(cd, loc);
+        domains.add(cd);
+        return cd;
+    }
+
+    private void checkNewDomain(ClockDomain cd, SourceLoc loc) {
         for (ClockDomain d : domains) {
             if (d.name().equals(cd.name())) {
                 throw ElaborationException.at(loc, "clock domain '%s' is already declared in module %s", cd.name(), name);
             }
         }
-        domains.add(cd);
-        return cd;
     }
 
     /** True when the domain has clock and reset ports here (declared with {@link #domain}). */
