@@ -38,6 +38,8 @@ test: setup test-java lint formal test-sim
 
 test-java:
 	$(MVN) test
+	@cat */target/surefire-reports/*.txt | awk '/Tests run:/ {gsub(",", ""); r += $$3; f += $$5; e += $$7; s += $$9} \
+	  END {printf "junit: %d tests, %d failures, %d errors, %d skipped\n", r, f, e, s}'
 
 lint: build
 	@scripts/lint.sh

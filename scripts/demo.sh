@@ -9,7 +9,7 @@ rm -rf "$out"
 classes=hdl-dsl/target/classes
 
 echo "== direkt demo: Java generators -> Verilog -> simulation"
-for spec in "skid_buffer width=32" "gray_crossing width=4"; do
+for spec in "skid_buffer width=8" "gray_crossing width=4"; do
   read -r name params <<<"$spec"
   dir="$out/$name"
   top=$("$JAVA" -cp "$classes" org.direkt.hdl.examples.Emit "$name" $params --out "$dir" | awk '/^top /{print $2}')
