@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 import org.direkt.generators.arb.Arbiter;
+import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.fifo.AsyncFifo;
 import org.direkt.generators.fifo.SyncFifo;
 import org.direkt.generators.stream.ChannelPort;
@@ -25,7 +27,10 @@ public final class Catalog {
     }
 
     /** A generator as the command line sees it. */
-    public record Entry(String help, Function<Args, Module> build) {
+    public record Entry(String help, Function<Args, Module> build, Function<Args, Map<String, String>> extraFiles) {
+        Entry(String help, Function<Args, Module> build) {
+            this(help, build, a -> Map.of());
+        }
     }
 
     /** {@code key=value} parameters; every key must be used, every value must parse. */
@@ -138,6 +143,49 @@ public final class Catalog {
                     a.text("chan_id", port));
             return new ChannelPort().elaborate(new ChannelPort.Params(c, ChannelPort.KERNEL, a.flag("registered", true)));
         }));
+    }
+
+    static {
+        ENTRIES.put("bridge", new Entry("preset=default|paper inflight= desc_depth= status_depth= policy= weights= id_mode=managed|paper "
+                + "status_mode=tagged|cycles windows= reset=active_low|active_high sync_stages= fpga_mem= word_order=x0_low|x0_high "
+                + "registered_channels= instance= rd_desc= rd_status= wr_desc= wr_status=",
+                a -> new Bridge().elaborate(bridgeParams(a)),
+                a -> Map.of(Manifest.FILE_NAME, Manifest.json(bridgeParams(a)))));
+    }
+
+    /** Bridge parameters: a preset, then any field overridden by name. */
+    public static Bridge.Params bridgeParams(Args a) {
+        String preset = a.text("preset", "default");
+        Bridge.Params d = switch (preset) {
+            case "default" -> Bridge.Params.defaults();
+            case "paper" -> Bridge.Params.paper();
+            default -> throw new IllegalArgumentException("bridge preset = " + preset + ": must be default or paper");
+        };
+        Bridge.ChannelIds ids = new Bridge.ChannelIds(a.text("rd_desc", d.channels().rdDesc()),
+                a.text("rd_status", d.channels().rdStatus()), a.text("wr_desc", d.channels().wrDesc()),
+                a.text("wr_status", d.channels().wrStatus()));
+        String mem = a.text("fpga_mem", Long.toString(d.fpgaMemBytes()));
+        long fpgaMem;
+        try {
+            fpgaMem = Long.decode(mem.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bridge fpga_mem = " + mem + ": must be a byte count");
+        }
+        List<Integer> weights = a.integers("weights");
+        return new Bridge.Params(a.text("instance", d.instance()), ids, a.integer("desc_depth", d.descFifoDepth()),
+                a.integer("status_depth", d.statusFifoDepth()), a.integer("inflight", d.inflight()),
+                a.choice("policy", Arbiter.Policy.class, d.policy()), weights.isEmpty() ? d.weights() : weights,
+                a.choice("id_mode", Bridge.IdMode.class, d.idMode()), a.choice("status_mode", Bridge.StatusMode.class, d.statusMode()),
+                a.integer("windows", d.windowEntries()),
+                a.choice("reset", org.direkt.hdl.ClockDomain.ResetPolarity.class, d.dmaResetPolarity()),
+                a.integer("sync_stages", d.syncStages()), fpgaMem, a.choice("word_order", Bridge.WordOrder.class, d.wordOrder()),
+                a.flag("registered_channels", d.registeredChannels()));
+    }
+
+    /** Files a generator writes beside its Verilog (the bridge's manifest). */
+    public static Map<String, String> extraFiles(String name, Map<String, String> params) {
+        Entry e = ENTRIES.get(name);
+        return e == null ? Map.of() : e.extraFiles().apply(new Args(name, params));
     }
 
     public static Map<String, Entry> entries() {

@@ -60,6 +60,13 @@ public final class Emit {
             for (Path f : VerilogEmitter.writeTo(top, out)) {
                 System.out.println(f);
             }
+            for (Map.Entry<String, String> extra : Catalog.extraFiles(name, params).entrySet()) {
+                Path f = out.resolve(extra.getKey());
+                Path tmp = Files.createTempFile(out, "." + extra.getKey(), ".tmp");
+                Files.writeString(tmp, extra.getValue());
+                Files.move(tmp, f, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                System.out.println(f);
+            }
             System.out.println("top " + top.name());
             return 0;
         } catch (ElaborationException | IllegalArgumentException e) {

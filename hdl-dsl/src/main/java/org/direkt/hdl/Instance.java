@@ -68,7 +68,9 @@ public final class Instance {
             throw ElaborationException.at(at, "domain '%s' of instance '%s' is already bound (at %s)",
                     childDomain, name, bindingLocs.get(childDomain));
         }
-        if (child.isClocked(cd) && (cd.polarity() != parent.polarity() || cd.kind() != parent.kind())) {
+        // Opposite polarity of the same kind is a plain inversion (emitted as ~rst at the pin);
+        // a synchronous and an asynchronous reset cannot be joined that way.
+        if (child.isClocked(cd) && cd.kind() != parent.kind()) {
             throw ElaborationException.at(at, "reset mismatch binding domain '%s' of instance '%s' to '%s': child reset is %s %s, parent's is %s %s",
                     childDomain, name, parent.name(), cd.polarity(), cd.kind(), parent.polarity(), parent.kind());
         }

@@ -307,7 +307,11 @@ public final class VerilogEmitter {
             for (Signal p : child.ports()) {
                 String net = switch (p.kind()) {
                     case CLOCK -> m.clockOf(inst.bindings.get(p.domain().name())).name();
-                    case RESET -> m.resetOf(inst.bindings.get(p.domain().name())).name();
+                    case RESET -> {
+                        ClockDomain parent = inst.bindings.get(p.domain().name());
+                        String rst = m.resetOf(parent).name();
+                        yield parent.polarity() == p.domain().polarity() ? rst : "~" + rst;
+                    }
                     default -> {
                         Signal pin = inst.pin(p.name());
                         Signal direct = pin.kind() == Signal.Kind.INST_IN ? inlined(pin) : null;

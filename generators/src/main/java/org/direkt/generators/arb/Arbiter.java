@@ -2,9 +2,9 @@ package org.direkt.generators.arb;
 
 import static org.direkt.generators.Check.require;
 
-import java.util.ArrayList;
 import java.util.List;
 
+import org.direkt.generators.Bits;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.ClockDomain;
@@ -103,7 +103,7 @@ public final class Arbiter extends Generator<Arbiter.Params> {
         Signal id = m.wire("current_id", iw);
 
         current.set(Expr.mux(locked, heldGrant, pick));
-        id.set(encode(current, n, iw));
+        id.set(Bits.oneHotIndex(current, n, iw));
 
         m.when(locked, () -> {
             m.when(done, () -> locked.set(0));
@@ -115,13 +115,13 @@ public final class Arbiter extends Generator<Arbiter.Params> {
         });
 
         if (p.policy() == Policy.FIXED_PRIORITY) {
-            pick.set(lowestSet(req));
+            pick.set(Bits.lowestSet(req));
         } else {
             Reg ptr = m.reg("priority_ptr", iw, cd).init(0);
             // Requests at or above the pointer win first; if none, the lowest request wraps around.
             Signal above = m.wire("req_above_ptr", n);
             above.set(req.and(m.lit((1L << n) - 1, n).shl(ptr)));
-            pick.set(Expr.mux(above.orR(), lowestSet(above), lowestSet(req)));
+            pick.set(Expr.mux(above.orR(), Bits.lowestSet(above), Bits.lowestSet(req)));
             Expr following = Expr.mux(id.eq(n - 1), m.lit(0, iw), id.plus(1));
             Signal finished = m.wire("finished", 1);
             finished.set(current.orR().and(done));
@@ -151,25 +151,5 @@ public final class Arbiter extends Generator<Arbiter.Params> {
         grant.set(current);
         grantId.set(id);
         grantValid.set(current.orR());
-    }
-
-    /** One-hot of the lowest set bit: x & -x. */
-    private static Expr lowestSet(Expr x) {
-        return x.and(x.not().plus(1));
-    }
-
-    /** Index of the set bit of a one-hot vector (0 when none is set). */
-    private static Expr encode(Expr oneHot, int n, int iw) {
-        List<Expr> bits = new ArrayList<>();
-        for (int b = iw - 1; b >= 0; b--) {
-            List<Expr> members = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                if ((i >> b & 1) == 1) {
-                    members.add(oneHot.bit(i));
-                }
-            }
-            bits.add(members.size() == 1 ? members.getFirst() : Expr.cat(members.toArray(Expr[]::new)).orR());
-        }
-        return Expr.cat(bits.toArray(Expr[]::new));
     }
 }

@@ -34,13 +34,21 @@ import org.direkt.hdl.Sync;
  */
 public final class AsyncFifo extends Generator<AsyncFifo.Params> {
 
-    public record Params(int width, int depth, int syncStages, boolean registeredOutput) {
+    /**
+     * {@code writeFill}: also output {@code wr_fill}, the words held as the write domain sees them
+     * (never fewer than really held; it falls a few cycles late), for credit schemes.
+     */
+    public record Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeFill) {
         public Params {
             require(width >= 1 && width <= 4096, "AsyncFifo", "width", width, "must be in 1..4096");
             require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "AsyncFifo", "depth", depth,
                     "must be a power of two in 2..65536 (Gray pointers need a power-of-two lap)");
             require(syncStages >= 2 && syncStages <= 8, "AsyncFifo", "syncStages", syncStages,
                     "must be in 2..8 (at least two flops against metastability)");
+        }
+
+        public Params(int width, int depth, int syncStages, boolean registeredOutput) {
+            this(width, depth, syncStages, registeredOutput, false);
         }
 
         /** Two synchroniser stages, registered output. */
@@ -52,7 +60,7 @@ public final class AsyncFifo extends Generator<AsyncFifo.Params> {
     @Override
     public String moduleName(Params p) {
         return "direkt_async_fifo_w" + p.width() + "_d" + p.depth()
-                + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "");
+                + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "") + (p.writeFill() ? "_f" : "");
     }
 
     @Override
@@ -71,7 +79,7 @@ public final class AsyncFifo extends Generator<AsyncFifo.Params> {
         Stream s = m.stream("s", type.flip(), wr);
         Stream mo = m.stream("m", type, rd);
 
-        Instance writer = m.instance("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth())).clock("wr", wr);
+        Instance writer = m.instance("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth(), p.writeFill())).clock("wr", wr);
         Instance reader = m.instance("u_rd", new AsyncFifoReader(),
                 new AsyncFifoReader.Params(p.depth(), p.registeredOutput())).clock("rd", rd);
 
@@ -80,6 +88,9 @@ public final class AsyncFifo extends Generator<AsyncFifo.Params> {
         writer.pin("rd_ptr_gray_sync").set(rdPtrInWr);
         reader.pin("wr_ptr_gray_sync").set(wrPtrInRd);
 
+        if (p.writeFill()) {
+            m.output("wr_fill", writer.pin("fill").width(), wr).set(writer.pin("fill"));
+        }
         writer.pin("valid").set(s.valid());
         s.ready().set(writer.pin("ready"));
         reader.pin("ready").set(mo.ready());

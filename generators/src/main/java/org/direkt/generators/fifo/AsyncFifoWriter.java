@@ -19,15 +19,20 @@ import org.direkt.hdl.Signal;
  */
 public final class AsyncFifoWriter extends Generator<AsyncFifoWriter.Params> {
 
-    public record Params(int depth) {
+    /** {@code fillOutput}: also output {@code fill}, the words held as the write side sees them. */
+    public record Params(int depth, boolean fillOutput) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoWriter", "depth", depth, "must be a power of two >= 2");
+        }
+
+        public Params(int depth) {
+            this(depth, false);
         }
     }
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_async_fifo_wr_d" + p.depth();
+        return "direkt_async_fifo_wr_d" + p.depth() + (p.fillOutput() ? "_f" : "");
     }
 
     @Override
@@ -63,5 +68,9 @@ public final class AsyncFifoWriter extends Generator<AsyncFifoWriter.Params> {
         wrEn.set(push);
         wrAddr.set(wrBin.trunc(aw));
         wrPtrGrayOut.set(wrGray);
+        if (p.fillOutput()) {
+            // Pessimistic: the read pointer lags, so this is never less than the words really held.
+            m.output("fill", pw, cd).set(wrBin.minus(Gray.decode(rdPtrGray)));
+        }
     }
 }

@@ -34,6 +34,23 @@ class DomainAndBundleTest {
     }
 
     @Test
+    void activeHighChildInAnActiveLowParentGetsAnInvertedReset() {
+        ClockDomain k = ClockDomain.of("k").withPorts("k_clk", "k_rst_n").withPolarity(ClockDomain.ResetPolarity.ACTIVE_LOW);
+        Module m = Lambda.build("dut", mb -> {
+            mb.domain(k);
+            Stream in = mb.stream("s", AvalonSt.source(8).flip(), k);
+            Stream out = mb.stream("m", AvalonSt.source(8), k);
+            var u = mb.instance("u", new SkidBuffer(), new SkidBuffer.Params(8)).clock(k);
+            mb.connect(in, u.stream("s"));
+            mb.connect(u.stream("m"), out);
+        });
+        assertEquals(List.of(), m.warnings());
+        String v = VerilogEmitter.emit(m).get("dut");
+        assertTrue(v.contains("(~k_rst_n)"), v);
+        assertTrue(v.contains("(k_clk)"), v);
+    }
+
+    @Test
     void synchronisedValueBelongsToTheDestinationDomain() {
         ClockDomain a = ClockDomain.of("a");
         ClockDomain b = ClockDomain.of("b");

@@ -1,0 +1,323 @@
+package org.direkt.generators.bridge;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every bit the kernel, the bridge, the data movers and the host agree on, defined once. The
+ * generators build their logic from these fields, the manifest ({@code direkt-overlay.json})
+ * carries them to the test benches, the OpenCL header and the host runtime, and {@link #pack} /
+ * {@link #unpack} are the reference packing those are checked against.
+ *
+ * <ul>
+ * <li>{@link #CLDESC}: what a kernel writes to a descriptor channel, eight 32-bit words x0..x7
+ *     (x0/x1 source, x2/x3 destination, x4 length in dwords and ID as in the published kernel,
+ *     x5 the kernel's tag, x6 flags, x7 reserved). Word xi sits at bits [32i+31:32i] of the
+ *     channel word unless the bridge is generated with the other word order.</li>
+ * <li>{@link #MOVER_DESC}: the data movers' 160-bit descriptor.</li>
+ * <li>{@link #MOVER_STATUS}: the movers' 32-bit status word. Its format comes from an older
+ *     public source and is NOT confirmed against the current user guide; the bridge reads it
+ *     only through these fields, so a correction is made here once.</li>
+ * <li>{@link #KERNEL_STATUS_TAGGED} and {@link #KERNEL_STATUS_CYCLES}: the 64-bit status a kernel
+ *     reads back, in the two status modes.</li>
+ * </ul>
+ */
+public final class Layout {
+    private Layout() {
+    }
+
+    /** Bumped whenever a field below moves; the manifest carries it and readers refuse others. */
+    public static final int VERSION = 1;
+
+    /** A named bit range {@code [lsb + width - 1 : lsb]} of a word. */
+    public record Field(String name, int lsb, int width, String doc) {
+        public int msb() {
+            return lsb + width - 1;
+        }
+
+        public BigInteger mask() {
+            return BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
+        }
+
+        public BigInteger get(BigInteger word) {
+            return word.shiftRight(lsb).and(mask());
+        }
+
+        public long getLong(BigInteger word) {
+            return get(word).longValueExact();
+        }
+    }
+
+    /** A word made of fields; fields never overlap and every bit belongs to one. */
+    public record Word(String name, int bits, List<Field> fields) {
+        public Word {
+            fields = List.copyOf(fields);
+            boolean[] used = new boolean[bits];
+            for (Field f : fields) {
+                for (int b = f.lsb(); b <= f.msb(); b++) {
+                    if (b >= bits || used[b]) {
+                        throw new IllegalStateException(name + "." + f.name() + " overlaps or leaves the word at bit " + b);
+                    }
+                    used[b] = true;
+                }
+            }
+            for (int b = 0; b < bits; b++) {
+                if (!used[b]) {
+                    throw new IllegalStateException(name + " bit " + b + " belongs to no field");
+                }
+            }
+        }
+
+        public Field field(String fieldName) {
+            for (Field f : fields) {
+                if (f.name().equals(fieldName)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException(name + " has no field '" + fieldName + "' (it has "
+                    + fields.stream().map(Field::name).toList() + ")");
+        }
+
+        /** Packs named values; a field not named is zero; a value too wide for its field is refused. */
+        public BigInteger pack(Map<String, ? extends Number> values) {
+            BigInteger w = BigInteger.ZERO;
+            for (Map.Entry<String, ? extends Number> e : values.entrySet()) {
+                Field f = field(e.getKey());
+                BigInteger v = e.getValue() instanceof BigInteger b ? b : BigInteger.valueOf(e.getValue().longValue());
+                if (v.signum() < 0 || v.bitLength() > f.width()) {
+                    throw new IllegalArgumentException(name + "." + f.name() + " = " + v + " does not fit in " + f.width() + " bits");
+                }
+                w = w.or(v.shiftLeft(f.lsb()));
+            }
+            return w;
+        }
+
+        public Map<String, BigInteger> unpack(BigInteger word) {
+            Map<String, BigInteger> out = new LinkedHashMap<>();
+            for (Field f : fields) {
+                out.put(f.name(), f.get(word));
+            }
+            return out;
+        }
+    }
+
+    private static Field f(String name, int lsb, int width, String doc) {
+        return new Field(name, lsb, width, doc);
+    }
+
+    // ------------------------------------------------------------------ kernel descriptor
+
+    public static final int CLDESC_WORDS = 8;
+
+    /** x4 as the published kernel packs it: {@code (id << 18) | (bytes >> 2)}. */
+    public static final Word CLDESC = new Word("cldesc", 256, List.of(
+            f("src_lo", 0, 32, "x0: source address [31:0] (GPU->FPGA: PCIe address; FPGA->GPU: FPGA memory address)"),
+            f("src_hi", 32, 32, "x1: source address [63:32]"),
+            f("dst_lo", 64, 32, "x2: destination address [31:0]"),
+            f("dst_hi", 96, 32, "x3: destination address [63:32]"),
+            f("dwords", 128, 18, "x4[17:0]: length in dwords (bytes / 4), 1 .. 262143"),
+            f("id", 146, 8, "x4[25:18]: descriptor ID, 128..255 (paper ID mode); must be 0 in managed ID mode"),
+            f("len_overflow", 154, 6, "x4[31:26]: must be 0; set when a length of 1 MB or more spilled over"),
+            f("tag", 160, 32, "x5: the kernel's tag, returned in the status (tagged status mode); must be 0 in cycles status mode"),
+            f("flags", 192, 32, "x6: flags, none defined yet: must be 0"),
+            f("reserved", 224, 32, "x7: reserved, must be 0")));
+
+    // ------------------------------------------------------------------ mover descriptor and status
+
+    /** Largest legal mover length: 18 bits of dwords, 1 MB - 4 B. */
+    public static final int MAX_DWORDS = (1 << 18) - 1;
+
+    public static final Word MOVER_DESC = new Word("mover_desc", 160, List.of(
+            f("src", 0, 64, "source address (read mover: PCIe; write mover: Avalon)"),
+            f("dst", 64, 64, "destination address (read mover: Avalon; write mover: PCIe)"),
+            f("dwords", 128, 18, "length in dwords, 1 .. 262143"),
+            f("id", 146, 8, "descriptor ID: 0..127 host, 128..255 kernel"),
+            f("reserved", 154, 6, "reserved, 0")));
+
+    public static final Word MOVER_STATUS = new Word("mover_status", 32, List.of(
+            f("id", 0, 8, "ID of the descriptor this status reports"),
+            f("completed", 8, 1, "the descriptor finished"),
+            f("busy", 9, 1, "the mover is busy"),
+            f("paused", 10, 1, "the mover is paused"),
+            f("aborted", 11, 1, "the descriptor was aborted"),
+            f("flushed", 12, 1, "the descriptor was flushed"),
+            f("flush_count", 13, 5, "descriptors flushed"),
+            f("reserved", 18, 14, "reserved")));
+
+    /** True while the mover status format is an assumption (see the class comment). */
+    public static final boolean MOVER_STATUS_CONFIRMED = false;
+
+    // ------------------------------------------------------------------ kernel status
+
+    public static final int ELAPSED_BITS = 28;
+
+    public static final Word KERNEL_STATUS_TAGGED = new Word("kernel_status_tagged", 64, List.of(
+            f("tag", 0, 32, "the tag the kernel put in x5"),
+            f("error", 32, 4, "0 = done; otherwise an error code (see errors)"),
+            f("elapsed", 36, ELAPSED_BITS, "dma_clk cycles from issue to completion, saturating")));
+
+    /** The published design's status: the elapsed cycles alone; all ones for a failed descriptor. */
+    public static final Word KERNEL_STATUS_CYCLES = new Word("kernel_status_cycles", 64, List.of(
+            f("cycles", 0, 64, "dma_clk cycles from issue to completion; all ones when the descriptor failed")));
+
+    // ------------------------------------------------------------------ error codes
+
+    /** Error codes in the tagged kernel status; the order is the order the checks are applied in. */
+    public enum Error {
+        OK("the descriptor completed"),
+        RESERVED("x6 or x7 (or, in cycles status mode, x5) is not zero"),
+        TOO_LONG("length of 1 MB or more (x4 bits above the length field set)"),
+        ZERO_LENGTH("length of zero dwords"),
+        BAD_ID("paper ID mode: the ID is not in the kernel range 128..255"),
+        UNALIGNED("source or destination address not a multiple of 4"),
+        WINDOW("PCIe range not inside an enabled window that allows this direction"),
+        FPGA_RANGE("FPGA memory range beyond the configured memory"),
+        ABORTED("the data mover reported the descriptor aborted or flushed");
+
+        public final String meaning;
+
+        Error(String meaning) {
+            this.meaning = meaning;
+        }
+
+        public int code() {
+            return ordinal();
+        }
+    }
+
+    // ------------------------------------------------------------------ IDs
+
+    public static final int HOST_ID_FIRST = 0;
+    public static final int HOST_ID_LAST = 127;
+    public static final int KERNEL_ID_FIRST = 128;
+    public static final int KERNEL_ID_LAST = 255;
+
+    // ------------------------------------------------------------------ CSR map (32-bit registers, word addresses)
+
+    /** One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action). */
+    public record CsrReg(String name, int offset, String access, String doc) {
+    }
+
+    public static final long CSR_MAGIC = 0x4452_4B54L; // "DRKT"
+    public static final int CSR_MAGIC_OFFSET = 0x00;
+    public static final int CSR_VERSION_OFFSET = 0x01;
+    public static final int CSR_CONFIG_OFFSET = 0x02;
+    public static final int CSR_FPGA_MEM_LO_OFFSET = 0x03;
+    public static final int CSR_FPGA_MEM_HI_OFFSET = 0x04;
+    public static final int CSR_LAST_ERROR_OFFSET = 0x05;
+    public static final int CSR_CONTROL_OFFSET = 0x06;
+    /** Counters of direction d (0 = rd, 1 = wr) start at {@code 0x10 + 0x10 * d}. */
+    public static final int CSR_COUNTERS_OFFSET = 0x10;
+    public static final int CSR_COUNTERS_STRIDE = 0x10;
+    /** Within a direction's block: the live count of kernel descriptors awaiting their status. */
+    public static final int CSR_OUTSTANDING_INDEX = 0x0F;
+    /** Within a direction's block: host descriptors waiting in the bridge's host buffer. */
+    public static final int CSR_HOST_BUFFERED_INDEX = 0x0E;
+    public static final int CSR_WINDOW_OFFSET = 0x40;
+    public static final int CSR_WINDOW_STRIDE = 8;
+
+    /** Counted events per direction, in register order. */
+    public static final List<String> CSR_EVENTS = List.of("kernel_issued", "completed", "rejected", "aborted",
+            "host_issued", "host_completed", "spurious", "overflow", "host_overflow");
+
+    private static final Map<String, String> EVENT_DOC = Map.of(
+            "kernel_issued", "kernel descriptors handed to the mover",
+            "completed", "kernel statuses from the mover (aborted ones included)",
+            "rejected", "kernel descriptors rejected by the checks",
+            "aborted", "kernel descriptors the mover aborted or flushed",
+            "host_issued", "host descriptors handed to the mover",
+            "host_completed", "host statuses passed back to the descriptor controller",
+            "spurious", "mover statuses with a kernel ID that was not outstanding (dropped)",
+            "overflow", "kernel statuses lost to a full status FIFO (the credit scheme keeps this 0)",
+            "host_overflow", "host descriptors that arrived while the host buffer was full (controller ignored ready latency 1)");
+
+    public static final Word CSR_CONFIG = new Word("csr_config", 32, List.of(
+            f("window_entries", 0, 8, "address windows in the table"),
+            f("inflight", 8, 8, "kernel descriptors in flight per direction, at most"),
+            f("paper_ids", 16, 1, "1: the kernel's IDs go to the mover (paper mode)"),
+            f("cycles_status", 17, 1, "1: the kernel status is the elapsed cycles alone (paper mode)"),
+            f("x0_high", 18, 1, "1: cldesc word x0 sits at channel bits [255:224]"),
+            f("sync_stages", 19, 4, "synchroniser stages of the clock crossings"),
+            f("reserved", 23, 9, "0")));
+
+    public static final Word CSR_LAST_ERROR = new Word("csr_last_error", 32, List.of(
+            f("code", 0, 4, "error code of the last rejected kernel descriptor"),
+            f("wr", 4, 1, "0: GPU->FPGA (rd), 1: FPGA->GPU (wr)"),
+            f("reserved", 5, 26, "0"),
+            f("valid", 31, 1, "a rejection happened since the last write to this register")));
+
+    public static final Word CSR_WINDOW_CTRL = new Word("csr_window_ctrl", 32, List.of(
+            f("enable", 0, 1, "the window is open"),
+            f("allow_rd", 1, 1, "GPU->FPGA descriptors (the PCIe range is their source) may use it"),
+            f("allow_wr", 2, 1, "FPGA->GPU descriptors (the PCIe range is their destination) may use it"),
+            f("reserved", 3, 29, "0")));
+
+    /** Registers of window entry i, relative to {@code CSR_WINDOW_OFFSET + CSR_WINDOW_STRIDE * i}. */
+    public static final List<String> CSR_WINDOW_REGS = List.of("BASE_LO", "BASE_HI", "LAST_LO", "LAST_HI", "CTRL");
+
+    /** The whole register map of a bridge with {@code windowEntries} windows. */
+    public static List<CsrReg> csrMap(int windowEntries) {
+        List<CsrReg> regs = new ArrayList<>();
+        regs.add(new CsrReg("MAGIC", CSR_MAGIC_OFFSET, "ro", "0x44524B54 (\"DRKT\")"));
+        regs.add(new CsrReg("VERSION", CSR_VERSION_OFFSET, "ro", "Layout version"));
+        regs.add(new CsrReg("CONFIG", CSR_CONFIG_OFFSET, "ro", "generated configuration (csr_config fields)"));
+        regs.add(new CsrReg("FPGA_MEM_LO", CSR_FPGA_MEM_LO_OFFSET, "ro", "configured FPGA memory bytes [31:0]"));
+        regs.add(new CsrReg("FPGA_MEM_HI", CSR_FPGA_MEM_HI_OFFSET, "ro", "configured FPGA memory bytes [63:32]"));
+        regs.add(new CsrReg("LAST_ERROR", CSR_LAST_ERROR_OFFSET, "wc", "last rejection (csr_last_error fields); any write clears it"));
+        regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "write 1 to bit 0: clear every counter"));
+        for (int d = 0; d < 2; d++) {
+            String dir = d == 0 ? "RD" : "WR";
+            int base = CSR_COUNTERS_OFFSET + CSR_COUNTERS_STRIDE * d;
+            for (int i = 0; i < CSR_EVENTS.size(); i++) {
+                String ev = CSR_EVENTS.get(i);
+                regs.add(new CsrReg(dir + "_" + ev.toUpperCase(java.util.Locale.ROOT), base + i, "ro",
+                        EVENT_DOC.get(ev) + " (32-bit, wraps)"));
+            }
+            regs.add(new CsrReg(dir + "_HOST_BUFFERED", base + CSR_HOST_BUFFERED_INDEX, "ro",
+                    "host descriptors waiting in the bridge's host buffer"));
+            regs.add(new CsrReg(dir + "_OUTSTANDING", base + CSR_OUTSTANDING_INDEX, "ro",
+                    "kernel descriptors admitted whose status is not yet pushed"));
+        }
+        for (int w = 0; w < windowEntries; w++) {
+            int base = CSR_WINDOW_OFFSET + CSR_WINDOW_STRIDE * w;
+            for (int r = 0; r < CSR_WINDOW_REGS.size(); r++) {
+                String reg = CSR_WINDOW_REGS.get(r);
+                String doc = switch (reg) {
+                    case "BASE_LO", "BASE_HI" -> "first PCIe byte address of the window";
+                    case "LAST_LO", "LAST_HI" -> "last PCIe byte address of the window (inclusive)";
+                    default -> "csr_window_ctrl fields; 0 after reset (closed)";
+                };
+                regs.add(new CsrReg("WIN" + w + "_" + reg, base + r, "rw", doc));
+            }
+        }
+        return regs;
+    }
+
+    // ------------------------------------------------------------------ reference packing
+
+    /** Packs a cldesc from its fields; see {@link #CLDESC}. */
+    public static BigInteger pack(Word w, Map<String, ? extends Number> values) {
+        return w.pack(values);
+    }
+
+    public static Map<String, BigInteger> unpack(Word w, BigInteger value) {
+        return w.unpack(value);
+    }
+
+    /** The eight 32-bit words of a cldesc value, x0 first. */
+    public static long[] cldescWords(BigInteger cldesc) {
+        long[] x = new long[CLDESC_WORDS];
+        for (int i = 0; i < CLDESC_WORDS; i++) {
+            x[i] = cldesc.shiftRight(32 * i).and(BigInteger.valueOf(0xFFFF_FFFFL)).longValue();
+        }
+        return x;
+    }
+
+    /** Every word, for the manifest. */
+    public static List<Word> words() {
+        return new ArrayList<>(List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES));
+    }
+}

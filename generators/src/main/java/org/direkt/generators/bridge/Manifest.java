@@ -1,0 +1,141 @@
+package org.direkt.generators.bridge;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.direkt.generators.Json;
+import org.direkt.generators.stream.ChannelPort;
+
+/**
+ * The overlay manifest {@code direkt-overlay.json}: the {@link Layout} and the bridge's
+ * configuration, for everything that is not Java (test benches, OpenCL header, host tools).
+ * {@code format_version} changes whenever the file's structure changes; {@code layout.version}
+ * whenever a bit moves.
+ */
+public final class Manifest {
+    private Manifest() {
+    }
+
+    public static final String FILE_NAME = "direkt-overlay.json";
+    public static final int FORMAT_VERSION = 1;
+
+    public static String json(Bridge.Params p) {
+        return Json.write(tree(p));
+    }
+
+    public static Map<String, Object> tree(Bridge.Params p) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("format", "direkt-overlay");
+        root.put("format_version", FORMAT_VERSION);
+        root.put("layout", layout(p.windowEntries()));
+        root.put("bridge", bridge(p));
+        return root;
+    }
+
+    static Map<String, Object> layout(int windowEntries) {
+        Map<String, Object> l = new LinkedHashMap<>();
+        l.put("version", Layout.VERSION);
+        Map<String, Object> words = new LinkedHashMap<>();
+        for (Layout.Word w : Layout.words()) {
+            words.put(w.name(), word(w));
+        }
+        words.put(Layout.CSR_CONFIG.name(), word(Layout.CSR_CONFIG));
+        words.put(Layout.CSR_LAST_ERROR.name(), word(Layout.CSR_LAST_ERROR));
+        words.put(Layout.CSR_WINDOW_CTRL.name(), word(Layout.CSR_WINDOW_CTRL));
+        l.put("words", words);
+        l.put("cldesc_words", Layout.CLDESC_WORDS);
+        l.put("max_dwords", Layout.MAX_DWORDS);
+        l.put("mover_status_confirmed", Layout.MOVER_STATUS_CONFIRMED);
+        Map<String, Object> errors = new LinkedHashMap<>();
+        for (Layout.Error e : Layout.Error.values()) {
+            errors.put(e.name(), Map.of("code", e.code(), "meaning", e.meaning));
+        }
+        l.put("errors", errors);
+        l.put("ids", Map.of("host", List.of(Layout.HOST_ID_FIRST, Layout.HOST_ID_LAST),
+                "kernel", List.of(Layout.KERNEL_ID_FIRST, Layout.KERNEL_ID_LAST)));
+        Map<String, Object> csr = new LinkedHashMap<>();
+        csr.put("data_bits", 32);
+        csr.put("addressing", "word");
+        csr.put("address_bits", BridgeCsr.addressWidth(windowEntries));
+        csr.put("read_latency", 1);
+        csr.put("magic", Layout.CSR_MAGIC);
+        csr.put("counters_offset", Layout.CSR_COUNTERS_OFFSET);
+        csr.put("counters_stride", Layout.CSR_COUNTERS_STRIDE);
+        csr.put("events", Layout.CSR_EVENTS);
+        csr.put("outstanding_index", Layout.CSR_OUTSTANDING_INDEX);
+        csr.put("host_buffered_index", Layout.CSR_HOST_BUFFERED_INDEX);
+        csr.put("window_offset", Layout.CSR_WINDOW_OFFSET);
+        csr.put("window_stride", Layout.CSR_WINDOW_STRIDE);
+        csr.put("window_regs", Layout.CSR_WINDOW_REGS);
+        List<Object> regs = new ArrayList<>();
+        for (Layout.CsrReg r : Layout.csrMap(windowEntries)) {
+            Map<String, Object> reg = new LinkedHashMap<>();
+            reg.put("name", r.name());
+            reg.put("offset", r.offset());
+            reg.put("access", r.access());
+            reg.put("doc", r.doc());
+            regs.add(reg);
+        }
+        csr.put("registers", regs);
+        l.put("csr", csr);
+        return l;
+    }
+
+    private static Map<String, Object> word(Layout.Word w) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("bits", w.bits());
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (Layout.Field f : w.fields()) {
+            Map<String, Object> fm = new LinkedHashMap<>();
+            fm.put("lsb", f.lsb());
+            fm.put("width", f.width());
+            fm.put("doc", f.doc());
+            fields.put(f.name(), fm);
+        }
+        out.put("fields", fields);
+        return out;
+    }
+
+    static Map<String, Object> bridge(Bridge.Params p) {
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("top", "direkt_bridge");
+        b.put("instance", p.instance());
+        b.put("desc_fifo_depth", p.descFifoDepth());
+        b.put("status_fifo_depth", p.statusFifoDepth());
+        b.put("inflight", p.inflight());
+        b.put("policy", p.policy().name().toLowerCase(Locale.ROOT));
+        b.put("weights", p.weights());
+        b.put("id_mode", p.idMode().name().toLowerCase(Locale.ROOT));
+        b.put("status_mode", p.statusMode().name().toLowerCase(Locale.ROOT));
+        b.put("window_entries", p.windowEntries());
+        b.put("sync_stages", p.syncStages());
+        b.put("fpga_mem_bytes", p.fpgaMemBytes());
+        b.put("word_order", p.wordOrder().name().toLowerCase(Locale.ROOT));
+        b.put("registered_channels", p.registeredChannels());
+        Map<String, Object> clocks = new LinkedHashMap<>();
+        clocks.put("kernel", Map.of("clock", ChannelPort.KERNEL.clock(), "reset", ChannelPort.KERNEL.reset(), "reset_active_low", true));
+        clocks.put("dma", Map.of("clock", p.dmaDomain().clock(), "reset", p.dmaDomain().reset(),
+                "reset_active_low", p.dmaResetPolarity() == org.direkt.hdl.ClockDomain.ResetPolarity.ACTIVE_LOW));
+        b.put("clocks", clocks);
+        List<Object> channels = new ArrayList<>();
+        for (Bridge.Direction d : Bridge.Direction.values()) {
+            for (boolean desc : new boolean[] {true, false}) {
+                ChannelPort.Channel c = p.channel(d, desc);
+                Map<String, Object> cm = new LinkedHashMap<>();
+                cm.put("direction", d.tag());
+                cm.put("role", desc ? "desc" : "status");
+                cm.put("instance", c.instance());
+                cm.put("port", c.port());
+                cm.put("type", c.type().xmlName());
+                cm.put("width", c.width());
+                cm.put("chan_id", c.chanId());
+                channels.add(cm);
+            }
+        }
+        b.put("channels", channels);
+        return b;
+    }
+}
