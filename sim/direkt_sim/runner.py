@@ -255,6 +255,8 @@ def _run_locked(
     extra_env = {
         "DIREKT_PARAMS": json.dumps({**dict(params), **run_params}, sort_keys=True),
         "DIREKT_SIM": sim,
+        # Where the emitted files are: generators that write a manifest leave it here.
+        "DIREKT_RTL_DIR": str(build_dir / "rtl"),
     }
     sim_error = None
     results_xml = None
