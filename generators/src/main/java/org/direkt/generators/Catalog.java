@@ -220,6 +220,7 @@ public final class Catalog {
             r.add(new ReadyLatencyAdapter().elaborate(new ReadyLatencyAdapter.Params(160, d)));
         }
         r.add(new SkidBuffer().elaborate(new SkidBuffer.Params(160)));
+        r.add(new Bridge().elaborate(Bridge.Params.defaults()));
         return r;
     }
 }
