@@ -16,7 +16,7 @@ PYTEST := $(abspath $(VENV))/bin/pytest
 # Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
 SIMS := verilator icarus
 
-.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo clean
+.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -67,13 +67,16 @@ ip: build
 formal: setup
 	python3 formal/run.py
 
-bench: bench-area bench-fifo
+bench: bench-area bench-fifo bench-bridge
 
 bench-area: setup
 	python3 bench/area.py
 
 bench-fifo: build
 	$(PY) bench/fifo.py
+
+bench-bridge: build
+	$(PY) bench/bridge.py
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false

@@ -41,6 +41,10 @@ gen arbiter requesters=5 policy=weighted weights=5,1,3,1,8
 gen rl_adapter width=8 direction=rl1_to_rl0
 gen channel_port port=udp0_in type=streamsink width=64 chan_id=eth0_out registered=false
 gen channel_port port=udp0_out type=streamsource width=256 chan_id=eth0_in registered=true
+gen bridge preset=paper
+gen bridge inflight=128 status_depth=128 windows=1 reset=active_high
+gen bridge inflight=1 policy=weighted weights=1,4 word_order=x0_high registered_channels=true
+gen bridge preset=paper status_mode=tagged inflight=5 status_depth=8 sync_stages=3
 
 dirs=()
 while IFS= read -r d; do dirs+=("$d"); done < <(

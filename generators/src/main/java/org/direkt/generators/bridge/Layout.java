@@ -86,7 +86,10 @@ public final class Layout {
             BigInteger w = BigInteger.ZERO;
             for (Map.Entry<String, ? extends Number> e : values.entrySet()) {
                 Field f = field(e.getKey());
-                BigInteger v = e.getValue() instanceof BigInteger b ? b : BigInteger.valueOf(e.getValue().longValue());
+                // A Java long names a 64-bit address: read it as unsigned for a 64-bit field.
+                BigInteger v = e.getValue() instanceof BigInteger b ? b
+                        : f.width() == 64 ? new BigInteger(Long.toUnsignedString(e.getValue().longValue()))
+                        : BigInteger.valueOf(e.getValue().longValue());
                 if (v.signum() < 0 || v.bitLength() > f.width()) {
                     throw new IllegalArgumentException(name + "." + f.name() + " = " + v + " does not fit in " + f.width() + " bits");
                 }

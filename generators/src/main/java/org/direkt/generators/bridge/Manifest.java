@@ -51,10 +51,10 @@ public final class Manifest {
         l.put("mover_status_confirmed", Layout.MOVER_STATUS_CONFIRMED);
         Map<String, Object> errors = new LinkedHashMap<>();
         for (Layout.Error e : Layout.Error.values()) {
-            errors.put(e.name(), Map.of("code", e.code(), "meaning", e.meaning));
+            errors.put(e.name(), ordered("code", e.code(), "meaning", e.meaning));
         }
         l.put("errors", errors);
-        l.put("ids", Map.of("host", List.of(Layout.HOST_ID_FIRST, Layout.HOST_ID_LAST),
+        l.put("ids", ordered("host", List.of(Layout.HOST_ID_FIRST, Layout.HOST_ID_LAST),
                 "kernel", List.of(Layout.KERNEL_ID_FIRST, Layout.KERNEL_ID_LAST)));
         Map<String, Object> csr = new LinkedHashMap<>();
         csr.put("data_bits", 32);
@@ -99,6 +99,15 @@ public final class Manifest {
         return out;
     }
 
+    /** A map that keeps the order given (Map.of does not, so its JSON would differ from run to run). */
+    private static Map<String, Object> ordered(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
     static Map<String, Object> bridge(Bridge.Params p) {
         Map<String, Object> b = new LinkedHashMap<>();
         b.put("top", "direkt_bridge");
@@ -116,8 +125,8 @@ public final class Manifest {
         b.put("word_order", p.wordOrder().name().toLowerCase(Locale.ROOT));
         b.put("registered_channels", p.registeredChannels());
         Map<String, Object> clocks = new LinkedHashMap<>();
-        clocks.put("kernel", Map.of("clock", ChannelPort.KERNEL.clock(), "reset", ChannelPort.KERNEL.reset(), "reset_active_low", true));
-        clocks.put("dma", Map.of("clock", p.dmaDomain().clock(), "reset", p.dmaDomain().reset(),
+        clocks.put("kernel", ordered("clock", ChannelPort.KERNEL.clock(), "reset", ChannelPort.KERNEL.reset(), "reset_active_low", true));
+        clocks.put("dma", ordered("clock", p.dmaDomain().clock(), "reset", p.dmaDomain().reset(),
                 "reset_active_low", p.dmaResetPolarity() == org.direkt.hdl.ClockDomain.ResetPolarity.ACTIVE_LOW));
         b.put("clocks", clocks);
         List<Object> channels = new ArrayList<>();

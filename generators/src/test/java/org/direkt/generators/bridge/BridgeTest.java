@@ -1,0 +1,166 @@
+package org.direkt.generators.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+
+import org.direkt.generators.Catalog;
+import org.direkt.generators.arb.Arbiter;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Module;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.VerilogEmitter;
+import org.junit.jupiter.api.Test;
+
+/** The bridge as its users see it: ports, parameters, the Layout and the manifest. */
+class BridgeTest {
+
+    private static Bridge.Params with(Map<String, String> overrides) {
+        return Catalog.bridgeParams(new Catalog.Args("bridge", overrides));
+    }
+
+    @Test
+    void kernelSidePortsAreNamedAsTheKernelSystemNamesThemAndDmaSidePortsMirrorTheMovers() {
+        Module top = new Bridge().elaborate(Bridge.Params.defaults());
+        assertEquals(List.of(), top.warnings());
+        for (String t : List.of("rd", "wr")) {
+            assertEquals(256, top.port(t + "_desc_data").width());
+            assertEquals(Signal.Kind.INPUT, top.port(t + "_desc_valid").kind(), "streamsink: the kernel writes");
+            assertEquals(64, top.port(t + "_status_data").width());
+            assertEquals(Signal.Kind.OUTPUT, top.port(t + "_status_valid").kind(), "streamsource: the kernel reads");
+            assertEquals(160, top.port(t + "_dma_desc_data").width(), "the movers' 160-bit descriptor");
+            assertEquals(Signal.Kind.INPUT, top.port(t + "_dma_desc_ready").kind());
+            assertEquals(32, top.port(t + "_dma_status_data").width());
+            assertEquals(160, top.port(t + "_host_desc_data").width());
+            assertEquals(32, top.port(t + "_host_status_data").width());
+        }
+        List<String> names = top.ports().stream().map(Signal::name).toList();
+        assertFalse(names.contains("rd_dma_status_ready"), "the mover's status has no ready");
+        assertFalse(names.contains("rd_host_status_ready"), "nor has the status passed back to the host");
+        assertTrue(names.containsAll(List.of("kernel_clk", "kernel_resetn", "dma_clk", "dma_resetn", "csr_address", "csr_readdatavalid")));
+    }
+
+    @Test
+    void resetPolarityOfTheDmaDomainIsAParameter() {
+        Module top = new Bridge().elaborate(with(Map.of("reset", "active_high")));
+        List<String> names = top.ports().stream().map(Signal::name).toList();
+        assertTrue(names.contains("dma_rst") && !names.contains("dma_resetn"), names.toString());
+        String v = VerilogEmitter.emit(top).get("direkt_bridge_rd");
+        assertTrue(v.contains("(~kernel_resetn)"), "active-high FIFO resets see the inverted kernel reset");
+        assertTrue(v.contains(".rst          (dma_rst)") || v.contains("(dma_rst)"), v);
+    }
+
+    @Test
+    void theSameConfigurationGivesTheSameBytes() {
+        Map<String, String> a = VerilogEmitter.emit(new Bridge().elaborate(Bridge.Params.paper()));
+        Map<String, String> b = VerilogEmitter.emit(new Bridge().elaborate(Bridge.Params.paper()));
+        assertEquals(a, b);
+        assertEquals(Manifest.json(Bridge.Params.paper()), Manifest.json(Bridge.Params.paper()));
+    }
+
+    @Test
+    void impossibleParametersNameTheParameterTheValueAndTheRule() {
+        record Case(Map<String, String> params, String message) {
+        }
+        for (Case c : List.of(
+                new Case(Map.of("inflight", "0"), "Bridge inflight = 0: must be in 1..128 (kernel IDs are 128..255)"),
+                new Case(Map.of("inflight", "129"), "Bridge inflight = 129: must be in 1..128"),
+                new Case(Map.of("inflight", "32"), "Bridge statusFifoDepth = 16: must be a power of two >= max(4, inflight = 32)"),
+                new Case(Map.of("desc_depth", "12"), "Bridge descFifoDepth = 12: must be a power of two in 4..1024"),
+                new Case(Map.of("windows", "0"), "Bridge windowEntries = 0: must be in 1..32"),
+                new Case(Map.of("windows", "33"), "Bridge windowEntries = 33: must be in 1..32"),
+                new Case(Map.of("sync_stages", "1"), "Bridge syncStages = 1: must be in 2..8"),
+                new Case(Map.of("fpga_mem", "4097"), "Bridge fpgaMemBytes = 4097: must be a positive multiple of 4"),
+                new Case(Map.of("fpga_mem", "lots"), "bridge fpga_mem = lots: must be a byte count"),
+                new Case(Map.of("rd_status", "direkt_rd_desc"), "Bridge channels = [direkt_rd_desc, direkt_rd_desc, direkt_wr_desc, direkt_wr_status]: the four channel ids must differ"),
+                new Case(Map.of("wr_desc", "9lives"), "Bridge channels = 9lives: a channel id must be an identifier"),
+                new Case(Map.of("policy", "weighted"), "Arbiter weights = []: WEIGHTED needs one weight per requester (2)"),
+                new Case(Map.of("preset", "fast"), "bridge preset = fast: must be default or paper"),
+                new Case(Map.of("id_mode", "auto"), "bridge id_mode = auto: must be one of [managed, paper]"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> with(c.params()), c.params().toString());
+            assertTrue(e.getMessage().startsWith(c.message()), "got: " + e.getMessage() + "\nwanted: " + c.message());
+        }
+    }
+
+    @Test
+    void thePaperPresetIsThePublishedDesign() {
+        Bridge.Params p = Bridge.Params.paper();
+        assertEquals(List.of("rdcldesc", "rdclmstatus", "wrcldesc", "wrclmstatus"), p.channels().all());
+        assertEquals(Bridge.IdMode.PAPER, p.idMode());
+        assertEquals(Bridge.StatusMode.CYCLES, p.statusMode());
+        assertEquals(Arbiter.Policy.FIXED_PRIORITY, p.policy(), "the published priority encoder");
+        assertEquals(ClockDomain.ResetPolarity.ACTIVE_LOW, p.dmaResetPolarity());
+    }
+
+    @Test
+    void cldescPacksX4AsThePublishedKernelDoes() {
+        int id = 130;
+        int bytes = 4096;
+        BigInteger cl = Layout.CLDESC.pack(Map.of("src_lo", 0x1000L, "src_hi", 0x2L, "dst_lo", 0x40L, "dwords", bytes >> 2, "id", id));
+        long[] x = Layout.cldescWords(cl);
+        assertEquals(0x1000L, x[0]);
+        assertEquals(0x2L, x[1]);
+        assertEquals(0x40L, x[2]);
+        assertEquals(((long) id << 18) | (bytes >> 2), x[4], "x4 = (id << 18) | (bytes >> 2)");
+        assertEquals(0L, x[5] | x[6] | x[7]);
+        assertEquals(BigInteger.valueOf(bytes >> 2), Layout.CLDESC.unpack(cl).get("dwords"));
+    }
+
+    @Test
+    void moverDescriptorFieldsSitWhereTheHardIpExpectsThem() {
+        Layout.Word d = Layout.MOVER_DESC;
+        assertEquals(List.of(0, 64, 128, 146, 154), d.fields().stream().map(Layout.Field::lsb).toList());
+        assertEquals(18, d.field("dwords").width());
+        assertEquals(8, d.field("id").width());
+        assertEquals((1 << 18) - 1, Layout.MAX_DWORDS, "1 MB - 4 B in dwords");
+        BigInteger w = d.pack(Map.of("src", 0xFFFF_0000_0000_1000L, "dwords", 1, "id", 200));
+        assertEquals(200L, d.field("id").getLong(w));
+        assertEquals(new BigInteger("FFFF000000001000", 16), d.field("src").get(w), "a long address is unsigned");
+    }
+
+    @Test
+    void aValueTooWideForItsFieldIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Layout.CLDESC.pack(Map.of("dwords", 1 << 18)));
+        assertEquals("cldesc.dwords = 262144 does not fit in 18 bits", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Layout.CLDESC.field("length"));
+    }
+
+    @Test
+    void wordsMustCoverEveryBitExactlyOnce() {
+        IllegalStateException overlap = assertThrows(IllegalStateException.class, () -> new Layout.Word("w", 8,
+                List.of(new Layout.Field("a", 0, 5, ""), new Layout.Field("b", 4, 4, ""))));
+        assertEquals("w.b overlaps or leaves the word at bit 4", overlap.getMessage());
+        IllegalStateException gap = assertThrows(IllegalStateException.class, () -> new Layout.Word("w", 8,
+                List.of(new Layout.Field("a", 0, 4, ""))));
+        assertEquals("w bit 4 belongs to no field", gap.getMessage());
+    }
+
+    @Test
+    void theManifestCarriesTheLayoutTheChannelsAndTheCsrMap() {
+        String json = Manifest.json(Bridge.Params.defaults());
+        assertTrue(json.startsWith("{\n  \"format\": \"direkt-overlay\",\n  \"format_version\": 1,"), json.substring(0, 80));
+        assertTrue(json.contains("\"dwords\": {\n            \"lsb\": 128,\n            \"width\": 18,"), "cldesc dwords from the Layout");
+        assertTrue(json.contains("\"chan_id\": \"direkt_rd_desc\""));
+        assertTrue(json.contains("\"mover_status_confirmed\": false"), "the unconfirmed status format is flagged");
+        assertTrue(json.contains("\"name\": \"WIN7_CTRL\",\n          \"offset\": " + (Layout.CSR_WINDOW_OFFSET + 7 * Layout.CSR_WINDOW_STRIDE + 4)));
+        assertFalse(json.contains("WIN8_"), "eight windows by default");
+        for (Layout.Error e : Layout.Error.values()) {
+            assertTrue(json.contains("\"" + e.name() + "\": {\n        \"code\": " + e.code()), e.name());
+        }
+        assertFalse(json.contains("\r"), "LF line ends");
+    }
+
+    @Test
+    void csrRegistersNeverShareAnOffset() {
+        List<Layout.CsrReg> regs = Layout.csrMap(32);
+        assertEquals(regs.size(), regs.stream().map(Layout.CsrReg::offset).distinct().count());
+        int aw = BridgeCsr.addressWidth(32);
+        assertTrue(regs.stream().allMatch(r -> r.offset() < (1 << aw)), "every register is addressable");
+    }
+}
