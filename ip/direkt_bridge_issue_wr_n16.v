@@ -50,28 +50,29 @@ module direkt_bridge_issue_wr_n16 (
   wire [3:0]   check_error;        // @[BridgeIssue.java:173]
   reg  [4:0]   outstanding_q;      // @[BridgeIssue.java:177]
   wire         credit_ok;          // @[BridgeIssue.java:180]
-  reg  [15:0]  slot_busy;          // @[BridgeIssue.java:181]
-  wire [3:0]   alloc_slot;         // @[BridgeIssue.java:182]
-  wire [15:0]  free_onehot;        // @[BridgeIssue.java:184]
-  reg          st_valid;           // @[BridgeIssue.java:196]
-  reg  [3:0]   st_error;           // @[BridgeIssue.java:197]
-  reg  [3:0]   st_slot;            // @[BridgeIssue.java:198]
-  reg  [159:0] st_desc;            // @[BridgeIssue.java:199]
-  wire [7:0]   ms_id;              // @[BridgeIssue.java:203]
-  wire         ms_kernel;          // @[BridgeIssue.java:205]
-  wire [3:0]   ms_slot;            // @[BridgeIssue.java:207]
-  wire         ms_legit;           // @[BridgeIssue.java:209]
-  wire         reject_push;        // @[BridgeIssue.java:221]
-  wire         st_leaving;         // @[BridgeIssue.java:225]
-  wire         load;               // @[BridgeIssue.java:227]
-  wire         free_valid;         // @[BridgeIssue.java:231]
-  wire [3:0]   free_slot;          // @[BridgeIssue.java:233]
-  reg  [31:0]  now;                // @[BridgeIssue.java:255]
-  wire [63:0]  issue_entry;        // @[BridgeIssue.java:261]
-  wire [31:0]  elapsed;            // @[BridgeIssue.java:263]
-  wire         mover_error;        // @[BridgeIssue.java:266]
-  wire [3:0]   status_error;       // @[BridgeIssue.java:268]
-  reg  [63:0]  issue_table [0:15]; // @[BridgeIssue.java:258]
+  reg  [15:0]  slot_busy;          // @[BridgeIssue.java:182]
+  reg  [15:0]  slot_issued;        // @[BridgeIssue.java:183]
+  wire [3:0]   alloc_slot;         // @[BridgeIssue.java:184]
+  wire [15:0]  free_onehot;        // @[BridgeIssue.java:186]
+  reg          st_valid;           // @[BridgeIssue.java:198]
+  reg  [3:0]   st_error;           // @[BridgeIssue.java:199]
+  reg  [3:0]   st_slot;            // @[BridgeIssue.java:200]
+  reg  [159:0] st_desc;            // @[BridgeIssue.java:201]
+  wire [7:0]   ms_id;              // @[BridgeIssue.java:205]
+  wire         ms_kernel;          // @[BridgeIssue.java:207]
+  wire [3:0]   ms_slot;            // @[BridgeIssue.java:209]
+  wire         ms_legit;           // @[BridgeIssue.java:211]
+  wire         reject_push;        // @[BridgeIssue.java:224]
+  wire         st_leaving;         // @[BridgeIssue.java:228]
+  wire         load;               // @[BridgeIssue.java:230]
+  wire         free_valid;         // @[BridgeIssue.java:234]
+  wire [3:0]   free_slot;          // @[BridgeIssue.java:236]
+  reg  [31:0]  now;                // @[BridgeIssue.java:261]
+  wire [63:0]  issue_entry;        // @[BridgeIssue.java:267]
+  wire [31:0]  elapsed;            // @[BridgeIssue.java:269]
+  wire         mover_error;        // @[BridgeIssue.java:272]
+  wire [3:0]   status_error;       // @[BridgeIssue.java:274]
+  reg  [63:0]  issue_table [0:15]; // @[BridgeIssue.java:264]
 
   assign src = k_data[63:0]; // @[BridgeIssue.java:135]
 
@@ -95,7 +96,7 @@ module direkt_bridge_issue_wr_n16 (
 
   assign check_error = k_data[147] ? 4'd1 : (k_data[146] ? 4'd2 : ((dwords == 18'd0) ? 4'd3 : (|(src[1:0] | dst[1:0]) ? 4'd5 : (~in_window ? 4'd6 : (~in_fpga ? 4'd7 : 4'd0))))); // @[BridgeIssue.java:174]
 
-  // @[BridgeIssue.java:245]
+  // @[BridgeIssue.java:248]
   always @(posedge clk) begin
     if (rst) begin
       outstanding_q <= 5'd0;
@@ -108,9 +109,9 @@ module direkt_bridge_issue_wr_n16 (
     end
   end
 
-  assign credit_ok = ((({1'b0, outstanding_q} + {1'b0, ks_fill}) < 6'd16) & (outstanding_q < 5'd16)) & |free_onehot; // @[BridgeIssue.java:189]
+  assign credit_ok = ((({1'b0, outstanding_q} + {1'b0, ks_fill}) < 6'd16) & (outstanding_q < 5'd16)) & |free_onehot; // @[BridgeIssue.java:191]
 
-  // @[BridgeIssue.java:251]
+  // @[BridgeIssue.java:254]
   always @(posedge clk) begin
     if (rst) begin
       slot_busy <= 16'd0;
@@ -119,11 +120,20 @@ module direkt_bridge_issue_wr_n16 (
     end
   end
 
-  assign alloc_slot = {|{free_onehot[8], free_onehot[9], free_onehot[10], free_onehot[11], free_onehot[12], free_onehot[13], free_onehot[14], free_onehot[15]}, |{free_onehot[4], free_onehot[5], free_onehot[6], free_onehot[7], free_onehot[12], free_onehot[13], free_onehot[14], free_onehot[15]}, |{free_onehot[2], free_onehot[3], free_onehot[6], free_onehot[7], free_onehot[10], free_onehot[11], free_onehot[14], free_onehot[15]}, |{free_onehot[1], free_onehot[3], free_onehot[5], free_onehot[7], free_onehot[9], free_onehot[11], free_onehot[13], free_onehot[15]}}; // @[BridgeIssue.java:186]
+  // @[BridgeIssue.java:257]
+  always @(posedge clk) begin
+    if (rst) begin
+      slot_issued <= 16'd0;
+    end else begin
+      slot_issued <= (slot_issued & ~(ms_legit ? (16'd1 << ms_slot) : 16'd0)) | ((d_valid & d_ready) ? (16'd1 << st_slot) : 16'd0);
+    end
+  end
 
-  assign free_onehot = ~slot_busy & (slot_busy + 16'd1); // @[BridgeIssue.java:185]
+  assign alloc_slot = {|{free_onehot[8], free_onehot[9], free_onehot[10], free_onehot[11], free_onehot[12], free_onehot[13], free_onehot[14], free_onehot[15]}, |{free_onehot[4], free_onehot[5], free_onehot[6], free_onehot[7], free_onehot[12], free_onehot[13], free_onehot[14], free_onehot[15]}, |{free_onehot[2], free_onehot[3], free_onehot[6], free_onehot[7], free_onehot[10], free_onehot[11], free_onehot[14], free_onehot[15]}, |{free_onehot[1], free_onehot[3], free_onehot[5], free_onehot[7], free_onehot[9], free_onehot[11], free_onehot[13], free_onehot[15]}}; // @[BridgeIssue.java:188]
 
-  // @[BridgeIssue.java:237]
+  assign free_onehot = ~slot_busy & (slot_busy + 16'd1); // @[BridgeIssue.java:187]
+
+  // @[BridgeIssue.java:240]
   always @(posedge clk) begin
     if (rst) begin
       st_valid <= 1'b0;
@@ -136,7 +146,7 @@ module direkt_bridge_issue_wr_n16 (
     end
   end
 
-  // @[BridgeIssue.java:238]
+  // @[BridgeIssue.java:241]
   always @(posedge clk) begin
     if (rst) begin
       st_error <= 4'd0;
@@ -147,7 +157,7 @@ module direkt_bridge_issue_wr_n16 (
     end
   end
 
-  // @[BridgeIssue.java:239]
+  // @[BridgeIssue.java:242]
   always @(posedge clk) begin
     if (rst) begin
       st_slot <= 4'd0;
@@ -158,32 +168,32 @@ module direkt_bridge_issue_wr_n16 (
     end
   end
 
-  // @[BridgeIssue.java:241]
+  // @[BridgeIssue.java:244]
   always @(posedge clk) begin
     if (load) begin
       st_desc <= {6'd0, 8'd128 | {4'd0, alloc_slot}, dwords, dst, src};
     end
   end
 
-  assign ms_id = ms_data[7:0]; // @[BridgeIssue.java:204]
+  assign ms_id = ms_data[7:0]; // @[BridgeIssue.java:206]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[BridgeIssue.java:206]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[BridgeIssue.java:208]
 
-  assign ms_slot = ms_id[3:0]; // @[BridgeIssue.java:208]
+  assign ms_slot = ms_id[3:0]; // @[BridgeIssue.java:210]
 
-  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & |(slot_busy & (16'd1 << ms_slot)); // @[BridgeIssue.java:214]
+  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & |(slot_issued & (16'd1 << ms_slot)); // @[BridgeIssue.java:217]
 
-  assign reject_push = (st_valid & (st_error != 4'd0)) & ~ms_legit; // @[BridgeIssue.java:222]
+  assign reject_push = (st_valid & (st_error != 4'd0)) & ~ms_legit; // @[BridgeIssue.java:225]
 
-  assign st_leaving = (d_valid & d_ready) | reject_push; // @[BridgeIssue.java:226]
+  assign st_leaving = (d_valid & d_ready) | reject_push; // @[BridgeIssue.java:229]
 
-  assign load = (k_valid & credit_ok) & (~st_valid | st_leaving); // @[BridgeIssue.java:228]
+  assign load = (k_valid & credit_ok) & (~st_valid | st_leaving); // @[BridgeIssue.java:231]
 
-  assign free_valid = ms_legit | reject_push; // @[BridgeIssue.java:232]
+  assign free_valid = ms_legit | reject_push; // @[BridgeIssue.java:235]
 
-  assign free_slot = ms_legit ? ms_slot : st_slot; // @[BridgeIssue.java:234]
+  assign free_slot = ms_legit ? ms_slot : st_slot; // @[BridgeIssue.java:237]
 
-  // @[BridgeIssue.java:256]
+  // @[BridgeIssue.java:262]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -192,41 +202,41 @@ module direkt_bridge_issue_wr_n16 (
     end
   end
 
-  assign issue_entry = issue_table[free_slot]; // @[BridgeIssue.java:262]
+  assign issue_entry = issue_table[free_slot]; // @[BridgeIssue.java:268]
 
-  assign elapsed = now - issue_entry[31:0]; // @[BridgeIssue.java:264]
+  assign elapsed = now - issue_entry[31:0]; // @[BridgeIssue.java:270]
 
-  assign mover_error = ms_data[11] | ms_data[12]; // @[BridgeIssue.java:267]
+  assign mover_error = ms_data[11] | ms_data[12]; // @[BridgeIssue.java:273]
 
-  assign status_error = ms_legit ? (mover_error ? 4'd8 : 4'd0) : st_error; // @[BridgeIssue.java:269]
+  assign status_error = ms_legit ? (mover_error ? 4'd8 : 4'd0) : st_error; // @[BridgeIssue.java:275]
 
-  assign k_ready = load; // @[BridgeIssue.java:229]
+  assign k_ready = load; // @[BridgeIssue.java:232]
 
-  assign d_data = st_desc; // @[BridgeIssue.java:224]
+  assign d_data = st_desc; // @[BridgeIssue.java:227]
 
-  assign d_valid = st_valid & (st_error == 4'd0); // @[BridgeIssue.java:223]
+  assign d_valid = st_valid & (st_error == 4'd0); // @[BridgeIssue.java:226]
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[BridgeIssue.java:218]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[BridgeIssue.java:221]
 
-  assign hs_data = ms_data; // @[BridgeIssue.java:219]
+  assign hs_data = ms_data; // @[BridgeIssue.java:222]
 
-  assign ks_valid = free_valid; // @[BridgeIssue.java:270]
+  assign ks_valid = free_valid; // @[BridgeIssue.java:276]
 
-  assign ks_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], status_error, issue_entry[63:32]}; // @[BridgeIssue.java:274]
+  assign ks_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], status_error, issue_entry[63:32]}; // @[BridgeIssue.java:280]
 
-  assign outstanding = outstanding_q; // @[BridgeIssue.java:279]
+  assign outstanding = outstanding_q; // @[BridgeIssue.java:285]
 
-  assign ev_rejected = reject_push; // @[BridgeIssue.java:280]
+  assign ev_rejected = reject_push; // @[BridgeIssue.java:286]
 
-  assign ev_error = st_error; // @[BridgeIssue.java:281]
+  assign ev_error = st_error; // @[BridgeIssue.java:287]
 
-  assign ev_completed = ms_legit; // @[BridgeIssue.java:282]
+  assign ev_completed = ms_legit; // @[BridgeIssue.java:288]
 
-  assign ev_aborted = ms_legit & mover_error; // @[BridgeIssue.java:283]
+  assign ev_aborted = ms_legit & mover_error; // @[BridgeIssue.java:289]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[BridgeIssue.java:284]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[BridgeIssue.java:290]
 
-  // @[BridgeIssue.java:260]
+  // @[BridgeIssue.java:266]
   always @(posedge clk) begin
     if (load) begin
       issue_table[alloc_slot] <= {k_data[179:148], now};

@@ -178,7 +178,9 @@ public final class BridgeIssue extends Generator<BridgeIssue.Params> {
         Expr credit = outstanding.zext(cw).plus(ksFill.zext(cw)).lt(m.lit(p.statusDepth(), cw))
                 .and(outstanding.lt(m.lit(p.inflight(), ow)));
         Signal creditOk = m.wire("credit_ok", 1);
+        // slot_busy: admitted, status not pushed yet; slot_issued: handed to the mover, status not back yet.
         Reg busy = p.idMode() == IdMode.MANAGED ? m.reg("slot_busy", p.inflight(), cd).init(0) : null;
+        Reg issued = p.idMode() == IdMode.MANAGED ? m.reg("slot_issued", p.inflight(), cd).init(0) : null;
         Signal allocSlot = m.wire("alloc_slot", sw);
         if (busy != null) {
             Signal freeOneHot = m.wire("free_onehot", p.inflight());
@@ -210,7 +212,8 @@ public final class BridgeIssue extends Generator<BridgeIssue.Params> {
         if (busy != null) {
             // A kernel-range ID is ours only if it names a slot that is waiting for its status.
             Expr inRange = msId.bits(6, 0).zext(8).lt(m.lit(p.inflight(), 8));
-            Expr slotWaiting = busy.and(m.lit(1, p.inflight()).shl(msSlot)).orR();
+            // ... and whose descriptor the mover has actually been given (not one still in the stage).
+            Expr slotWaiting = issued.and(m.lit(1, p.inflight()).shl(msSlot)).orR();
             msLegit.set(msKernel.and(inRange).and(slotWaiting));
         } else {
             msLegit.set(msKernel.and(outstanding.ne(0)));
@@ -249,6 +252,9 @@ public final class BridgeIssue extends Generator<BridgeIssue.Params> {
             Expr set = Expr.mux(load, one.shl(allocSlot), m.lit(0, p.inflight()));
             Expr clear = Expr.mux(freeSlotValid, one.shl(freeSlot), m.lit(0, p.inflight()));
             busy.set(busy.and(clear.not()).or(set));
+            Expr handed = Expr.mux(d.fire(), one.shl(stSlot), m.lit(0, p.inflight()));
+            Expr back = Expr.mux(msLegit, one.shl(msSlot), m.lit(0, p.inflight()));
+            issued.set(issued.and(back.not()).or(handed));
         }
 
         // ---- timestamps (and tags) per slot
