@@ -48,6 +48,9 @@ SYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_e
                    "exact_flags", "data_in_order", "helpers", "reachable"]
 ASYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_empty",
                     "data_in_order", "sync_stage_gray_lags", "helpers", "reachable"]
+BRIDGE_ISSUE_PROPS = ["credit_invariant", "no_status_dropped", "outstanding_bounded", "id_unique",
+                      "only_admitted_reach_mover", "host_passthrough",
+                      "one_status_per_descriptor", "helpers", "reachable"]
 ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
 
@@ -81,6 +84,12 @@ def arbiter(module, n, policy, weights, k, cover_k):
                 + ARB_PROPS[-1:])
 
 
+def bridge_issue(module, k, cover_k):
+    return dict(name=module.replace("direkt_", ""), harness="bridge_issue.sv",
+                top="fv_bridge_issue", ip=[module], multiclock=False, depth=k,
+                cover_depth=cover_k, defines=dict(DUT=module), props=BRIDGE_ISSUE_PROPS)
+
+
 CONFIGS = [
     sync_fifo("direkt_sync_fifo_w160_d16", 160, 16, 16, k=20, data_k=5, cover_k=24),
     sync_fifo("direkt_sync_fifo_w160_d4_af3", 160, 4, 3, k=12, data_k=5, cover_k=12),
@@ -93,6 +102,8 @@ CONFIGS = [
     arbiter("direkt_arbiter_rr_n3", 3, 1, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n2_3_1", 2, 2, [3, 1], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n3_4_2_1", 3, 2, [4, 2, 1], k=10, cover_k=12),
+    bridge_issue("direkt_bridge_issue_rd_n16", k=8, cover_k=20),
+    bridge_issue("direkt_bridge_issue_wr_n16", k=8, cover_k=20),
 ]
 
 # --------------------------------------------------------------------------- model building
