@@ -80,7 +80,7 @@ def async_top(p: dict) -> str:
 
 
 @contextmanager
-def _output_to(log: Optional[Path]) -> Iterator[None]:
+def output_to(log: Optional[Path]) -> Iterator[None]:
     """Send this process's stdout/stderr (and the simulator's, which inherits them) to *log*."""
     if log is None:
         yield
@@ -105,7 +105,7 @@ def _output_to(log: Optional[Path]) -> Iterator[None]:
 def run_measure(run_bench, failed_exc, log: Optional[Path], *, bench: str, module: str, params: dict,
                 run_params=None, top: str) -> bool:
     try:
-        with _output_to(log):
+        with output_to(log):
             run_bench(bench=bench, example=bench, module=module, params=params, run_params=run_params,
                       expected_top=top, testcase="measure", emitter="generators")
         return True

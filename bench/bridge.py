@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Measure direkt's bridge (direkt_bridge): latency, issue rate, bandwidth, area.
+
+    .venv/bin/python bench/bridge.py [--out bench/results/bridge.json] [--plot bench/results/bridge.png]
+
+Run from the repository root after `make build`. It emits the bridge (preset=default), builds it
+with Verilator and runs the cocotb tests of bench/bridge_measure.py through the benches' own
+harness (direkt_sim.run_bench; the pins are driven by direkt_sim.bridge_models' DataMover,
+PipelinedKernel, HostController and Csr) at three clock ratios, and synthesises the bridge with
+Yosys (bench/area.py's measure: synth_intel_alm -family cyclonev) in the paper and the default
+configuration. All on the GPU->FPGA (rd) direction; sync_stages from the emitted manifest.
+
+JSON (bench/results/bridge.json), every number measured:
+
+    latency_desc_cycles     max over all samples and ratios (detail under latency_desc): dma_clk
+                            edges from the kernel_clk edge accepting a cldesc to the first dma_clk
+                            edge sampling rd_dma_desc_valid (mover ready held high)
+    latency_status_cycles   max (detail under latency_status): kernel_clk edges from the dma_clk
+                            edge sampling rd_dma_status_valid to the first kernel_clk edge sampling
+                            rd_status_valid (status ready held high)
+    sync_stages             from the manifest
+    kernel_issue_rate       kernel descriptors per dma_clk cycle at the mover, channel always
+                            valid, no host load, 1:1 clocks (detail under issue)
+    issue_rate_with_host_load   {"kernel": x, "host": y} with the host saturating rd_host_desc
+    bw_4k_inflight_1/_16    steady-state fraction of the mover model's peak for 4 KB descriptors
+                            with 1 / 16 in flight (model and k = 1..16 under bandwidth)
+    area                    {"paper": ..., "default": ...}: the whole direkt_bridge top (both
+                            directions and the CSR block) synthesised as one, plus each submodule
+                            on its own (direkt_bridge_rd, direkt_bridge_wr, the CSR) for reference
+    expectations            {name: {"pass": bool, "value": x, "bound": ...}}
+
+Expected: latency_desc_cycles <= sync_stages + 3; latency_status_cycles <= sync_stages + 3;
+kernel_issue_rate >= 0.95; bw_4k_inflight_16 >= 2 * bw_4k_inflight_1. An unmet expectation is
+printed on stderr and the script exits 1 (after writing the JSON and the plot).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+SIM = REPO / "sim"
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(SIM))
+
+import area  # noqa: E402  (bench/area.py: Yosys measure)
+from fifo import output_to  # noqa: E402  (bench/fifo.py: sends the simulator's output to a log)
+
+PRESETS = ("paper", "default")
+SIM_PRESET = "default"
+# Clock ratios kernel:dma as periods in ps; the first (1:1) also runs issue rate and bandwidth.
+RATIOS = {
+    "kernel 4 ns / dma 4 ns": dict(kernel_ps=4000, dma_ps=4000),
+    "kernel 3.3 ns / dma 4 ns": dict(kernel_ps=3300, dma_ps=4000),
+    "kernel 5 ns / dma 4 ns": dict(kernel_ps=5000, dma_ps=4000),
+}
+ONE_TO_ONE = "kernel 4 ns / dma 4 ns"
+# The mover model for the bandwidth runs: 32 B per dma cycle peak (8 GB/s at 250 MHz), 250 cycles
+# from descriptor to first data (a PCIe read round trip of about 1 us at 250 MHz).
+MOVER = dict(mover_latency=250, mover_bytes_per_cycle=32, transfer_bytes=4096)
+LATENCY_SAMPLES = 200
+ISSUE_DESCRIPTORS = 2000
+CLASS_RETRIES = 6  # ClassNotFoundException while the Java classes are being rebuilt: wait 30 s, retry
+
+
+def _class_missing(text: str) -> bool:
+    return "ClassNotFoundException" in text or "NoClassDefFoundError" in text
+
+
+def emit_bridge(preset: str, out: Path):
+    from direkt_sim import emit as _emit
+
+    for attempt in range(CLASS_RETRIES):
+        try:
+            return _emit.emit("bridge", {"preset": preset}, out, "generators")
+        except _emit.EmitError as exc:
+            if not _class_missing(str(exc)) or attempt == CLASS_RETRIES - 1:
+                raise
+            print(f"bridge: emitter classes missing (being rebuilt?); retrying in 30 s", file=sys.stderr, flush=True)
+            time.sleep(30)
+
+
+def measure_area(work: Path) -> dict:
+    """Yosys on the whole direkt_bridge top and on each of its submodules, per preset."""
+    result = {}
+    for preset in PRESETS:
+        rtl = work / f"rtl-{preset}"
+        emitted = emit_bridge(preset, rtl)
+        logs = work / f"yosys-{preset}"
+        logs.mkdir(parents=True, exist_ok=True)
+        manifest = json.loads((rtl / "direkt-overlay.json").read_text())
+        whole = area.measure(rtl, emitted.top, logs)
+        parts = {}
+        for top in ("direkt_bridge_rd", "direkt_bridge_wr", f"direkt_bridge_csr_e{manifest['bridge']['window_entries']}"):
+            if (rtl / f"{top}.v").is_file():
+                parts[top] = area.measure(rtl, top, logs)
+        b = manifest["bridge"]
+        result[preset] = {
+            "luts": whole["luts"], "ffs": whole["ffs"], "ram_bits": whole["ram_bits"],
+            "top": emitted.top, "whole_top": whole,
+            "submodules_alone": parts,
+            "config": {k: b[k] for k in ("id_mode", "status_mode", "inflight", "policy", "window_entries",
+                                         "sync_stages", "desc_fifo_depth", "status_fifo_depth")},
+        }
+    return result
+
+
+def run_sims(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
+    import pytest
+    from direkt_sim import run_bench
+
+    failures = []
+    for name, r in RATIOS.items():
+        tests = ["latency"] + (["issue", "issue_host", "bandwidth"] if name == ONE_TO_ONE else [])
+        run_params = {**r, "latency_samples": LATENCY_SAMPLES, "issue_descriptors": ISSUE_DESCRIPTORS, **MOVER}
+        log = None if verbose else logs / (name.replace(" ", "_").replace("/", "-") + ".log")
+        print(f"bridge: simulating at {name}: {', '.join(tests)}", flush=True)
+        for attempt in range(CLASS_RETRIES):
+            try:
+                with output_to(log):
+                    run_bench(bench="bridge", example="bridge", module="bridge_measure",
+                              params={"preset": SIM_PRESET}, run_params=run_params, expected_top="direkt_bridge",
+                              testcase=tests, emitter="generators")
+                break
+            except pytest.fail.Exception as exc:
+                text = str(exc) + (log.read_text() if log is not None and log.is_file() else "")
+                if _class_missing(text) and attempt < CLASS_RETRIES - 1:
+                    print("bridge: emitter classes missing (being rebuilt?); retrying in 30 s", file=sys.stderr, flush=True)
+                    time.sleep(30)
+                    continue
+                failures.append(f"simulation at {name} failed: {str(exc).splitlines()[0] if str(exc) else exc}"
+                                + (f" (log: {log})" if log else ""))
+                print(f"bridge: simulation at {name} failed:\n{exc}", file=sys.stderr)
+                break
+    return failures
+
+
+def _load(measure_dir: Path, test: str, r: dict) -> Optional[dict]:
+    f = measure_dir / f"{test}@{r['kernel_ps']}-{r['dma_ps']}.json"
+    return json.loads(f.read_text()) if f.is_file() else None
+
+
+def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str]) -> tuple[dict, list[str]]:
+    unmet = list(failures)
+    res: dict = {"generated_by": "bench/bridge.py", "simulator": "verilator", "direction": "rd (GPU->FPGA)",
+                 "simulated_preset": SIM_PRESET}
+    lat = {n: _load(measure_dir, "latency", r) for n, r in RATIOS.items()}
+    lat = {n: v for n, v in lat.items() if v is not None}
+    S = next(iter(lat.values()))["sync_stages"] if lat else None
+    if S is None:
+        for v in (area_result or {}).values():
+            S = v["config"]["sync_stages"] if v["config"] else None
+    res["sync_stages"] = S
+    for kind, unit in (("desc", "dma_clk edges from the kernel_clk edge accepting the cldesc to the first dma_clk "
+                                "edge sampling rd_dma_desc_valid (rd_dma_desc_ready held high)"),
+                       ("status", "kernel_clk edges from the dma_clk edge sampling rd_dma_status_valid to the "
+                                  "first kernel_clk edge sampling rd_status_valid (rd_status_ready held high)")):
+        per = {n: {"kernel_ps": RATIOS[n]["kernel_ps"], "dma_ps": RATIOS[n]["dma_ps"],
+                   "min": v[f"{kind}_min"], "max": v[f"{kind}_max"], "samples": v[f"{kind}_samples"],
+                   "histogram": v[f"{kind}_histogram"]} for n, v in lat.items()}
+        res[f"latency_{kind}_cycles"] = max((p["max"] for p in per.values()), default=None)
+        res[f"latency_{kind}"] = {"headline": "max", "unit": unit,
+                                  "min": min((p["min"] for p in per.values()), default=None),
+                                  "max": res[f"latency_{kind}_cycles"], "per_ratio": per,
+                                  "stimulus": "single 64 B descriptors into an idle bridge, both clocks' low phase "
+                                              "stretched by a random time < one period before each, random gaps; "
+                                              "mover latency 0..6 dma cycles"}
+        if kind == "desc":
+            stages: dict[str, set] = {}
+            for n, v in lat.items():
+                per[n]["stages_sampled_at_dma_edge"] = v.get("desc_stages_sampled_at_dma_edge", {})
+                for st, h in per[n]["stages_sampled_at_dma_edge"].items():
+                    stages.setdefault(st, set()).update(int(e) for e in h)
+            if stages:
+                res["latency_desc"]["where_the_cycles_go"] = (
+                    "dma_clk edge (after the accepting kernel edge) at which each stage's output is first "
+                    "sampled high, over all samples: "
+                    + "; ".join(f"{st}: {'/'.join(str(e) for e in sorted(es))}" for st, es in stages.items())
+                    + f". The crossing FIFO (sync_stages = {S} synchroniser flops on the Gray write pointer, "
+                    "then its registered output) takes the first edges; the issue stage's register one more; "
+                    "the arbiter and the RL 0->1 adapter are combinational with rd_dma_desc_ready held high")
+        missing = [n for n in RATIOS if n not in lat]
+        if missing:
+            unmet.append(f"latency_{kind}: no measurement at {missing}")
+
+    one = RATIOS[ONE_TO_ONE]
+    iss = _load(measure_dir, "issue", one)
+    issh = _load(measure_dir, "issue_host", one)
+    res["kernel_issue_rate"] = iss["kernel_rate"] if iss else None
+    res["issue"] = iss
+    res["issue_rate_with_host_load"] = {"kernel": issh["kernel_rate"], "host": issh["host_rate"],
+                                        "total": issh["kernel_rate"] + issh["host_rate"]} if issh else None
+    res["issue_with_host_load"] = issh
+    if iss is None:
+        unmet.append("kernel_issue_rate: no measurement")
+    if issh is None:
+        unmet.append("issue_rate_with_host_load: no measurement")
+
+    bw = _load(measure_dir, "bandwidth", one)
+    res["bandwidth"] = bw
+    res["bw_4k_inflight_1"] = bw["per_inflight"]["1"]["fraction_of_peak"] if bw else None
+    res["bw_4k_inflight_16"] = bw["per_inflight"]["16"]["fraction_of_peak"] if bw else None
+    if bw:
+        res["bandwidth_model"] = {
+            "mover": "direkt_sim.bridge_models.DataMover: a descriptor taken in dma cycle c starts moving at "
+                     "max(c + latency, end of the previous one) and takes ceil(bytes / bytes_per_cycle) cycles "
+                     "(latencies of successive descriptors overlap); status one cycle at its end",
+            "latency_dma_cycles": bw["mover_latency_cycles"], "peak_bytes_per_dma_cycle": bw["mover_bytes_per_cycle"],
+            "transfer_bytes": bw["transfer_bytes"], "clocks": ONE_TO_ONE,
+            "kernel": "direkt_sim.bridge_models.PipelinedKernel, status ready always, a new cldesc whenever fewer "
+                      "than k statuses are outstanding",
+            "measure": "steady state: bytes completed between the completion of descriptor w (w = max(2, k)) and "
+                       "of the last, over the dma cycles between, / peak",
+        }
+    else:
+        unmet.append("bandwidth: no measurement")
+
+    res["area"] = {"tool": "yosys synth_intel_alm -family cyclonev (bench/area.py measure)",
+                   "what": "the whole direkt_bridge top (rd and wr directions and the CSR block) synthesised "
+                           "as one; submodules_alone: each synthesised on its own, for reference",
+                   **(area_result or {})}
+    if not area_result:
+        unmet.append("area: no measurement")
+
+    exp = {}
+
+    def expect(name: str, value, bound, ok: Optional[bool], what: str):
+        exp[name] = {"pass": ok, "value": value, "bound": bound, "what": what}
+        if ok is not True:
+            unmet.append(f"{name}: {what}: value {value}, bound {bound}" + (" (not measured)" if ok is None else ""))
+
+    for kind in ("desc", "status"):
+        v = res[f"latency_{kind}_cycles"]
+        expect(f"latency_{kind}_cycles", v, f"<= sync_stages + 3 = {S + 3 if S is not None else None}",
+               None if v is None or S is None else v <= S + 3, f"latency_{kind}_cycles <= sync_stages + 3")
+    v = res["kernel_issue_rate"]
+    expect("kernel_issue_rate", v, ">= 0.95", None if v is None else v >= 0.95, "kernel_issue_rate >= 0.95")
+    b1, b16 = res["bw_4k_inflight_1"], res["bw_4k_inflight_16"]
+    expect("bw_4k_inflight_16", b16, f">= 2 * bw_4k_inflight_1 = {2 * b1 if b1 is not None else None}",
+           None if b1 is None or b16 is None else b16 >= 2 * b1, "bw_4k_inflight_16 >= 2 * bw_4k_inflight_1")
+    res["expectations"] = exp
+    res["unmet"] = unmet
+    return res, unmet
+
+
+def plot(res: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_lat, ax_bw) = plt.subplots(1, 2, figsize=(12, 4.6))
+    S = res.get("sync_stages")
+    names = list(RATIOS)
+    for j, (kind, label, color) in enumerate((("desc", "descriptor -> mover (dma_clk)", "C0"),
+                                              ("status", "mover status -> kernel (kernel_clk)", "C1"))):
+        per = (res.get(f"latency_{kind}") or {}).get("per_ratio", {})
+        xs = [i + (j - 0.5) * 0.38 for i, n in enumerate(names) if n in per]
+        lo = [per[n]["min"] for n in names if n in per]
+        hi = [per[n]["max"] for n in names if n in per]
+        ax_lat.bar(xs, hi, 0.36, color=color, alpha=0.45, label=f"{label}: max")
+        ax_lat.bar(xs, lo, 0.36, color=color, alpha=1.0, label=f"{label}: min")
+        for x, a, b in zip(xs, lo, hi):
+            ax_lat.text(x, b + 0.1, f"{a}..{b}" if a != b else str(b), ha="center", fontsize=8)
+    if S is not None:
+        ax_lat.axhline(S + 3, color="red", linestyle="--", linewidth=1, label=f"bound sync_stages + 3 = {S + 3}")
+    ax_lat.set_xticks(range(len(names)), [n.replace(" / ", "\n") for n in names], fontsize=8)
+    ax_lat.set_ylabel("cycles (of the receiving clock)")
+    ax_lat.set_ylim(0, (S + 5) if S is not None else None)
+    ax_lat.set_title("Bridge latency (rd), single descriptors, random phase", fontsize=10)
+    ax_lat.legend(fontsize=7, loc="upper left")
+    ax_lat.grid(axis="y", alpha=0.3)
+
+    bw = res.get("bandwidth") or {}
+    per = bw.get("per_inflight", {})
+    ks = sorted(int(k) for k in per)
+    ax_bw.plot(ks, [per[str(k)]["fraction_of_peak"] for k in ks], "o-", label="steady state")
+    ax_bw.plot(ks, [per[str(k)]["fraction_of_peak_incl_fill"] for k in ks], "s--", alpha=0.6,
+               label="incl. pipeline fill")
+    for k in ks:
+        ax_bw.text(k, per[str(k)]["fraction_of_peak"] + 0.03, f"{per[str(k)]['fraction_of_peak']:.2f}",
+                   ha="center", fontsize=8)
+    ax_bw.set_xscale("log", base=2)
+    ax_bw.set_xticks(ks, [str(k) for k in ks])
+    ax_bw.set_ylim(0, 1.1)
+    ax_bw.set_xlabel("kernel descriptors in flight")
+    ax_bw.set_ylabel("fraction of the mover's peak")
+    if bw:
+        ax_bw.set_title(f"4 KB transfers, mover {bw['mover_bytes_per_cycle']} B/cycle, "
+                        f"latency {bw['mover_latency_cycles']} dma cycles", fontsize=10)
+    ax_bw.legend(fontsize=8, loc="lower right")
+    ax_bw.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "bridge.json")
+    ap.add_argument("--plot", type=Path, default=REPO / "bench" / "results" / "bridge.png")
+    ap.add_argument("-v", "--verbose", action="store_true", help="show the simulator output instead of logging it")
+    args = ap.parse_args()
+    t0 = time.monotonic()
+
+    for mod in ("hdl-dsl", "generators"):
+        if not (REPO / mod / "target" / "classes").is_dir():
+            print(f"bridge: {mod}/target/classes is missing: run `make build` first", file=sys.stderr)
+            return 2
+
+    os.environ["SIM"] = "verilator"
+    os.environ.pop("TESTCASE", None)
+    os.environ.pop("DIREKT_REGRESS", None)
+    work = Path(tempfile.mkdtemp(prefix="direkt-bridge-measure-"))
+    measure_dir = work / "measure"
+    os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
+    logs = work / "logs"
+    logs.mkdir()
+
+    # Yosys runs beside the simulations (its own processes); the simulations run here.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        area_job = pool.submit(measure_area, work / "area")
+        failures = run_sims(measure_dir, logs, args.verbose)
+        print("bridge: waiting for Yosys", flush=True)
+        try:
+            area_result = area_job.result()
+        except (Exception, SystemExit) as exc:
+            failures.append(f"area measurement failed: {exc}")
+            area_result = None
+
+    res, unmet = collect(measure_dir, area_result, failures)
+    res["runtime_s"] = round(time.monotonic() - t0, 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2) + "\n")
+    print(f"bridge: wrote {args.out}")
+    plot(res, args.plot)
+    print(f"bridge: wrote {args.plot}")
+    print(f"  latency desc -> mover {res['latency_desc']['min']}..{res['latency_desc_cycles']} dma cycles, "
+          f"status -> kernel {res['latency_status']['min']}..{res['latency_status_cycles']} kernel cycles "
+          f"(sync_stages {res['sync_stages']})")
+    print(f"  kernel issue rate {res['kernel_issue_rate']}, with host load {res['issue_rate_with_host_load']}")
+    print(f"  bandwidth 4 KB: 1 in flight {res['bw_4k_inflight_1']}, 16 in flight {res['bw_4k_inflight_16']}")
+    for p, a in (area_result or {}).items():
+        print(f"  area {p}: luts {a['luts']} ffs {a['ffs']} ram_bits {a['ram_bits']}")
+    print(f"  runtime {res['runtime_s']} s")
+    if unmet:
+        for u in unmet:
+            print(f"bridge: UNMET: {u}", file=sys.stderr)
+        print(f"bridge: raw measurements and logs kept in {work}", file=sys.stderr)
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
