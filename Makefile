@@ -50,11 +50,17 @@ test-sim: build
 	  (cd sim && SIM=$$sim $(PYTEST) -q tb) || exit 1; \
 	done
 
+# The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log.
 regress: build
-	@for sim in $(SIMS); do \
-	  echo "== long cocotb benches on $$sim"; \
-	  (cd sim && DIREKT_REGRESS=1 SIM=$$sim $(PYTEST) -q tb) || exit 1; \
-	done
+	@mkdir -p sim/build; pids=""; \
+	for sim in $(SIMS); do \
+	  echo "== long cocotb benches on $$sim (log: sim/build/regress-$$sim.log)"; \
+	  (cd sim && DIREKT_REGRESS=1 SIM=$$sim $(PYTEST) -q tb > build/regress-$$sim.log 2>&1) & pids="$$pids $$!"; \
+	done; \
+	rc=0; for pid in $$pids; do wait $$pid || rc=1; done; \
+	for sim in $(SIMS); do echo "== $$sim: $$(tail -n 1 sim/build/regress-$$sim.log)"; done; \
+	if [ $$rc -ne 0 ]; then grep -h -A40 -m3 "FAILED\|Error" sim/build/regress-*.log | head -120; fi; \
+	exit $$rc
 
 demo: build
 	@scripts/demo.sh
