@@ -26,7 +26,7 @@ help:
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
-	@echo "make bench    bench-area (Yosys, Cyclone V) and bench-fifo (simulation) into bench/results"
+	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo and bench-bridge (simulation) into bench/results"
 
 setup:
 	@scripts/setup.sh
