@@ -45,6 +45,7 @@ fi
 stamp=target/.maven-resolved
 if [ ! -f "$stamp" ] || [ -n "$(find . -name pom.xml -newer "$stamp" -not -path './.venv/*' | head -1)" ]; then
   echo "setup: resolving Maven dependencies"
-  mvn -B -q dependency:resolve dependency:resolve-plugins >/dev/null
+  # go-offline leaves the reactor's own modules out, so it works before anything is built.
+  mvn -B -q dependency:go-offline >/dev/null
   mkdir -p target && touch "$stamp"
 fi
