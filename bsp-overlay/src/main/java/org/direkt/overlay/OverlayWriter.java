@@ -1,0 +1,222 @@
+package org.direkt.overlay;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.direkt.boardspec.AtomicWriter;
+import org.direkt.generators.bridge.Manifest;
+
+/**
+ * Puts a {@link Overlay.Plan} on disk so that a failure leaves everything as it was.
+ *
+ * <ul>
+ * <li>{@code --out DIR}: the whole overlay is staged in a sibling directory and renamed into place;
+ *     an existing DIR is replaced only if it is an earlier direkt overlay (it holds the manifest).</li>
+ * <li>{@code --in-place}: the overlay files go to {@code <board dir>/direkt/} and the board's
+ *     board_spec.xml is replaced atomically; the original board_spec.xml and the list of created
+ *     files are kept in {@code <board dir>/.direkt-backup/}, from which {@link #revert} restores the
+ *     BSP byte for byte. A second in-place run keeps the first backup.</li>
+ * </ul>
+ */
+public final class OverlayWriter {
+    private OverlayWriter() {
+    }
+
+    public static final String IN_PLACE_DIR = "direkt";
+    public static final String BACKUP_DIR = ".direkt-backup";
+    private static final String BACKUP_SPEC = "board_spec.xml";
+    private static final String BACKUP_LIST = "created-files.txt";
+
+    /** What a write changed: files written (relative to their root) and whether anything differed. */
+    public record Result(Path root, List<String> written, List<String> unchanged) {
+    }
+
+    public static Result writeOut(Overlay.Plan plan, Path out) throws OverlayException {
+        Path target = out.toAbsolutePath().normalize();
+        Path parent = target.getParent();
+        if (Files.exists(target) && !Files.isDirectory(target)) {
+            throw new OverlayException(OverlayException.Kind.WRITE, out + ": exists and is not a directory");
+        }
+        if (Files.isDirectory(target) && !isEmpty(target) && !Files.isRegularFile(target.resolve(Manifest.FILE_NAME))) {
+            throw new OverlayException(OverlayException.Kind.WRITE, out + ": exists, is not empty and is not a direkt overlay"
+                    + " (no " + Manifest.FILE_NAME + "); choose another --out");
+        }
+        List<String> written = new ArrayList<>();
+        List<String> unchanged = new ArrayList<>();
+        for (var e : plan.files().entrySet()) {
+            Path old = target.resolve(e.getKey());
+            try {
+                if (Files.isRegularFile(old) && Arrays.equals(Files.readAllBytes(old), e.getValue())) {
+                    unchanged.add(e.getKey());
+                    continue;
+                }
+            } catch (IOException ignored) {
+                // unreadable: it will be replaced
+            }
+            written.add(e.getKey());
+        }
+        Path stage = null;
+        Path previous = null;
+        try {
+            Files.createDirectories(parent);
+            stage = Files.createTempDirectory(parent, "." + target.getFileName() + ".direkt-stage-");
+            writeTree(stage, plan.files());
+            if (Files.exists(target)) {
+                previous = parent.resolve("." + target.getFileName() + ".direkt-old-" + ProcessHandle.current().pid());
+                move(target, previous);
+            }
+            try {
+                move(stage, target);
+            } catch (IOException e) {
+                if (previous != null) {
+                    move(previous, target);
+                    previous = null;
+                }
+                throw e;
+            }
+            stage = null;
+            if (previous != null) {
+                deleteTree(previous);
+            }
+        } catch (IOException e) {
+            throw new OverlayException(OverlayException.Kind.WRITE, "cannot write " + out + ": " + describe(e)
+                    + " (nothing was changed)", e);
+        } finally {
+            if (stage != null) {
+                try {
+                    deleteTree(stage);
+                } catch (IOException ignored) {
+                    // best effort: a leftover hidden staging directory is harmless
+                }
+            }
+        }
+        return new Result(target, written, unchanged);
+    }
+
+    public static Result writeInPlace(Overlay.Plan plan) throws OverlayException {
+        Path boardDir = plan.boardSpecPath().getParent();
+        Path backup = boardDir.resolve(BACKUP_DIR);
+        Path overlayDir = boardDir.resolve(IN_PLACE_DIR);
+        if (Files.exists(overlayDir) && !Files.exists(backup)) {
+            throw new OverlayException(OverlayException.Kind.WRITE, overlayDir + ": exists but was not made by direkt overlay --in-place"
+                    + " (no " + BACKUP_DIR + "); move it away first");
+        }
+        Map<String, byte[]> files = new java.util.LinkedHashMap<>(plan.files());
+        byte[] spec = files.remove(Overlay.BOARD_SPEC);
+        try {
+            if (!Files.exists(backup)) {
+                Path tmp = Files.createTempDirectory(boardDir, "." + BACKUP_DIR + "-");
+                Files.write(tmp.resolve(BACKUP_SPEC), plan.boardSpecBefore());
+                Files.writeString(tmp.resolve(BACKUP_LIST), IN_PLACE_DIR + "/\n", StandardCharsets.UTF_8);
+                move(tmp, backup);
+            }
+            Result r = writeOut(new Overlay.Plan(files, plan.boardSpecPath(), plan.boardSpecBefore(), plan.boardSpecAfter(),
+                    plan.bsp(), plan.params(), plan.notes()), overlayDir);
+            List<String> written = new ArrayList<>();
+            r.written().forEach(f -> written.add(IN_PLACE_DIR + "/" + f));
+            List<String> unchanged = new ArrayList<>();
+            r.unchanged().forEach(f -> unchanged.add(IN_PLACE_DIR + "/" + f));
+            if (Arrays.equals(Files.readAllBytes(plan.boardSpecPath()), spec)) {
+                unchanged.add(Overlay.BOARD_SPEC);
+            } else {
+                AtomicWriter.write(plan.boardSpecPath(), spec);
+                written.add(Overlay.BOARD_SPEC);
+            }
+            return new Result(boardDir, written, unchanged);
+        } catch (IOException e) {
+            throw new OverlayException(OverlayException.Kind.WRITE, "cannot write into " + boardDir + ": " + describe(e), e);
+        }
+    }
+
+    /** Restores a BSP changed by {@link #writeInPlace}: board_spec.xml byte for byte, created files removed. */
+    public static List<String> revert(Path boardDir) throws OverlayException {
+        Path backup = boardDir.resolve(BACKUP_DIR);
+        if (!Files.isRegularFile(backup.resolve(BACKUP_SPEC))) {
+            throw new OverlayException(OverlayException.Kind.INPUT, boardDir + ": no direkt backup (" + BACKUP_DIR
+                    + "/) here: nothing to revert");
+        }
+        List<String> done = new ArrayList<>();
+        try {
+            AtomicWriter.write(boardDir.resolve("board_spec.xml"), Files.readAllBytes(backup.resolve(BACKUP_SPEC)));
+            done.add("restored board_spec.xml");
+            for (String line : Files.readAllLines(backup.resolve(BACKUP_LIST), StandardCharsets.UTF_8)) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                Path p = boardDir.resolve(line.strip()).normalize();
+                if (!p.startsWith(boardDir)) {
+                    throw new OverlayException(OverlayException.Kind.INPUT, backup + ": lists " + line + ", outside the board");
+                }
+                if (Files.exists(p)) {
+                    deleteTree(p);
+                    done.add("removed " + boardDir.relativize(p));
+                }
+            }
+            deleteTree(backup);
+        } catch (IOException e) {
+            throw new OverlayException(OverlayException.Kind.WRITE, "cannot revert " + boardDir + ": " + describe(e), e);
+        }
+        return done;
+    }
+
+    private static void writeTree(Path root, Map<String, byte[]> files) throws IOException {
+        for (var e : files.entrySet()) {
+            Path f = root.resolve(e.getKey());
+            Files.createDirectories(f.getParent());
+            Files.write(f, e.getValue());
+        }
+    }
+
+    private static void move(Path from, Path to) throws IOException {
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(from, to);
+        }
+    }
+
+    private static boolean isEmpty(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+                Files.delete(dir);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static String describe(IOException e) {
+        String kind = e.getClass().getSimpleName().replace("Exception", "");
+        return (e instanceof java.nio.file.AccessDeniedException ? "permission denied" : kind.isEmpty() ? "I/O error" : kind)
+                + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+}

@@ -1,0 +1,350 @@
+package org.direkt.overlay.cli;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import org.direkt.boardspec.BoardSpec;
+import org.direkt.boardspec.BoardSpecException;
+import org.direkt.boardspec.Channel;
+import org.direkt.boardspec.Diagnostic;
+import org.direkt.boardspec.GlobalMemory;
+import org.direkt.boardspec.InterfaceEntry;
+import org.direkt.overlay.Consistency;
+import org.direkt.overlay.Overlay;
+import org.direkt.overlay.OverlayException;
+import org.direkt.overlay.OverlayWriter;
+import org.direkt.overlay.UnifiedDiff;
+import org.direkt.overlay.kernel.BoardChannel;
+import org.direkt.overlay.kernel.KernelChannels;
+import org.direkt.overlay.kernel.KernelLint;
+import org.direkt.overlay.kernel.KernelSyntaxException;
+import org.direkt.overlay.kernel.LintMessage;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The {@code direkt} command line. Exit codes: see {@link #EXIT_CODES}. */
+@Command(name = "direkt", mixinStandardHelpOptions = true, version = "direkt 0.1.0",
+        description = "Kernel-issued GPU<->FPGA DMA for Intel FPGA OpenCL boards.",
+        subcommands = {Main.OverlayCmd.class, Main.RevertCmd.class, Main.LintKernelCmd.class, Main.InspectCmd.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "1:lint-kernel found errors", "2:bad usage or bad input file",
+            "3:the BSP cannot take the bridge", "4:generated files disagree, or an internal error (nothing written)",
+            "5:cannot write the output (nothing changed)"})
+public final class Main implements Callable<Integer> {
+
+    public static final String EXIT_CODES = "0 ok, 1 lint errors, 2 bad input, 3 BSP cannot take the bridge, 4 inconsistency, 5 write failure";
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+                new PrintWriter(System.err, true, StandardCharsets.UTF_8)));
+    }
+
+    /** Runs the command line with the given streams; returns the exit code. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((ex, cmd, parse) -> {
+            if (ex instanceof OverlayException oe) {
+                cmd.getErr().println("direkt: " + oe.getMessage());
+                return oe.kind().exitCode;
+            }
+            cmd.getErr().println("direkt: internal error: " + ex);
+            StackTraceElement[] st = ex.getStackTrace();
+            if (st.length > 0) {
+                cmd.getErr().println("  at " + st[0]);
+            }
+            return OverlayException.Kind.CONSISTENCY.exitCode;
+        });
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("direkt: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("(see --help)");
+            return 2;
+        });
+        int rc = cl.execute(args);
+        out.flush();
+        err.flush();
+        return rc;
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 2;
+    }
+
+    static ObjectMapper json() {
+        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
+
+    // ------------------------------------------------------------------ overlay
+
+    @Command(name = "overlay", mixinStandardHelpOptions = true,
+            description = {"Adds kernel-issued DMA to a board: the bridge IP, its Platform Designer component and integration"
+                    + " script, the edited board_spec.xml, the OpenCL header, the manifest and OVERLAY.md.",
+                "Everything is generated and cross-checked in memory first; on any error nothing is written."})
+    static final class OverlayCmd implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--bsp", required = true, paramLabel = "DIR",
+                description = "the BSP's root (or hardware/<board>), or a directory holding only board_spec.xml")
+        Path bsp;
+
+        @Option(names = "--board", paramLabel = "NAME", description = "which board of the BSP (needed when it has several)")
+        String board;
+
+        @Option(names = "--config", paramLabel = "FILE", description = "bridge parameters as JSON, e.g. {\"inflight\": 32, \"policy\": \"weighted\", \"weights\": [1, 4]}")
+        Path config;
+
+        @Option(names = "--preset", paramLabel = "NAME", description = "default (managed IDs, tagged status) or paper (the published design); default: ${DEFAULT-VALUE}")
+        String preset;
+
+        @Option(names = "--out", paramLabel = "DIR", description = "write the overlay here (replaced atomically; only an earlier overlay is replaced)")
+        Path out;
+
+        @Option(names = "--in-place", description = "change the BSP itself: files into <board>/direkt/, board_spec.xml edited; a backup allows `direkt revert`")
+        boolean inPlace;
+
+        @Option(names = "--dry-run", description = "print a unified diff of everything that would be created or changed; write nothing")
+        boolean dryRun;
+
+        @Option(names = "--json", description = "print a machine-readable summary")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter o = spec.commandLine().getOut();
+            if ((out == null) == !inPlace) {
+                throw new OverlayException(OverlayException.Kind.INPUT, "give exactly one of --out DIR and --in-place");
+            }
+            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset));
+            Map<String, Object> summary = new LinkedHashMap<>();
+            summary.put("board", plan.bsp().boardDir());
+            summary.put("board_spec", plan.boardSpecPath().toString());
+            summary.put("system", plan.bsp().system() == null ? null : plan.bsp().system().toString());
+            summary.put("dma_instance", plan.bsp().dmaInstance());
+            summary.put("desc_instance", plan.bsp().descInstance());
+            summary.put("channels", plan.params().channels().all());
+            summary.put("notes", plan.notes());
+            if (dryRun) {
+                StringBuilder diff = new StringBuilder();
+                Path root = inPlace ? plan.boardSpecPath().getParent().resolve(OverlayWriter.IN_PLACE_DIR) : out;
+                for (var e : plan.files().entrySet()) {
+                    boolean spec = e.getKey().equals(Overlay.BOARD_SPEC);
+                    Path existing = inPlace && spec ? plan.boardSpecPath() : root.resolve(e.getKey());
+                    String before = Files.isRegularFile(existing) ? Files.readString(existing, StandardCharsets.UTF_8) : null;
+                    String name = inPlace && spec ? Overlay.BOARD_SPEC : (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + e.getKey();
+                    diff.append(UnifiedDiff.diff(name, before, name, new String(e.getValue(), StandardCharsets.UTF_8)));
+                }
+                summary.put("dry_run", true);
+                if (json) {
+                    summary.put("diff", diff.toString());
+                    o.println(json().writeValueAsString(summary));
+                } else {
+                    o.print(diff);
+                    o.println("direkt overlay: dry run, nothing written");
+                }
+                return 0;
+            }
+            OverlayWriter.Result r = inPlace ? OverlayWriter.writeInPlace(plan) : OverlayWriter.writeOut(plan, out);
+            summary.put("root", r.root().toString());
+            summary.put("written", r.written());
+            summary.put("unchanged", r.unchanged());
+            if (json) {
+                o.println(json().writeValueAsString(summary));
+                return 0;
+            }
+            o.printf("direkt overlay: board %s -> %s%n", plan.bsp().boardDir(), r.root());
+            o.printf("  %d files written, %d unchanged%n", r.written().size(), r.unchanged().size());
+            for (String f : r.written()) {
+                o.println("  wrote " + f);
+            }
+            o.printf("  channels: %s%n", String.join(", ", plan.params().channels().all()));
+            if (plan.bsp().system() != null) {
+                o.printf("  Platform Designer: %s, hard IP '%s', descriptor controller '%s' (run direkt_integrate.tcl)%n",
+                        plan.bsp().root().relativize(plan.bsp().system()), plan.bsp().dmaInstance(), plan.bsp().descInstance());
+            }
+            for (String n : plan.notes()) {
+                o.println("  note: " + n);
+            }
+            o.println("  next: read OVERLAY.md");
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ revert
+
+    @Command(name = "revert", mixinStandardHelpOptions = true,
+            description = "Undoes `direkt overlay --in-place`: restores board_spec.xml byte for byte and removes what the overlay created.")
+    static final class RevertCmd implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--bsp", required = true, paramLabel = "DIR", description = "the BSP given to `direkt overlay --in-place`")
+        Path bsp;
+
+        @Option(names = "--board", paramLabel = "NAME", description = "which board of the BSP")
+        String board;
+
+        @Override
+        public Integer call() throws Exception {
+            var info = org.direkt.overlay.BspScanner.scan(bsp, board);
+            for (String line : OverlayWriter.revert(info.boardSpec().getParent())) {
+                spec.commandLine().getOut().println("direkt revert: " + line);
+            }
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ lint-kernel
+
+    @Command(name = "lint-kernel", mixinStandardHelpOptions = true,
+            description = {"Checks an OpenCL kernel's I/O channels against a board: each io(\"...\") channel exists, is used in"
+                    + " the right direction (write to a streamsink, read from a streamsource) and has the board's width.",
+                "Messages are file:line:col; exit 1 when there is an error."})
+    static final class LintKernelCmd implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(paramLabel = "KERNEL.cl", description = "the kernel source")
+        Path kernel;
+
+        @Option(names = "--board", required = true, paramLabel = "BOARD_SPEC.xml", description = "the board's board_spec.xml")
+        Path board;
+
+        @Override
+        public Integer call() throws Exception {
+            BoardSpec b = readBoard(board);
+            List<BoardChannel> channels = new ArrayList<>();
+            for (Channel c : b.channels()) {
+                if (c.chanId() != null && c.type() != null && c.widthBits().isPresent()) {
+                    channels.add(new BoardChannel(c.chanId(), c.type(), c.widthBits().getAsInt()));
+                }
+            }
+            String text;
+            try {
+                text = Files.readString(kernel, StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                throw new OverlayException(OverlayException.Kind.INPUT, kernel + ": cannot read: " + e.getMessage());
+            }
+            KernelChannels k;
+            try {
+                k = KernelChannels.parse(text, kernel.toString());
+            } catch (KernelSyntaxException e) {
+                spec.commandLine().getErr().println(e.getMessage());
+                return 1;
+            }
+            List<LintMessage> msgs = KernelLint.check(k, channels, Consistency.HEADER_TYPES);
+            boolean error = false;
+            for (LintMessage m : msgs) {
+                spec.commandLine().getErr().println(m);
+                error |= m.toString().contains(": error: ");
+            }
+            if (!error) {
+                spec.commandLine().getOut().printf("%s: %d io channels, all match %s%n", kernel,
+                        k.declarations().stream().filter(d -> d.ioId() != null).count(), board);
+            }
+            return error ? 1 : 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ inspect
+
+    @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Shows a board_spec.xml's memories, interfaces and channels.")
+    static final class InspectCmd implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(paramLabel = "BOARD_SPEC.xml")
+        Path file;
+
+        @Option(names = "--json", description = "print JSON instead of tables")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            BoardSpec b = readBoard(file);
+            PrintWriter o = spec.commandLine().getOut();
+            List<Map<String, Object>> mems = new ArrayList<>();
+            for (GlobalMemory g : b.globalMemories()) {
+                for (InterfaceEntry i : g.interfaces()) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("memory", g.name());
+                    m.put("max_bandwidth", g.maxBandwidth());
+                    m.put("interface", i.name() + "." + i.port());
+                    m.put("type", i.canonicalType());
+                    m.put("width", i.width());
+                    m.put("address", i.attributes().get("address"));
+                    m.put("size", i.attributes().get("size"));
+                    mems.add(m);
+                }
+            }
+            List<Map<String, Object>> ifs = new ArrayList<>();
+            for (InterfaceEntry i : b.interfaces()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("interface", i.name() + "." + i.port());
+                m.put("type", i.canonicalType());
+                m.put("width", i.width());
+                ifs.add(m);
+            }
+            List<Map<String, Object>> chs = new ArrayList<>();
+            for (Channel c : b.channels()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("chan_id", c.chanId());
+                m.put("interface", c.name() + "." + c.port());
+                m.put("type", c.type());
+                m.put("width", c.width());
+                m.put("line", c.line());
+                chs.add(m);
+            }
+            List<String> problems = b.validate(Optional.empty()).stream().map(Diagnostic::toString).toList();
+            if (json) {
+                Map<String, Object> all = new LinkedHashMap<>();
+                all.put("board", b.name());
+                all.put("version", b.version().orElse(null));
+                all.put("memories", mems);
+                all.put("interfaces", ifs);
+                all.put("channels", chs);
+                all.put("diagnostics", problems);
+                o.println(json().writeValueAsString(all));
+                return 0;
+            }
+            o.printf("board %s (version %s)%n%n", b.name(), b.version().orElse("?"));
+            Table.print(o, "memories", List.of("memory", "max_bandwidth", "interface", "type", "width", "address", "size"), mems);
+            Table.print(o, "interfaces", List.of("interface", "type", "width"), ifs);
+            Table.print(o, "channels", List.of("chan_id", "interface", "type", "width", "line"), chs);
+            problems.forEach(o::println);
+            return 0;
+        }
+    }
+
+    static BoardSpec readBoard(Path file) throws OverlayException {
+        try {
+            return BoardSpec.parse(file);
+        } catch (BoardSpecException e) {
+            throw new OverlayException(OverlayException.Kind.INPUT, e.getMessage());
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new OverlayException(OverlayException.Kind.INPUT, file + ": no such file");
+        } catch (java.io.IOException e) {
+            throw new OverlayException(OverlayException.Kind.INPUT, file + ": cannot read: " + e.getMessage());
+        }
+    }
+}
