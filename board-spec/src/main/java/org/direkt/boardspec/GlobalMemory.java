@@ -1,0 +1,25 @@
+package org.direkt.boardspec;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One {@code <global_mem>} element: a memory the kernels reach through one or more interfaces.
+ *
+ * @param name         {@code name} (e.g. {@code DDR}, {@code device0}, {@code host}), or {@code null} when absent
+ * @param maxBandwidth {@code max_bandwidth} in MB/s as written, or {@code null}
+ * @param attributes   every attribute in source order (interleaved_bytes, config_addr, allocation_type, ...)
+ * @param interfaces   the {@code <interface>} children in source order
+ * @param region       position and span of the element
+ */
+public record GlobalMemory(String name, String maxBandwidth, Map<String, String> attributes,
+                           List<InterfaceEntry> interfaces, Region region) {
+
+    /** Copies the collections. */
+    public GlobalMemory {
+        attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+        interfaces = List.copyOf(interfaces);
+    }
+}
