@@ -80,8 +80,11 @@ public final class Consistency {
         Set<String> boardChannels = new TreeSet<>();
         try {
             BoardSpec edited = BoardSpec.parse(new String(files.get(Overlay.BOARD_SPEC), StandardCharsets.UTF_8), Overlay.BOARD_SPEC);
-            for (Channel c : edited.channelsOfInstance(p.instance())) {
-                boardChannels.add(c.name() + "." + c.port() + " " + c.type() + " " + c.width() + " " + c.chanId());
+            java.util.Set<String> ids = new java.util.HashSet<>(p.channels().all());
+            for (Channel c : edited.channels()) {
+                if (ids.contains(c.chanId())) {
+                    boardChannels.add(c.port() + " " + c.type() + " " + c.width() + " " + c.chanId());
+                }
             }
         } catch (BoardSpecException e) {
             problems.add("the edited board_spec.xml does not parse: " + e.getMessage());
@@ -90,7 +93,7 @@ public final class Consistency {
         try {
             JsonNode root = new ObjectMapper().readTree(files.get(Manifest.FILE_NAME));
             for (JsonNode c : root.path("bridge").path("channels")) {
-                manifestChannels.add(c.path("instance").asText() + "." + c.path("port").asText() + " " + c.path("type").asText()
+                manifestChannels.add(c.path("board_port").asText() + " " + c.path("type").asText()
                         + " " + c.path("width").asInt() + " " + c.path("chan_id").asText());
             }
         } catch (java.io.IOException e) {

@@ -15,6 +15,9 @@ import java.util.TreeMap;
 import org.direkt.boardspec.BoardSpec;
 import org.direkt.boardspec.BoardSpecEditor;
 import org.direkt.boardspec.BoardSpecException;
+import org.direkt.boardspec.Channel;
+import org.direkt.boardspec.GlobalMemory;
+import org.direkt.boardspec.InterfaceEntry;
 import org.direkt.boardspec.ChannelDefinition;
 import org.direkt.boardspec.Diagnostic;
 import org.direkt.generators.Catalog;
@@ -78,14 +81,32 @@ public final class Overlay {
         }
 
         // ---- the edited board_spec.xml: direkt's channels, replacing only direkt's own entries
+        String boardInstance = boardInstance(spec);
+        String prefix = p.instance() + "_";
         List<ChannelDefinition> defs = new ArrayList<>();
+        java.util.Set<String> ids = new java.util.HashSet<>();
         for (ChannelPort.Channel c : p.channelList()) {
-            defs.add(new ChannelDefinition(c.instance(), c.port(), c.type() == ChannelPort.Type.STREAMSINK
+            defs.add(new ChannelDefinition(boardInstance, p.boardPort(c), c.type() == ChannelPort.Type.STREAMSINK
                     ? ChannelDefinition.Type.STREAMSINK : ChannelDefinition.Type.STREAMSOURCE, c.width(), c.chanId()));
+            ids.add(c.chanId());
         }
         String edited;
         try {
-            BoardSpecEditor ed = spec.edit().replaceInstanceChannels(p.instance(), defs);
+            BoardSpecEditor ed = spec.edit();
+            for (Channel existing : spec.channels()) {
+                boolean ours = boardInstance.equals(existing.name()) && existing.port() != null && existing.port().startsWith(prefix);
+                if (ids.contains(existing.chanId()) && !ours) {
+                    throw new OverlayException(OverlayException.Kind.BSP, info.boardSpec() + ":" + existing.line() + ":"
+                            + existing.column() + ": chan_id \"" + existing.chanId() + "\" is already used by channel "
+                            + existing.name() + "." + existing.port() + "; choose other channel ids (--config with rd_desc=..., ...)");
+                }
+                if (ours && !ids.contains(existing.chanId())) {
+                    ed.removeChannel(existing.chanId()); // an earlier direkt configuration's channel
+                }
+            }
+            for (ChannelDefinition d : defs) {
+                ed.putChannel(d);
+            }
             edited = ed.text();
         } catch (BoardSpecException e) {
             throw new OverlayException(OverlayException.Kind.BSP, e.getMessage());
@@ -102,6 +123,7 @@ public final class Overlay {
         List<String> files = verilog.keySet().stream().map(n -> n + ".v").toList();
         Map<String, Object> bspModel = new LinkedHashMap<>();
         bspModel.put("board", spec.name());
+        bspModel.put("boardInstance", boardInstance);
         bspModel.put("boardSpec", req.bsp().relativize(info.boardSpec()).toString());
         bspModel.put("system", info.system() == null ? "" : info.boardSpec().getParent().relativize(info.system()).toString());
         bspModel.put("dmaInstance", info.dmaInstance());
@@ -121,6 +143,24 @@ public final class Overlay {
 
         Consistency.check(p, top, out);
         return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, info.notes());
+    }
+
+    /** The instance name the board's other interfaces use (the board system inside the OpenCL top), usually "board". */
+    static String boardInstance(BoardSpec spec) {
+        Map<String, Integer> count = new TreeMap<>();
+        for (InterfaceEntry i : spec.interfaces()) {
+            if (i.name() != null) {
+                count.merge(i.name(), 1, Integer::sum);
+            }
+        }
+        for (GlobalMemory g : spec.globalMemories()) {
+            for (InterfaceEntry i : g.interfaces()) {
+                if (i.name() != null) {
+                    count.merge(i.name(), 1, Integer::sum);
+                }
+            }
+        }
+        return count.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse("board");
     }
 
     static byte[] utf8(String s) {

@@ -132,6 +132,14 @@ public final class Bridge extends Generator<Bridge.Params> {
                     channel(Direction.WR, true), channel(Direction.WR, false));
         }
 
+        /**
+         * The name a channel is exported under from the board's Platform Designer system, which is
+         * its {@code port} in board_spec.xml: the bridge instance and the channel's own port.
+         */
+        public String boardPort(ChannelPort.Channel c) {
+            return instance + "_" + c.port();
+        }
+
         public ChannelPort.Channel channel(Direction d, boolean desc) {
             return new ChannelPort.Channel(instance, d.tag() + (desc ? "_desc" : "_status"),
                     desc ? ChannelPort.Type.STREAMSINK : ChannelPort.Type.STREAMSOURCE,

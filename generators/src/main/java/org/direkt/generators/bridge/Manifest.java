@@ -138,6 +138,7 @@ public final class Manifest {
                 cm.put("role", desc ? "desc" : "status");
                 cm.put("instance", c.instance());
                 cm.put("port", c.port());
+                cm.put("board_port", p.boardPort(c));
                 cm.put("type", c.type().xmlName());
                 cm.put("width", c.width());
                 cm.put("chan_id", c.chanId());

@@ -1,0 +1,23 @@
+package org.direkt.overlay.kernel;
+
+import java.util.Objects;
+
+/**
+ * A channel declared by a kernel: {@code channel T name __attribute__((io("ID")));}.
+ *
+ * @param type the element type as written, words joined by one space: {@code uint},
+ *             {@code ulong4}, {@code cldesc_t}, {@code struct x}, {@code unsigned int}
+ * @param name the channel name
+ * @param ioId the {@code io("...")} attribute: the board channel's chan_id; {@code null} for a
+ *             kernel-to-kernel channel
+ * @param line 1-based line of the name
+ * @param col  1-based column of the name
+ */
+public record ChannelDecl(String type, String name, String ioId, int line, int col) {
+
+    /** Checks that type and name are present. */
+    public ChannelDecl {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(name, "name");
+    }
+}
