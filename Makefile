@@ -16,7 +16,7 @@ PYTEST := $(abspath $(VENV))/bin/pytest
 # Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
 SIMS := verilator icarus
 
-.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge clean
+.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -26,7 +26,7 @@ help:
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
-	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo and bench-bridge (simulation) into bench/results"
+	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI) into bench/results"
 
 setup:
 	@scripts/setup.sh
@@ -73,7 +73,7 @@ ip: build
 formal: setup
 	python3 formal/run.py
 
-bench: bench-area bench-fifo bench-bridge
+bench: bench-area bench-fifo bench-bridge bench-overlay
 
 bench-area: setup
 	python3 bench/area.py
@@ -83,6 +83,9 @@ bench-fifo: build
 
 bench-bridge: build
 	$(PY) bench/bridge.py
+
+bench-overlay: build
+	$(PY) bench/overlay.py
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false
