@@ -34,7 +34,9 @@ public final class BspScanner {
     private static final Pattern MOVER_DESC_IF = Pattern.compile("(rd|wr)_ast_rx|(rd|wr)dmarx|(rd|wr)_dma_rx", Pattern.CASE_INSENSITIVE);
     private static final Pattern HARD_IP_KIND = Pattern.compile(".*pcie.*(hip|dma).*", Pattern.CASE_INSENSITIVE);
 
-    public static BspInfo scan(Path bsp, String board) throws OverlayException {
+    public static BspInfo scan(Path given, String board) throws OverlayException {
+        // Normalised once, so names (the board directory) and containment checks see real components.
+        Path bsp = given.toAbsolutePath().normalize();
         if (!Files.exists(bsp)) {
             throw new OverlayException(OverlayException.Kind.INPUT, bsp + ": no such BSP directory");
         }

@@ -63,6 +63,7 @@ public final class Overlay {
     public static Plan plan(Request req) throws OverlayException {
         Bridge.Params p = params(req);
         BspScanner.BspInfo info = BspScanner.scan(req.bsp(), req.board());
+        Path bspRoot = info.root();
         BoardSpec spec;
         try {
             spec = BoardSpec.parse(info.boardSpec());
@@ -72,7 +73,7 @@ public final class Overlay {
             throw new OverlayException(OverlayException.Kind.INPUT, info.boardSpec() + ": cannot read: " + e.getMessage());
         }
         // The board name must match its directory when the tree says which directory that is.
-        boolean fullTree = !info.boardSpec().getParent().equals(req.bsp());
+        boolean fullTree = !info.boardSpec().getParent().equals(bspRoot);
         List<Diagnostic> problems = spec.validate(fullTree ? Optional.of(info.boardDir()) : Optional.empty()).stream()
                 .filter(d -> d.severity() == Diagnostic.Severity.ERROR).toList();
         if (!problems.isEmpty()) {
@@ -124,7 +125,7 @@ public final class Overlay {
         Map<String, Object> bspModel = new LinkedHashMap<>();
         bspModel.put("board", spec.name());
         bspModel.put("boardInstance", boardInstance);
-        bspModel.put("boardSpec", req.bsp().relativize(info.boardSpec()).toString());
+        bspModel.put("boardSpec", bspRoot.relativize(info.boardSpec()).toString());
         bspModel.put("system", info.system() == null ? "" : info.boardSpec().getParent().relativize(info.system()).toString());
         bspModel.put("dmaInstance", info.dmaInstance());
         bspModel.put("descInstance", info.descInstance());

@@ -67,9 +67,16 @@ public final class OverlayWriter {
             }
             written.add(e.getKey());
         }
+        if (written.isEmpty() && sameFileSet(target, plan.files())) {
+            return new Result(target, written, unchanged); // already up to date: leave every file as it is
+        }
         Path stage = null;
         Path previous = null;
         try {
+            if (Files.exists(parent) && !Files.isDirectory(parent)) {
+                throw new OverlayException(OverlayException.Kind.WRITE, "cannot write " + out + ": " + parent
+                        + " is not a directory (nothing was changed)");
+            }
             Files.createDirectories(parent);
             stage = Files.createTempDirectory(parent, "." + target.getFileName() + ".direkt-stage-");
             writeTree(stage, plan.files());
@@ -141,7 +148,8 @@ public final class OverlayWriter {
     }
 
     /** Restores a BSP changed by {@link #writeInPlace}: board_spec.xml byte for byte, created files removed. */
-    public static List<String> revert(Path boardDir) throws OverlayException {
+    public static List<String> revert(Path given) throws OverlayException {
+        Path boardDir = given.toAbsolutePath().normalize();
         Path backup = boardDir.resolve(BACKUP_DIR);
         if (!Files.isRegularFile(backup.resolve(BACKUP_SPEC))) {
             throw new OverlayException(OverlayException.Kind.INPUT, boardDir + ": no direkt backup (" + BACKUP_DIR
@@ -149,16 +157,23 @@ public final class OverlayWriter {
         }
         List<String> done = new ArrayList<>();
         try {
-            AtomicWriter.write(boardDir.resolve("board_spec.xml"), Files.readAllBytes(backup.resolve(BACKUP_SPEC)));
-            done.add("restored board_spec.xml");
+            // Check everything first: a revert either happens whole or changes nothing.
+            byte[] original = Files.readAllBytes(backup.resolve(BACKUP_SPEC));
+            List<Path> created = new ArrayList<>();
             for (String line : Files.readAllLines(backup.resolve(BACKUP_LIST), StandardCharsets.UTF_8)) {
                 if (line.isBlank()) {
                     continue;
                 }
                 Path p = boardDir.resolve(line.strip()).normalize();
-                if (!p.startsWith(boardDir)) {
-                    throw new OverlayException(OverlayException.Kind.INPUT, backup + ": lists " + line + ", outside the board");
+                if (!p.startsWith(boardDir) || p.equals(boardDir)) {
+                    throw new OverlayException(OverlayException.Kind.INPUT, backup.resolve(BACKUP_LIST) + ": lists " + line.strip()
+                            + ", which is not inside " + boardDir + "; nothing was changed");
                 }
+                created.add(p);
+            }
+            AtomicWriter.write(boardDir.resolve("board_spec.xml"), original);
+            done.add("restored board_spec.xml");
+            for (Path p : created) {
                 if (Files.exists(p)) {
                     deleteTree(p);
                     done.add("removed " + boardDir.relativize(p));
@@ -169,6 +184,19 @@ public final class OverlayWriter {
             throw new OverlayException(OverlayException.Kind.WRITE, "cannot revert " + boardDir + ": " + describe(e), e);
         }
         return done;
+    }
+
+    /** True when {@code root} holds exactly the planned files (no leftovers of another configuration). */
+    private static boolean sameFileSet(Path root, Map<String, byte[]> files) {
+        if (!Files.isDirectory(root)) {
+            return false;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(Files::isRegularFile).map(p -> root.relativize(p).toString().replace('\\', '/'))
+                    .collect(java.util.stream.Collectors.toSet()).equals(files.keySet());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static void writeTree(Path root, Map<String, byte[]> files) throws IOException {

@@ -114,7 +114,7 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--config", paramLabel = "FILE", description = "bridge parameters as JSON, e.g. {\"inflight\": 32, \"policy\": \"weighted\", \"weights\": [1, 4]}")
         Path config;
 
-        @Option(names = "--preset", paramLabel = "NAME", description = "default (managed IDs, tagged status) or paper (the published design); default: ${DEFAULT-VALUE}")
+        @Option(names = "--preset", paramLabel = "NAME", description = "default (managed IDs, tagged status) or paper (the published design); default: default (when no --config is given)")
         String preset;
 
         @Option(names = "--out", paramLabel = "DIR", description = "write the overlay here (replaced atomically; only an earlier overlay is replaced)")
@@ -150,6 +150,9 @@ public final class Main implements Callable<Integer> {
                 for (var e : plan.files().entrySet()) {
                     boolean spec = e.getKey().equals(Overlay.BOARD_SPEC);
                     Path existing = inPlace && spec ? plan.boardSpecPath() : root.resolve(e.getKey());
+                    if (spec && !Files.isRegularFile(existing)) {
+                        existing = plan.boardSpecPath(); // a first --out run: show the edit of the BSP's own file
+                    }
                     String before = Files.isRegularFile(existing) ? Files.readString(existing, StandardCharsets.UTF_8) : null;
                     String name = inPlace && spec ? Overlay.BOARD_SPEC : (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + e.getKey();
                     diff.append(UnifiedDiff.diff(name, before, name, new String(e.getValue(), StandardCharsets.UTF_8)));
@@ -173,7 +176,8 @@ public final class Main implements Callable<Integer> {
                 return 0;
             }
             o.printf("direkt overlay: board %s -> %s%n", plan.bsp().boardDir(), r.root());
-            o.printf("  %d files written, %d unchanged%n", r.written().size(), r.unchanged().size());
+            o.printf("  %d %s written, %d unchanged%n", r.written().size(), r.written().size() == 1 ? "file" : "files",
+                    r.unchanged().size());
             for (String f : r.written()) {
                 o.println("  wrote " + f);
             }
