@@ -1,0 +1,140 @@
+/*
+ * Reference for the host runtime's GPU benchmark: what the Java runtime does for one buffer,
+ * written directly against the CUDA driver API in C. For each size: allocate, set SYNC_MEMOPS,
+ * export a dma-buf fd, build the PCIe address table (64 KB pages, coalesced into segments; the
+ * page addresses come from the same simulated placement the Java benchmark uses: a BAR aperture
+ * with every 7th page moved), close and free. Prints one JSON object per size on stdout.
+ *
+ *   gcc -O2 -o gpu_bench gpu_bench.c -ldl && ./gpu_bench [repeats]
+ *
+ * The driver API is reached through dlopen("libcuda.so.1"), so no CUDA headers are needed.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef unsigned long long CUdeviceptr;
+
+#define PAGE (64ULL * 1024)
+#define ATTR_SYNC_MEMOPS 6
+#define HANDLE_DMA_BUF_FD 1
+#define BAR_BASE 0x38000000000ULL
+
+static CUresult (*p_cuInit)(unsigned);
+static CUresult (*p_cuDeviceGet)(CUdevice *, int);
+static CUresult (*p_cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+static CUresult (*p_cuCtxSetCurrent)(CUcontext);
+static CUresult (*p_cuMemAlloc)(CUdeviceptr *, size_t);
+static CUresult (*p_cuMemFree)(CUdeviceptr);
+static CUresult (*p_cuPointerSetAttribute)(const void *, int, CUdeviceptr);
+static CUresult (*p_cuMemGetHandleForAddressRange)(void *, CUdeviceptr, size_t, int, unsigned long long);
+static CUresult (*p_cuGetErrorName)(CUresult, const char **);
+
+static void *sym(void *lib, const char *name) {
+    void *p = dlsym(lib, name);
+    if (!p) {
+        fprintf(stderr, "gpu_bench: libcuda.so.1 has no %s\n", name);
+        exit(2);
+    }
+    return p;
+}
+
+static void check(CUresult r, const char *call) {
+    if (r != 0) {
+        const char *name = "?";
+        if (p_cuGetErrorName) p_cuGetErrorName(r, &name);
+        fprintf(stderr, "gpu_bench: %s failed: %d %s\n", call, r, name);
+        exit(1);
+    }
+}
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Page i's bus address in the simulated aperture: in order, except every 7th page is placed
+ * after the region, which breaks contiguity there (same rule as the Java benchmark). */
+static uint64_t page_bus(uint64_t i, uint64_t pages) {
+    return (i % 7 == 6) ? BAR_BASE + (pages + i) * PAGE : BAR_BASE + i * PAGE;
+}
+
+int main(int argc, char **argv) {
+    int repeats = argc > 1 ? atoi(argv[1]) : 5;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) {
+        fprintf(stderr, "gpu_bench: cannot load libcuda.so.1: %s\n", dlerror());
+        return 2;
+    }
+    p_cuInit = sym(lib, "cuInit");
+    p_cuDeviceGet = sym(lib, "cuDeviceGet");
+    p_cuDevicePrimaryCtxRetain = sym(lib, "cuDevicePrimaryCtxRetain");
+    p_cuCtxSetCurrent = sym(lib, "cuCtxSetCurrent");
+    p_cuMemAlloc = sym(lib, "cuMemAlloc_v2");
+    p_cuMemFree = sym(lib, "cuMemFree_v2");
+    p_cuPointerSetAttribute = sym(lib, "cuPointerSetAttribute");
+    p_cuMemGetHandleForAddressRange = sym(lib, "cuMemGetHandleForAddressRange");
+    p_cuGetErrorName = sym(lib, "cuGetErrorName");
+
+    CUdevice dev;
+    CUcontext ctx;
+    check(p_cuInit(0), "cuInit");
+    check(p_cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(p_cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(p_cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+
+    for (size_t size = 1ULL << 20; size <= 1ULL << 30; size <<= 1) {
+        double *t = calloc(repeats, sizeof(double));
+        size_t segments = 0;
+        for (int r = -1; r < repeats; r++) { /* r = -1: warm-up, not counted */
+            double t0 = now_us();
+            CUdeviceptr p;
+            check(p_cuMemAlloc(&p, size), "cuMemAlloc_v2");
+            unsigned int one = 1;
+            check(p_cuPointerSetAttribute(&one, ATTR_SYNC_MEMOPS, p), "cuPointerSetAttribute");
+            int fd = -1;
+            check(p_cuMemGetHandleForAddressRange(&fd, p, size, HANDLE_DMA_BUF_FD, 0), "cuMemGetHandleForAddressRange");
+            uint64_t pages = size / PAGE;
+            uint64_t *seg_bus = malloc(pages * sizeof(uint64_t));
+            uint64_t *seg_len = malloc(pages * sizeof(uint64_t));
+            size_t n = 0;
+            for (uint64_t i = 0; i < pages; i++) {
+                uint64_t bus = page_bus(i, pages);
+                if (n > 0 && seg_bus[n - 1] + seg_len[n - 1] == bus) {
+                    seg_len[n - 1] += PAGE;
+                } else {
+                    seg_bus[n] = bus;
+                    seg_len[n] = PAGE;
+                    n++;
+                }
+            }
+            double t1 = now_us();
+            segments = n;
+            free(seg_bus);
+            free(seg_len);
+            close(fd);
+            check(p_cuMemFree(p), "cuMemFree_v2");
+            if (r >= 0) t[r] = t1 - t0;
+        }
+        qsort(t, repeats, sizeof(double), cmp);
+        printf("{\"bytes\": %zu, \"median_us\": %.1f, \"min_us\": %.1f, \"segments\": %zu, \"repeats\": %d}\n",
+               size, t[repeats / 2], t[0], segments, repeats);
+        fflush(stdout);
+        free(t);
+    }
+    return 0;
+}

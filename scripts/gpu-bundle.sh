@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs to run the host runtime's GPU tests and benchmarks: it has no
+# Java, so this builds build/gpu/ with a jlinked Java runtime, the host runtime's classes and tests,
+# their dependencies and the JUnit console launcher, plus build/gpu/run.sh to start them there:
+#   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out)
+#   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program)
+# Needs `make build`; run from the repository root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+export MAVEN_OPTS=${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}
+out=build/gpu
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/classes" "$out/test-classes"
+
+mvn -B -q -o test-compile -pl host-runtime >/dev/null
+cp -r host-runtime/target/classes/. "$out/classes/"
+cp -r host-runtime/target/test-classes/. "$out/test-classes/"
+tr ':' '\n' < host-runtime/target/classpath.txt | while read -r jar; do [ -n "$jar" ] && cp "$jar" "$out/lib/"; done
+mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4 \
+  -DoutputDirectory="$out/tools" >/dev/null
+cp -r host-runtime/src/test/c "$out/c" 2>/dev/null || true
+
+# The smallest runtime that runs the launcher and the FFM code: no debug symbols, compressed.
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.scripting,java.xml,jdk.unsupported \
+  --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$out/jre"
+
+cat > "$out/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs on the GPU machine (no Java installed): see scripts/gpu-bundle.sh.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+results=${OUT:-$here/out}
+mkdir -p "$results"
+cp="$here/classes:$here/test-classes:$(ls "$here"/lib/*.jar | tr '\n' ':')"
+java="$here/jre/bin/java"
+case "${1:-tests}" in
+  tests)
+    "$java" --enable-native-access=ALL-UNNAMED -jar "$here"/tools/junit-platform-console-standalone-*.jar execute \
+      --class-path "$cp" --scan-class-path --include-tag gpu --details=tree --disable-banner \
+      --reports-dir "$results/reports" 2>&1 | tee "$results/gpu-tests.txt"
+    ;;
+  bench)
+    "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.direkt.runtime.bench.GpuBench "$results" "$here/c" \
+      2>&1 | tee "$results/gpu-bench.txt"
+    ;;
+  *) echo "run.sh: tests | bench" >&2; exit 2 ;;
+esac
+RUN
+chmod +x "$out/run.sh"
+du -sh "$out" | awk '{print "gpu bundle: " $1 " in '"$out"'"}'
