@@ -1,0 +1,31 @@
+/*
+ * The host runtime's issuing kernel: the host sets the PCIe address, the FPGA address, the byte
+ * count, the tag and the direction with clSetKernelArg and launches one work-item, which builds
+ * the descriptor with the overlay's header and submits it, then waits for its status and hands
+ * the status back in status_out[0]. Built against the overlay's include/direkt_dma.h.
+ */
+#include "direkt_dma.h"
+
+__kernel void direkt_issue(ulong gpu_paddr, ulong fpga_addr, uint bytes, uint tag, uint id, uint to_fpga,
+                           __global ulong *restrict status_out DIREKT_KERNEL_ARGS)
+{
+    DIREKT_BEGIN;
+#if DIREKT_ID_MODE_MANAGED
+    (void)id;
+    if (to_fpga) {
+        direkt_rd_submit(direkt_desc_gpu_to_fpga_addr(gpu_paddr, fpga_addr, bytes, tag));
+        status_out[0] = direkt_rd_wait();
+    } else {
+        direkt_wr_submit(direkt_desc_fpga_to_gpu_addr(fpga_addr, gpu_paddr, bytes, tag));
+        status_out[0] = direkt_wr_wait();
+    }
+#else
+    if (to_fpga) {
+        direkt_rd_submit(direkt_desc_gpu_to_fpga_addr(gpu_paddr, fpga_addr, bytes, tag, (uchar)id));
+        status_out[0] = direkt_rd_wait();
+    } else {
+        direkt_wr_submit(direkt_desc_fpga_to_gpu_addr(fpga_addr, gpu_paddr, bytes, tag, (uchar)id));
+        status_out[0] = direkt_wr_wait();
+    }
+#endif
+}

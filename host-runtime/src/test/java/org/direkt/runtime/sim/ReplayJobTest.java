@@ -1,0 +1,136 @@
+package org.direkt.runtime.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.direkt.generators.bridge.Layout;
+
+/** The job format, status decoding and the descriptor split, without a simulator. */
+class ReplayJobTest {
+    @Test
+    void jobJsonIsTheDocumentedFormat() throws IOException {
+        BigInteger cl = GpuPages.cldesc(0x38_0001_0000L, 0x1000, 64, 9);
+        ReplayJob job = ReplayJob.builder().param("inflight", 4).clocks(7000, 5000)
+                .gpuPage(0x38_0001_0000L, new byte[] {1, 2, 3})
+                .fpga(0x1000, new byte[] {(byte) 0xFF})
+                .window(0x38_0000_0000L, 0x38_000F_FFFFL, true, false)
+                .pipelined(2)
+                .descriptor(Direction.RD, cl)
+                .readBackGpu(0x38_0001_0000L, 16).readBackFpga(0x1000, 4)
+                .build();
+        JsonNode n = new ObjectMapper().readTree(SimulatedBridge.toJson(job));
+        assertEquals(1, n.get("version").asInt());
+        assertEquals("default", n.get("preset").asText());
+        assertEquals(4, n.get("bridge_params").get("inflight").asInt());
+        assertEquals(7000, n.get("clocks").get("kernel_ps").asLong());
+        assertEquals(5000, n.get("clocks").get("dma_ps").asLong());
+        assertEquals(65536, n.get("gpu_page_size").asLong());
+        JsonNode page = n.get("gpu_pages").get(0);
+        assertEquals(0x38_0001_0000L, page.get("bus").asLong());
+        assertEquals("AQID", page.get("data_b64").asText());
+        assertFalse(page.has("size"));
+        assertEquals(Base64.getEncoder().encodeToString(new byte[] {(byte) 0xFF}), n.get("fpga").get(0).get("data_b64").asText());
+        JsonNode w = n.get("windows").get(0);
+        assertTrue(w.get("rd").asBoolean());
+        assertFalse(w.get("wr").asBoolean());
+        assertEquals(0x38_000F_FFFFL, w.get("last").asLong());
+        assertEquals("pipelined", n.get("issue").get("mode").asText());
+        assertEquals(2, n.get("issue").get("inflight").asInt());
+        JsonNode d = n.get("descriptors").get(0);
+        assertEquals("rd", d.get("direction").asText());
+        long[] x = Layout.cldescWords(cl);
+        for (int i = 0; i < 8; i++) {
+            assertEquals(x[i], d.get("words").get(i).asLong());
+        }
+        assertEquals(0x0001_0000L, x[0]);
+        assertEquals(0x38, x[1]);
+        assertEquals(16, x[4]);
+        assertEquals(9, x[5]);
+        assertEquals("[[240518234112,16]]", n.get("read_back").get("gpu").toString());
+        assertEquals("[[4096,4]]", n.get("read_back").get("fpga").toString());
+        assertEquals(cl, job.descriptors().get(0).value());
+    }
+
+    @Test
+    void badJobsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new ReplayJob.Descriptor(Direction.RD, new long[7], false));
+        assertThrows(IllegalArgumentException.class, () -> new ReplayJob.Descriptor(Direction.RD,
+                new long[] {1L << 32, 0, 0, 0, 0, 0, 0, 0}, false));
+        assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().preset("fast").build());
+        assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().gpuPage(-1, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().param("preset", "paper").build());
+    }
+
+    @Test
+    void statusesDecodeWithLayout() {
+        BigInteger tagged = Layout.KERNEL_STATUS_TAGGED.pack(Map.of("tag", 0xBAD1L, "error", (long) Layout.Error.WINDOW.code(),
+                "elapsed", 3L));
+        ReplayResult.Status s = SimulatedBridge.decode(0, Direction.RD, tagged, true, 1, 2);
+        assertEquals(Layout.Error.WINDOW, s.error());
+        assertEquals(0xBAD1, s.tag());
+        assertEquals(3, s.elapsed());
+        assertTrue(s.failed());
+        assertEquals(tagged.longValue(), s.raw());
+
+        BigInteger allOnes = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+        ReplayResult.Status c = SimulatedBridge.decode(1, Direction.WR, allOnes, false, 1, 2);
+        assertTrue(c.failed());
+        assertNull(c.error());
+        assertEquals(-1L, c.raw());
+        ReplayResult.Status ok = SimulatedBridge.decode(1, Direction.WR, BigInteger.valueOf(1234), false, 1, 2);
+        assertEquals(Layout.Error.OK, ok.error());
+        assertEquals(1234, ok.elapsed());
+        assertEquals(-1, ok.tag());
+    }
+
+    @Test
+    void splitAtDiscontinuitiesAndAtOneMegabyteMinusFour() {
+        long page = 64 * 1024;
+        long base = 0x38_0000_0000L;
+        long[] bus = new long[40];
+        for (int i = 0; i < 20; i++) {
+            bus[i] = base + i * page;               // 20 contiguous pages: 1.25 MB
+        }
+        for (int i = 20; i < 40; i++) {
+            bus[i] = base + (100 + 2 * i) * page;   // then scattered
+        }
+        GpuPages gpu = new GpuPages(page, bus, 1);
+        List<GpuPages.Piece> p = gpu.split(4, 20 * page + 8, 0, GpuPages.MAX_BYTES);
+        assertEquals(GpuPages.MAX_BYTES, p.get(0).bytes());
+        assertEquals(base + 4, p.get(0).bus());
+        assertEquals(20 * page - 4 - GpuPages.MAX_BYTES, p.get(1).bytes());
+        assertEquals(bus[20], p.get(2).bus());
+        assertEquals(12, p.get(2).bytes());
+        assertEquals(3, p.size());
+        assertEquals(20 * page + 8, p.stream().mapToLong(GpuPages.Piece::bytes).sum());
+    }
+
+    @Test
+    void missingEnvironmentSaysMakeSetup(@TempDir Path dir) throws IOException {
+        Path bench = dir.resolve(SimulatedBridge.BENCH_DIR);
+        Files.createDirectories(bench);
+        Files.writeString(bench.resolve("test_bridge_replay.py"), "");
+        SimulatedBridge b = SimulatedBridge.at(dir);
+        SimulationException e = assertThrows(SimulationException.class, () -> b.run(ReplayJob.builder().build()));
+        assertTrue(e.getMessage().contains("make setup"), e.getMessage());
+        assertThrows(SimulationException.class, () -> SimulatedBridge.at(dir.resolve("nowhere")));
+        assertThrows(IllegalArgumentException.class, () -> b.withSimulator("modelsim"));
+    }
+}

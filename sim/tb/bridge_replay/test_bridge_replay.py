@@ -1,0 +1,392 @@
+"""Replay bench: runs a job's kernel DMA descriptors through the simulated bridge.
+
+The "simulated back end" of direkt's Java host runtime (``org.direkt.runtime.sim.SimulatedBridge``):
+the host side builds a job (memory contents, windows, the exact cldesc words a kernel would write),
+this bench runs it against the emitted ``direkt_bridge`` with the models of
+:mod:`direkt_sim.bridge_models` standing in for the GPU BAR, FPGA memory, data movers, CSR master
+and kernel, and writes a result (statuses, final memory contents, mover log counts, cycles).
+The job and result formats are specified in ``README.md`` next to this file.
+
+    DIREKT_REPLAY_JOB=/tmp/job.json DIREKT_REPLAY_RESULT=/tmp/result.json \\
+        ../.venv/bin/pytest -q tb/bridge_replay          # from sim/
+
+Without ``DIREKT_REPLAY_JOB`` the pytest test is skipped (so ``make test-sim`` passes over it).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+from collections import deque
+from pathlib import Path
+from typing import Optional
+
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, Timer
+from cocotb.utils import get_sim_time
+
+from direkt_sim import run_bench
+from direkt_sim.bridge_models import (
+    DIRECTIONS, Csr, DataMover, Memory, ModelError, PcieSpace, _Pin, cldesc_word, decode_status,
+    dma_reset_pin, kernel_reset_pin, reset_bridge,
+)
+from direkt_sim.layout import load_manifest
+
+JOB_VERSION = 1
+RESULT_VERSION = 1
+ENV_JOB = "DIREKT_REPLAY_JOB"
+ENV_RESULT = "DIREKT_REPLAY_RESULT"
+DEFAULT_PAGE = 65536
+DEFAULT_CLOCKS = {"kernel_ps": 4000, "dma_ps": 4000}
+
+
+class JobError(ValueError):
+    """The job file is malformed (message names the offending entry)."""
+
+
+# --------------------------------------------------------------------------- job
+
+
+def _int(v, what: str, lo: int = 0, hi: int = (1 << 64) - 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise JobError(f"{what}: {v!r} is not an integer")
+    if not lo <= v <= hi:
+        raise JobError(f"{what}: {v:#x} outside [{lo:#x}, {hi:#x}]")
+    return v
+
+
+def _b64(entry: dict, what: str) -> bytes:
+    text = entry.get("data_b64")
+    if text is None:
+        return b""
+    try:
+        return base64.b64decode(text, validate=True)
+    except Exception as e:  # binascii.Error
+        raise JobError(f"{what}.data_b64: not base64 ({e})") from None
+
+
+def result_path(job_path: str) -> Path:
+    out = os.environ.get(ENV_RESULT, "").strip()
+    return Path(out) if out else Path(job_path).with_suffix(".result.json")
+
+
+def load_job(path: str) -> dict:
+    try:
+        job = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise JobError(f"{ENV_JOB}={path}: no such file") from None
+    except json.JSONDecodeError as e:
+        raise JobError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    if not isinstance(job, dict) or job.get("version") != JOB_VERSION:
+        raise JobError(f"{path}: job version {job.get('version') if isinstance(job, dict) else None!r}; "
+                       f"this bench understands {JOB_VERSION}")
+    return job
+
+
+def bench_config(job: dict) -> tuple[dict, dict]:
+    """(generator params, run params) of a job: they pick the Verilator build and run directory."""
+    params = {"preset": job.get("preset", "default")}
+    params.update(job.get("bridge_params") or {})
+    clocks = dict(DEFAULT_CLOCKS)
+    clocks.update(job.get("clocks") or {})
+    return params, {k: _int(clocks[k], f"clocks.{k}", 1, 10**9) for k in ("kernel_ps", "dma_ps")}
+
+
+class PageRegion:
+    """GPU BAR pages, each its own sparse memory, mapped at the bus addresses the job gives."""
+
+    def __init__(self, pages: list[tuple[int, int, Memory]]):
+        self.pages = sorted(pages, key=lambda p: p[0])
+        for (a, n, _), (b, _, _) in zip(self.pages, self.pages[1:]):
+            if a + n > b:
+                raise JobError(f"gpu_pages overlap: page at {a:#x} (+{n:#x}) and page at {b:#x}")
+
+    def mappings(self):
+        for bus, size, mem in self.pages:
+            yield bus, size, mem, 0
+
+    @property
+    def writes(self) -> int:
+        return sum(m.writes for _, _, m in self.pages)
+
+
+# --------------------------------------------------------------------------- kernel issuer
+
+
+class Issue:
+    """One descriptor of the job, its channel word and (later) its status."""
+
+    def __init__(self, index: int, direction: str, words: list[int], wait: bool, word: int, tag: Optional[int]):
+        self.index = index
+        self.t = direction
+        self.words = words
+        self.wait = wait
+        self.word = word
+        self.tag = tag
+        self.status = None
+        self.issued_cycle = -1
+
+
+class Channel:
+    """The kernel's side of one direction: offers cldesc words on ``<t>_desc_*`` (ready latency 0)
+    and takes statuses from ``<t>_status_*`` (status_ready always high), keeping at most
+    ``limit`` descriptors outstanding. Statuses are matched by tag in tagged status mode (the
+    first in-flight descriptor with that tag), in arrival order in cycles mode."""
+
+    def __init__(self, dut, t: str, m, limit: int):
+        self.t = t
+        self.m = m
+        self.limit = limit
+        self.tagged = m.bridge["status_mode"] == "tagged"
+        self.queue: deque[Issue] = deque()
+        self.inflight: list[Issue] = []
+        self.errors: list[str] = []
+        self.cycle = 0
+        self._clk = dut.kernel_clk
+        self._v = _Pin(getattr(dut, f"{t}_desc_valid"))
+        self._d = _Pin(getattr(dut, f"{t}_desc_data"))
+        self._ready = getattr(dut, f"{t}_desc_ready")
+        self._sv = getattr(dut, f"{t}_status_valid")
+        self._sd = getattr(dut, f"{t}_status_data")
+        self._sr = _Pin(getattr(dut, f"{t}_status_ready"), 1)
+        self.task = cocotb.start_soon(self._run())
+
+    @property
+    def idle(self) -> bool:
+        return not self.queue and not self.inflight
+
+    async def _run(self) -> None:
+        offered: Optional[Issue] = None
+        while True:
+            await RisingEdge(self._clk)
+            self.cycle += 1
+            if offered is None and self.queue and len(self.inflight) < self.limit:
+                offered = self.queue.popleft()
+                self._d.set(offered.word)
+                self._v.set(1)
+            elif offered is None:
+                self._v.set(0)
+            await ReadOnly()
+            if offered is not None and self._ready.value == 1:
+                offered.issued_cycle = self.cycle
+                self.inflight.append(offered)
+                offered = None
+            if self._sv.value == 1:
+                st = decode_status(self.m, self._sd.value.integer, self.cycle)
+                if self.tagged:
+                    job = next((j for j in self.inflight if j.tag == st.tag), None)
+                else:
+                    job = self.inflight[0] if self.inflight else None
+                if job is None:
+                    msg = f"{self.t} kernel, kernel cycle {self.cycle}: status {st.raw:#x} matches nothing in flight"
+                    self.errors.append(msg)
+                    raise ModelError(msg)
+                self.inflight.remove(job)
+                job.status = st
+
+
+# --------------------------------------------------------------------------- the replay
+
+
+def _status_json(m, it: Issue) -> dict:
+    st = it.status
+    fields = m.kernel_status.unpack(st.raw)
+    out = {"index": it.index, "direction": it.t, "raw": st.raw, "raw_hex": f"{st.raw:#018x}", "fields": fields,
+           "failed": bool(st.failed), "issued_kernel_cycle": it.issued_cycle, "status_kernel_cycle": st.cycle}
+    if st.error is not None:
+        out["error_name"] = m.error_name(st.error)
+    return out
+
+
+@cocotb.test(timeout_time=int(os.environ.get("DIREKT_REPLAY_TIMEOUT_MS", "2000")), timeout_unit="ms")
+async def replay(dut):
+    """Run the job in $DIREKT_REPLAY_JOB; write the result to $DIREKT_REPLAY_RESULT."""
+    wall0 = time.monotonic()
+    job_path = os.environ[ENV_JOB]
+    job = load_job(job_path)
+    m = load_manifest()
+    log = dut._log
+    _, clocks = bench_config(job)
+    kper, dper = clocks["kernel_ps"], clocks["dma_ps"]
+
+    # memories
+    page_size = _int(job.get("gpu_page_size", DEFAULT_PAGE), "gpu_page_size", 4, 1 << 40)
+    pages = []
+    for i, p in enumerate(job.get("gpu_pages") or []):
+        what = f"gpu_pages[{i}]"
+        bus = _int(p.get("bus"), f"{what}.bus")
+        size = _int(p.get("size", page_size), f"{what}.size", 1, 1 << 40)
+        mem = Memory(f"gpu page {i} @ {bus:#x}", size=size, fill=_int(p.get("fill", 0), f"{what}.fill", 0, 255))
+        data = _b64(p, what)
+        if len(data) > size:
+            raise JobError(f"{what}: {len(data)} bytes of data for a {size}-byte page")
+        if data:
+            mem.write(0, data)
+        mem.writes = mem.bytes_written = 0
+        pages.append((bus, size, mem))
+    gpu = PageRegion(pages)
+    fpga_size = int(m.bridge["fpga_mem_bytes"])
+    fpga = Memory("fpga", size=fpga_size, fill=_int(job.get("fpga_fill", 0), "fpga_fill", 0, 255))
+    for i, f in enumerate(job.get("fpga") or []):
+        addr = _int(f.get("addr"), f"fpga[{i}].addr", 0, fpga_size)
+        data = _b64(f, f"fpga[{i}]")
+        if addr + len(data) > fpga_size:
+            raise JobError(f"fpga[{i}]: [{addr:#x}, +{len(data):#x}) beyond the FPGA memory ({fpga_size:#x} bytes)")
+        fpga.write(addr, data)
+    fpga.writes = fpga.bytes_written = 0
+    pcie = PcieSpace([gpu])
+
+    # descriptors
+    mode = (job.get("issue") or {}).get("mode", "sequential")
+    if mode not in ("sequential", "pipelined"):
+        raise JobError(f"issue.mode = {mode!r}: sequential or pipelined")
+    inflight = int(m.bridge["inflight"])
+    limit = _int((job.get("issue") or {}).get("inflight", inflight), "issue.inflight", 1, 1 << 16)
+    cl = m.word("cldesc")
+    tagged = m.bridge["status_mode"] == "tagged"
+    issues: list[Issue] = []
+    for i, d in enumerate(job.get("descriptors") or []):
+        t = d.get("direction")
+        if t not in DIRECTIONS:
+            raise JobError(f"descriptors[{i}].direction = {t!r}: rd or wr")
+        words = d.get("words")
+        if not isinstance(words, list) or len(words) != int(m.layout["cldesc_words"]):
+            raise JobError(f"descriptors[{i}].words: {m.layout['cldesc_words']} 32-bit words x0..x7 expected, got {words!r}")
+        value = 0
+        for k, w in enumerate(words):
+            value |= _int(w, f"descriptors[{i}].words[{k}]", 0, 0xFFFF_FFFF) << (32 * k)
+        fields = cl.unpack(value)
+        issues.append(Issue(i, t, words, bool(d.get("wait", False)), cldesc_word(m, **fields),
+                            fields["tag"] if tagged else None))
+
+    # clocks, reset, models
+    for t in DIRECTIONS:
+        for s in ("desc_valid", "desc_data", "status_ready", "host_desc_valid", "host_desc_data",
+                  "dma_desc_ready", "dma_status_valid", "dma_status_data"):
+            getattr(dut, f"{t}_{s}").value = 0
+    for s in ("csr_address", "csr_read", "csr_write", "csr_writedata"):
+        getattr(dut, s).value = 0
+    kr, kv = kernel_reset_pin(dut, m)
+    dr, dv = dma_reset_pin(dut, m)
+    kr.value, dr.value = kv, dv
+    cocotb.start_soon(Clock(dut.kernel_clk, kper, "ps").start())
+    await Timer(dper // 3, "ps")
+    cocotb.start_soon(Clock(dut.dma_clk, dper, "ps").start())
+    mv_cfg = job.get("mover") or {}
+    movers = {t: DataMover(dut, t, m, pcie, fpga, latency=_int(mv_cfg.get("latency", 8), "mover.latency", 1, 1 << 20),
+                           bytes_per_cycle=_int(mv_cfg.get("bytes_per_cycle", 64), "mover.bytes_per_cycle", 1, 1 << 20))
+              for t in DIRECTIONS}
+    await reset_bridge(dut, m, max(kper, dper))
+    await ClockCycles(dut.dma_clk, 4)
+    t0_ps = get_sim_time("ps")
+    mover_c0 = {t: movers[t].cycle for t in DIRECTIONS}
+
+    csr = Csr(dut, m)
+    entries = int(m.bridge["window_entries"])
+    for i, w in enumerate(job.get("windows") or []):
+        idx = _int(w.get("index", i), f"windows[{i}].index", 0, entries - 1)
+        await csr.set_window(idx, _int(w.get("base"), f"windows[{i}].base"), _int(w.get("last"), f"windows[{i}].last"),
+                             enable=bool(w.get("enable", True)), rd=bool(w.get("rd", True)), wr=bool(w.get("wr", True)))
+
+    chans = {t: Channel(dut, t, m, 1 if mode == "sequential" else limit) for t in DIRECTIONS}
+    per_status_cycles = _int((job.get("issue") or {}).get("timeout_kernel_cycles", 2_000_000),
+                             "issue.timeout_kernel_cycles", 1, 1 << 40)
+
+    async def wait_idle(what: str, chs) -> None:
+        start = {t: c.cycle for t, c in chans.items()}
+        while not all(c.idle for c in chs):
+            await RisingEdge(dut.kernel_clk)
+            if any(chans[t].cycle - start[t] > per_status_cycles for t in chans):
+                missing = [f"#{j.index} ({j.t})" for c in chs for j in list(c.inflight) + list(c.queue)]
+                raise ModelError(f"{what}: no status within {per_status_cycles} kernel cycles for {missing[:8]}")
+
+    for it in issues:
+        if mode == "sequential":
+            chans[it.t].queue.append(it)
+            await wait_idle(f"descriptor #{it.index}", [chans[it.t]])
+        else:
+            if it.wait:
+                await wait_idle(f"barrier before descriptor #{it.index}", chans.values())
+            chans[it.t].queue.append(it)
+    await wait_idle("end of job", chans.values())
+    await ClockCycles(dut.dma_clk, 8)  # a stray status would show in the counters
+    for mv in movers.values():
+        if mv.errors:
+            raise ModelError(mv.errors[0])
+
+    counters = {t: await csr.counters(t) for t in DIRECTIONS}
+    last_error = await csr.last_error()
+    sim_ps = int(get_sim_time("ps") - t0_ps)
+
+    # read back
+    rb = job.get("read_back") or {}
+    mem_out = {"gpu": [], "fpga": []}
+    for i, r in enumerate(rb.get("gpu") or []):
+        bus, n = _int(r[0], f"read_back.gpu[{i}][0]"), _int(r[1], f"read_back.gpu[{i}][1]", 0, 1 << 32)
+        try:
+            data = pcie.read(bus, n)
+        except ModelError as e:
+            raise JobError(f"read_back.gpu[{i}]: {e}") from None
+        mem_out["gpu"].append({"bus": bus, "len": n, "data_b64": base64.b64encode(data).decode()})
+    for i, r in enumerate(rb.get("fpga") or []):
+        addr, n = _int(r[0], f"read_back.fpga[{i}][0]"), _int(r[1], f"read_back.fpga[{i}][1]", 0, 1 << 32)
+        mem_out["fpga"].append({"addr": addr, "len": n, "data_b64": base64.b64encode(fpga.read(addr, n)).decode()})
+
+    result = {
+        "version": RESULT_VERSION,
+        "job": str(job_path),
+        "bridge": {k: m.bridge[k] for k in ("status_mode", "id_mode", "word_order", "inflight", "window_entries",
+                                             "fpga_mem_bytes", "policy")},
+        "issue": {"mode": mode, "inflight": 1 if mode == "sequential" else limit},
+        "statuses": [_status_json(m, it) for it in issues],
+        "memory": mem_out,
+        "mover": {t: {"descriptors": len(movers[t].log), "kernel_descriptors": sum(d.kernel for d in movers[t].log),
+                      "bytes": movers[t].bytes_moved, "tlps": movers[t].tlps, "busy_cycles": movers[t].busy_cycles}
+                  for t in DIRECTIONS},
+        "writes": {"gpu_bytes": sum(p[2].bytes_written for p in gpu.pages), "fpga_bytes": fpga.bytes_written},
+        "counters": counters,
+        "last_error": last_error,
+        "cycles": {"kernel": chans["rd"].cycle,
+                   "dma": max(movers[t].cycle - mover_c0[t] for t in DIRECTIONS), "sim_time_ps": sim_ps},
+        "wall_s": round(time.monotonic() - wall0, 3),
+    }
+    out = result_path(job_path)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps(result, indent=1))
+    tmp.replace(out)
+    failed = sum(1 for it in issues if it.status.failed)
+    log.info("replay: %d descriptor(s) (%s), %d failed status(es), %d kernel cycles, %.1f us simulated; result %s",
+             len(issues), mode, failed, result["cycles"]["kernel"], sim_ps / 1e6, out)
+
+
+# --------------------------------------------------------------------------- pytest
+
+
+def test_replay():
+    job_path = os.environ.get(ENV_JOB, "").strip()
+    if not job_path:
+        pytest.skip(f"{ENV_JOB} is not set (the replay bench runs a job the host runtime wrote)")
+    try:
+        job = load_job(job_path)
+        params, clocks = bench_config(job)
+    except JobError as e:
+        pytest.fail(str(e), pytrace=False)
+    os.environ[ENV_JOB] = str(Path(job_path).resolve())  # the simulator runs in another directory
+    out = result_path(job_path).resolve()
+    os.environ[ENV_RESULT] = str(out)
+    out.unlink(missing_ok=True)
+    run_bench(
+        bench="bridge_replay",
+        example="bridge",
+        module=Path(__file__).stem,
+        params=params,
+        run_params=clocks,
+        expected_top="direkt_bridge",
+        emitter="generators",
+    )
+    if not out.is_file():
+        pytest.fail(f"the replay passed but wrote no result to {out}", pytrace=False)
