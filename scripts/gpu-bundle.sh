@@ -19,7 +19,9 @@ cp -r host-runtime/target/test-classes/. "$out/test-classes/"
 tr ':' '\n' < host-runtime/target/classpath.txt | while read -r jar; do [ -n "$jar" ] && cp "$jar" "$out/lib/"; done
 mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4 \
   -DoutputDirectory="$out/tools" >/dev/null
-cp -r host-runtime/src/test/c "$out/c" 2>/dev/null || true
+mkdir -p "$out/c" && cp host-runtime/src/test/c/*.c "$out/c/"
+# A prebuilt copy of the C reference, for a GPU machine without a C compiler.
+gcc -O2 -o "$out/c/gpu_bench" host-runtime/src/test/c/gpu_bench.c -ldl
 
 # The smallest runtime that runs the launcher and the FFM code: no debug symbols, compressed.
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.scripting,java.xml,jdk.unsupported \

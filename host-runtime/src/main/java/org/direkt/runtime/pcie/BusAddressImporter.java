@@ -1,0 +1,40 @@
+package org.direkt.runtime.pcie;
+
+/**
+ * Bus addresses for a dma-buf: maps part of a GPU memory dma-buf for the FPGA and returns the bus
+ * address of each 64 KB page, as the FPGA's data movers must use it. The real implementation is
+ * an ioctl of the FPGA driver, whose contract is written in {@code docs/importer-contract.md};
+ * {@link SimulatedImporter} stands in for it in tests, and {@link #none()} is what a runtime
+ * without a driver gets.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface BusAddressImporter {
+    /**
+     * Maps {@code length} bytes starting {@code offset} bytes into the dma-buf {@code fd} for the
+     * FPGA. The caller keeps ownership of {@code fd}: it may close it as soon as this returns.
+     *
+     * @throws IllegalArgumentException if offset or length are not whole 64 KB pages or fd is negative
+     * @throws ApertureExhaustedException if the GPU's BAR aperture (BAR1) has no room for the range
+     * @throws IllegalStateException if no importer is available ({@link #none()})
+     */
+    ImportedRange importDmaBuf(int fd, long offset, long length);
+
+    /**
+     * Unmaps a range this importer returned, revoked or not. Each range is released exactly once.
+     *
+     * @throws IllegalArgumentException if the range is not one of this importer's live imports
+     *     (released already, or imported elsewhere)
+     */
+    void release(ImportedRange range);
+
+    /** Registers a listener told of every revocation from now on. */
+    void addRevocationListener(RevocationListener listener);
+
+    void removeRevocationListener(RevocationListener listener);
+
+    /** The importer of a runtime that has none: every import fails, saying what is missing. */
+    static BusAddressImporter none() {
+        return NoImporter.INSTANCE;
+    }
+}

@@ -1,0 +1,159 @@
+package org.direkt.runtime.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.direkt.runtime.ffi.Cuda;
+import org.direkt.runtime.ffi.GpuDevice;
+import org.direkt.runtime.ffi.Libc;
+import org.direkt.runtime.pcie.AddressTable;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+/**
+ * GPU benchmark (GPU machine only): for 1 MB .. 1 GB, the time to allocate, set SYNC_MEMOPS,
+ * export a dma-buf and build the PCIe address table, in Java (this runtime, FFM) and in C (the
+ * reference program {@code host-runtime/src/test/c/gpu_bench.c}, same steps, same simulated page
+ * placement: every 7th page moved). Writes {@code gpu-<device>.json} with the device name and
+ * driver version into the results directory.
+ *
+ * <pre>java --enable-native-access=ALL-UNNAMED -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [repeats]</pre>
+ * (build/gpu/run.sh bench does this on the GPU machine; see scripts/gpu-bundle.sh). C_DIR holds
+ * gpu_bench.c and, if the machine has no C compiler, a prebuilt gpu_bench.
+ */
+public final class GpuBench {
+    private GpuBench() {
+    }
+
+    private static final long PAGE = AddressTable.PAGE_SIZE;
+    private static final long BAR_BASE = 0x380_0000_0000L;
+
+    /** The placement gpu_bench.c uses: in order, except every 7th page sits after the region. */
+    static long[] pages(long bytes) {
+        int n = (int) (bytes / PAGE);
+        long[] bus = new long[n];
+        for (int i = 0; i < n; i++) {
+            bus[i] = i % 7 == 6 ? BAR_BASE + ((long) n + i) * PAGE : BAR_BASE + (long) i * PAGE;
+        }
+        return bus;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path out = Path.of(args.length > 0 ? args[0] : "build/gpu/out");
+        Path cdir = Path.of(args.length > 1 ? args[1] : "host-runtime/src/test/c");
+        int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        Files.createDirectories(out);
+        Cuda cuda = Cuda.load();
+        cuda.init();
+        int dev = cuda.device(0);
+        GpuDevice info = GpuDevice.query(cuda, 0);
+        var ctx = cuda.primaryContextRetain(dev);
+        cuda.setCurrentContext(ctx);
+
+        Map<Long, double[]> java = new LinkedHashMap<>();
+        Map<Long, Integer> segs = new LinkedHashMap<>();
+        for (long size = 1L << 20; size <= 1L << 30; size <<= 1) {
+            double[] t = new double[repeats];
+            for (int r = -1; r < repeats; r++) {
+                long t0 = System.nanoTime();
+                long p = cuda.memAlloc(size);
+                cuda.setSyncMemops(p, true);
+                int fd = cuda.exportDmaBuf(p, size, 0);
+                AddressTable table = AddressTable.of(p, size, pages(size));
+                long t1 = System.nanoTime();
+                segs.put(size, table.segmentCount());
+                Libc.close(fd);
+                cuda.memFree(p);
+                if (r >= 0) {
+                    t[r] = (t1 - t0) / 1e3;
+                }
+            }
+            Arrays.sort(t);
+            java.put(size, t);
+        }
+
+        Map<Long, double[]> c = runC(cdir, out, repeats);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        double sumJ = 0;
+        double sumC = 0;
+        for (var e : java.entrySet()) {
+            double[] cj = c.get(e.getKey());
+            double mj = e.getValue()[repeats / 2];
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("bytes", e.getKey());
+            row.put("java_median_us", round(mj));
+            row.put("c_median_us", cj == null ? null : round(cj[0]));
+            row.put("ratio", cj == null ? null : round(mj / cj[0]));
+            row.put("segments", segs.get(e.getKey()));
+            rows.add(row);
+            if (cj != null) {
+                sumJ += mj;
+                sumC += cj[0];
+            }
+        }
+        Map<String, Object> res = new LinkedHashMap<>();
+        res.put("what", "allocate + SYNC_MEMOPS + dma-buf export + PCIe address table (64 KB pages), Java FFM runtime vs C driver-API program, median of "
+                + repeats + " after one warm-up");
+        res.put("device", info.name());
+        res.put("pci", info.pciBusId());
+        res.put("driver", Cuda.formatVersion(cuda.driverVersion()));
+        res.put("dma_buf_supported", info.dmaBufSupported());
+        res.put("sizes", rows);
+        res.put("ratio_total", sumC == 0 ? null : round(sumJ / sumC));
+        res.put("target_ratio", 1.10);
+        res.put("meets_target", sumC != 0 && sumJ / sumC <= 1.10);
+        String name = "gpu-" + info.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "") + ".json";
+        Files.writeString(out.resolve(name), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(res) + "\n");
+        System.out.println("GpuBench: " + out.resolve(name) + ": ratio_total " + res.get("ratio_total"));
+        cuda.primaryContextRelease(dev);
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+
+    /** Compiles (if a compiler is there) and runs the C reference; median per size as {median}. */
+    private static Map<Long, double[]> runC(Path cdir, Path out, int repeats) throws IOException, InterruptedException {
+        Path exe = out.resolve("gpu_bench");
+        Process cc = new ProcessBuilder("gcc", "-O2", "-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl")
+                .redirectErrorStream(true).start();
+        boolean built;
+        try {
+            built = cc.waitFor() == 0;
+        } catch (Exception e) {
+            built = false;
+        }
+        if (!built) {
+            exe = cdir.resolve("gpu_bench");
+            System.out.println("GpuBench: no C compiler here; using the prebuilt " + exe);
+        }
+        Process p = new ProcessBuilder(exe.toString(), Integer.toString(repeats)).redirectErrorStream(true).start();
+        Map<Long, double[]> res = new LinkedHashMap<>();
+        ObjectMapper om = new ObjectMapper();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                System.out.println("c: " + line);
+                if (line.startsWith("{")) {
+                    var n = om.readTree(line);
+                    res.put(n.get("bytes").asLong(), new double[] {n.get("median_us").asDouble()});
+                }
+            }
+        }
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("the C reference program failed (exit " + p.exitValue() + ")");
+        }
+        return res;
+    }
+}
