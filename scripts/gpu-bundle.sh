@@ -7,16 +7,17 @@
 # Needs `make build`; run from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+export PATH="$JAVA_HOME/bin:$PATH"
 export MAVEN_OPTS=${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}
 out=build/gpu
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/classes" "$out/test-classes"
 
-mvn -B -q -o test-compile -pl host-runtime >/dev/null
+mvn -B -q -o package -DskipTests -pl host-runtime >/dev/null
 cp -r host-runtime/target/classes/. "$out/classes/"
 cp -r host-runtime/target/test-classes/. "$out/test-classes/"
-tr ':' '\n' < host-runtime/target/classpath.txt | while read -r jar; do [ -n "$jar" ] && cp "$jar" "$out/lib/"; done
+tr ':' '\n' < host-runtime/target/classpath.txt | while read -r jar || [ -n "$jar" ]; do [ -n "$jar" ] && cp "$jar" "$out/lib/"; done
 mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4 \
   -DoutputDirectory="$out/tools" >/dev/null
 mkdir -p "$out/c" && cp host-runtime/src/test/c/*.c "$out/c/"
@@ -24,7 +25,7 @@ mkdir -p "$out/c" && cp host-runtime/src/test/c/*.c "$out/c/"
 gcc -O2 -o "$out/c/gpu_bench" host-runtime/src/test/c/gpu_bench.c -ldl
 
 # The smallest runtime that runs the launcher and the FFM code: no debug symbols, compressed.
-"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.scripting,java.xml,jdk.unsupported \
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.scripting,java.xml,jdk.unsupported,jdk.zipfs \
   --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$out/jre"
 
 cat > "$out/run.sh" <<'RUN'
@@ -39,7 +40,7 @@ java="$here/jre/bin/java"
 case "${1:-tests}" in
   tests)
     "$java" --enable-native-access=ALL-UNNAMED -jar "$here"/tools/junit-platform-console-standalone-*.jar execute \
-      --class-path "$cp" --scan-class-path --include-tag gpu --details=tree --disable-banner \
+      --class-path "$cp" --scan-class-path "$here/test-classes" --include-tag gpu --details=tree --disable-banner \
       --reports-dir "$results/reports" 2>&1 | tee "$results/gpu-tests.txt"
     ;;
   bench)

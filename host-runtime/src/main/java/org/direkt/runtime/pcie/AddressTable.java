@@ -85,8 +85,6 @@ public final class AddressTable {
                         + " (GPU offset " + Bytes.hex(i * PAGE_SIZE) + ") is not 64 KB aligned");
             }
         }
-        checkNoOverlap(pageBusAddresses);
-
         int segments = 1;
         for (int i = 1; i < pageBusAddresses.length; i++) {
             if (!follows(pageBusAddresses[i - 1], pageBusAddresses[i])) {
@@ -105,7 +103,37 @@ public final class AddressTable {
             }
         }
         segOffset[segments] = length;
+        if (!segmentsDisjoint(segOffset, segBus)) {
+            checkNoOverlap(pageBusAddresses); // names the two pages that collide
+        }
         return new AddressTable(gpuBase, length, segOffset, segBus);
+    }
+
+    /**
+     * True when no two segments share a bus address. Intervals are pairwise disjoint exactly when,
+     * with their starts and their ends sorted separately, every end is at or below the next start;
+     * sorting the (usually few) segments is much cheaper than sorting every page.
+     */
+    private static boolean segmentsDisjoint(long[] segOffset, long[] segBus) {
+        int n = segBus.length;
+        if (n == 1) {
+            return true;
+        }
+        long[] starts = new long[n];
+        long[] lasts = new long[n];
+        for (int i = 0; i < n; i++) {
+            // Unsigned order through the sign flip; "last" (inclusive) cannot overflow past 2^64 - 1.
+            starts[i] = segBus[i] ^ Long.MIN_VALUE;
+            lasts[i] = (segBus[i] + (segOffset[i + 1] - segOffset[i]) - 1) ^ Long.MIN_VALUE;
+        }
+        Arrays.sort(starts);
+        Arrays.sort(lasts);
+        for (int i = 0; i + 1 < n; i++) {
+            if (lasts[i] >= starts[i + 1]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean follows(long previousPage, long page) {
