@@ -75,7 +75,7 @@ formal: setup
 
 bench: bench-area bench-fifo bench-bridge bench-overlay
 
-bench-area: setup
+bench-area: build
 	python3 bench/area.py
 
 bench-fifo: build

@@ -19,6 +19,7 @@ import org.direkt.hdl.VerilogEmitter;
  * <pre>
  *   Emit &lt;generator&gt; [key=value ...] --out &lt;dir&gt;   one configuration; prints each file, then "top &lt;module&gt;"
  *   Emit --ip &lt;dir&gt;                               the reference IP; removes files no longer generated
+ *   Emit --list-ip                                  the reference configurations' top modules
  * </pre>
  */
 public final class Emit {
@@ -33,6 +34,13 @@ public final class Emit {
         try {
             if (args.length == 2 && args[0].equals("--ip")) {
                 return writeIp(Path.of(args[1]));
+            }
+            if (args.length == 1 && args[0].equals("--list-ip")) {
+                // The reference configurations' top modules, one per line (what bench/area.py measures).
+                for (Module m : Catalog.referenceIp()) {
+                    System.out.println(m.name());
+                }
+                return 0;
             }
             String name = null;
             Path out = null;
