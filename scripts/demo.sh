@@ -32,6 +32,16 @@ grep -E "^ *[0-9.]+ns +INFO .*(byte-exact$|B/cycle of|  rejections: [0-9]|arbite
 grep -E "^direkt-sim: cocotb results" "$log" | tail -1 | sed -E 's/^direkt-sim: cocotb results \([^)]*\): /  tests: /'
 
 echo
+echo "== direkt-run demo: GPU -> FPGA -> GPU through the host runtime and the simulated bridge"
+runlog="$out/direkt-run.log"
+if bin/direkt-run demo --overlay "$out/overlay" >"$runlog" 2>&1; then
+  run_result=PASS
+else
+  run_result=FAIL
+fi
+sed 's/^/  /' "$runlog"
+
+echo
 echo "summary:"
 printf '  overlay      %s files in %s (Verilog, hw.tcl, integrate.tcl, header, manifest, OVERLAY.md)\n' \
   "$(find "$out/overlay" -type f | wc -l)" "$out/overlay"
@@ -47,6 +57,11 @@ print(f"  bench-bridge latency {d['latency_desc_cycles']} dma_clk cycles descrip
       f"4 KB bandwidth {d['bw_4k_inflight_1']:.2f} -> {d['bw_4k_inflight_16']:.2f} of peak with 1 -> 16 in flight "
       "(bench/results/bridge.json)")
 PY
+fi
+printf '  host runtime %s: %s\n' "$run_result" "$(tail -1 "$runlog")"
+if [ "$run_result" != PASS ]; then
+  echo "demo: direkt-run demo failed; see $runlog" >&2
+  exit 1
 fi
 if [ "$result" != PASS ]; then
   echo "demo: the simulation failed; see $log" >&2

@@ -1,0 +1,29 @@
+package org.direkt.runtime;
+
+import java.math.BigInteger;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.direkt.generators.bridge.Layout;
+
+/** Kernel descriptors (cldesc_t) packed with the one Layout: what the kernel builds, for host-side use. */
+public final class Descriptors {
+    private Descriptors() {
+    }
+
+    /** A managed-ID, tagged cldesc moving {@code bytes} from {@code src} to {@code dst}. */
+    public static BigInteger cldesc(long src, long dst, int bytes, long tag) {
+        if (bytes <= 0 || (bytes & 3) != 0 || bytes / 4 > Layout.MAX_DWORDS) {
+            throw new IllegalArgumentException("descriptor length " + bytes + " bytes: must be a multiple of 4 in 4.."
+                    + Layout.MAX_DWORDS * 4);
+        }
+        Map<String, Number> f = new LinkedHashMap<>();
+        f.put("src_lo", src & 0xFFFF_FFFFL);
+        f.put("src_hi", src >>> 32);
+        f.put("dst_lo", dst & 0xFFFF_FFFFL);
+        f.put("dst_hi", dst >>> 32);
+        f.put("dwords", bytes >>> 2);
+        f.put("tag", tag & 0xFFFF_FFFFL);
+        return Layout.CLDESC.pack(f);
+    }
+}
