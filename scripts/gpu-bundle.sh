@@ -14,7 +14,7 @@ out=build/gpu
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/classes" "$out/test-classes"
 
-mvn -B -q -o package -DskipTests -pl host-runtime >/dev/null
+mvn -B -q -o package -DskipTests -pl host-runtime -am >/dev/null
 cp -r host-runtime/target/classes/. "$out/classes/"
 cp -r host-runtime/target/test-classes/. "$out/test-classes/"
 tr ':' '\n' < host-runtime/target/classpath.txt | while read -r jar || [ -n "$jar" ]; do [ -n "$jar" ] && cp "$jar" "$out/lib/"; done

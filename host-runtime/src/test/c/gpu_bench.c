@@ -3,7 +3,9 @@
  * written directly against the CUDA driver API in C. For each size: allocate, set SYNC_MEMOPS,
  * export a dma-buf fd, build the PCIe address table (64 KB pages, coalesced into segments; the
  * page addresses come from the same simulated placement the Java benchmark uses: a BAR aperture
- * with every 7th page moved), close and free. Prints one JSON object per size on stdout.
+ * with every 7th page moved) with the same checks the Java table makes (every page 64 KB aligned,
+ * no two segments sharing a bus address: starts and ends sorted separately), close and free.
+ * Prints one JSON object per size on stdout.
  *
  *   gcc -O2 -o gpu_bench gpu_bench.c -ldl && ./gpu_bench [repeats]
  *
@@ -62,6 +64,29 @@ static double now_us(void) {
     return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Segments are pairwise disjoint exactly when, with starts and ends sorted separately, every
+ * end is below the next start (the check AddressTable.of makes). */
+static int segments_disjoint(const uint64_t *bus, const uint64_t *len, size_t n) {
+    if (n < 2) return 1;
+    uint64_t *starts = malloc(n * sizeof(uint64_t)), *lasts = malloc(n * sizeof(uint64_t));
+    for (size_t i = 0; i < n; i++) {
+        starts[i] = bus[i];
+        lasts[i] = bus[i] + len[i] - 1;
+    }
+    qsort(starts, n, sizeof(uint64_t), cmp_u64);
+    qsort(lasts, n, sizeof(uint64_t), cmp_u64);
+    int ok = 1;
+    for (size_t i = 0; i + 1 < n && ok; i++) ok = lasts[i] < starts[i + 1];
+    free(starts);
+    free(lasts);
+    return ok;
+}
+
 static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -112,8 +137,16 @@ int main(int argc, char **argv) {
             uint64_t *seg_bus = malloc(pages * sizeof(uint64_t));
             uint64_t *seg_len = malloc(pages * sizeof(uint64_t));
             size_t n = 0;
+            uint64_t *page = malloc(pages * sizeof(uint64_t));
+            for (uint64_t i = 0; i < pages; i++) page[i] = page_bus(i, pages);
             for (uint64_t i = 0; i < pages; i++) {
-                uint64_t bus = page_bus(i, pages);
+                if (page[i] & (PAGE - 1)) {
+                    fprintf(stderr, "gpu_bench: page %llu is not 64 KB aligned\n", (unsigned long long)i);
+                    return 1;
+                }
+            }
+            for (uint64_t i = 0; i < pages; i++) {
+                uint64_t bus = page[i];
                 if (n > 0 && seg_bus[n - 1] + seg_len[n - 1] == bus) {
                     seg_len[n - 1] += PAGE;
                 } else {
@@ -122,6 +155,11 @@ int main(int argc, char **argv) {
                     n++;
                 }
             }
+            if (!segments_disjoint(seg_bus, seg_len, n)) {
+                fprintf(stderr, "gpu_bench: two pages share a bus address\n");
+                return 1;
+            }
+            free(page);
             double t1 = now_us();
             segments = n;
             free(seg_bus);
@@ -131,8 +169,10 @@ int main(int argc, char **argv) {
             if (r >= 0) t[r] = t1 - t0;
         }
         qsort(t, repeats, sizeof(double), cmp);
-        printf("{\"bytes\": %zu, \"median_us\": %.1f, \"min_us\": %.1f, \"segments\": %zu, \"repeats\": %d}\n",
+        printf("{\"bytes\": %zu, \"median_us\": %.1f, \"min_us\": %.1f, \"segments\": %zu, \"repeats\": %d, \"samples_us\": [",
                size, t[repeats / 2], t[0], segments, repeats);
+        for (int r = 0; r < repeats; r++) printf("%s%.1f", r ? ", " : "", t[r]);
+        printf("]}\n");
         fflush(stdout);
         free(t);
     }

@@ -18,6 +18,7 @@ import org.direkt.runtime.ffi.GpuDevice;
 import org.direkt.runtime.ffi.Libc;
 import org.direkt.runtime.pcie.AddressTable;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
@@ -25,7 +26,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * GPU benchmark (GPU machine only): for 1 MB .. 1 GB, the time to allocate, set SYNC_MEMOPS,
  * export a dma-buf and build the PCIe address table, in Java (this runtime, FFM) and in C (the
  * reference program {@code host-runtime/src/test/c/gpu_bench.c}, same steps, same simulated page
- * placement: every 7th page moved). Writes {@code gpu-<device>.json} with the device name and
+ * placement: every 7th page moved, and the same table checks: alignment, no shared bus address). Writes {@code gpu-<device>.json} with the device name and
  * driver version into the results directory.
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [repeats]</pre>
@@ -52,7 +53,7 @@ public final class GpuBench {
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args.length > 0 ? args[0] : "build/gpu/out");
         Path cdir = Path.of(args.length > 1 ? args[1] : "host-runtime/src/test/c");
-        int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 51;
+        int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 21;
         Files.createDirectories(out);
         Cuda cuda = Cuda.load();
         cuda.init();
@@ -73,35 +74,43 @@ public final class GpuBench {
             AddressTable.of(0x7f00_0000_0000L, 1L << 30, pages(1L << 30));
         }
 
-        Map<Long, double[]> java = new LinkedHashMap<>();
+        // Rounds alternate the C program and the Java runtime, so neither always runs first on a
+        // warm or a cold driver; every sample of every round counts toward the medians.
+        int rounds = 3;
+        Map<Long, List<Double>> javaSamples = new LinkedHashMap<>();
+        Map<Long, List<Double>> cSamples = new LinkedHashMap<>();
         Map<Long, Integer> segs = new LinkedHashMap<>();
-        for (long size = 1L << 20; size <= 1L << 30; size <<= 1) {
-            double[] t = new double[repeats];
-            for (int r = -1; r < repeats; r++) {
-                long t0 = System.nanoTime();
-                long p = cuda.memAlloc(size);
-                cuda.setSyncMemops(p, true);
-                int fd = cuda.exportDmaBuf(p, size, 0);
-                AddressTable table = AddressTable.of(p, size, pages(size));
-                long t1 = System.nanoTime();
-                segs.put(size, table.segmentCount());
-                Libc.close(fd);
-                cuda.memFree(p);
-                if (r >= 0) {
-                    t[r] = (t1 - t0) / 1e3;
+        for (int round = 0; round < rounds; round++) {
+            for (var e : runC(cdir, out, repeats).entrySet()) {
+                for (double v : e.getValue()) {
+                    cSamples.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(v);
                 }
             }
-            Arrays.sort(t);
-            java.put(size, t);
+            for (long size = 1L << 20; size <= 1L << 30; size <<= 1) {
+                for (int r = 0; r < repeats; r++) {
+                    long t0 = System.nanoTime();
+                    long p = cuda.memAlloc(size);
+                    cuda.setSyncMemops(p, true);
+                    int fd = cuda.exportDmaBuf(p, size, 0);
+                    AddressTable table = AddressTable.of(p, size, pages(size));
+                    long t1 = System.nanoTime();
+                    segs.put(size, table.segmentCount());
+                    Libc.close(fd);
+                    cuda.memFree(p);
+                    javaSamples.computeIfAbsent(size, k -> new ArrayList<>()).add((t1 - t0) / 1e3);
+                }
+            }
         }
-
-        Map<Long, double[]> c = runC(cdir, out, repeats);
+        Map<Long, double[]> java = new LinkedHashMap<>();
+        javaSamples.forEach((k, v) -> java.put(k, new double[] {median(v)}));
+        Map<Long, double[]> c = new LinkedHashMap<>();
+        cSamples.forEach((k, v) -> c.put(k, new double[] {median(v)}));
         List<Map<String, Object>> rows = new ArrayList<>();
         double sumJ = 0;
         double sumC = 0;
         for (var e : java.entrySet()) {
             double[] cj = c.get(e.getKey());
-            double mj = e.getValue()[repeats / 2];
+            double mj = e.getValue()[0];
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("bytes", e.getKey());
             row.put("java_median_us", round(mj));
@@ -115,8 +124,9 @@ public final class GpuBench {
             }
         }
         Map<String, Object> res = new LinkedHashMap<>();
-        res.put("what", "allocate + SYNC_MEMOPS + dma-buf export + PCIe address table (64 KB pages), Java FFM runtime vs C driver-API program, median of "
-                + repeats + " per size; Java after a JIT warm-up (500 sequences at 1 MB, 300 table builds at 1 GB), C after one warm-up");
+        res.put("what", "allocate + SYNC_MEMOPS + dma-buf export + PCIe address table (64 KB pages), Java FFM runtime vs C driver-API program; "
+                + rounds + " rounds alternating C and Java, " + repeats + " samples per size per round, medians over all samples; "
+                + "Java after a JIT warm-up (500 sequences at 1 MB, 300 table builds at 1 GB), C after one warm-up per run");
         res.put("device", info.name());
         res.put("pci", info.pciBusId());
         res.put("driver", Cuda.formatVersion(cuda.driverVersion()));
@@ -131,11 +141,17 @@ public final class GpuBench {
         cuda.primaryContextRelease(dev);
     }
 
+    private static double median(List<Double> v) {
+        List<Double> sorted = new ArrayList<>(v);
+        sorted.sort(null);
+        return sorted.get(sorted.size() / 2);
+    }
+
     private static double round(double v) {
         return Math.round(v * 100) / 100.0;
     }
 
-    /** Compiles (if a compiler is there) and runs the C reference; median per size as {median}. */
+    /** Compiles (if a compiler is there) and runs the C reference; every sample per size. */
     private static Map<Long, double[]> runC(Path cdir, Path out, int repeats) throws IOException, InterruptedException {
         Path exe = out.resolve("gpu_bench");
         Process cc = new ProcessBuilder("gcc", "-O2", "-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl")
@@ -156,10 +172,17 @@ public final class GpuBench {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
-                System.out.println("c: " + line);
+                if (!line.startsWith("{")) {
+                    System.out.println("c: " + line);
+                }
                 if (line.startsWith("{")) {
                     var n = om.readTree(line);
-                    res.put(n.get("bytes").asLong(), new double[] {n.get("median_us").asDouble()});
+                    JsonNode all = n.get("samples_us");
+                    double[] v = new double[all.size()];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = all.get(i).asDouble();
+                    }
+                    res.put(n.get("bytes").asLong(), v);
                 }
             }
         }
