@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Random;
 
 import org.direkt.generators.bridge.Layout;
+import org.direkt.runtime.Descriptors;
 
 /**
  * Test helper: a GPU BAR of equal pages at given bus addresses (a page table), with random initial
@@ -91,13 +92,6 @@ final class GpuPages {
 
     /** A tagged-mode cldesc moving {@code bytes} from {@code src} to {@code dst}, with {@code tag}. */
     static BigInteger cldesc(long src, long dst, int bytes, long tag) {
-        Map<String, Long> f = new LinkedHashMap<>();
-        f.put("src_lo", src & 0xFFFF_FFFFL);
-        f.put("src_hi", src >>> 32);
-        f.put("dst_lo", dst & 0xFFFF_FFFFL);
-        f.put("dst_hi", dst >>> 32);
-        f.put("dwords", (long) (bytes / 4));
-        f.put("tag", tag);
-        return Layout.CLDESC.pack(f);
+        return Descriptors.cldesc(src, dst, bytes, tag);
     }
 }
