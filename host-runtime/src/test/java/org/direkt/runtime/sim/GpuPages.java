@@ -2,9 +2,7 @@ package org.direkt.runtime.sim;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 import org.direkt.generators.bridge.Layout;
