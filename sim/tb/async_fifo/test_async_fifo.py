@@ -89,6 +89,7 @@ from cocotb.triggers import Event, First, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.scoreboard import Scoreboard
 from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern
 
 REGRESS = regress_scale() > 1
@@ -106,58 +107,6 @@ TIMEOUT = dict(timeout_time=500 * SCALE, timeout_unit="ms")  # simulated; the pe
 
 def _now() -> int:
     return int(get_sim_time("ps"))
-
-
-class Scoreboard:
-    """Order, loss and duplication, from the pins (as in the sync FIFO bench)."""
-
-    def __init__(self):
-        self.expected: deque[tuple[int, int]] = deque()  # (sequence number, word)
-        self.seq = 0
-        self.accepted = 0
-        self.delivered = 0
-        self.lost_to_reset = 0
-        self.recent: deque[tuple[int, int]] = deque(maxlen=8)
-
-    def put(self, word: int) -> int:
-        self.expected.append((self.seq, word))
-        self.seq += 1
-        self.accepted += 1
-        return self.seq - 1
-
-    def head(self) -> Optional[int]:
-        return self.expected[0][1] if self.expected else None
-
-    def got(self, word: Optional[int]) -> int:
-        if not self.expected:
-            dup = [s for s, w in self.recent if w == word]
-            raise AssertionError(
-                f"delivered {_hex(word)} while no accepted word is outstanding "
-                f"(duplicate{' of word #' + str(dup[-1]) if dup else ''} or invented word)"
-            )
-        seq, want = self.expected.popleft()
-        if word != want:
-            ahead = [s for s, w in list(self.expected)[:64] if w == word]
-            dup = [s for s, w in self.recent if w == word]
-            why = "corrupted or out of order"
-            if ahead:
-                why = f"it equals word #{ahead[0]}: word(s) #{seq}..#{ahead[0] - 1} lost or reordered"
-            elif dup:
-                why = f"it equals the already delivered word #{dup[-1]}: duplicated"
-            raise AssertionError(f"delivered {_hex(word)}, expected word #{seq} = {want:#x}: {why}")
-        self.recent.append((seq, word))
-        self.delivered += 1
-        return seq
-
-    def reset(self) -> None:
-        self.lost_to_reset += len(self.expected)
-        self.expected.clear()
-
-    def check_drained(self) -> None:
-        if self.expected:
-            seqs = [s for s, _ in self.expected]
-            raise AssertionError(f"{len(seqs)} accepted word(s) never came out (lost): #{seqs[0]}..#{seqs[-1]}")
-        assert self.accepted == self.delivered + self.lost_to_reset, "scoreboard bookkeeping"
 
 
 class Coverage:

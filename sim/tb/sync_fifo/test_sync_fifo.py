@@ -80,6 +80,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge, Timer
 
 from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.scoreboard import Scoreboard
 from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern
 
 CLK_NS = 10
@@ -166,59 +167,6 @@ class FifoModel:
             self.out = self.ram.popleft() if (m_ready and self.ram) else None
         if push_word is not None:
             self.ram.append(push_word)
-
-
-class Scoreboard:
-    """Order, loss and duplication, from the pins only.
-
-    ``put`` each word the sink side accepted, ``got`` each word the source side
-    delivered. A reset drops what is inside (counted as lost to reset).
-    """
-
-    def __init__(self):
-        self.expected: deque[tuple[int, int]] = deque()  # (sequence number, word)
-        self.seq = 0
-        self.accepted = 0
-        self.delivered = 0
-        self.lost_to_reset = 0
-        self.recent: deque[tuple[int, int]] = deque(maxlen=8)  # last delivered (seq, word)
-
-    def put(self, word: int) -> None:
-        self.expected.append((self.seq, word))
-        self.seq += 1
-        self.accepted += 1
-
-    def got(self, word: Optional[int]) -> int:
-        """Check a delivered word; return its sequence number."""
-        if not self.expected:
-            dup = [s for s, w in self.recent if w == word]
-            raise AssertionError(
-                f"delivered {_hex(word)} while no accepted word is outstanding "
-                f"(duplicate{' of word #' + str(dup[-1]) if dup else ''} or invented word)"
-            )
-        seq, want = self.expected.popleft()
-        if word != want:
-            ahead = [s for s, w in list(self.expected)[:64] if w == word]
-            dup = [s for s, w in self.recent if w == word]
-            why = "corrupted or out of order"
-            if ahead:
-                why = f"it equals word #{ahead[0]}: word(s) #{seq}..#{ahead[0] - 1} lost or reordered"
-            elif dup:
-                why = f"it equals the already delivered word #{dup[-1]}: duplicated"
-            raise AssertionError(f"delivered {_hex(word)}, expected word #{seq} = {want:#x}: {why}")
-        self.recent.append((seq, word))
-        self.delivered += 1
-        return seq
-
-    def reset(self) -> None:
-        self.lost_to_reset += len(self.expected)
-        self.expected.clear()
-
-    def check_drained(self) -> None:
-        if self.expected:
-            seqs = [s for s, _ in self.expected]
-            raise AssertionError(f"{len(seqs)} accepted word(s) never came out (lost): #{seqs[0]}..#{seqs[-1]}")
-        assert self.accepted == self.delivered + self.lost_to_reset, "scoreboard bookkeeping"
 
 
 class OutputProtocolChecker:
