@@ -233,6 +233,7 @@ public final class Session implements AutoCloseable {
         private final List<ReplayJob.Descriptor> descriptors;
         private final Map<Long, Transfer> byTag;
         private byte[] fpgaContents;
+        private byte[] fpgaSource;
 
         Copy(boolean toFpga, GpuBuffer gpu, long gpuOffset, FpgaBuffer fpga, long fpgaOffset, int bytes,
                 List<ReplayJob.Descriptor> descriptors, Map<Long, Transfer> byTag) {
@@ -259,9 +260,14 @@ public final class Session implements AutoCloseable {
         public List<ReplayResult.Status> await() {
             ReplayJob.Builder job = ReplayJob.builder().preset("default");
             AddressTable t = gpu.table;
-            byte[] image = gpu.read(0, (int) gpu.length);
-            for (int p = 0; p < t.pageCount(); p++) {
-                job.gpuPage(t.pageBusAddress(p), Arrays.copyOfRange(image, (int) (p * PAGE), (int) ((p + 1) * PAGE)));
+            // Only the pages this copy touches go to the back end (and come back from it).
+            int firstPage = (int) (gpuOffset / PAGE);
+            int endPage = (int) ((gpuOffset + bytes + PAGE - 1) / PAGE);
+            long spanStart = firstPage * PAGE;
+            byte[] image = gpu.read(spanStart, (int) ((endPage - firstPage) * PAGE));
+            for (int p = firstPage; p < endPage; p++) {
+                int at = (int) ((p - firstPage) * PAGE);
+                job.gpuPage(t.pageBusAddress(p), Arrays.copyOfRange(image, at, at + (int) PAGE));
                 if (!toFpga) {
                     job.readBackGpu(t.pageBusAddress(p), (int) PAGE);
                 }
@@ -286,11 +292,11 @@ public final class Session implements AutoCloseable {
             if (toFpga) {
                 fpgaContents = r.fpga(fpga.address() + fpgaOffset);
             } else {
-                byte[] back = new byte[(int) gpu.length];
-                for (int p = 0; p < t.pageCount(); p++) {
-                    System.arraycopy(r.gpu(t.pageBusAddress(p)), 0, back, (int) (p * PAGE), (int) PAGE);
+                for (int p = firstPage; p < endPage; p++) {
+                    System.arraycopy(r.gpu(t.pageBusAddress(p)), 0, image, (int) ((p - firstPage) * PAGE), (int) PAGE);
                 }
-                gpu.write(gpuOffset, Arrays.copyOfRange(back, (int) gpuOffset, (int) gpuOffset + bytes));
+                int from = (int) (gpuOffset - spanStart);
+                gpu.write(gpuOffset, Arrays.copyOfRange(image, from, from + bytes));
             }
             return r.statuses();
         }
@@ -302,8 +308,6 @@ public final class Session implements AutoCloseable {
             }
             return fpgaContents.clone();
         }
-
-        private byte[] fpgaSource;
 
         /** For FPGA -> GPU on the simulated back end: what the FPGA range holds before the copy. */
         public Copy withFpgaContents(byte[] data) {

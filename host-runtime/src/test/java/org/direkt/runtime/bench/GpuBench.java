@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,8 +25,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * GPU benchmark (GPU machine only): for 1 MB .. 1 GB, the time to allocate, set SYNC_MEMOPS,
  * export a dma-buf and build the PCIe address table, in Java (this runtime, FFM) and in C (the
  * reference program {@code host-runtime/src/test/c/gpu_bench.c}, same steps, same simulated page
- * placement: every 7th page moved, and the same table checks: alignment, no shared bus address). Writes {@code gpu-<device>.json} with the device name and
- * driver version into the results directory.
+ * placement: every 7th page moved, and the same table checks: alignment, no shared bus address).
+ * Writes {@code gpu-<device>.json} with the device name and driver version into the results
+ * directory.
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [repeats]</pre>
  * (build/gpu/run.sh bench does this on the GPU machine; see scripts/gpu-bundle.sh). C_DIR holds
@@ -81,11 +81,7 @@ public final class GpuBench {
         Map<Long, List<Double>> cSamples = new LinkedHashMap<>();
         Map<Long, Integer> segs = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
-            for (var e : runC(cdir, out, repeats).entrySet()) {
-                for (double v : e.getValue()) {
-                    cSamples.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(v);
-                }
-            }
+            runC(cdir, out, repeats).forEach((size, v) -> cSamples.computeIfAbsent(size, k -> new ArrayList<>()).addAll(v));
             for (long size = 1L << 20; size <= 1L << 30; size <<= 1) {
                 for (int r = 0; r < repeats; r++) {
                     long t0 = System.nanoTime();
@@ -101,26 +97,23 @@ public final class GpuBench {
                 }
             }
         }
-        Map<Long, double[]> java = new LinkedHashMap<>();
-        javaSamples.forEach((k, v) -> java.put(k, new double[] {median(v)}));
-        Map<Long, double[]> c = new LinkedHashMap<>();
-        cSamples.forEach((k, v) -> c.put(k, new double[] {median(v)}));
         List<Map<String, Object>> rows = new ArrayList<>();
         double sumJ = 0;
         double sumC = 0;
-        for (var e : java.entrySet()) {
-            double[] cj = c.get(e.getKey());
-            double mj = e.getValue()[0];
+        for (var e : javaSamples.entrySet()) {
+            List<Double> cs = cSamples.get(e.getKey());
+            double mj = median(e.getValue());
+            Double mc = cs == null ? null : median(cs);
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("bytes", e.getKey());
             row.put("java_median_us", round(mj));
-            row.put("c_median_us", cj == null ? null : round(cj[0]));
-            row.put("ratio", cj == null ? null : round(mj / cj[0]));
+            row.put("c_median_us", mc == null ? null : round(mc));
+            row.put("ratio", mc == null ? null : round(mj / mc));
             row.put("segments", segs.get(e.getKey()));
             rows.add(row);
-            if (cj != null) {
+            if (mc != null) {
                 sumJ += mj;
-                sumC += cj[0];
+                sumC += mc;
             }
         }
         Map<String, Object> res = new LinkedHashMap<>();
@@ -152,7 +145,7 @@ public final class GpuBench {
     }
 
     /** Compiles (if a compiler is there) and runs the C reference; every sample per size. */
-    private static Map<Long, double[]> runC(Path cdir, Path out, int repeats) throws IOException, InterruptedException {
+    private static Map<Long, List<Double>> runC(Path cdir, Path out, int repeats) throws IOException, InterruptedException {
         Path exe = out.resolve("gpu_bench");
         Process cc = new ProcessBuilder("gcc", "-O2", "-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl")
                 .redirectErrorStream(true).start();
@@ -167,23 +160,19 @@ public final class GpuBench {
             System.out.println("GpuBench: no C compiler here; using the prebuilt " + exe);
         }
         Process p = new ProcessBuilder(exe.toString(), Integer.toString(repeats)).redirectErrorStream(true).start();
-        Map<Long, double[]> res = new LinkedHashMap<>();
+        Map<Long, List<Double>> res = new LinkedHashMap<>();
         ObjectMapper om = new ObjectMapper();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 if (!line.startsWith("{")) {
                     System.out.println("c: " + line);
+                    continue;
                 }
-                if (line.startsWith("{")) {
-                    var n = om.readTree(line);
-                    JsonNode all = n.get("samples_us");
-                    double[] v = new double[all.size()];
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = all.get(i).asDouble();
-                    }
-                    res.put(n.get("bytes").asLong(), v);
-                }
+                JsonNode n = om.readTree(line);
+                List<Double> v = new ArrayList<>();
+                n.get("samples_us").forEach(x -> v.add(x.asDouble()));
+                res.put(n.get("bytes").asLong(), v);
             }
         }
         if (p.waitFor() != 0) {

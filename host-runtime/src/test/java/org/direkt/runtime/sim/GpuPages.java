@@ -1,12 +1,10 @@
 package org.direkt.runtime.sim;
 
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 import org.direkt.generators.bridge.Layout;
-import org.direkt.runtime.Descriptors;
 
 /**
  * Test helper: a GPU BAR of equal pages at given bus addresses (a page table), with random initial
@@ -87,9 +85,4 @@ final class GpuPages {
     }
 
     static final int MAX_BYTES = Layout.MAX_DWORDS * 4;
-
-    /** A tagged-mode cldesc moving {@code bytes} from {@code src} to {@code dst}, with {@code tag}. */
-    static BigInteger cldesc(long src, long dst, int bytes, long tag) {
-        return Descriptors.cldesc(src, dst, bytes, tag);
-    }
 }

@@ -21,12 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.direkt.generators.bridge.Layout;
+import org.direkt.runtime.Descriptors;
 
 /** The job format, status decoding and the descriptor split, without a simulator. */
 class ReplayJobTest {
     @Test
     void jobJsonIsTheDocumentedFormat() throws IOException {
-        BigInteger cl = GpuPages.cldesc(0x38_0001_0000L, 0x1000, 64, 9);
+        BigInteger cl = Descriptors.cldesc(0x38_0001_0000L, 0x1000, 64, 9);
         ReplayJob job = ReplayJob.builder().param("inflight", 4).clocks(7000, 5000)
                 .gpuPage(0x38_0001_0000L, new byte[] {1, 2, 3})
                 .fpga(0x1000, new byte[] {(byte) 0xFF})

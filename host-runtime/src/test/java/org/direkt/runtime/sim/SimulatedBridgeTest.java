@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.direkt.generators.bridge.Layout;
+import org.direkt.runtime.Descriptors;
 
 /**
  * Simulation tests (tag {@code sim}): kernel descriptors built here with {@link Layout#CLDESC} run
@@ -61,11 +62,11 @@ class SimulatedBridgeTest {
         long tag = 1;
         List<GpuPages.Piece> rd = gpu.split(SRC_OFF, N, FPGA, GpuPages.MAX_BYTES);
         for (GpuPages.Piece p : rd) {
-            job.descriptor(Direction.RD, GpuPages.cldesc(p.bus(), p.fpga(), p.bytes(), tag++));
+            job.descriptor(Direction.RD, Descriptors.cldesc(p.bus(), p.fpga(), p.bytes(), tag++));
         }
         List<GpuPages.Piece> wr = gpu.split(DST_OFF, N, FPGA, GpuPages.MAX_BYTES);
         for (GpuPages.Piece p : wr) {
-            ReplayJob.Descriptor d = ReplayJob.Descriptor.of(Direction.WR, GpuPages.cldesc(p.fpga(), p.bus(), p.bytes(), tag++));
+            ReplayJob.Descriptor d = ReplayJob.Descriptor.of(Direction.WR, Descriptors.cldesc(p.fpga(), p.bus(), p.bytes(), tag++));
             job.descriptor(barrier && p == wr.get(0) ? d.afterAll() : d);
         }
         job.readBackFpga(FPGA - GUARD, fpgaInit.length);
@@ -117,8 +118,8 @@ class SimulatedBridgeTest {
         byte[] untouched = new byte[256];
         Arrays.fill(untouched, (byte) 0x5A);
         job.fpga(FPGA_UNTOUCHED, untouched);
-        job.descriptor(Direction.RD, GpuPages.cldesc(BUS - 0x1000, FPGA_UNTOUCHED, 256, 0xBAD1));
-        job.descriptor(Direction.WR, GpuPages.cldesc(FPGA, CLOSED_PAGE + 0x100, 256, 0xBAD2));
+        job.descriptor(Direction.RD, Descriptors.cldesc(BUS - 0x1000, FPGA_UNTOUCHED, 256, 0xBAD1));
+        job.descriptor(Direction.WR, Descriptors.cldesc(FPGA, CLOSED_PAGE + 0x100, 256, 0xBAD2));
         job.readBackFpga(FPGA_UNTOUCHED, 256).readBackGpu(CLOSED_PAGE, (int) PAGE);
 
         SimulatedBridge bridge = SimulatedBridge.locate();
@@ -154,7 +155,7 @@ class SimulatedBridgeTest {
         // The window covers bus space with no page behind it: the bridge lets the descriptor through
         // and the mover model fails the run on the unmapped access; the exception carries the bench's words.
         ReplayJob job = ReplayJob.builder().gpuPage(BUS, new byte[16]).window(BUS, BUS + 4 * PAGE - 1, true, true)
-                .descriptor(Direction.RD, GpuPages.cldesc(BUS + 2 * PAGE, 0x1000, 64, 1)).build();
+                .descriptor(Direction.RD, Descriptors.cldesc(BUS + 2 * PAGE, 0x1000, 64, 1)).build();
         SimulationException e = assertThrows(SimulationException.class, () -> SimulatedBridge.locate().run(job));
         assertTrue(e.getMessage().contains("the replay bench failed"), e.getMessage());
         assertTrue(e.getMessage().contains("not inside mapped memory"), e.getMessage());
