@@ -16,7 +16,7 @@ PYTEST := $(abspath $(VENV))/bin/pytest
 # Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
 SIMS := verilator icarus
 
-.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay clean
+.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -26,7 +26,8 @@ help:
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
-	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI) into bench/results"
+	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing into bench/results"
+	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
 
 setup:
 	@scripts/setup.sh
@@ -73,7 +74,7 @@ ip: build
 formal: setup
 	python3 formal/run.py
 
-bench: bench-area bench-fifo bench-bridge bench-overlay
+bench: bench-area bench-fifo bench-bridge bench-overlay bench-timing
 
 bench-area: build
 	python3 bench/area.py
@@ -86,6 +87,10 @@ bench-bridge: build
 
 bench-overlay: build
 	$(PY) bench/overlay.py
+
+# Place and route (pinned YoWASP Yosys and nextpnr-ecp5 from bench/requirements.txt), two tops at a time.
+bench-timing: build
+	$(PY) bench/timing.py
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what direkt needs and is missing; does nothing when everything is there.
 #   Debian packages: the simulators, synthesis and formal tools, OpenCL (PoCL), Maven.
-#   .venv: the pinned Python packages of sim/requirements.txt.
+#   .venv: the pinned Python packages of sim/requirements.txt and bench/requirements.txt.
 #   ~/.m2: the Maven dependencies of the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,14 +32,23 @@ if [ ! -x "${JAVA_HOME:-/nonexistent}/bin/javac" ]; then
   exit 1
 fi
 
-# Python venv with the pinned simulation packages; reinstalled only when requirements change.
+# Python venv with the pinned simulation and bench packages; reinstalled only when a requirements file changes.
+# Both files go to one pip run, so its resolver checks them against each other.
+REQUIREMENTS=(sim/requirements.txt bench/requirements.txt)
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3 -m venv .venv
 fi
-if [ ! -f .venv/.installed ] || [ sim/requirements.txt -nt .venv/.installed ]; then
-  echo "setup: installing sim/requirements.txt into .venv"
-  .venv/bin/pip install -q --disable-pip-version-check -r sim/requirements.txt
+stale=0
+[ -f .venv/.installed ] || stale=1
+pip_args=()
+for r in "${REQUIREMENTS[@]}"; do
+  if [ "$r" -nt .venv/.installed ]; then stale=1; fi
+  pip_args+=(-r "$r")
+done
+if [ "$stale" -eq 1 ]; then
+  echo "setup: installing ${REQUIREMENTS[*]} into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check "${pip_args[@]}"
   touch .venv/.installed
 fi
 
