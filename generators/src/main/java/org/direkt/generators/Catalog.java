@@ -146,9 +146,9 @@ public final class Catalog {
     }
 
     static {
-        ENTRIES.put("bridge", new Entry("preset=default|paper inflight= desc_depth= status_depth= policy= weights= id_mode=managed|paper "
+        ENTRIES.put("bridge", new Entry("preset=default|paper|lean inflight= desc_depth= status_depth= policy= weights= id_mode=managed|paper "
                 + "status_mode=tagged|cycles windows= reset=active_low|active_high sync_stages= fpga_mem= word_order=x0_low|x0_high "
-                + "registered_channels= instance= rd_desc= rd_status= wr_desc= wr_status=",
+                + "registered_channels= counters= instance= rd_desc= rd_status= wr_desc= wr_status=",
                 a -> new Bridge().elaborate(bridgeParams(a)),
                 a -> Map.of(Manifest.FILE_NAME, Manifest.json(bridgeParams(a)))));
     }
@@ -156,11 +156,11 @@ public final class Catalog {
     /** Bridge parameters: a preset, then any field overridden by name. */
     public static Bridge.Params bridgeParams(Args a) {
         String preset = a.text("preset", "default");
-        Bridge.Params d = switch (preset) {
-            case "default" -> Bridge.Params.defaults();
-            case "paper" -> Bridge.Params.paper();
-            default -> throw new IllegalArgumentException("bridge preset = " + preset + ": must be default or paper");
-        };
+        var supplier = Bridge.Params.PRESETS.get(preset);
+        if (supplier == null) {
+            throw new IllegalArgumentException("bridge preset = " + preset + ": must be one of " + Bridge.Params.PRESETS.keySet());
+        }
+        Bridge.Params d = supplier.get();
         Bridge.ChannelIds ids = new Bridge.ChannelIds(a.text("rd_desc", d.channels().rdDesc()),
                 a.text("rd_status", d.channels().rdStatus()), a.text("wr_desc", d.channels().wrDesc()),
                 a.text("wr_status", d.channels().wrStatus()));
@@ -179,7 +179,7 @@ public final class Catalog {
                 a.integer("windows", d.windowEntries()),
                 a.choice("reset", org.direkt.hdl.ClockDomain.ResetPolarity.class, d.dmaResetPolarity()),
                 a.integer("sync_stages", d.syncStages()), fpgaMem, a.choice("word_order", Bridge.WordOrder.class, d.wordOrder()),
-                a.flag("registered_channels", d.registeredChannels()));
+                a.flag("registered_channels", d.registeredChannels()), a.flag("counters", d.counters()));
     }
 
     /** Files a generator writes beside its Verilog (the bridge's manifest). */

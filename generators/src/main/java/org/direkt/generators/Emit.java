@@ -20,6 +20,7 @@ import org.direkt.hdl.VerilogEmitter;
  *   Emit &lt;generator&gt; [key=value ...] --out &lt;dir&gt;   one configuration; prints each file, then "top &lt;module&gt;"
  *   Emit --ip &lt;dir&gt;                               the reference IP; removes files no longer generated
  *   Emit --list-ip                                  the reference configurations' top modules
+ *   Emit --list-presets                             the bridge's presets
  * </pre>
  */
 public final class Emit {
@@ -40,6 +41,11 @@ public final class Emit {
                 for (Module m : Catalog.referenceIp()) {
                     System.out.println(m.name());
                 }
+                return 0;
+            }
+            if (args.length == 1 && args[0].equals("--list-presets")) {
+                // The bridge's presets, one per line (what bench/timing.py and bench/bridge.py measure).
+                org.direkt.generators.bridge.Bridge.Params.PRESETS.keySet().forEach(System.out::println);
                 return 0;
             }
             String name = null;

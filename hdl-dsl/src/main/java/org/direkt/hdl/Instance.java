@@ -108,6 +108,51 @@ public final class Instance {
         return new Stream(name + "." + port, t, role, pin(port + "_data"), pin(port + "_valid"), pin(port + "_ready"), at);
     }
 
+    /** The instance's pins in the shape of the child's {@link Ports}: each call checks the port's kind and width. */
+    Ports ports() {
+        Instance inst = this;
+        return new Ports() {
+            @Override
+            public ClockDomain domain(ClockDomain cd) {
+                return cd;
+            }
+
+            @Override
+            public ClockDomain passThrough(ClockDomain cd) {
+                return cd;
+            }
+
+            @Override
+            public Signal in(String name, int width, ClockDomain cd) {
+                return inst.typedPin(name, width, Signal.Kind.INST_IN);
+            }
+
+            @Override
+            public Signal out(String name, int width, ClockDomain cd) {
+                return inst.typedPin(name, width, Signal.Kind.INST_OUT);
+            }
+
+            @Override
+            public Stream sink(String name, AvalonSt type, ClockDomain cd) {
+                return inst.stream(name);
+            }
+
+            @Override
+            public Stream source(String name, AvalonSt type, ClockDomain cd) {
+                return inst.stream(name);
+            }
+        };
+    }
+
+    private Signal typedPin(String pin, int width, Signal.Kind kind) {
+        Signal s = pin(pin);
+        if (s.width() != width || s.kind() != kind) {
+            throw ElaborationException.at(SourceLoc.capture(), "%s pin '%s' is %s of %d bits, its unit declares %s of %d bits",
+                    child.name(), pin, s.kind(), s.width(), kind, width);
+        }
+        return s;
+    }
+
     /** The parent domain a child port's domain is bound to, or null if unbound or asynchronous. */
     ClockDomain parentDomainOf(String pin) {
         Signal p = child.port(pin);

@@ -220,6 +220,51 @@ public final class ModuleBuilder {
         return addInstance(instName, child, loc);
     }
 
+    /** An instance of a unit, with its interface record on the instance's pins. */
+    public <P extends Record, IO> Sub<IO> sub(String instName, Unit<P, IO> unit, P params) {
+        SourceLoc loc = SourceLoc.capture();
+        checkOpen(loc);
+        checkNewName(instName, loc);
+        Instance inst = addInstance(instName, design.elaborate(unit, params), loc);
+        return new Sub<>(inst, unit.portsAt(inst, params));
+    }
+
+    /** The ports of this module, for a {@link Unit} declaring its interface. */
+    Ports ports() {
+        ModuleBuilder m = this;
+        return new Ports() {
+            @Override
+            public ClockDomain domain(ClockDomain cd) {
+                return m.domain(cd);
+            }
+
+            @Override
+            public ClockDomain passThrough(ClockDomain cd) {
+                return m.passThroughDomain(cd);
+            }
+
+            @Override
+            public Signal in(String name, int width, ClockDomain cd) {
+                return m.input(name, width, cd);
+            }
+
+            @Override
+            public Signal out(String name, int width, ClockDomain cd) {
+                return m.output(name, width, cd);
+            }
+
+            @Override
+            public Stream sink(String name, AvalonSt type, ClockDomain cd) {
+                return m.stream(name, Ports.producerSide(type).flip(), cd);
+            }
+
+            @Override
+            public Stream source(String name, AvalonSt type, ClockDomain cd) {
+                return m.stream(name, Ports.producerSide(type), cd);
+            }
+        };
+    }
+
     /** An instance of an already elaborated module. */
     public Instance instance(String instName, Module child) {
         SourceLoc loc = SourceLoc.capture();

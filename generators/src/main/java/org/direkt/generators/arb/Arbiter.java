@@ -9,10 +9,11 @@ import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
-import org.direkt.hdl.Generator;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
+import org.direkt.hdl.Unit;
 
 /**
  * An n-way arbiter that grants whole transfers. Requester i raises {@code req[i]}; the grant
@@ -29,7 +30,11 @@ import org.direkt.hdl.Signal;
  *     on; a waiting requester is served within the sum of the other weights, plus one, grants.</li>
  * </ul>
  */
-public final class Arbiter extends Generator<Arbiter.Params> {
+public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
+
+    /** Requests in, the end of the current grant in; the grant one-hot, as an index, and whether there is one. */
+    public record Io(Signal req, Signal done, Signal grant, Signal grantId, Signal grantValid) {
+    }
 
     public enum Policy { FIXED_PRIORITY, ROUND_ROBIN, WEIGHTED }
 
@@ -86,15 +91,24 @@ public final class Arbiter extends Generator<Arbiter.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
-        ClockDomain cd = m.domain(Domains.MAIN);
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
         int n = p.requesters();
         int iw = Check.indexWidth(n);
-        Signal req = m.input("req", n, cd);
-        Signal done = m.input("done", 1, cd);
-        Signal grant = m.output("grant", n, cd);
-        Signal grantId = m.output("grant_id", iw, cd);
-        Signal grantValid = m.output("grant_valid", 1, cd);
+        return new Io(at.in("req", n, cd), at.in("done", 1, cd), at.out("grant", n, cd), at.out("grant_id", iw, cd),
+                at.out("grant_valid", 1, cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        ClockDomain cd = Domains.MAIN;
+        int n = p.requesters();
+        int iw = Check.indexWidth(n);
+        Signal req = io.req();
+        Signal done = io.done();
+        Signal grant = io.grant();
+        Signal grantId = io.grantId();
+        Signal grantValid = io.grantValid();
 
         Reg locked = m.reg("locked", 1, cd).init(0);
         Reg heldGrant = m.reg("held_grant", n, cd).init(0);

@@ -9,8 +9,8 @@ import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Generator;
-import org.direkt.hdl.Instance;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Reg;
 
 /**
  * The descriptor-controller extension: it sits between the BSP's descriptor controller and the
@@ -63,7 +63,7 @@ public final class Bridge extends Generator<Bridge.Params> {
     public record Params(String instance, ChannelIds channels, int descFifoDepth, int statusFifoDepth, int inflight,
             Arbiter.Policy policy, List<Integer> weights, IdMode idMode, StatusMode statusMode, int windowEntries,
             ClockDomain.ResetPolarity dmaResetPolarity, int syncStages, long fpgaMemBytes, WordOrder wordOrder,
-            boolean registeredChannels) {
+            boolean registeredChannels, boolean counters) {
         public Params {
             require(instance != null && instance.matches("[A-Za-z_][A-Za-z0-9_]*"), "Bridge", "instance", instance,
                     "must be a Platform Designer instance name (letters, digits, '_')");
@@ -89,23 +89,42 @@ public final class Bridge extends Generator<Bridge.Params> {
             require(windowEntries >= 1 && windowEntries <= 32, "Bridge", "windowEntries", windowEntries, "must be in 1..32");
             require(dmaResetPolarity != null, "Bridge", "dmaResetPolarity", dmaResetPolarity, "must be ACTIVE_HIGH or ACTIVE_LOW");
             require(syncStages >= 2 && syncStages <= 8, "Bridge", "syncStages", syncStages, "must be in 2..8");
-            require(fpgaMemBytes >= 4 && fpgaMemBytes % 4 == 0, "Bridge", "fpgaMemBytes", fpgaMemBytes,
-                    "must be a positive multiple of 4");
+            require(fpgaMemBytes >= 4096 && fpgaMemBytes % 4 == 0, "Bridge", "fpgaMemBytes", fpgaMemBytes,
+                    "must be a multiple of 4, at least 4096");
             require(wordOrder != null, "Bridge", "wordOrder", wordOrder, "must be X0_LOW or X0_HIGH");
         }
 
-        /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 8 windows, 8 GiB of FPGA memory. */
+        /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 4 windows, counters, 8 GiB of FPGA memory. */
         public static Params defaults() {
             return new Params("direkt_bridge", ChannelIds.DEFAULT, 16, 16, 16, Arbiter.Policy.ROUND_ROBIN, List.of(),
-                    IdMode.MANAGED, StatusMode.TAGGED, 8, ClockDomain.ResetPolarity.ACTIVE_LOW, 2, 8L << 30,
-                    WordOrder.X0_LOW, false);
+                    IdMode.MANAGED, StatusMode.TAGGED, 4, ClockDomain.ResetPolarity.ACTIVE_LOW, 2, 8L << 30,
+                    WordOrder.X0_LOW, false, true);
         }
 
         /** As the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority to the host. */
         public static Params paper() {
             return new Params("direkt_bridge", ChannelIds.PAPER, 16, 16, 16, Arbiter.Policy.FIXED_PRIORITY, List.of(),
-                    IdMode.PAPER, StatusMode.CYCLES, 8, ClockDomain.ResetPolarity.ACTIVE_LOW, 2, 8L << 30,
-                    WordOrder.X0_LOW, false);
+                    IdMode.PAPER, StatusMode.CYCLES, 2, ClockDomain.ResetPolarity.ACTIVE_LOW, 2, 8L << 30,
+                    WordOrder.X0_LOW, false, true);
+        }
+
+        /** The smallest useful bridge: the paper preset with one address window and no counters. */
+        public static Params lean() {
+            Params p = paper();
+            return new Params(p.instance, p.channels, p.descFifoDepth, p.statusFifoDepth, p.inflight, p.policy, p.weights,
+                    p.idMode, p.statusMode, 1, p.dmaResetPolarity, p.syncStages, p.fpgaMemBytes, p.wordOrder,
+                    p.registeredChannels, false);
+        }
+
+        /** The named starting points, in the order tools list them. */
+        public static final java.util.SequencedMap<String, java.util.function.Supplier<Params>> PRESETS = presets();
+
+        private static java.util.SequencedMap<String, java.util.function.Supplier<Params>> presets() {
+            java.util.LinkedHashMap<String, java.util.function.Supplier<Params>> m = new java.util.LinkedHashMap<>();
+            m.put("default", Params::defaults);
+            m.put("paper", Params::paper);
+            m.put("lean", Params::lean);
+            return java.util.Collections.unmodifiableSequencedMap(m);
         }
 
         public String descChannel(Direction d) {
@@ -123,7 +142,8 @@ public final class Bridge extends Generator<Bridge.Params> {
         }
 
         public BridgeIssue.Params issue(Direction d) {
-            return new BridgeIssue.Params(d, inflight, statusFifoDepth, idMode, statusMode, windowEntries, fpgaMemBytes);
+            DescChecks.Params checks = new DescChecks.Params(d, idMode, statusMode == StatusMode.TAGGED, fpgaMemBytes);
+            return new BridgeIssue.Params(new WindowCheck.Params(checks, windowEntries), inflight, statusFifoDepth, counters);
         }
 
         /** The four channels as board_spec.xml declares them (kernel-side port names = direction + role). */
@@ -147,9 +167,6 @@ public final class Bridge extends Generator<Bridge.Params> {
         }
     }
 
-    /** Events each direction reports to the CSR block, in the order the CSR counts them. */
-    static final List<String> EVENTS = Layout.CSR_EVENTS;
-
     @Override
     public String moduleName(Params p) {
         return "direkt_bridge";
@@ -161,46 +178,49 @@ public final class Bridge extends Generator<Bridge.Params> {
                 direkt bridge: OpenCL kernels issue PCIe DMA descriptors through I/O channels %s, beside
                 the host's descriptor controller. Sits between the BSP's descriptor controller (rd/wr_host_*)
                 and the hard IP's data movers (rd/wr_dma_*). IDs %s; status %s; up to %d kernel descriptors
-                in flight per direction; %s arbitration; %d address windows, all closed after reset.
+                in flight per direction; %s arbitration; %d address windows, all closed after reset%s.
                 Reset: assert kernel_resetn and %s together for at least %d cycles of the slower clock.""",
                 p.channels().all(), p.idMode() == IdMode.MANAGED ? "managed by the bridge (128..255)" : "from the kernel (paper)",
                 p.statusMode() == StatusMode.TAGGED ? "tagged (tag, error, elapsed)" : "elapsed cycles (paper)",
                 p.inflight(), p.policy().name().toLowerCase(java.util.Locale.ROOT), p.windowEntries(),
-                p.dmaDomain().reset(), p.syncStages() + 2));
+                p.counters() ? "; event counters" : "", p.dmaDomain().reset(), p.syncStages() + 2));
         ClockDomain kernel = m.domain(ChannelPort.KERNEL);
         ClockDomain dma = m.domain(p.dmaDomain());
 
-        Instance csr = m.instance("u_csr", new BridgeCsr(), new BridgeCsr.Params(p)).clock(dma);
-        for (String port : List.of("csr_address", "csr_read", "csr_write", "csr_writedata")) {
-            csr.pin(port).set(m.input(port, csr.pin(port).width(), dma));
-        }
-        for (String port : List.of("csr_readdata", "csr_readdatavalid")) {
-            m.output(port, csr.pin(port).width(), dma).set(csr.pin(port));
-        }
+        BridgeCsr.Io csr = m.sub("u_csr", new BridgeCsr(), new BridgeCsr.Params(p)).clock(dma).io();
+        csr.address().set(m.input("csr_address", csr.address().width(), dma));
+        csr.read().set(m.input("csr_read", 1, dma));
+        csr.write().set(m.input("csr_write", 1, dma));
+        csr.writedata().set(m.input("csr_writedata", 32, dma));
+        m.output("csr_readdata", 32, dma).set(csr.readdata());
+        m.output("csr_readdatavalid", 1, dma).set(csr.readdatavalid());
+
+        // Issue stamps: one free-running dma_clk counter for both directions.
+        Reg now = m.reg("now", 32, dma).init(0);
+        now.set(now.plus(1));
 
         for (Direction d : Direction.values()) {
             String t = d.tag();
-            Instance path = m.instance("u_" + t, new BridgePath(), new BridgePath.Params(p, d))
-                    .clock("kernel", kernel).clock("dma", dma);
-            m.connect(m.stream(t + "_desc", path.child().streams().get(t + "_desc"), kernel), path.stream(t + "_desc"));
-            m.connect(path.stream(t + "_status"), m.stream(t + "_status", path.child().streams().get(t + "_status"), kernel));
-            m.connect(m.stream(t + "_host_desc", path.child().streams().get(t + "_host_desc"), dma), path.stream(t + "_host_desc"));
-            m.connect(path.stream(t + "_dma_desc"), m.stream(t + "_dma_desc", path.child().streams().get(t + "_dma_desc"), dma));
-            for (String port : List.of("_dma_status_valid", "_dma_status_data")) {
-                path.pin(t + port).set(m.input(t + port, path.pin(t + port).width(), dma));
-            }
-            for (String port : List.of("_host_status_valid", "_host_status_data")) {
-                m.output(t + port, path.pin(t + port).width(), dma).set(path.pin(t + port));
-            }
-            path.pin("win_base").set(csr.pin("win_base"));
-            path.pin("win_last").set(csr.pin("win_last"));
-            path.pin("win_allow").set(csr.pin("win_allow_" + t));
-            for (String ev : EVENTS) {
-                csr.pin(t + "_ev_" + ev).set(path.pin("ev_" + ev));
-            }
-            csr.pin(t + "_ev_error").set(path.pin("ev_error"));
-            csr.pin(t + "_outstanding").set(path.pin("outstanding"));
-            csr.pin(t + "_host_buffered").set(path.pin("host_buffered"));
+            BridgePath.Params pp = new BridgePath.Params(p, d);
+            BridgePath.Io path = m.sub("u_" + t, new BridgePath(), pp)
+                    .clock(ChannelPort.KERNEL, kernel).clock(p.dmaDomain(), dma).io();
+            m.connect(m.stream(t + "_desc", path.desc().type(), kernel), path.desc());
+            m.connect(path.status(), m.stream(t + "_status", path.status().type(), kernel));
+            m.connect(m.stream(t + "_host_desc", path.hostDesc().type(), dma), path.hostDesc());
+            m.connect(path.dmaDesc(), m.stream(t + "_dma_desc", path.dmaDesc().type(), dma));
+            path.dmaStatusValid().set(m.input(t + "_dma_status_valid", 1, dma));
+            path.dmaStatusData().set(m.input(t + "_dma_status_data", Layout.MOVER_STATUS.bits(), dma));
+            m.output(t + "_host_status_valid", 1, dma).set(path.hostStatusValid());
+            m.output(t + "_host_status_data", Layout.MOVER_STATUS.bits(), dma).set(path.hostStatusData());
+            path.now().set(now);
+            path.winBase().set(csr.winBase());
+            path.winMask().set(csr.winMask());
+            path.winAllow().set(d == Direction.RD ? csr.winAllowRd() : csr.winAllowWr());
+            BridgeCsr.Direction report = csr.directions().get(d.ordinal());
+            report.events().forEach((name, pin) -> pin.set(path.events().get(name)));
+            report.error().set(path.evError());
+            report.outstanding().set(path.outstanding());
+            report.hostBuffered().set(path.hostBuffered());
         }
     }
 }

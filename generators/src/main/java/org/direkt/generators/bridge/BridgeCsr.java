@@ -1,27 +1,40 @@
 package org.direkt.generators.bridge;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
-import org.direkt.hdl.Generator;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
+import org.direkt.hdl.Unit;
 import org.direkt.hdl.WhenChain;
 
 /**
  * The bridge's Avalon-MM agent (32-bit data, word addresses, read latency 1, no wait states): the
- * address-window table, per-direction counters, the last error and the configuration, at the
- * offsets of {@link Layout#csrMap}. Every window is closed after reset.
+ * address-window table, the event counters (a {@link CounterBank}, when generated), the last error
+ * and the configuration, at the offsets of {@link Layout#csrMap}. Every window is closed after
+ * reset. A window's SIZE write also loads its compare mask (address bits from SIZE up), decoded
+ * once from the written value for all windows, so the checks read a ready mask.
  */
-public final class BridgeCsr extends Generator<BridgeCsr.Params> {
+public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
 
     public record Params(Bridge.Params bridge) {
+    }
+
+    /** What one direction reports: its events (all, or only "rejected" without counters), last error code, levels. */
+    public record Direction(Map<String, Signal> events, Signal error, Signal outstanding, Signal hostBuffered) {
+    }
+
+    public record Io(Signal address, Signal read, Signal write, Signal writedata, Signal readdata, Signal readdatavalid,
+            Signal winBase, Signal winMask, Signal winAllowRd, Signal winAllowWr, List<Direction> directions) {
     }
 
     /** Address bits: enough for the last window register. */
@@ -29,106 +42,177 @@ public final class BridgeCsr extends Generator<BridgeCsr.Params> {
         return Check.indexWidth(Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * windowEntries);
     }
 
-    @Override
-    public String moduleName(Params p) {
-        return "direkt_bridge_csr_e" + p.bridge().windowEntries();
+    /**
+     * The events a direction reports to the CSR: all of them with counters; without, the rejections
+     * (for LAST_ERROR) and the two that must never happen (for ALARMS).
+     */
+    static List<String> events(Bridge.Params b) {
+        List<String> alarms = List.of("overflow", "host_overflow");
+        if (!b.counters()) {
+            return java.util.stream.Stream.concat(java.util.stream.Stream.of("rejected"), alarms.stream()).toList();
+        }
+        return java.util.stream.Stream.concat(Layout.CSR_EVENTS.stream(), alarms.stream()).toList();
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
+    public String moduleName(Params p) {
+        Bridge.Params b = p.bridge();
+        return "direkt_bridge_csr_e" + b.windowEntries() + "_n" + b.inflight() + (b.counters() ? "" : "_nc");
+    }
+
+    @Override
+    protected Io ports(Ports at, Params p) {
+        Bridge.Params b = p.bridge();
+        ClockDomain cd = at.domain(Domains.MAIN);
+        int e = b.windowEntries();
+        Signal address = at.in("csr_address", addressWidth(e), cd);
+        Signal read = at.in("csr_read", 1, cd);
+        Signal write = at.in("csr_write", 1, cd);
+        Signal writedata = at.in("csr_writedata", 32, cd);
+        Signal readdata = at.out("csr_readdata", 32, cd);
+        Signal readdatavalid = at.out("csr_readdatavalid", 1, cd);
+        Signal base = at.out("win_base", WindowCheck.BITS * e, cd);
+        Signal mask = at.out("win_mask", WindowCheck.BITS * e, cd);
+        Signal allowRd = at.out("win_allow_rd", e, cd);
+        Signal allowWr = at.out("win_allow_wr", e, cd);
+        int ow = new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits();
+        List<Direction> dirs = new ArrayList<>();
+        for (Bridge.Direction d : Bridge.Direction.values()) {
+            String t = d.tag();
+            Map<String, Signal> ev = new LinkedHashMap<>();
+            for (String name : events(b)) {
+                ev.put(name, at.in(t + "_ev_" + name, 1, cd));
+            }
+            dirs.add(new Direction(ev, at.in(t + "_ev_error", 4, cd), at.in(t + "_outstanding", ow, cd),
+                    at.in(t + "_host_buffered", 3, cd)));
+        }
+        return new Io(address, read, write, writedata, readdata, readdatavalid, base, mask, allowRd, allowWr, dirs);
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
         Bridge.Params b = p.bridge();
         int e = b.windowEntries();
-        m.doc("Bridge CSR: " + e + " address windows (closed after reset), counters, last error. "
-                + "Avalon-MM agent, 32-bit, word addresses, read latency 1.");
-        ClockDomain cd = m.domain(Domains.MAIN);
-        int aw = addressWidth(e);
-        Signal address = m.input("csr_address", aw, cd);
-        Signal read = m.input("csr_read", 1, cd);
-        Signal write = m.input("csr_write", 1, cd);
-        Signal writedata = m.input("csr_writedata", 32, cd);
-        Signal readdata = m.output("csr_readdata", 32, cd);
-        Signal readdatavalid = m.output("csr_readdatavalid", 1, cd);
+        m.doc("Bridge CSR: " + e + " address windows (closed after reset), " + (b.counters() ? "event counters, " : "")
+                + "last error. Avalon-MM agent, 32-bit, word addresses, read latency 1.");
+        ClockDomain cd = Domains.MAIN;
+        Signal address = io.address();
+        Signal write = io.write();
+        Signal writedata = io.writedata();
+        Map<Integer, Expr> readable = new TreeMap<>();
+        int lo = Layout.WINDOW_MIN_LOG2;
+        int bits = WindowCheck.BITS;
 
-        // ---- windows
-        List<Reg> baseLo = new ArrayList<>(), baseHi = new ArrayList<>(), lastLo = new ArrayList<>(), lastHi = new ArrayList<>();
-        List<Reg> ctrl = new ArrayList<>();
-        for (int w = 0; w < e; w++) {
-            baseLo.add(m.reg("win" + w + "_base_lo", 32, cd).init(0));
-            baseHi.add(m.reg("win" + w + "_base_hi", 32, cd).init(0));
-            lastLo.add(m.reg("win" + w + "_last_lo", 32, cd).init(0));
-            lastHi.add(m.reg("win" + w + "_last_hi", 32, cd).init(0));
-            ctrl.add(m.reg("win" + w + "_ctrl", 3, cd).init(0));
+        // ---- windows: SIZE writes clamp to 12..63 and load the mask decoded here, once for all windows
+        Signal sizeIn = m.wire("size_written", 6);
+        sizeIn.set(Expr.mux(writedata.bits(5, 0).lt(m.lit(lo, 6)), m.lit(lo, 6), writedata.bits(5, 0)));
+        List<Expr> maskBits = new ArrayList<>();
+        for (int j = 63; j >= lo; j--) {
+            // Bit 63 is always compared (the largest window is 2^63), so a range that wraps is outside.
+            maskBits.add(j == Layout.WINDOW_MAX_LOG2 ? m.lit(1, 1) : sizeIn.le(m.lit(j, 6)));
         }
-        List<Expr> bases = new ArrayList<>(), lasts = new ArrayList<>(), allowRd = new ArrayList<>(), allowWr = new ArrayList<>();
+        Signal maskIn = m.wire("mask_written", bits);
+        maskIn.set(Expr.cat(maskBits.toArray(Expr[]::new)));
+        List<Expr> bases = new ArrayList<>(), masks = new ArrayList<>(), allowRd = new ArrayList<>(), allowWr = new ArrayList<>();
         Layout.Word wc = Layout.CSR_WINDOW_CTRL;
+        List<String> regs = Layout.CSR_WINDOW_REGS;
         for (int w = e - 1; w >= 0; w--) {
-            bases.add(Expr.cat(baseHi.get(w), baseLo.get(w)));
-            lasts.add(Expr.cat(lastHi.get(w), lastLo.get(w)));
-            Expr en = ctrl.get(w).bit(wc.field("enable").lsb());
-            allowRd.add(en.and(ctrl.get(w).bit(wc.field("allow_rd").lsb())));
-            allowWr.add(en.and(ctrl.get(w).bit(wc.field("allow_wr").lsb())));
+            Reg base = m.reg("win" + w + "_base", bits, cd).init(0);
+            Reg size = m.reg("win" + w + "_size", 6, cd).init(lo);
+            Reg mask = m.reg("win" + w + "_mask", bits, cd).init((1L << bits) - 1);
+            Reg ctrl = m.reg("win" + w + "_ctrl", 3, cd).init(0);
+            int at = Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * w;
+            int baseLo = at + regs.indexOf("BASE_LO");
+            int baseHi = at + regs.indexOf("BASE_HI");
+            int sizeAt = at + regs.indexOf("SIZE");
+            int ctrlAt = at + regs.indexOf("CTRL");
+            m.when(write.and(address.eq(baseLo)), () -> base.set(Expr.cat(base.bits(bits - 1, 32 - lo), writedata.bits(31, lo))))
+                    .elseWhen(write.and(address.eq(baseHi)), () -> base.set(Expr.cat(writedata, base.bits(31 - lo, 0))));
+            m.when(write.and(address.eq(sizeAt)), () -> {
+                size.set(sizeIn);
+                mask.set(maskIn);
+            });
+            m.when(write.and(address.eq(ctrlAt)), () -> ctrl.set(writedata.bits(2, 0)));
+            readable.put(baseLo, Expr.cat(base.bits(31 - lo, 0), m.lit(0, lo)));
+            readable.put(baseHi, base.bits(bits - 1, 32 - lo));
+            readable.put(sizeAt, HdlWords.pack(m, Layout.CSR_WINDOW_SIZE, Map.of("log2", size)));
+            readable.put(ctrlAt, ctrl.zext(32));
+            bases.add(base);
+            masks.add(mask);
+            Expr en = ctrl.bit(wc.field("enable").lsb());
+            allowRd.add(en.and(ctrl.bit(wc.field("allow_rd").lsb())));
+            allowWr.add(en.and(ctrl.bit(wc.field("allow_wr").lsb())));
         }
-        m.output("win_base", 64 * e, cd).set(cat(bases));
-        m.output("win_last", 64 * e, cd).set(cat(lasts));
-        m.output("win_allow_rd", e, cd).set(cat(allowRd));
-        m.output("win_allow_wr", e, cd).set(cat(allowWr));
+        io.winBase().set(cat(bases));
+        io.winMask().set(cat(masks));
+        io.winAllowRd().set(cat(allowRd));
+        io.winAllowWr().set(cat(allowWr));
 
-        // ---- counters
-        Signal clear = m.wire("clear_counters", 1);
-        clear.set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(writedata.bit(0)));
-        Map<Integer, Expr> readable = new java.util.LinkedHashMap<>();
+        // ---- per direction: levels, last error, counters
         Reg lastError = m.reg("last_error", 32, cd).init(0);
-        List<Signal> rejected = new ArrayList<>();
-        List<Signal> errors = new ArrayList<>();
-        for (int d = 0; d < 2; d++) {
-            String t = d == 0 ? "rd" : "wr";
-            int base = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d;
-            for (int i = 0; i < Layout.CSR_EVENTS.size(); i++) {
-                String ev = Layout.CSR_EVENTS.get(i);
-                Signal pulse = m.input(t + "_ev_" + ev, 1, cd);
-                Reg count = m.reg(t + "_" + ev + "_count", 32, cd).init(0);
-                m.when(clear, () -> count.set(0)).elseWhen(pulse, () -> count.set(count.plus(1)));
-                readable.put(base + i, count);
-                if (ev.equals("rejected")) {
-                    rejected.add(pulse);
+        Layout.Word le = Layout.CSR_LAST_ERROR;
+        List<Direction> dirs = io.directions();
+        for (int d = 0; d < dirs.size(); d++) {
+            int block = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d;
+            readable.put(block + Layout.CSR_OUTSTANDING_INDEX, dirs.get(d).outstanding().zext(32));
+            readable.put(block + Layout.CSR_HOST_BUFFERED_INDEX, dirs.get(d).hostBuffered().zext(32));
+        }
+        m.when(write.and(address.eq(Layout.CSR_LAST_ERROR_OFFSET)), () -> lastError.set(0))
+                .elseWhen(dirs.get(1).events().get("rejected"), () -> lastError.set(HdlWords.pack(m, le,
+                        Map.of("code", dirs.get(1).error(), "wr", m.lit(1, 1), "valid", m.lit(1, 1)))))
+                .elseWhen(dirs.get(0).events().get("rejected"), () -> lastError.set(HdlWords.pack(m, le,
+                        Map.of("code", dirs.get(0).error(), "wr", m.lit(0, 1), "valid", m.lit(1, 1)))));
+
+        Reg alarms = m.reg("alarms", 32, cd).init(0);
+        Layout.Word al = Layout.CSR_ALARMS;
+        Map<String, Expr> raised = new LinkedHashMap<>();
+        for (int d = 0; d < dirs.size(); d++) {
+            String t = Bridge.Direction.values()[d].tag();
+            raised.put(t + "_overflow", dirs.get(d).events().get("overflow"));
+            raised.put(t + "_host_overflow", dirs.get(d).events().get("host_overflow"));
+        }
+        Expr alarmNow = HdlWords.pack(m, al, raised);
+        m.when(write.and(address.eq(Layout.CSR_ALARMS_OFFSET)), () -> alarms.set(0))
+                .otherwise(() -> alarms.set(alarms.or(alarmNow)));
+        readable.put(Layout.CSR_ALARMS_OFFSET, alarms);
+
+        Expr counterRead = null;
+        Signal counterValue = null;
+        if (b.counters()) {
+            int per = Layout.CSR_EVENTS.size();
+            CounterBank.Params cp = new CounterBank.Params(dirs.size(), per);
+            CounterBank.Io bank = m.sub("u_counters", new CounterBank(), cp).clock(cd).io();
+            List<Expr> events = new ArrayList<>();
+            for (int d = dirs.size() - 1; d >= 0; d--) {
+                for (int i = per - 1; i >= 0; i--) {
+                    events.add(dirs.get(d).events().get(Layout.CSR_EVENTS.get(i)));
                 }
             }
-            errors.add(m.input(t + "_ev_error", 4, cd));
-            Signal outstanding = m.input(t + "_outstanding", Check.indexWidth(b.inflight() + 1), cd);
-            readable.put(base + Layout.CSR_OUTSTANDING_INDEX, outstanding.zext(32));
-            Signal hostBuffered = m.input(t + "_host_buffered", 3, cd);
-            readable.put(base + Layout.CSR_HOST_BUFFERED_INDEX, hostBuffered.zext(32));
-        }
-        Layout.Word le = Layout.CSR_LAST_ERROR;
-        m.when(write.and(address.eq(Layout.CSR_LAST_ERROR_OFFSET)), () -> lastError.set(0))
-                .elseWhen(rejected.get(1), () -> lastError.set(HdlWords.pack(m, le,
-                        Map.of("code", errors.get(1), "wr", m.lit(1, 1), "valid", m.lit(1, 1)))))
-                .elseWhen(rejected.get(0), () -> lastError.set(HdlWords.pack(m, le,
-                        Map.of("code", errors.get(0), "wr", m.lit(0, 1), "valid", m.lit(1, 1)))));
-
-        // ---- window writes
-        for (int w = 0; w < e; w++) {
-            int base = Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * w;
-            List<Reg> regs = List.of(baseLo.get(w), baseHi.get(w), lastLo.get(w), lastHi.get(w));
-            for (int r = 0; r < 4; r++) {
-                Reg reg = regs.get(r);
-                m.when(write.and(address.eq(base + r)), () -> reg.set(writedata));
-                readable.put(base + r, reg);
+            bank.events().set(cat(events));
+            bank.clear().set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(writedata.bit(0)));
+            // Direction d's block is 0x10 * (d + 1): the group is the block number less one, the index the low nibble.
+            int ib = Check.indexWidth(per);
+            Expr group = address.bits(address.width() - 1, 4).minus(1).trunc(cp.groupBits());
+            bank.readAddr().set(Expr.cat(group, address.bits(ib - 1, 0)));
+            Expr inBlock = m.lit(0, 1);
+            for (int d = 0; d < dirs.size(); d++) {
+                int block = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d;
+                inBlock = inBlock.or(address.ge(block).and(address.lt(m.lit(block + per, address.width()))));
             }
-            Reg c = ctrl.get(w);
-            m.when(write.and(address.eq(base + 4)), () -> c.set(writedata.bits(2, 0)));
-            readable.put(base + 4, c.zext(32));
+            counterRead = inBlock;
+            counterValue = bank.readValue();
         }
 
         // ---- constants
         Layout.Word cfg = Layout.CSR_CONFIG;
-        Map<String, Expr> cfgFields = new java.util.LinkedHashMap<>();
+        Map<String, Expr> cfgFields = new LinkedHashMap<>();
         cfgFields.put("window_entries", m.lit(e, 8));
         cfgFields.put("inflight", m.lit(b.inflight(), 8));
         cfgFields.put("paper_ids", m.lit(b.idMode() == Bridge.IdMode.PAPER ? 1 : 0, 1));
         cfgFields.put("cycles_status", m.lit(b.statusMode() == Bridge.StatusMode.CYCLES ? 1 : 0, 1));
         cfgFields.put("x0_high", m.lit(b.wordOrder() == Bridge.WordOrder.X0_HIGH ? 1 : 0, 1));
         cfgFields.put("sync_stages", m.lit(b.syncStages(), 4));
+        cfgFields.put("counters", m.lit(b.counters() ? 1 : 0, 1));
         readable.put(Layout.CSR_MAGIC_OFFSET, m.lit(Layout.CSR_MAGIC, 32));
         readable.put(Layout.CSR_VERSION_OFFSET, m.lit(Layout.VERSION, 32));
         readable.put(Layout.CSR_CONFIG_OFFSET, HdlWords.pack(m, cfg, cfgFields));
@@ -139,17 +223,19 @@ public final class BridgeCsr extends Generator<BridgeCsr.Params> {
         // ---- read port: registered data, valid one cycle after csr_read
         Reg rdata = m.reg("readdata_q", 32, cd).init(0);
         Reg rvalid = m.reg("readdatavalid_q", 1, cd).init(0);
-        rvalid.set(read);
-        m.when(read, () -> {
-            WhenChain chain = null;
-            for (Map.Entry<Integer, Expr> r : new java.util.TreeMap<>(readable).entrySet()) {
+        rvalid.set(io.read());
+        Expr inCounters = counterRead;
+        Signal counters = counterValue;
+        m.when(io.read(), () -> {
+            WhenChain chain = inCounters == null ? null : m.when(inCounters, () -> rdata.set(counters));
+            for (Map.Entry<Integer, Expr> r : readable.entrySet()) {
                 Runnable body = () -> rdata.set(r.getValue());
                 chain = chain == null ? m.when(address.eq(r.getKey()), body) : chain.elseWhen(address.eq(r.getKey()), body);
             }
             chain.otherwise(() -> rdata.set(0));
         });
-        readdata.set(rdata);
-        readdatavalid.set(rvalid);
+        io.readdata().set(rdata);
+        io.readdatavalid().set(rvalid);
     }
 
     private static Expr cat(List<Expr> parts) {

@@ -1,7 +1,9 @@
 package org.direkt.generators.bridge;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge.Direction;
@@ -11,25 +13,32 @@ import org.direkt.generators.stream.ReadyLatencyAdapter;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
-import org.direkt.hdl.Generator;
-import org.direkt.hdl.Instance;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Signal;
 import org.direkt.hdl.Stream;
+import org.direkt.hdl.Unit;
 
 /**
  * One direction of the bridge:
  *
  * <pre>
  * kernel_clk                          |  dma_clk
- * desc channel -> unpack -> async FIFO -> check/ID/credit (BridgeIssue) -> arbiter -> RL 0->1 -> mover
- *                                     |                                      ^ host desc (RL 1->0)
- * status channel <-------- async FIFO <- status build <- mover status -> host status (IDs 0..127)
+ * desc channel -> unpack -> async FIFO -> checks (CheckPipeline) -> admission (BridgeIssue) -> arbiter -> RL 0->1 -> mover
+ *                                     |                                                          ^ host desc (RL 1->0)
+ * status channel <-------- async FIFO <- status (StatusBuilder) <- mover status -> host status (IDs 0..127)
  * </pre>
  */
-public final class BridgePath extends Generator<BridgePath.Params> {
+public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
     public record Params(Bridge.Params bridge, Direction direction) {
+    }
+
+    /** The channels and the mover/controller streams of one direction, the CSR's window view, and the events the CSR counts. */
+    public record Io(Stream desc, Stream status, Stream hostDesc, Stream dmaDesc, Signal dmaStatusValid,
+            Signal dmaStatusData, Signal hostStatusValid, Signal hostStatusData, Signal now, Signal winBase,
+            Signal winMask, Signal winAllow, Map<String, Signal> events, Signal evError, Signal outstanding,
+            Signal hostBuffered) {
     }
 
     @Override
@@ -38,29 +47,60 @@ public final class BridgePath extends Generator<BridgePath.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
+    protected Io ports(Ports at, Params p) {
+        Bridge.Params b = p.bridge();
+        String t = p.direction().tag();
+        ClockDomain kernel = at.domain(ChannelPort.KERNEL);
+        ClockDomain dma = at.domain(b.dmaDomain());
+        int descBits = Layout.MOVER_DESC.bits();
+        int statusBits = Layout.MOVER_STATUS.bits();
+        int e = b.windowEntries();
+        Stream desc = at.sink(t + "_desc", AvalonSt.source(Layout.CLDESC.bits()), kernel);
+        Stream status = at.source(t + "_status", AvalonSt.source(64), kernel);
+        Stream hostDesc = at.sink(t + "_host_desc", AvalonSt.source(descBits, 1), dma);
+        Stream dmaDesc = at.source(t + "_dma_desc", AvalonSt.source(descBits, 1), dma);
+        Signal msValid = at.in(t + "_dma_status_valid", 1, dma);
+        Signal msData = at.in(t + "_dma_status_data", statusBits, dma);
+        Signal hsValid = at.out(t + "_host_status_valid", 1, dma);
+        Signal hsData = at.out(t + "_host_status_data", statusBits, dma);
+        Signal now = at.in("now", 32, dma);
+        Signal winBase = at.in("win_base", WindowCheck.BITS * e, dma);
+        Signal winMask = at.in("win_mask", WindowCheck.BITS * e, dma);
+        Signal winAllow = at.in("win_allow", e, dma);
+        Map<String, Signal> events = new LinkedHashMap<>();
+        for (String ev : BridgeCsr.events(b)) {
+            events.put(ev, at.out("ev_" + ev, 1, dma));
+        }
+        return new Io(desc, status, hostDesc, dmaDesc, msValid, msData, hsValid, hsData, now, winBase, winMask, winAllow,
+                events, at.out("ev_error", 4, dma),
+                at.out("outstanding", new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits(), dma),
+                at.out("host_buffered", 3, dma));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
         Bridge.Params b = p.bridge();
         Direction dir = p.direction();
         String t = dir.tag();
         m.doc("Kernel-issued descriptors for " + dir.describe() + ", channels " + b.descChannel(dir) + " / "
                 + b.statusChannel(dir) + ", beside the host's descriptors.");
-        ClockDomain kernel = m.domain(ChannelPort.KERNEL);
-        ClockDomain dma = m.domain(b.dmaDomain());
+        ClockDomain kernel = ChannelPort.KERNEL;
+        ClockDomain dma = b.dmaDomain();
         BridgeIssue.Params ip = b.issue(dir);
-        Layout.Word cross = BridgeIssue.crossWord(ip);
+        DescChecks.Params cp = ip.checks();
+        Layout.Word cross = DescChecks.crossWord(cp.idMode(), cp.tagged());
         int descBits = Layout.MOVER_DESC.bits();
-        int statusBits = Layout.MOVER_STATUS.bits();
 
         // ---- kernel side: the two channels exactly as the kernel system names them
-        Instance descPort = m.instance("u_" + t + "_desc_chan", new ChannelPort(),
-                new ChannelPort.Params(b.channel(dir, true), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel);
-        Instance statusPort = m.instance("u_" + t + "_status_chan", new ChannelPort(),
-                new ChannelPort.Params(b.channel(dir, false), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel);
-        m.connect(m.stream(t + "_desc", AvalonSt.source(Layout.CLDESC.bits()).flip(), kernel), descPort.stream(t + "_desc"));
-        m.connect(statusPort.stream(t + "_status"), m.stream(t + "_status", AvalonSt.source(64), kernel));
+        ChannelPort.Io descPort = m.sub("u_" + t + "_desc_chan", new ChannelPort(),
+                new ChannelPort.Params(b.channel(dir, true), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
+        ChannelPort.Io statusPort = m.sub("u_" + t + "_status_chan", new ChannelPort(),
+                new ChannelPort.Params(b.channel(dir, false), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
+        m.connect(io.desc(), descPort.kernel());
+        m.connect(statusPort.kernel(), io.status());
 
         // Unpack the cldesc: word xi from the channel in the configured word order.
-        Stream core = descPort.stream("core");
+        Stream core = descPort.core();
         Signal cldesc = m.wire("cldesc", Layout.CLDESC.bits());
         if (b.wordOrder() == Bridge.WordOrder.X0_LOW) {
             cldesc.set(core.data());
@@ -72,99 +112,102 @@ public final class BridgePath extends Generator<BridgePath.Params> {
             cldesc.set(Expr.cat(words.toArray(Expr[]::new)));
         }
         Layout.Word c = Layout.CLDESC;
-        Expr src = Expr.cat(HdlWords.get(cldesc, c, "src_hi"), HdlWords.get(cldesc, c, "src_lo"));
-        Expr dst = Expr.cat(HdlWords.get(cldesc, c, "dst_hi"), HdlWords.get(cldesc, c, "dst_lo"));
         Expr overflow = HdlWords.get(cldesc, c, "len_overflow").orR();
         Expr tooLong = b.idMode() == Bridge.IdMode.MANAGED ? overflow.or(HdlWords.get(cldesc, c, "id").orR()) : overflow;
         Expr reservedSet = HdlWords.get(cldesc, c, "flags").orR().or(HdlWords.get(cldesc, c, "reserved").orR());
-        if (!ip.tagged()) {
+        if (!cp.tagged()) {
             // Cycles status has no room for a tag: x5 must be 0, as the published kernel packs it.
             reservedSet = reservedSet.or(HdlWords.get(cldesc, c, "tag").orR());
         }
-        java.util.Map<String, Expr> fields = new java.util.LinkedHashMap<>();
-        fields.put("src", src);
-        fields.put("dst", dst);
+        Map<String, Expr> fields = new LinkedHashMap<>();
+        fields.put("src", Expr.cat(HdlWords.get(cldesc, c, "src_hi"), HdlWords.get(cldesc, c, "src_lo")));
+        fields.put("dst", Expr.cat(HdlWords.get(cldesc, c, "dst_hi"), HdlWords.get(cldesc, c, "dst_lo")));
         fields.put("dwords", HdlWords.get(cldesc, c, "dwords"));
         if (b.idMode() == Bridge.IdMode.PAPER) {
             fields.put("id", HdlWords.get(cldesc, c, "id"));
         }
-        fields.put("too_long", tooLong);
-        fields.put("reserved_set", reservedSet);
-        if (ip.tagged()) {
+        if (cp.tagged()) {
             fields.put("tag", HdlWords.get(cldesc, c, "tag"));
         }
-        Signal crossData = m.wire("cross_data", cross.bits());
-        crossData.set(HdlWords.pack(m, cross, fields));
+        fields.put("too_long", tooLong);
+        fields.put("reserved_set", reservedSet);
 
-        Instance descFifo = m.instance("u_desc_fifo", new AsyncFifo(),
+        AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
                 new AsyncFifo.Params(cross.bits(), b.descFifoDepth(), b.syncStages(), true))
-                .clock("wr", kernel).clock("rd", dma);
-        descFifo.pin("s_valid").set(core.valid());
-        descFifo.pin("s_data").set(crossData);
-        core.ready().set(descFifo.pin("s_ready"));
+                .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
+        descFifo.s().valid().set(core.valid());
+        descFifo.s().data().set(HdlWords.pack(m, cross, fields));
+        core.ready().set(descFifo.s().ready());
 
-        // ---- dma side
-        Instance issue = m.instance("u_issue", new BridgeIssue(), ip).clock(dma);
-        m.connect(descFifo.stream("m"), issue.stream("k"));
-        issue.pin("win_base").set(m.input("win_base", 64 * b.windowEntries(), dma));
-        issue.pin("win_last").set(m.input("win_last", 64 * b.windowEntries(), dma));
-        issue.pin("win_allow").set(m.input("win_allow", b.windowEntries(), dma));
+        // ---- dma side: checks, admission, statuses
+        CheckPipeline.Io checks = m.sub("u_checks", new CheckPipeline(), new CheckPipeline.Params(ip.window())).clock(dma).io();
+        m.connect(descFifo.m(), checks.k());
+        checks.winBase().set(io.winBase());
+        checks.winMask().set(io.winMask());
+        checks.winAllow().set(io.winAllow());
+        BridgeIssue.Io issue = m.sub("u_issue", new BridgeIssue(), ip).clock(dma).io();
+        m.connect(checks.q(), issue.q());
+        issue.now().set(io.now());
 
-        Instance statusFifo = m.instance("u_status_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), true, true))
-                .clock("wr", dma).clock("rd", kernel);
-        statusFifo.pin("s_valid").set(issue.pin("ks_valid"));
-        statusFifo.pin("s_data").set(issue.pin("ks_data"));
-        issue.pin("ks_fill").set(statusFifo.pin("wr_fill"));
-        m.connect(statusFifo.stream("m"), statusPort.stream("core"));
+        // The status FIFO's output is not registered: its word reaches the channel a kernel cycle sooner.
+        AsyncFifo.Io statusFifo = m.sub("u_status_fifo", new AsyncFifo(),
+                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true))
+                .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel).io();
+        statusFifo.s().valid().set(issue.ksValid());
+        statusFifo.s().data().set(issue.ksData());
+        issue.ksFill().set(statusFifo.wrFill());
+        m.connect(statusFifo.m(), statusPort.core());
 
         // Host descriptors arrive as they would at the mover (ready latency 1).
-        Stream hostDesc = m.stream(t + "_host_desc", AvalonSt.source(descBits, 1).flip(), dma);
-        Instance hostRl = m.instance("u_host_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma);
-        m.connect(hostDesc, hostRl.stream("s"));
-        Stream hostQ = hostRl.stream("m");
+        ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
+        m.connect(io.hostDesc(), hostRl.s());
+        Stream hostQ = hostRl.m();
 
         // Requester 0: the host; 1: the kernel. A descriptor is one word, so done is the hand-over.
-        Instance arb = m.instance("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights())).clock(dma);
-        Stream kq = issue.stream("d");
-        arb.pin("req").set(Expr.cat(kq.valid(), hostQ.valid()));
+        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights())).clock(dma).io();
+        Stream kq = issue.d();
+        arb.req().set(Expr.cat(kq.valid(), hostQ.valid()));
         Signal grantHost = m.wire("grant_host", 1);
         Signal grantKernel = m.wire("grant_kernel", 1);
-        grantHost.set(arb.pin("grant").bit(0));
-        grantKernel.set(arb.pin("grant").bit(1));
+        grantHost.set(arb.grant().bit(0));
+        grantKernel.set(arb.grant().bit(1));
 
-        Instance moverRl = m.instance("u_mover_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma);
-        Stream toMover = moverRl.stream("s");
-        toMover.valid().set(arb.pin("grant_valid"));
-        toMover.data().set(Expr.mux(arb.pin("grant_id"), kq.data(), hostQ.data()));
+        ReadyLatencyAdapter.Io moverRl = m.sub("u_mover_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
+        Stream toMover = moverRl.s();
+        toMover.valid().set(arb.grantValid());
+        toMover.data().set(Expr.mux(arb.grantId(), kq.data(), hostQ.data()));
         Signal handOver = m.wire("hand_over", 1);
-        handOver.set(arb.pin("grant_valid").and(toMover.ready()));
-        arb.pin("done").set(handOver);
+        handOver.set(arb.grantValid().and(toMover.ready()));
+        arb.done().set(handOver);
         hostQ.ready().set(grantHost.and(toMover.ready()));
         kq.ready().set(grantKernel.and(toMover.ready()));
-        m.connect(moverRl.stream("m"), m.stream(t + "_dma_desc", AvalonSt.source(descBits, 1), dma));
+        m.connect(moverRl.m(), io.dmaDesc());
 
         // Mover status: no ready. Host IDs go straight back to the descriptor controller.
-        issue.pin("ms_valid").set(m.input(t + "_dma_status_valid", 1, dma));
-        issue.pin("ms_data").set(m.input(t + "_dma_status_data", statusBits, dma));
-        m.output(t + "_host_status_valid", 1, dma).set(issue.pin("hs_valid"));
-        m.output(t + "_host_status_data", statusBits, dma).set(issue.pin("hs_data"));
+        issue.msValid().set(io.dmaStatusValid());
+        issue.msData().set(io.dmaStatusData());
+        io.hostStatusValid().set(issue.hsValid());
+        io.hostStatusData().set(issue.hsData());
 
         // ---- events for the CSR block
-        m.output("ev_kernel_issued", 1, dma).set(handOver.and(grantKernel));
-        m.output("ev_completed", 1, dma).set(issue.pin("ev_completed"));
-        m.output("ev_rejected", 1, dma).set(issue.pin("ev_rejected"));
-        m.output("ev_aborted", 1, dma).set(issue.pin("ev_aborted"));
-        m.output("ev_host_issued", 1, dma).set(handOver.and(grantHost));
-        m.output("ev_host_completed", 1, dma).set(issue.pin("hs_valid"));
-        m.output("ev_spurious", 1, dma).set(issue.pin("ev_spurious"));
-        m.output("ev_overflow", 1, dma).set(issue.pin("ks_valid").and(statusFifo.pin("s_ready").not()));
-        m.output("ev_error", 4, dma).set(issue.pin("ev_error"));
-        m.output("outstanding", issue.pin("outstanding").width(), dma).set(issue.pin("outstanding"));
+        Map<String, Expr> ev = new LinkedHashMap<>();
+        ev.put("rejected", issue.evRejected());
+        ev.put("overflow", issue.ksValid().and(statusFifo.s().ready().not()));
         // The adapters' monitors: a host controller that ignores ready latency 1 loses a descriptor.
-        m.output("ev_host_overflow", 1, dma).set(hostRl.pin("overflow"));
-        m.output("host_buffered", hostRl.pin("fill").width(), dma).set(hostRl.pin("fill"));
+        ev.put("host_overflow", hostRl.overflow());
+        if (b.counters()) {
+            ev.put("kernel_issued", handOver.and(grantKernel));
+            ev.put("completed", issue.evCompleted());
+            ev.put("aborted", issue.evAborted());
+            ev.put("host_issued", handOver.and(grantHost));
+            ev.put("host_completed", issue.hsValid());
+            ev.put("spurious", issue.evSpurious());
+        }
+        io.events().forEach((name, pin) -> pin.set(ev.get(name)));
+        io.evError().set(issue.evError());
+        io.outstanding().set(issue.outstanding());
+        io.hostBuffered().set(hostRl.fill());
     }
 }

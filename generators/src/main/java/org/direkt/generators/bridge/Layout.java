@@ -30,7 +30,7 @@ public final class Layout {
     }
 
     /** Bumped whenever a field below moves; the manifest carries it and readers refuse others. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** A named bit range {@code [lsb + width - 1 : lsb]} of a word. */
     public record Field(String name, int lsb, int width, String doc) {
@@ -212,6 +212,7 @@ public final class Layout {
     public static final int CSR_FPGA_MEM_HI_OFFSET = 0x04;
     public static final int CSR_LAST_ERROR_OFFSET = 0x05;
     public static final int CSR_CONTROL_OFFSET = 0x06;
+    public static final int CSR_ALARMS_OFFSET = 0x07;
     /** Counters of direction d (0 = rd, 1 = wr) start at {@code 0x10 + 0x10 * d}. */
     public static final int CSR_COUNTERS_OFFSET = 0x10;
     public static final int CSR_COUNTERS_STRIDE = 0x10;
@@ -222,9 +223,9 @@ public final class Layout {
     public static final int CSR_WINDOW_OFFSET = 0x40;
     public static final int CSR_WINDOW_STRIDE = 8;
 
-    /** Counted events per direction, in register order. */
+    /** Counted events per direction, in register order (what must never happen is flagged in ALARMS instead). */
     public static final List<String> CSR_EVENTS = List.of("kernel_issued", "completed", "rejected", "aborted",
-            "host_issued", "host_completed", "spurious", "overflow", "host_overflow");
+            "host_issued", "host_completed", "spurious");
 
     private static final Map<String, String> EVENT_DOC = Map.of(
             "kernel_issued", "kernel descriptors handed to the mover",
@@ -233,9 +234,7 @@ public final class Layout {
             "aborted", "kernel descriptors the mover aborted or flushed",
             "host_issued", "host descriptors handed to the mover",
             "host_completed", "host statuses passed back to the descriptor controller",
-            "spurious", "mover statuses with a kernel ID that was not outstanding (dropped)",
-            "overflow", "kernel statuses lost to a full status FIFO (the credit scheme keeps this 0)",
-            "host_overflow", "host descriptors that arrived while the host buffer was full (controller ignored ready latency 1)");
+            "spurious", "mover statuses with a kernel ID that was not outstanding (dropped)");
 
     public static final Word CSR_CONFIG = new Word("csr_config", 32, List.of(
             f("window_entries", 0, 8, "address windows in the table"),
@@ -244,7 +243,8 @@ public final class Layout {
             f("cycles_status", 17, 1, "1: the kernel status is the elapsed cycles alone (paper mode)"),
             f("x0_high", 18, 1, "1: cldesc word x0 sits at channel bits [255:224]"),
             f("sync_stages", 19, 4, "synchroniser stages of the clock crossings"),
-            f("reserved", 23, 9, "0")));
+            f("counters", 23, 1, "1: the event counters are present"),
+            f("reserved", 24, 8, "0")));
 
     public static final Word CSR_LAST_ERROR = new Word("csr_last_error", 32, List.of(
             f("code", 0, 4, "error code of the last rejected kernel descriptor"),
@@ -252,17 +252,42 @@ public final class Layout {
             f("reserved", 5, 26, "0"),
             f("valid", 31, 1, "a rejection happened since the last write to this register")));
 
+    /** Sticky flags of what the design rules out; present with or without counters. */
+    public static final Word CSR_ALARMS = new Word("csr_alarms", 32, List.of(
+            f("rd_overflow", 0, 1, "GPU->FPGA: a kernel status met a full status FIFO (the credit scheme rules it out)"),
+            f("rd_host_overflow", 1, 1, "GPU->FPGA: a host descriptor arrived while the host buffer was full (controller ignored ready latency 1)"),
+            f("wr_overflow", 2, 1, "FPGA->GPU: as rd_overflow"),
+            f("wr_host_overflow", 3, 1, "FPGA->GPU: as rd_host_overflow"),
+            f("reserved", 4, 28, "0")));
+
     public static final Word CSR_WINDOW_CTRL = new Word("csr_window_ctrl", 32, List.of(
             f("enable", 0, 1, "the window is open"),
             f("allow_rd", 1, 1, "GPU->FPGA descriptors (the PCIe range is their source) may use it"),
             f("allow_wr", 2, 1, "FPGA->GPU descriptors (the PCIe range is their destination) may use it"),
             f("reserved", 3, 29, "0")));
 
-    /** Registers of window entry i, relative to {@code CSR_WINDOW_OFFSET + CSR_WINDOW_STRIDE * i}. */
-    public static final List<String> CSR_WINDOW_REGS = List.of("BASE_LO", "BASE_HI", "LAST_LO", "LAST_HI", "CTRL");
+    /**
+     * Registers of window entry i, relative to {@code CSR_WINDOW_OFFSET + CSR_WINDOW_STRIDE * i}. A
+     * window is the naturally aligned block of {@code 2^SIZE} bytes that holds {@code BASE}: an
+     * address is inside when it equals BASE in every bit from SIZE up, which the bridge checks with
+     * XOR and AND, no carry chain (see {@link #WINDOW_MIN_LOG2}).
+     */
+    public static final List<String> CSR_WINDOW_REGS = List.of("BASE_LO", "BASE_HI", "SIZE", "CTRL");
 
-    /** The whole register map of a bridge with {@code windowEntries} windows. */
-    public static List<CsrReg> csrMap(int windowEntries) {
+    /**
+     * Smallest window: 1 MB, the mover's largest transfer rounded up, so a transfer crosses at most
+     * one boundary of a window's size and that is told by one carry (address bits below are never compared).
+     */
+    public static final int WINDOW_MIN_LOG2 = 20;
+    /** Largest window: 2^63 bytes, so bit 63 is always compared and an address range that wraps is outside. */
+    public static final int WINDOW_MAX_LOG2 = 63;
+
+    public static final Word CSR_WINDOW_SIZE = new Word("csr_window_size", 32, List.of(
+            f("log2", 0, 6, "log2 of the window's size in bytes, 20..63; a smaller value reads back as 20"),
+            f("reserved", 6, 26, "0")));
+
+    /** The whole register map of a bridge with {@code windowEntries} windows, with or without the event counters. */
+    public static List<CsrReg> csrMap(int windowEntries, boolean counters) {
         List<CsrReg> regs = new ArrayList<>();
         regs.add(new CsrReg("MAGIC", CSR_MAGIC_OFFSET, "ro", "0x44524B54 (\"DRKT\")"));
         regs.add(new CsrReg("VERSION", CSR_VERSION_OFFSET, "ro", "Layout version"));
@@ -270,11 +295,14 @@ public final class Layout {
         regs.add(new CsrReg("FPGA_MEM_LO", CSR_FPGA_MEM_LO_OFFSET, "ro", "configured FPGA memory bytes [31:0]"));
         regs.add(new CsrReg("FPGA_MEM_HI", CSR_FPGA_MEM_HI_OFFSET, "ro", "configured FPGA memory bytes [63:32]"));
         regs.add(new CsrReg("LAST_ERROR", CSR_LAST_ERROR_OFFSET, "wc", "last rejection (csr_last_error fields); any write clears it"));
-        regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "write 1 to bit 0: clear every counter"));
+        if (counters) {
+            regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "write 1 to bit 0: clear every counter"));
+        }
+        regs.add(new CsrReg("ALARMS", CSR_ALARMS_OFFSET, "wc", "csr_alarms fields, sticky; any write clears them"));
         for (int d = 0; d < 2; d++) {
             String dir = d == 0 ? "RD" : "WR";
             int base = CSR_COUNTERS_OFFSET + CSR_COUNTERS_STRIDE * d;
-            for (int i = 0; i < CSR_EVENTS.size(); i++) {
+            for (int i = 0; counters && i < CSR_EVENTS.size(); i++) {
                 String ev = CSR_EVENTS.get(i);
                 regs.add(new CsrReg(dir + "_" + ev.toUpperCase(java.util.Locale.ROOT), base + i, "ro",
                         EVENT_DOC.get(ev) + " (32-bit, wraps)"));
@@ -289,8 +317,8 @@ public final class Layout {
             for (int r = 0; r < CSR_WINDOW_REGS.size(); r++) {
                 String reg = CSR_WINDOW_REGS.get(r);
                 String doc = switch (reg) {
-                    case "BASE_LO", "BASE_HI" -> "first PCIe byte address of the window";
-                    case "LAST_LO", "LAST_HI" -> "last PCIe byte address of the window (inclusive)";
+                    case "BASE_LO", "BASE_HI" -> "a PCIe byte address inside the window (bits below SIZE are not compared)";
+                    case "SIZE" -> "csr_window_size fields; 20 (1 MB) after reset";
                     default -> "csr_window_ctrl fields; 0 after reset (closed)";
                 };
                 regs.add(new CsrReg("WIN" + w + "_" + reg, base + r, "rw", doc));

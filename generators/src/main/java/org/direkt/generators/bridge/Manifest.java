@@ -30,12 +30,12 @@ public final class Manifest {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("format", "direkt-overlay");
         root.put("format_version", FORMAT_VERSION);
-        root.put("layout", layout(p.windowEntries()));
+        root.put("layout", layout(p.windowEntries(), p.counters()));
         root.put("bridge", bridge(p));
         return root;
     }
 
-    static Map<String, Object> layout(int windowEntries) {
+    static Map<String, Object> layout(int windowEntries, boolean counters) {
         Map<String, Object> l = new LinkedHashMap<>();
         l.put("version", Layout.VERSION);
         Map<String, Object> words = new LinkedHashMap<>();
@@ -45,6 +45,8 @@ public final class Manifest {
         words.put(Layout.CSR_CONFIG.name(), word(Layout.CSR_CONFIG));
         words.put(Layout.CSR_LAST_ERROR.name(), word(Layout.CSR_LAST_ERROR));
         words.put(Layout.CSR_WINDOW_CTRL.name(), word(Layout.CSR_WINDOW_CTRL));
+        words.put(Layout.CSR_WINDOW_SIZE.name(), word(Layout.CSR_WINDOW_SIZE));
+        words.put(Layout.CSR_ALARMS.name(), word(Layout.CSR_ALARMS));
         l.put("words", words);
         l.put("cldesc_words", Layout.CLDESC_WORDS);
         l.put("max_dwords", Layout.MAX_DWORDS);
@@ -64,14 +66,16 @@ public final class Manifest {
         csr.put("magic", Layout.CSR_MAGIC);
         csr.put("counters_offset", Layout.CSR_COUNTERS_OFFSET);
         csr.put("counters_stride", Layout.CSR_COUNTERS_STRIDE);
-        csr.put("events", Layout.CSR_EVENTS);
+        csr.put("events", counters ? Layout.CSR_EVENTS : List.of());
         csr.put("outstanding_index", Layout.CSR_OUTSTANDING_INDEX);
         csr.put("host_buffered_index", Layout.CSR_HOST_BUFFERED_INDEX);
         csr.put("window_offset", Layout.CSR_WINDOW_OFFSET);
         csr.put("window_stride", Layout.CSR_WINDOW_STRIDE);
         csr.put("window_regs", Layout.CSR_WINDOW_REGS);
+        csr.put("window_min_log2", Layout.WINDOW_MIN_LOG2);
+        csr.put("window_max_log2", Layout.WINDOW_MAX_LOG2);
         List<Object> regs = new ArrayList<>();
-        for (Layout.CsrReg r : Layout.csrMap(windowEntries)) {
+        for (Layout.CsrReg r : Layout.csrMap(windowEntries, counters)) {
             Map<String, Object> reg = new LinkedHashMap<>();
             reg.put("name", r.name());
             reg.put("offset", r.offset());
@@ -124,6 +128,7 @@ public final class Manifest {
         b.put("fpga_mem_bytes", p.fpgaMemBytes());
         b.put("word_order", p.wordOrder().name().toLowerCase(Locale.ROOT));
         b.put("registered_channels", p.registeredChannels());
+        b.put("counters", p.counters());
         Map<String, Object> clocks = new LinkedHashMap<>();
         clocks.put("kernel", ordered("clock", ChannelPort.KERNEL.clock(), "reset", ChannelPort.KERNEL.reset(), "reset_active_low", true));
         clocks.put("dma", ordered("clock", p.dmaDomain().clock(), "reset", p.dmaDomain().reset(),

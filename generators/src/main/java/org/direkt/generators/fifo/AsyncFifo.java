@@ -6,13 +6,14 @@ import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
-import org.direkt.hdl.Generator;
-import org.direkt.hdl.Instance;
+import org.direkt.hdl.Gray;
 import org.direkt.hdl.Memory;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Signal;
 import org.direkt.hdl.Stream;
 import org.direkt.hdl.Sync;
+import org.direkt.hdl.Unit;
 
 /**
  * Dual-clock FIFO (Cummings, SNUG 2002): sink {@code s} in the write domain ({@code wr_clk},
@@ -32,7 +33,11 @@ import org.direkt.hdl.Sync;
  * the slower clock, and keep {@code s_valid} low until {@code wr_rst} is released. Resetting one
  * side alone while the FIFO holds words loses or replays them.
  */
-public final class AsyncFifo extends Generator<AsyncFifo.Params> {
+public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
+
+    /** Sink {@code s} (write domain), source {@code m} (read domain); {@code wrFill} is null unless {@link Params#writeFill}. */
+    public record Io(Stream s, Stream m, Signal wrFill) {
+    }
 
     /**
      * {@code writeFill}: also output {@code wr_fill}, the words held as the write domain sees them
@@ -64,7 +69,16 @@ public final class AsyncFifo extends Generator<AsyncFifo.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
+    protected Io ports(Ports at, Params p) {
+        ClockDomain wr = at.domain(Domains.WRITE);
+        ClockDomain rd = at.domain(Domains.READ);
+        AvalonSt type = AvalonSt.source(p.width());
+        return new Io(at.sink("s", type, wr), at.source("m", type, rd),
+                p.writeFill() ? at.out("wr_fill", Check.log2(p.depth()) + 1, wr) : null);
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
         m.doc(String.format("""
                 Dual-clock FIFO, %d words of %d bits. Only the Gray-coded pointers cross, each through
                 %d synchroniser flops. Write-to-readable latency: at most %d rd_clk cycles after the
@@ -73,35 +87,35 @@ public final class AsyncFifo extends Generator<AsyncFifo.Params> {
                 overlapping, for at least %d cycles of the slower clock, with s_valid low while
                 wr_rst is high. Resetting one side alone while words are held loses or replays them.""",
                 p.depth(), p.width(), p.syncStages(), p.syncStages() + 2, p.syncStages() + 1));
-        ClockDomain wr = m.domain(Domains.WRITE);
-        ClockDomain rd = m.domain(Domains.READ);
-        AvalonSt type = AvalonSt.source(p.width());
-        Stream s = m.stream("s", type.flip(), wr);
-        Stream mo = m.stream("m", type, rd);
+        ClockDomain wr = Domains.WRITE;
+        ClockDomain rd = Domains.READ;
+        Stream s = io.s();
+        Stream mo = io.m();
 
-        Instance writer = m.instance("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth(), p.writeFill())).clock("wr", wr);
-        Instance reader = m.instance("u_rd", new AsyncFifoReader(),
-                new AsyncFifoReader.Params(p.depth(), p.registeredOutput())).clock("rd", rd);
+        AsyncFifoWriter.Io writer = m.sub("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth(), p.writeFill()))
+                .clock(Domains.WRITE, wr).io();
+        AsyncFifoReader.Io reader = m.sub("u_rd", new AsyncFifoReader(),
+                new AsyncFifoReader.Params(p.depth(), p.registeredOutput())).clock(Domains.READ, rd).io();
 
-        Signal rdPtrInWr = Sync.bits(m, "u_rd_ptr_sync", reader.pin("rd_ptr_gray"), wr, p.syncStages());
-        Signal wrPtrInRd = Sync.bits(m, "u_wr_ptr_sync", writer.pin("wr_ptr_gray"), rd, p.syncStages());
-        writer.pin("rd_ptr_gray_sync").set(rdPtrInWr);
-        reader.pin("wr_ptr_gray_sync").set(wrPtrInRd);
+        Signal rdPtrInWr = Sync.bits(m, "u_rd_ptr_sync", reader.rdPtrGray(), wr, p.syncStages());
+        Signal wrPtrInRd = Sync.bits(m, "u_wr_ptr_sync", writer.wrPtrGray(), rd, p.syncStages());
+        writer.rdPtrGraySync().set(rdPtrInWr);
+        reader.wrPtrGraySync().set(wrPtrInRd);
 
         if (p.writeFill()) {
-            m.output("wr_fill", writer.pin("fill").width(), wr).set(writer.pin("fill"));
+            io.wrFill().set(writer.fill());
         }
-        writer.pin("valid").set(s.valid());
-        s.ready().set(writer.pin("ready"));
-        reader.pin("ready").set(mo.ready());
-        mo.valid().set(reader.pin("valid"));
+        writer.valid().set(s.valid());
+        s.ready().set(writer.ready());
+        reader.ready().set(mo.ready());
+        mo.valid().set(reader.valid());
 
         Memory mem = m.memory("mem", p.width(), p.depth(), wr);
-        mem.write(writer.pin("wr_addr"), s.data(), writer.pin("wr_en"));
+        mem.write(writer.wrAddr(), s.data(), writer.wrEn());
         if (p.registeredOutput()) {
-            mo.data().set(mem.readSync("rd_data_q", reader.pin("rd_addr"), reader.pin("rd_en"), rd));
+            mo.data().set(mem.readSync("rd_data_q", reader.rdAddr(), reader.rdEn(), rd));
         } else {
-            mo.data().set(mem.readAsync(reader.pin("rd_addr"), rd));
+            mo.data().set(mem.readAsync(reader.rdAddr(), rd));
         }
     }
 }

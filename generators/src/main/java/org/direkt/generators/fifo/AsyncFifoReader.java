@@ -6,11 +6,12 @@ import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
-import org.direkt.hdl.Generator;
 import org.direkt.hdl.Gray;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
+import org.direkt.hdl.Unit;
 
 /**
  * Read-domain half of {@link AsyncFifo}: the read pointer in binary and Gray, and the empty flag
@@ -21,7 +22,11 @@ import org.direkt.hdl.Signal;
  * word to show next) into the read-data register, and {@code valid} is registered with it, so
  * {@code m_data} and {@code m_valid} both come from flops; only then has it an {@code rd_en} output.
  */
-public final class AsyncFifoReader extends Generator<AsyncFifoReader.Params> {
+public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFifoReader.Io> {
+
+    /** The read side's ports; {@code rdEn} is null unless the output is registered. */
+    public record Io(Signal ready, Signal wrPtrGraySync, Signal valid, Signal rdAddr, Signal rdPtrGray, Signal rdEn) {
+    }
 
     public record Params(int depth, boolean registeredOutput) {
         public Params {
@@ -35,15 +40,24 @@ public final class AsyncFifoReader extends Generator<AsyncFifoReader.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
-        ClockDomain cd = m.domain(Domains.READ);
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.READ);
         int aw = Check.log2(p.depth());
         int pw = aw + 1;
-        Signal ready = m.input("ready", 1, cd);
-        Signal wrPtrGray = m.input("wr_ptr_gray_sync", pw, cd);
-        Signal valid = m.output("valid", 1, cd);
-        Signal rdAddr = m.output("rd_addr", aw, cd);
-        Signal rdPtrGrayOut = m.output("rd_ptr_gray", pw, cd);
+        return new Io(at.in("ready", 1, cd), at.in("wr_ptr_gray_sync", pw, cd), at.out("valid", 1, cd),
+                at.out("rd_addr", aw, cd), at.out("rd_ptr_gray", pw, cd), p.registeredOutput() ? at.out("rd_en", 1, cd) : null);
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        ClockDomain cd = Domains.READ;
+        int aw = Check.log2(p.depth());
+        int pw = aw + 1;
+        Signal ready = io.ready();
+        Signal wrPtrGray = io.wrPtrGraySync();
+        Signal valid = io.valid();
+        Signal rdAddr = io.rdAddr();
+        Signal rdPtrGrayOut = io.rdPtrGray();
 
         Reg rdBin = m.reg("rd_ptr_bin", pw, cd).init(0);
         Reg rdGray = m.reg("rd_ptr_gray_q", pw, cd).init(0);
@@ -60,7 +74,7 @@ public final class AsyncFifoReader extends Generator<AsyncFifoReader.Params> {
             validQ.set(nextGray.ne(wrPtrGray));
             valid.set(validQ);
             // Read only when the read-data register may change, so a stalled word stays put.
-            m.output("rd_en", 1, cd).set(validQ.not().or(ready));
+            io.rdEn().set(validQ.not().or(ready));
             rdAddr.set(next.trunc(aw));
         } else {
             Signal notEmpty = m.wire("not_empty", 1);

@@ -6,18 +6,24 @@ import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
-import org.direkt.hdl.Generator;
 import org.direkt.hdl.Gray;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
+import org.direkt.hdl.Unit;
 
 /**
  * Write-domain half of {@link AsyncFifo}: the write pointer in binary (RAM address) and Gray (what
  * crosses), and the full flag against the synchronised read pointer. Full is pessimistic: the read
- * pointer it sees lags the real one, so it may stay set a few cycles after a read, never the reverse.
+ * pointer it sees lags the real one (and the registered flag one cycle more), so it may stay set a
+ * few cycles after a read, never the reverse.
  */
-public final class AsyncFifoWriter extends Generator<AsyncFifoWriter.Params> {
+public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFifoWriter.Io> {
+
+    /** The write side's ports; {@code fill} is null unless {@link Params#fillOutput}. */
+    public record Io(Signal valid, Signal rdPtrGraySync, Signal ready, Signal wrEn, Signal wrAddr, Signal wrPtrGray, Signal fill) {
+    }
 
     /** {@code fillOutput}: also output {@code fill}, the words held as the write side sees them. */
     public record Params(int depth, boolean fillOutput) {
@@ -36,33 +42,49 @@ public final class AsyncFifoWriter extends Generator<AsyncFifoWriter.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
-        ClockDomain cd = m.domain(Domains.WRITE);
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.WRITE);
         int aw = Check.log2(p.depth());
         int pw = aw + 1;
-        Signal valid = m.input("valid", 1, cd);
-        Signal rdPtrGray = m.input("rd_ptr_gray_sync", pw, cd);
-        Signal ready = m.output("ready", 1, cd);
-        Signal wrEn = m.output("wr_en", 1, cd);
-        Signal wrAddr = m.output("wr_addr", aw, cd);
-        Signal wrPtrGrayOut = m.output("wr_ptr_gray", pw, cd);
+        return new Io(at.in("valid", 1, cd), at.in("rd_ptr_gray_sync", pw, cd), at.out("ready", 1, cd),
+                at.out("wr_en", 1, cd), at.out("wr_addr", aw, cd), at.out("wr_ptr_gray", pw, cd),
+                p.fillOutput() ? at.out("fill", pw, cd) : null);
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        ClockDomain cd = Domains.WRITE;
+        int aw = Check.log2(p.depth());
+        int pw = aw + 1;
+        Signal valid = io.valid();
+        Signal rdPtrGray = io.rdPtrGraySync();
+        Signal ready = io.ready();
+        Signal wrEn = io.wrEn();
+        Signal wrAddr = io.wrAddr();
+        Signal wrPtrGrayOut = io.wrPtrGray();
 
         Reg wrBin = m.reg("wr_ptr_bin", pw, cd).init(0);
         Reg wrGray = m.reg("wr_ptr_gray_q", pw, cd).init(0);
+        Reg full = m.reg("full_q", 1, cd).init(0);
 
         // Full: the Gray write pointer equals the read pointer with its top two bits inverted
-        // (Cummings), i.e. the writer is exactly one lap ahead.
+        // (Cummings), i.e. the writer is exactly one lap ahead. It is registered, computed for both
+        // outcomes of this cycle's push from state alone, so no path runs from valid through the
+        // increment into a compare: valid -> push -> one multiplexer -> the pointer flops.
         Expr lapAhead = pw == 2
                 ? rdPtrGray.not()
                 : Expr.cat(rdPtrGray.bits(pw - 1, pw - 2).not(), rdPtrGray.bits(pw - 3, 0));
-        Signal full = m.wire("full", 1);
-        full.set(wrGray.eq(lapAhead));
+        Signal inc = m.wire("wr_ptr_inc", pw);
+        inc.set(wrBin.plus(1));
+        Signal incGray = m.wire("wr_ptr_inc_gray", pw);
+        incGray.set(Gray.encode(inc));
         Signal push = m.wire("push", 1);
         push.set(valid.and(full.not()));
         Signal next = m.wire("wr_ptr_next", pw);
-        next.set(Expr.mux(push, wrBin.plus(1), wrBin));
+        next.set(Expr.mux(push, inc, wrBin));
         wrBin.set(next);
-        wrGray.set(Gray.encode(next));
+        wrGray.set(Expr.mux(push, incGray, wrGray));
+        full.set(Expr.mux(push, incGray.eq(lapAhead), wrGray.eq(lapAhead)));
 
         ready.set(full.not());
         wrEn.set(push);
@@ -70,7 +92,11 @@ public final class AsyncFifoWriter extends Generator<AsyncFifoWriter.Params> {
         wrPtrGrayOut.set(wrGray);
         if (p.fillOutput()) {
             // Pessimistic: the read pointer lags, so this is never less than the words really held.
-            m.output("fill", pw, cd).set(wrBin.minus(Gray.decode(rdPtrGray)));
+            // The read pointer decoded into a register first (one cycle more lag: the fill only
+            // reads higher), so the fill is one subtraction from flops.
+            Reg rdBin = m.reg("rd_ptr_bin_seen", pw, cd).init(0);
+            rdBin.set(Gray.decode(rdPtrGray));
+            io.fill().set(wrBin.minus(rdBin));
         }
     }
 }

@@ -6,12 +6,13 @@ import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
-import org.direkt.hdl.Generator;
 import org.direkt.hdl.Memory;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
 import org.direkt.hdl.Stream;
+import org.direkt.hdl.Unit;
 
 /**
  * Single-clock FIFO with Avalon-ST ports: sink {@code s}, source {@code m}, plus {@code fill}
@@ -32,7 +33,11 @@ import org.direkt.hdl.Stream;
  * <p>{@code rst} empties the FIFO; {@code s_ready} may be high while it is asserted, and words
  * offered then are not taken: keep the upstream in the same reset.
  */
-public final class SyncFifo extends Generator<SyncFifo.Params> {
+public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
+
+    /** Sink {@code s}, source {@code m}, the words held and the almost-full flag. */
+    public record Io(Stream s, Stream m, Signal fill, Signal almostFull) {
+    }
 
     public record Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull) {
         public Params {
@@ -75,7 +80,15 @@ public final class SyncFifo extends Generator<SyncFifo.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
+        int pw = Check.log2(p.depth()) + 1;
+        return new Io(at.sink("s", AvalonSt.source(p.width()), cd), at.source("m", AvalonSt.source(p.width(), p.showAhead() ? 0 : 1), cd),
+                at.out("fill", pw, cd), at.out("almost_full", 1, cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
         m.doc(String.format("""
                 Single-clock FIFO, %d words of %d bits, %s. s_ready and m_valid come from state only.
                 fill counts the words held; almost_full is fill >= %d. rst empties the FIFO; words offered
@@ -83,14 +96,13 @@ public final class SyncFifo extends Generator<SyncFifo.Params> {
                 p.depth(), p.width(), !p.showAhead() ? "read request (m has ready latency 1; data one cycle after m_ready)"
                         : p.registeredOutput() ? "show-ahead with registered output (latency 2 cycles)"
                         : "show-ahead (latency 1 cycle)", p.almostFull()));
-        ClockDomain cd = m.domain(Domains.MAIN);
+        ClockDomain cd = Domains.MAIN;
         int aw = Check.log2(p.depth());
         int pw = aw + 1;
-        AvalonSt out = AvalonSt.source(p.width(), p.showAhead() ? 0 : 1);
-        Stream s = m.stream("s", AvalonSt.source(p.width()).flip(), cd);
-        Stream mo = m.stream("m", out, cd);
-        Signal fill = m.output("fill", pw, cd);
-        Signal almostFull = m.output("almost_full", 1, cd);
+        Stream s = io.s();
+        Stream mo = io.m();
+        Signal fill = io.fill();
+        Signal almostFull = io.almostFull();
 
         Memory mem = m.memory("mem", p.width(), p.depth(), cd);
         // Pointers one bit wider than the address: equal means empty, differing only in the top bit means full.

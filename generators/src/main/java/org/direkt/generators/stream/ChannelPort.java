@@ -6,10 +6,11 @@ import java.util.regex.Pattern;
 
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
-import org.direkt.hdl.Generator;
 import org.direkt.hdl.Instance;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Stream;
+import org.direkt.hdl.Unit;
 import org.direkt.hdl.lib.SkidBuffer;
 
 /**
@@ -20,7 +21,11 @@ import org.direkt.hdl.lib.SkidBuffer;
  * {@code streamsource} channel feeds the kernel, so it offers them. Optionally a register slice
  * sits in between to cut timing paths at the kernel boundary.
  */
-public final class ChannelPort extends Generator<ChannelPort.Params> {
+public final class ChannelPort extends Unit<ChannelPort.Params, ChannelPort.Io> {
+
+    /** The channel as the kernel system names it, and the bridge's side of it ({@code core}). */
+    public record Io(Stream kernel, Stream core) {
+    }
 
     /** Direction as board_spec.xml names it, seen from the kernel. */
     public enum Type {
@@ -73,14 +78,23 @@ public final class ChannelPort extends Generator<ChannelPort.Params> {
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
+    protected Io ports(Ports at, Params p) {
         // Unregistered, the port is a plain connection: it keeps the kernel domain but needs no clock.
-        ClockDomain cd = p.registered() ? m.domain(p.kernelDomain()) : m.passThroughDomain(p.kernelDomain());
+        ClockDomain cd = p.registered() ? at.domain(p.kernelDomain()) : at.passThrough(p.kernelDomain());
         Channel c = p.channel();
-        AvalonSt toKernel = AvalonSt.source(c.width());
+        AvalonSt word = AvalonSt.source(c.width());
+        return c.type() == Type.STREAMSINK
+                ? new Io(at.sink(c.port(), word, cd), at.source("core", word, cd))
+                : new Io(at.source(c.port(), word, cd), at.sink("core", word, cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        ClockDomain cd = p.kernelDomain();
+        Channel c = p.channel();
         boolean kernelWrites = c.type() == Type.STREAMSINK;
-        Stream kernel = m.stream(c.port(), kernelWrites ? toKernel.flip() : toKernel, cd);
-        Stream core = m.stream("core", kernelWrites ? toKernel : toKernel.flip(), cd);
+        Stream kernel = io.kernel();
+        Stream core = io.core();
         Stream from = kernelWrites ? kernel : core;
         Stream to = kernelWrites ? core : kernel;
         if (!p.registered()) {

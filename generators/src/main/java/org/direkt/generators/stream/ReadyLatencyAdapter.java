@@ -2,15 +2,17 @@ package org.direkt.generators.stream;
 
 import static org.direkt.generators.Check.require;
 
+import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.generators.fifo.SyncFifo;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
-import org.direkt.hdl.Generator;
-import org.direkt.hdl.Instance;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
 import org.direkt.hdl.Stream;
+import org.direkt.hdl.Unit;
 
 /**
  * Joins Avalon-ST ends of different ready latency (the DMA movers' descriptor sinks have ready
@@ -27,7 +29,11 @@ import org.direkt.hdl.Stream;
  *     the same reset.</li>
  * </ul>
  */
-public final class ReadyLatencyAdapter extends Generator<ReadyLatencyAdapter.Params> {
+public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, ReadyLatencyAdapter.Io> {
+
+    /** Sink {@code s}, source {@code m}; {@code fill} and {@code overflow} only in the 1-to-0 direction (else null). */
+    public record Io(Stream s, Stream m, Signal fill, Signal overflow) {
+    }
 
     public enum Direction { RL0_TO_RL1, RL1_TO_RL0 }
 
@@ -47,11 +53,21 @@ public final class ReadyLatencyAdapter extends Generator<ReadyLatencyAdapter.Par
     }
 
     @Override
-    protected void build(ModuleBuilder m, Params p) {
-        ClockDomain cd = m.domain(Domains.MAIN);
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
         boolean up = p.direction() == Direction.RL0_TO_RL1;
-        Stream s = m.stream("s", AvalonSt.source(p.width(), up ? 0 : 1).flip(), cd);
-        Stream mo = m.stream("m", AvalonSt.source(p.width(), up ? 1 : 0), cd);
+        Stream s = at.sink("s", AvalonSt.source(p.width(), up ? 0 : 1), cd);
+        Stream mo = at.source("m", AvalonSt.source(p.width(), up ? 1 : 0), cd);
+        return up ? new Io(s, mo, null, null)
+                : new Io(s, mo, at.out("fill", Check.log2(BUFFER_DEPTH) + 1, cd), at.out("overflow", 1, cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        ClockDomain cd = Domains.MAIN;
+        boolean up = p.direction() == Direction.RL0_TO_RL1;
+        Stream s = io.s();
+        Stream mo = io.m();
         if (up) {
             Reg readyQ = m.reg("ready_q", 1, cd).init(0);
             readyQ.set(mo.ready());
@@ -60,18 +76,18 @@ public final class ReadyLatencyAdapter extends Generator<ReadyLatencyAdapter.Par
             mo.data().set(s.data());
             return;
         }
-        Instance buf = m.instance("u_buffer", new SyncFifo(),
-                SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1)).clock(cd);
+        SyncFifo.Io buf = m.sub("u_buffer", new SyncFifo(),
+                SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1)).clock(cd).io();
         // Every valid word of a ready-latency-1 source is a transfer: it must be taken.
-        buf.pin("s_valid").set(s.valid());
-        buf.pin("s_data").set(s.data());
+        buf.s().valid().set(s.valid());
+        buf.s().data().set(s.data());
         // Ready only with room for the word that may arrive next cycle on top of the one arriving now.
-        s.ready().set(buf.pin("almost_full").not());
-        mo.valid().set(buf.pin("m_valid"));
-        mo.data().set(buf.pin("m_data"));
-        buf.pin("m_ready").set(mo.ready());
-        m.output("fill", buf.pin("fill").width(), cd).set(buf.pin("fill"));
+        s.ready().set(buf.almostFull().not());
+        mo.valid().set(buf.m().valid());
+        mo.data().set(buf.m().data());
+        buf.m().ready().set(mo.ready());
+        io.fill().set(buf.fill());
         // A source that ignores ready latency 1 would push into a full buffer: flag it, for monitors.
-        m.output("overflow", 1, cd).set(s.valid().and(buf.pin("s_ready").not()));
+        io.overflow().set(s.valid().and(buf.s().ready().not()));
     }
 }

@@ -1,0 +1,86 @@
+package org.direkt.generators.bridge;
+
+import static org.direkt.generators.Check.require;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.hdl.AvalonSt;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Memory;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.Stream;
+import org.direkt.hdl.Unit;
+
+/**
+ * The checks as a stream: crossing word in ({@code k}), checked word out ({@code q}). Stage A
+ * ({@link DescChecks}) is a register, stage B ({@link WindowCheck}) writes a small show-ahead
+ * queue; neither stage stalls. Instead a word is taken from {@code k} only while the queue has a
+ * place for it that no word already in flight has claimed ({@code room}), so no ready signal runs
+ * back through the stages: {@code k_ready} is a register's output.
+ */
+public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipeline.Io> {
+
+    /** Places in the queue: enough for full rate with two words in flight in front of it. */
+    static final int QUEUE_DEPTH = 4;
+
+    public record Params(WindowCheck.Params window) {
+        public Params {
+            require(window != null, "CheckPipeline", "window", window, "must be given");
+        }
+    }
+
+    public record Io(Stream k, Signal winBase, Signal winMask, Signal winAllow, Stream q) {
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return new WindowCheck().moduleName(p.window()).replace("_window_check_", "_check_pipe_");
+    }
+
+    @Override
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
+        int e = p.window().windows();
+        DescChecks.Params c = p.window().checks();
+        return new Io(at.sink("k", AvalonSt.source(DescChecks.crossWord(c.idMode(), c.tagged()).bits()), cd),
+                at.in("win_base", WindowCheck.BITS * e, cd), at.in("win_mask", WindowCheck.BITS * e, cd), at.in("win_allow", e, cd),
+                at.source("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        m.doc("Kernel descriptor checks: stage A (cheap checks, last bytes), stage B (windows, FPGA range) into a "
+                + QUEUE_DEPTH + "-word queue; a word enters only when the queue has room for it.");
+        ClockDomain cd = Domains.MAIN;
+        int rw = Check.indexWidth(QUEUE_DEPTH + 1);
+        Reg room = m.reg("room", rw, cd).init(QUEUE_DEPTH);
+        Signal take = m.wire("take", 1);
+        take.set(io.k().valid().and(room.ne(0)));
+        io.k().ready().set(room.ne(0));
+
+        DescChecks.Io a = m.sub("u_checks", new DescChecks(), p.window().checks()).clock(cd).io();
+        a.inValid().set(take);
+        a.inData().set(io.k().data());
+        WindowCheck.Io b = m.sub("u_windows", new WindowCheck(), p.window()).clock(cd).io();
+        b.in().set(a.outData());
+        b.winBase().set(io.winBase());
+        b.winMask().set(io.winMask());
+        b.winAllow().set(io.winAllow());
+
+        // The queue: show-ahead, written by every word leaving stage A (room guarantees a place).
+        int qa = Check.log2(QUEUE_DEPTH);
+        Memory queue = m.memory("queue", b.out().width(), QUEUE_DEPTH, cd);
+        Reg wr = m.reg("queue_wr", qa + 1, cd).init(0);
+        Reg rd = m.reg("queue_rd", qa + 1, cd).init(0);
+        queue.write(wr.trunc(qa), b.out(), a.outValid());
+        m.when(a.outValid(), () -> wr.set(wr.plus(1)));
+        io.q().valid().set(wr.ne(rd));
+        io.q().data().set(queue.readAsync(rd.trunc(qa)));
+        m.when(io.q().fire(), () -> rd.set(rd.plus(1)));
+        // A place is claimed when a word is taken and given back when the admission stage pops one.
+        room.set(room.minus(take.zext(rw)).plus(io.q().fire().zext(rw)));
+    }
+}

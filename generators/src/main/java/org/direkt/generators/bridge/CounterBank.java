@@ -1,0 +1,123 @@
+package org.direkt.generators.bridge;
+
+import static org.direkt.generators.Check.require;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
+import org.direkt.hdl.Memory;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.Unit;
+
+/**
+ * Event counters kept in a small RAM instead of one 32-bit adder each. Every event has a short
+ * pre-counter; a flush pointer visits one counter per cycle and adds its pre-counter into the
+ * RAM word, so a pre-counter never holds more than one round of events. A read adds the
+ * pre-counter to the RAM word, so it is exact in every cycle. Clearing marks every RAM word empty
+ * (it reads as 0 until its next flush) and zeroes the pre-counters, all in one cycle.
+ *
+ * <p>Counters are addressed {@code {group, index}}: group g, event i is {@code events[g * perGroup + i]}.
+ * Each counts modulo 2^32.
+ */
+public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> {
+
+    public record Params(int groups, int perGroup) {
+        public Params {
+            require(groups >= 1 && groups <= 16, "CounterBank", "groups", groups, "must be in 1..16");
+            require(perGroup >= 1 && perGroup <= 64, "CounterBank", "perGroup", perGroup, "must be in 1..64");
+        }
+
+        int groupBits() {
+            return Check.indexWidth(Math.max(2, groups));
+        }
+
+        int indexBits() {
+            return Check.indexWidth(Math.max(2, perGroup));
+        }
+
+        int counters() {
+            return groups * perGroup;
+        }
+
+        /** A pre-counter sees at most one flush round of events: {@code counters} cycles. */
+        int preBits() {
+            return Check.indexWidth(counters() + 1);
+        }
+    }
+
+    public record Io(Signal events, Signal clear, Signal readAddr, Signal readValue) {
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_counter_bank_g" + p.groups() + "_n" + p.perGroup();
+    }
+
+    @Override
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
+        return new Io(at.in("events", p.counters(), cd), at.in("clear", 1, cd),
+                at.in("read_addr", p.groupBits() + p.indexBits(), cd), at.out("read_value", 32, cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        m.doc(p.counters() + " event counters of 32 bits in a RAM, exact on every read; pre-counters of " + p.preBits()
+                + " bits, flushed round robin.");
+        ClockDomain cd = Domains.MAIN;
+        int gb = p.groupBits();
+        int ib = p.indexBits();
+        int pb = p.preBits();
+        int n = p.counters();
+        Memory counts = m.memory("counts", 32, 1 << (gb + ib), cd);
+        // The flush position twice: one-hot (selects a pre-counter with AND-OR) and binary (the RAM address).
+        Reg ring = m.reg("flush_onehot", n, cd).init(1);
+        Reg flushGroup = m.reg("flush_group", gb, cd).init(0);
+        Reg flushIndex = m.reg("flush_index", ib, cd).init(0);
+        // held[k]: counter k's RAM word is valid (cleared words read as 0 until their next flush)
+        Reg held = m.reg("held", n, cd).init(0);
+        Signal flushAddr = m.wire("flush_addr", gb + ib);
+        flushAddr.set(Expr.cat(flushGroup, flushIndex));
+        List<Expr> readSel = new ArrayList<>();
+        Expr flushPre = m.lit(0, pb);
+        Expr readPre = m.lit(0, pb);
+        for (int g = 0; g < p.groups(); g++) {
+            for (int i = 0; i < p.perGroup(); i++) {
+                int k = g * p.perGroup() + i;
+                Reg r = m.reg("pre_" + g + "_" + i, pb, cd).init(0);
+                Expr event = io.events().bit(k).zext(pb);
+                m.when(io.clear(), () -> r.set(0))
+                        .elseWhen(ring.bit(k), () -> r.set(event))
+                        .otherwise(() -> r.set(r.plus(event)));
+                Expr sel = io.readAddr().eq((g << ib) | i);
+                readSel.add(0, sel);
+                flushPre = flushPre.or(r.and(ring.bit(k).repeat(pb)));
+                readPre = readPre.or(r.and(sel.repeat(pb)));
+            }
+        }
+        Signal readOneHot = m.wire("read_onehot", n);
+        readOneHot.set(readSel.size() == 1 ? readSel.getFirst() : Expr.cat(readSel.toArray(Expr[]::new)));
+        Signal flushHeld = m.wire("flush_held", 1);
+        flushHeld.set(held.and(ring).orR());
+        Signal flushSum = m.wire("flush_sum", 32);
+        flushSum.set(counts.readAsync(flushAddr).and(flushHeld.repeat(32)).plus(flushPre.zext(32)));
+        counts.write(flushAddr, flushSum, m.lit(1, 1));
+        m.when(io.clear(), () -> held.set(0)).otherwise(() -> held.set(held.or(ring)));
+        ring.set(n == 1 ? ring : Expr.cat(ring.bits(n - 2, 0), ring.bit(n - 1)));
+        m.when(flushIndex.eq(p.perGroup() - 1), () -> {
+            flushIndex.set(0);
+            flushGroup.set(Expr.mux(flushGroup.eq(p.groups() - 1), m.lit(0, gb), flushGroup.plus(1)));
+        }).otherwise(() -> flushIndex.set(flushIndex.plus(1)));
+
+        Signal readHeld = m.wire("read_held", 1);
+        readHeld.set(held.and(readOneHot).orR());
+        io.readValue().set(counts.readAsync(io.readAddr()).and(readHeld.repeat(32)).plus(readPre.zext(32)));
+    }
+}

@@ -1,0 +1,157 @@
+package org.direkt.generators.bridge;
+
+import static org.direkt.generators.Check.require;
+
+import java.math.BigInteger;
+import java.util.Map;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.generators.bridge.Bridge.IdMode;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
+import org.direkt.hdl.Memory;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.Unit;
+
+/**
+ * Kernel statuses. Each admitted descriptor's issue time (and tag) is stamped into a table by its
+ * slot. A mover status for a kernel ID that is waiting for one (managed: its slot is issued; paper:
+ * some descriptor is outstanding) or, when none arrives, a rejected descriptor, enters one register
+ * stage that also reads the slot's stamp; the status word is built from it and pushed the next
+ * cycle. Mover statuses with host IDs (0..127) go to {@code hs_*} untouched, at once.
+ */
+public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilder.Io> {
+
+    /** {@code events}: report completions, aborts and spurious statuses (for the counters). */
+    public record Params(IdMode idMode, int inflight, boolean tagged, boolean events) {
+        public Params {
+            require(idMode != null, "StatusBuilder", "idMode", idMode, "must be MANAGED or PAPER");
+            require(inflight >= 1 && inflight <= 128, "StatusBuilder", "inflight", inflight, "must be in 1..128");
+        }
+
+        /** Slots of the stamp table: one per managed ID, or one per kernel ID (128) in paper mode. */
+        public int slots() {
+            return idMode == IdMode.MANAGED ? Math.max(2, inflight) : 128;
+        }
+
+        public int slotBits() {
+            return Check.indexWidth(slots());
+        }
+
+        public int countBits() {
+            return Check.indexWidth(inflight + 1);
+        }
+    }
+
+    public record Io(Signal msValid, Signal msData, Signal hsValid, Signal hsData, Signal waiting, Signal reject,
+            Signal rejectSlot, Signal rejectError, Signal rejectTaken, Signal stamp, Signal stampSlot, Signal stampTag,
+            Signal now, Signal back, Signal backSlot, Signal push, Signal pushSlot, Signal pushData, Signal evCompleted,
+            Signal evAborted, Signal evSpurious) {
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_bridge_status_n" + p.inflight() + (p.idMode() == IdMode.PAPER ? "_pid" : "") + (p.tagged() ? "" : "_cyc")
+                + (p.events() ? "" : "_ne");
+    }
+
+    @Override
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
+        int sw = p.slotBits();
+        int sb = Layout.MOVER_STATUS.bits();
+        // managed: the issued slots; paper: the outstanding count
+        int waitingBits = p.idMode() == IdMode.MANAGED ? p.inflight() : p.countBits();
+        boolean managed = p.idMode() == IdMode.MANAGED;
+        return new Io(at.in("ms_valid", 1, cd), at.in("ms_data", sb, cd), at.out("hs_valid", 1, cd), at.out("hs_data", sb, cd),
+                at.in("waiting", waitingBits, cd), at.in("reject", 1, cd), at.in("reject_slot", sw, cd),
+                at.in("reject_error", 4, cd), at.out("reject_taken", 1, cd), at.in("stamp", 1, cd), at.in("stamp_slot", sw, cd),
+                p.tagged() ? at.in("stamp_tag", 32, cd) : null, at.in("now", 32, cd), managed ? at.out("back", 1, cd) : null,
+                managed ? at.out("back_slot", sw, cd) : null, at.out("push", 1, cd), managed ? at.out("push_slot", sw, cd) : null,
+                at.out("push_data", 64, cd), p.events() ? at.out("ev_completed", 1, cd) : null,
+                p.events() ? at.out("ev_aborted", 1, cd) : null, p.events() ? at.out("ev_spurious", 1, cd) : null);
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        m.doc("Kernel statuses: stamps at admission, mover statuses and rejections through one register stage, "
+                + (p.tagged() ? "tag, error and elapsed cycles." : "elapsed cycles (all ones on error)."));
+        ClockDomain cd = Domains.MAIN;
+        int sw = p.slotBits();
+        Layout.Word ms = Layout.MOVER_STATUS;
+        Signal msId = m.wire("ms_id", 8);
+        msId.set(HdlWords.get(io.msData(), ms, "id"));
+        Signal msKernel = m.wire("ms_kernel", 1);
+        msKernel.set(io.msValid().and(msId.bit(7)));
+        Signal msSlot = m.wire("ms_slot", sw);
+        msSlot.set(msId.bits(sw - 1, 0));
+
+        Reg stValid = m.reg("m1_valid", 1, cd).init(0);
+        Reg stSlot = io.pushSlot() != null ? m.reg("m1_slot", sw, cd).init(0) : null;
+        Reg stError = m.reg("m1_error", 4, cd).init(0);
+        Reg stMover = p.events() ? m.reg("m1_mover", 1, cd).init(0) : null;
+        Signal legit = m.wire("ms_legit", 1);
+        if (p.idMode() == IdMode.MANAGED) {
+            Expr inRange = msId.bits(6, 0).zext(8).lt(m.lit(p.inflight(), 8));
+            Expr issued = io.waiting().and(m.lit(1, p.inflight()).shl(msSlot)).orR();
+            legit.set(msKernel.and(inRange).and(issued));
+        } else {
+            // One status per outstanding descriptor at most: the one in the stage is already counted.
+            legit.set(msKernel.and(io.waiting().ne(stValid.zext(p.countBits()))));
+        }
+        io.hsValid().set(io.msValid().and(msId.bit(7).not()));
+        io.hsData().set(io.msData());
+
+        // A rejection waits while any kernel-range status arrives (the mover's cannot be held back).
+        Signal taken = m.wire("reject_take", 1);
+        taken.set(io.reject().and(msKernel.not()));
+        io.rejectTaken().set(taken);
+        Expr moverError = HdlWords.get(io.msData(), ms, "aborted").or(HdlWords.get(io.msData(), ms, "flushed"));
+        Signal slot = m.wire("m0_slot", sw);
+        slot.set(Expr.mux(legit, msSlot, io.rejectSlot()));
+        stValid.set(legit.or(taken));
+        if (stMover != null) {
+            stMover.set(legit);
+        }
+        if (stSlot != null) {
+            stSlot.set(slot);
+        }
+        stError.set(Expr.mux(legit, Expr.mux(moverError, m.lit(Layout.Error.ABORTED.code(), 4), m.lit(0, 4)), io.rejectError()));
+        if (io.back() != null) {
+            io.back().set(legit);
+            io.backSlot().set(msSlot);
+        }
+
+        int tw = p.tagged() ? 64 : 32;
+        Memory table = m.memory("stamp_table", tw, p.slots(), cd);
+        table.write(io.stampSlot(), p.tagged() ? Expr.cat(io.stampTag(), io.now()) : io.now(), io.stamp());
+        Signal entry = m.wire("entry", tw);
+        entry.set(table.readSync("entry_q", slot, legit.or(taken), cd));
+        Signal elapsed = m.wire("elapsed", 32);
+        elapsed.set(io.now().minus(entry.bits(31, 0)));
+
+        io.push().set(stValid);
+        if (io.pushSlot() != null) {
+            io.pushSlot().set(stSlot);
+        }
+        if (p.tagged()) {
+            int eb = Layout.ELAPSED_BITS;
+            Expr sat = Expr.mux(elapsed.bits(31, eb).orR(), m.lit((1L << eb) - 1, eb), elapsed.bits(eb - 1, 0));
+            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_TAGGED,
+                    Map.of("tag", entry.bits(63, 32), "error", stError, "elapsed", sat)));
+        } else {
+            Expr failed = Expr.lit(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE), 64);
+            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_CYCLES,
+                    Map.of("cycles", Expr.mux(stError.ne(0), failed, elapsed.zext(64)))));
+        }
+        if (p.events()) {
+            io.evCompleted().set(stValid.and(stMover));
+            io.evAborted().set(stValid.and(stMover).and(stError.ne(0)));
+            io.evSpurious().set(msKernel.and(legit.not()));
+        }
+    }
+}
