@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 import org.direkt.boardspec.BoardSpec;
 import org.direkt.boardspec.BoardSpecEditor;
@@ -20,14 +21,18 @@ import org.direkt.boardspec.GlobalMemory;
 import org.direkt.boardspec.InterfaceEntry;
 import org.direkt.boardspec.ChannelDefinition;
 import org.direkt.boardspec.Diagnostic;
-import org.direkt.generators.Catalog;
 import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ElaborationException;
 import org.direkt.hdl.Module;
 import org.direkt.hdl.VerilogEmitter;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -168,51 +173,126 @@ public final class Overlay {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The bridge parameters: a preset, or a JSON configuration of the same keys as the generator's. */
+    /**
+     * The bridge parameters: a preset, or a JSON object of the generator's keys ({@link BridgeParam}).
+     * Every key that is unknown, repeated or of the wrong type is reported at once, each at its
+     * file:line:col; a configuration the bridge refuses is reported with the bridge's rule.
+     */
     static Bridge.Params params(Request req) throws OverlayException {
         if (req.config() != null && req.preset() != null) {
             throw new OverlayException(OverlayException.Kind.INPUT, "give --config or --preset, not both");
         }
-        Map<String, String> values = new LinkedHashMap<>();
-        if (req.config() != null) {
-            JsonNode root;
+        if (req.config() == null) {
+            String preset = req.preset() == null ? Bridge.Params.DEFAULT_PRESET : req.preset().toLowerCase(Locale.ROOT);
             try {
-                root = new ObjectMapper().readTree(Files.readString(req.config()));
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                var loc = e.getLocation();
-                throw new OverlayException(OverlayException.Kind.INPUT, req.config() + (loc == null ? "" : ":" + loc.getLineNr()
-                        + ":" + loc.getColumnNr()) + ": malformed JSON: " + e.getOriginalMessage());
-            } catch (IOException e) {
-                throw new OverlayException(OverlayException.Kind.INPUT, req.config() + ": cannot read: " + e.getMessage());
+                return BridgeParam.preset(preset).build();
+            } catch (IllegalArgumentException e) {
+                throw new OverlayException(OverlayException.Kind.INPUT, e.getMessage());
             }
-            if (root == null || !root.isObject()) {
-                throw new OverlayException(OverlayException.Kind.INPUT, req.config() + ": must hold a JSON object of bridge parameters");
-            }
-            for (var it = root.fields(); it.hasNext();) {
-                var e = it.next();
-                JsonNode v = e.getValue();
-                if (v.isArray()) {
-                    List<String> parts = new ArrayList<>();
-                    v.forEach(x -> parts.add(x.asText()));
-                    values.put(e.getKey(), String.join(",", parts));
-                } else if (v.isValueNode()) {
-                    values.put(e.getKey(), v.asText());
+        }
+        Path file = req.config();
+        List<String> problems = new ArrayList<>();
+        String preset = Bridge.Params.DEFAULT_PRESET;
+        List<Consumer<Bridge.Params.Builder>> settings = new ArrayList<>();
+        for (ConfigValue v : readConfig(file)) {
+            try {
+                if (v.key().equals(BridgeParam.PRESET)) {
+                    preset = String.valueOf(v.value());
+                    BridgeParam.preset(preset);
                 } else {
-                    throw new OverlayException(OverlayException.Kind.INPUT, req.config() + ": \"" + e.getKey()
-                            + "\" must be a number, string, boolean or list");
+                    settings.add(setting(BridgeParam.named(v.key())
+                            .orElseThrow(() -> new IllegalArgumentException(BridgeParam.unknown(v.key()))), v.value()));
                 }
+            } catch (IllegalArgumentException e) {
+                problems.add(v.where() + ": " + e.getMessage());
             }
-        } else {
-            values.put("preset", req.preset() == null ? "default" : req.preset().toLowerCase(Locale.ROOT));
+        }
+        if (problems.size() == 1) {
+            throw new OverlayException(OverlayException.Kind.INPUT, problems.getFirst());
+        }
+        if (!problems.isEmpty()) {
+            throw new OverlayException(OverlayException.Kind.INPUT, file + " has errors:\n  " + String.join("\n  ", problems));
         }
         try {
-            Catalog.Args args = new Catalog.Args("bridge", values);
-            Bridge.Params p = Catalog.bridgeParams(args);
-            args.requireAllUsed();
-            return p;
+            Bridge.Params.Builder b = BridgeParam.preset(preset);
+            settings.forEach(s -> s.accept(b));
+            return b.build();
         } catch (IllegalArgumentException e) {
-            String where = req.config() != null ? req.config() + ": " : "";
-            throw new OverlayException(OverlayException.Kind.INPUT, where + e.getMessage());
+            throw new OverlayException(OverlayException.Kind.INPUT, file + ": " + e.getMessage());
         }
+    }
+
+    private static <T> Consumer<Bridge.Params.Builder> setting(BridgeParam<T> d, Object json) {
+        T value = d.parseJson(json);
+        return b -> d.setter().accept(b, value);
+    }
+
+    /** One key of a {@code --config} file, its value as plain Java (String, Number, Boolean, List, null) and where it stands. */
+    record ConfigValue(String key, Object value, String where) {
+    }
+
+    private static List<ConfigValue> readConfig(Path file) throws OverlayException {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new OverlayException(OverlayException.Kind.INPUT, file + ": cannot read: " + e.getMessage());
+        }
+        ObjectMapper mapper = new ObjectMapper();
+        List<ConfigValue> values = new ArrayList<>();
+        Map<String, String> seen = new LinkedHashMap<>();
+        try (JsonParser jp = mapper.createParser(text)) {
+            if (jp.nextToken() != JsonToken.START_OBJECT) {
+                throw new OverlayException(OverlayException.Kind.INPUT, file + ": must hold a JSON object of bridge parameters");
+            }
+            while (jp.nextToken() == JsonToken.FIELD_NAME) {
+                String key = jp.currentName();
+                JsonLocation at = jp.currentTokenLocation();
+                String where = file + ":" + at.getLineNr() + ":" + at.getColumnNr();
+                jp.nextToken();
+                JsonNode v = mapper.readTree(jp);
+                if (v.isObject()) {
+                    throw new OverlayException(OverlayException.Kind.INPUT, where + ": \"" + key
+                            + "\" must be a number, string, boolean or list");
+                }
+                String earlier = seen.putIfAbsent(key, where);
+                if (earlier != null) {
+                    throw new OverlayException(OverlayException.Kind.INPUT, where + ": \"" + key + "\" is given twice (first at "
+                            + earlier + ")");
+                }
+                values.add(new ConfigValue(key, plain(v), where));
+            }
+            if (jp.nextToken() != null) {
+                JsonLocation at = jp.currentTokenLocation();
+                throw new OverlayException(OverlayException.Kind.INPUT, file + ":" + at.getLineNr() + ":" + at.getColumnNr()
+                        + ": malformed JSON: content after the object");
+            }
+        } catch (JsonProcessingException e) {
+            var loc = e.getLocation();
+            throw new OverlayException(OverlayException.Kind.INPUT, file + (loc == null ? "" : ":" + loc.getLineNr()
+                    + ":" + loc.getColumnNr()) + ": malformed JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new OverlayException(OverlayException.Kind.INPUT, file + ": cannot read: " + e.getMessage());
+        }
+        return values;
+    }
+
+    /** A JSON value as the descriptors read it; an object inside a list stays its JSON text and fails there. */
+    private static Object plain(JsonNode v) {
+        if (v.isArray()) {
+            List<Object> list = new ArrayList<>();
+            v.forEach(x -> list.add(plain(x)));
+            return list;
+        }
+        if (v.isNull()) {
+            return null;
+        }
+        if (v.isBoolean()) {
+            return v.booleanValue();
+        }
+        if (v.isNumber()) {
+            return v.numberValue();
+        }
+        return v.isTextual() ? v.textValue() : v.toString();
     }
 }

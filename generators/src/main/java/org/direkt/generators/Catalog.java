@@ -10,6 +10,7 @@ import java.util.function.Function;
 
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.fifo.AsyncFifo;
 import org.direkt.generators.fifo.SyncFifo;
@@ -146,40 +147,22 @@ public final class Catalog {
     }
 
     static {
-        ENTRIES.put("bridge", new Entry("preset=default|paper|lean inflight= desc_depth= status_depth= policy= weights= id_mode=managed|paper "
-                + "status_mode=tagged|cycles windows= reset=active_low|active_high sync_stages= fpga_mem= word_order=x0_low|x0_high "
-                + "registered_channels= counters= instance= rd_desc= rd_status= wr_desc= wr_status=",
+        ENTRIES.put("bridge", new Entry(BridgeParam.PRESET + "=" + BridgeParam.presetRange() + " [key=value ...]\n"
+                + String.join("\n", BridgeParam.helpLines(6, 100, false)),
                 a -> new Bridge().elaborate(bridgeParams(a)),
                 a -> Map.of(Manifest.FILE_NAME, Manifest.json(bridgeParams(a)))));
     }
 
-    /** Bridge parameters: a preset, then any field overridden by name. */
+    /** Bridge parameters: a preset, then any parameter overridden by its name ({@link BridgeParam#ALL}). */
     public static Bridge.Params bridgeParams(Args a) {
-        String preset = a.text("preset", "default");
-        var supplier = Bridge.Params.PRESETS.get(preset);
-        if (supplier == null) {
-            throw new IllegalArgumentException("bridge preset = " + preset + ": must be one of " + Bridge.Params.PRESETS.keySet());
+        Bridge.Params.Builder b = BridgeParam.preset(a.text(BridgeParam.PRESET, Bridge.Params.DEFAULT_PRESET).trim());
+        for (BridgeParam<?> d : BridgeParam.ALL) {
+            String v = a.text(d.name(), null);
+            if (v != null) {
+                d.set(b, v);
+            }
         }
-        Bridge.Params d = supplier.get();
-        Bridge.ChannelIds ids = new Bridge.ChannelIds(a.text("rd_desc", d.channels().rdDesc()),
-                a.text("rd_status", d.channels().rdStatus()), a.text("wr_desc", d.channels().wrDesc()),
-                a.text("wr_status", d.channels().wrStatus()));
-        String mem = a.text("fpga_mem", Long.toString(d.fpgaMemBytes()));
-        long fpgaMem;
-        try {
-            fpgaMem = Long.decode(mem.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bridge fpga_mem = " + mem + ": must be a byte count");
-        }
-        List<Integer> weights = a.integers("weights");
-        return new Bridge.Params(a.text("instance", d.instance()), ids, a.integer("desc_depth", d.descFifoDepth()),
-                a.integer("status_depth", d.statusFifoDepth()), a.integer("inflight", d.inflight()),
-                a.choice("policy", Arbiter.Policy.class, d.policy()), weights.isEmpty() ? d.weights() : weights,
-                a.choice("id_mode", Bridge.IdMode.class, d.idMode()), a.choice("status_mode", Bridge.StatusMode.class, d.statusMode()),
-                a.integer("windows", d.windowEntries()),
-                a.choice("reset", org.direkt.hdl.ClockDomain.ResetPolarity.class, d.dmaResetPolarity()),
-                a.integer("sync_stages", d.syncStages()), fpgaMem, a.choice("word_order", Bridge.WordOrder.class, d.wordOrder()),
-                a.flag("registered_channels", d.registeredChannels()), a.flag("counters", d.counters()));
+        return b.build();
     }
 
     /** Files a generator writes beside its Verilog (the bridge's manifest). */

@@ -17,6 +17,8 @@ import org.direkt.boardspec.Channel;
 import org.direkt.boardspec.Diagnostic;
 import org.direkt.boardspec.GlobalMemory;
 import org.direkt.boardspec.InterfaceEntry;
+import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.overlay.Consistency;
 import org.direkt.overlay.Overlay;
 import org.direkt.overlay.OverlayException;
@@ -59,6 +61,7 @@ public final class Main implements Callable<Integer> {
     /** Runs the command line with the given streams; returns the exit code. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Main());
+        cl.getSubcommands().get("overlay").getCommandSpec().usageMessage().footer(OverlayCmd.footer());
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parse) -> {
@@ -114,7 +117,9 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--config", paramLabel = "FILE", description = "bridge parameters as JSON, e.g. {\"inflight\": 32, \"policy\": \"weighted\", \"weights\": [1, 4]}")
         Path config;
 
-        @Option(names = "--preset", paramLabel = "NAME", description = "default (managed IDs, tagged status) or paper (the published design); default: default (when no --config is given)")
+        @Option(names = "--preset", paramLabel = "NAME", completionCandidates = PresetNames.class,
+                description = "the bridge's starting point: ${COMPLETION-CANDIDATES} (see Presets below); default: "
+                        + Bridge.Params.DEFAULT_PRESET + " (when no --config is given)")
         String preset;
 
         @Option(names = "--out", paramLabel = "DIR", description = "write the overlay here (replaced atomically; only an earlier overlay is replaced)")
@@ -128,6 +133,22 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--json", description = "print a machine-readable summary")
         boolean json;
+
+        /** Picocli's usage width: footer lines are printed as they are, so they are wrapped to it here. */
+        static final int HELP_WIDTH = 80;
+
+        /** The presets and every --config key with its values, defaults and meaning, from {@link BridgeParam}. */
+        static String[] footer() {
+            List<String> lines = new ArrayList<>();
+            lines.add("");
+            lines.add("Presets (--preset NAME, or \"" + BridgeParam.PRESET + "\" in --config):");
+            lines.addAll(BridgeParam.presetLines(2, HELP_WIDTH));
+            lines.add("");
+            lines.add("Bridge parameters (--config keys):");
+            lines.addAll(BridgeParam.helpLines(2, HELP_WIDTH, true));
+            // Footer lines are format strings.
+            return lines.stream().map(l -> l.replace("%", "%%")).toArray(String[]::new);
+        }
 
         @Override
         public Integer call() throws Exception {
@@ -191,6 +212,14 @@ public final class Main implements Callable<Integer> {
             }
             o.println("  next: read OVERLAY.md");
             return 0;
+        }
+    }
+
+    /** The preset names, in the order {@link Bridge.Params#PRESETS} lists them. */
+    static final class PresetNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Bridge.Params.PRESETS.keySet().iterator();
         }
     }
 

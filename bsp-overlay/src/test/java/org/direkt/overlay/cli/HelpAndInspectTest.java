@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.BridgeParam;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -60,6 +62,22 @@ class HelpAndInspectTest {
         Cli.Run r = Cli.ok("overlay", "--help");
         assertFalse(r.out().contains("default: null"), () -> "--preset's default is shown as null\n" + r.show());
         assertContains(r.out().replaceAll("\\s+", " "), "default: default", r);
+    }
+
+    /** The presets and every --config key, with its meaning, come from the bridge's one description of them. */
+    @Test
+    void overlayHelpListsThePresetsAndEveryConfigKey() {
+        Cli.Run r = Cli.ok("overlay", "--help");
+        String flat = r.out().replaceAll("\\s+", " ");
+        assertContains(flat, "--preset=NAME the bridge's starting point: " + String.join(", ", Bridge.Params.PRESETS.keySet()), r);
+        for (Bridge.Preset p : Bridge.Params.PRESETS.values()) {
+            assertContains(flat, " " + p.name() + " " + p.doc(), r);
+        }
+        assertContains(r.out(), "Bridge parameters (--config keys", r);
+        for (BridgeParam<?> d : BridgeParam.ALL) {
+            assertTrue(r.out().lines().anyMatch(l -> l.startsWith("  " + d.name() + " ")), () -> d.name() + " listed\n" + r.show());
+            assertContains(flat, d.name() + " " + d.doc() + " " + d.range() + "; default " + d.defaults() + " e.g. " + d.exampleJson(), r);
+        }
     }
 
     @Test

@@ -2,7 +2,11 @@ package org.direkt.generators.bridge;
 
 import static org.direkt.generators.Check.require;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.SequencedMap;
+import java.util.function.Supplier;
 
 import org.direkt.generators.Check;
 import org.direkt.generators.arb.Arbiter;
@@ -58,6 +62,25 @@ public final class Bridge extends Generator<Bridge.Params> {
         public List<String> all() {
             return List.of(rdDesc, rdStatus, wrDesc, wrStatus);
         }
+
+        /** The id of direction {@code d}'s descriptor ({@code desc}) or status channel. */
+        public String get(Direction d, boolean desc) {
+            return d == Direction.RD ? (desc ? rdDesc : rdStatus) : (desc ? wrDesc : wrStatus);
+        }
+
+        /** These ids with direction {@code d}'s descriptor ({@code desc}) or status channel renamed to {@code id}. */
+        public ChannelIds with(Direction d, boolean desc, String id) {
+            return new ChannelIds(d == Direction.RD && desc ? id : rdDesc, d == Direction.RD && !desc ? id : rdStatus,
+                    d == Direction.WR && desc ? id : wrDesc, d == Direction.WR && !desc ? id : wrStatus);
+        }
+    }
+
+    /** A named starting point for the parameters, as tools list it; {@link #get} makes its parameters. */
+    public record Preset(String name, String doc, Supplier<Params> params) implements Supplier<Params> {
+        @Override
+        public Params get() {
+            return params.get();
+        }
     }
 
     public record Params(String instance, ChannelIds channels, int descFifoDepth, int statusFifoDepth, int inflight,
@@ -96,43 +119,195 @@ public final class Bridge extends Generator<Bridge.Params> {
 
         /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 4 windows, counters, 8 GiB of FPGA memory. */
         public static Params defaults() {
-            return new Params("direkt_bridge", ChannelIds.DEFAULT, 16, 16, 16, Arbiter.Policy.ROUND_ROBIN, List.of(),
-                    IdMode.MANAGED, StatusMode.TAGGED, 4, ClockDomain.ResetPolarity.ACTIVE_LOW, 2, 8L << 30,
-                    WordOrder.X0_LOW, false, true);
+            return builder().instance("direkt_bridge").channels(ChannelIds.DEFAULT).descFifoDepth(16).statusFifoDepth(16)
+                    .inflight(16).policy(Arbiter.Policy.ROUND_ROBIN).weights(List.of()).idMode(IdMode.MANAGED)
+                    .statusMode(StatusMode.TAGGED).windowEntries(4).dmaResetPolarity(ClockDomain.ResetPolarity.ACTIVE_LOW)
+                    .syncStages(2).fpgaMemBytes(8L << 30).wordOrder(WordOrder.X0_LOW).registeredChannels(false)
+                    .counters(true).build();
         }
 
         /** As the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority to the host. */
         public static Params paper() {
-            return new Params("direkt_bridge", ChannelIds.PAPER, 16, 16, 16, Arbiter.Policy.FIXED_PRIORITY, List.of(),
-                    IdMode.PAPER, StatusMode.CYCLES, 2, ClockDomain.ResetPolarity.ACTIVE_LOW, 2, 8L << 30,
-                    WordOrder.X0_LOW, false, true);
+            return defaults().toBuilder().channels(ChannelIds.PAPER).policy(Arbiter.Policy.FIXED_PRIORITY)
+                    .idMode(IdMode.PAPER).statusMode(StatusMode.CYCLES).windowEntries(2).build();
         }
 
         /** The smallest useful bridge: the paper preset with one address window and no counters. */
         public static Params lean() {
-            Params p = paper();
-            return new Params(p.instance, p.channels, p.descFifoDepth, p.statusFifoDepth, p.inflight, p.policy, p.weights,
-                    p.idMode, p.statusMode, 1, p.dmaResetPolarity, p.syncStages, p.fpgaMemBytes, p.wordOrder,
-                    p.registeredChannels, false);
+            return paper().toBuilder().windowEntries(1).counters(false).build();
         }
 
-        /** The named starting points, in the order tools list them. */
-        public static final java.util.SequencedMap<String, java.util.function.Supplier<Params>> PRESETS = presets();
+        /** The preset tools start from when none is named. */
+        public static final String DEFAULT_PRESET = "default";
 
-        private static java.util.SequencedMap<String, java.util.function.Supplier<Params>> presets() {
-            java.util.LinkedHashMap<String, java.util.function.Supplier<Params>> m = new java.util.LinkedHashMap<>();
-            m.put("default", Params::defaults);
-            m.put("paper", Params::paper);
-            m.put("lean", Params::lean);
-            return java.util.Collections.unmodifiableSequencedMap(m);
+        /** The named starting points, in the order tools list them. */
+        public static final SequencedMap<String, Preset> PRESETS = presets(
+                new Preset(DEFAULT_PRESET, "direkt's own: managed IDs, tagged status, round-robin arbitration", Params::defaults),
+                new Preset("paper", "the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority",
+                        Params::paper),
+                new Preset("lean", "the paper preset with one address window and no counters", Params::lean));
+
+        private static SequencedMap<String, Preset> presets(Preset... presets) {
+            LinkedHashMap<String, Preset> m = new LinkedHashMap<>();
+            for (Preset p : presets) {
+                m.put(p.name(), p);
+            }
+            return Collections.unmodifiableSequencedMap(m);
+        }
+
+        /** An empty builder; every component must be set before {@link Builder#build}. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder holding these parameters, to change some of them by name. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Parameters by component name, so that no caller lists sixteen values by position (two ints
+         * swapped would still compile). {@link #build} runs the record's checks.
+         */
+        public static final class Builder {
+            private String instance;
+            private ChannelIds channels;
+            private int descFifoDepth;
+            private int statusFifoDepth;
+            private int inflight;
+            private Arbiter.Policy policy;
+            private List<Integer> weights = List.of();
+            private IdMode idMode;
+            private StatusMode statusMode;
+            private int windowEntries;
+            private ClockDomain.ResetPolarity dmaResetPolarity;
+            private int syncStages;
+            private long fpgaMemBytes;
+            private WordOrder wordOrder;
+            private boolean registeredChannels;
+            private boolean counters;
+
+            private Builder() {
+            }
+
+            private Builder(Params p) {
+                instance = p.instance;
+                channels = p.channels;
+                descFifoDepth = p.descFifoDepth;
+                statusFifoDepth = p.statusFifoDepth;
+                inflight = p.inflight;
+                policy = p.policy;
+                weights = p.weights;
+                idMode = p.idMode;
+                statusMode = p.statusMode;
+                windowEntries = p.windowEntries;
+                dmaResetPolarity = p.dmaResetPolarity;
+                syncStages = p.syncStages;
+                fpgaMemBytes = p.fpgaMemBytes;
+                wordOrder = p.wordOrder;
+                registeredChannels = p.registeredChannels;
+                counters = p.counters;
+            }
+
+            public Builder instance(String v) {
+                instance = v;
+                return this;
+            }
+
+            public Builder channels(ChannelIds v) {
+                channels = v;
+                return this;
+            }
+
+            /** Renames one of the channels set before: direction {@code d}'s descriptor ({@code desc}) or status channel. */
+            public Builder channel(Direction d, boolean desc, String id) {
+                channels = channels.with(d, desc, id);
+                return this;
+            }
+
+            public Builder descFifoDepth(int v) {
+                descFifoDepth = v;
+                return this;
+            }
+
+            public Builder statusFifoDepth(int v) {
+                statusFifoDepth = v;
+                return this;
+            }
+
+            public Builder inflight(int v) {
+                inflight = v;
+                return this;
+            }
+
+            public Builder policy(Arbiter.Policy v) {
+                policy = v;
+                return this;
+            }
+
+            public Builder weights(List<Integer> v) {
+                weights = v;
+                return this;
+            }
+
+            public Builder idMode(IdMode v) {
+                idMode = v;
+                return this;
+            }
+
+            public Builder statusMode(StatusMode v) {
+                statusMode = v;
+                return this;
+            }
+
+            public Builder windowEntries(int v) {
+                windowEntries = v;
+                return this;
+            }
+
+            public Builder dmaResetPolarity(ClockDomain.ResetPolarity v) {
+                dmaResetPolarity = v;
+                return this;
+            }
+
+            public Builder syncStages(int v) {
+                syncStages = v;
+                return this;
+            }
+
+            public Builder fpgaMemBytes(long v) {
+                fpgaMemBytes = v;
+                return this;
+            }
+
+            public Builder wordOrder(WordOrder v) {
+                wordOrder = v;
+                return this;
+            }
+
+            public Builder registeredChannels(boolean v) {
+                registeredChannels = v;
+                return this;
+            }
+
+            public Builder counters(boolean v) {
+                counters = v;
+                return this;
+            }
+
+            public Params build() {
+                return new Params(instance, channels, descFifoDepth, statusFifoDepth, inflight, policy, weights, idMode,
+                        statusMode, windowEntries, dmaResetPolarity, syncStages, fpgaMemBytes, wordOrder, registeredChannels,
+                        counters);
+            }
         }
 
         public String descChannel(Direction d) {
-            return d == Direction.RD ? channels.rdDesc() : channels.wrDesc();
+            return channels.get(d, true);
         }
 
         public String statusChannel(Direction d) {
-            return d == Direction.RD ? channels.rdStatus() : channels.wrStatus();
+            return channels.get(d, false);
         }
 
         /** The dma_clk domain: the PCIe application clock with the configured reset polarity. */

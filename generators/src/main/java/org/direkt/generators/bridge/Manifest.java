@@ -3,7 +3,6 @@ package org.direkt.generators.bridge;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import org.direkt.generators.Json;
@@ -115,20 +114,11 @@ public final class Manifest {
     static Map<String, Object> bridge(Bridge.Params p) {
         Map<String, Object> b = new LinkedHashMap<>();
         b.put("top", "direkt_bridge");
-        b.put("instance", p.instance());
-        b.put("desc_fifo_depth", p.descFifoDepth());
-        b.put("status_fifo_depth", p.statusFifoDepth());
-        b.put("inflight", p.inflight());
-        b.put("policy", p.policy().name().toLowerCase(Locale.ROOT));
-        b.put("weights", p.weights());
-        b.put("id_mode", p.idMode().name().toLowerCase(Locale.ROOT));
-        b.put("status_mode", p.statusMode().name().toLowerCase(Locale.ROOT));
-        b.put("window_entries", p.windowEntries());
-        b.put("sync_stages", p.syncStages());
-        b.put("fpga_mem_bytes", p.fpgaMemBytes());
-        b.put("word_order", p.wordOrder().name().toLowerCase(Locale.ROOT));
-        b.put("registered_channels", p.registeredChannels());
-        b.put("counters", p.counters());
+        for (BridgeParam<?> d : BridgeParam.ALL) {
+            if (d.manifestKey() != null) {
+                b.put(d.manifestKey(), d.json(p));
+            }
+        }
         Map<String, Object> clocks = new LinkedHashMap<>();
         clocks.put("kernel", ordered("clock", ChannelPort.KERNEL.clock(), "reset", ChannelPort.KERNEL.reset(), "reset_active_low", true));
         clocks.put("dma", ordered("clock", p.dmaDomain().clock(), "reset", p.dmaDomain().reset(),
