@@ -4,11 +4,13 @@ import static org.direkt.generators.Check.require;
 
 import java.util.Map;
 
+import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.generators.bridge.Bridge.IdMode;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
+import org.direkt.hdl.Memory;
 import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
@@ -19,11 +21,15 @@ import org.direkt.hdl.Unit;
 /**
  * Admission of checked kernel descriptors, dma_clk side: the final error code, a status credit
  * ({@link Credits}), an ID ({@link IdPool}, managed mode) and an issue stamp ({@link StatusBuilder})
- * for each, then one register stage that offers a passing descriptor to the arbiter as a mover
- * descriptor and hands a failing one to the status builder. A rejected descriptor never reaches
- * the mover; every admitted descriptor pushes exactly one status.
+ * for each. A passing descriptor goes, as a mover descriptor, into a 4-word queue the arbiter reads
+ * (its valid flag a register, so neither the arbiter nor the mover's ready reaches back into the
+ * admission logic); a failing one waits in a register for the status builder. A rejected
+ * descriptor never reaches the mover; every admitted descriptor pushes exactly one status.
  */
 public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> {
+
+    /** Mover descriptors the queue holds: a few, so the arbiter's pace never stalls admission. */
+    static final int MOVER_QUEUE = 4;
 
     /** {@code events}: report completions, aborts and spurious statuses (for the counters). */
     public record Params(WindowCheck.Params window, int inflight, int statusDepth, boolean events) {
@@ -52,7 +58,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
 
     @Override
     public String moduleName(Params p) {
-        return new WindowCheck().moduleName(p.window()).replace("_window_check_", "_issue_") + "_n" + p.inflight()
+        return new WindowCheck().moduleName(p.window()).replace("_windows_", "_issue_") + p.checks().memTag() + "_n" + p.inflight()
                 + "_s" + p.statusDepth() + (p.events() ? "" : "_ne");
     }
 
@@ -93,48 +99,59 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         StatusBuilder.Io status = m.sub("u_status", new StatusBuilder(), sp).clock(cd).io();
         IdPool.Io pool = p.managed() ? m.sub("u_ids", new IdPool(), new IdPool.Params(p.inflight())).clock(cd).io() : null;
 
-        // ---- the stage: one descriptor, checked, holding its slot
-        Reg pass = m.reg("st_pass", 1, cd).init(0);
-        Reg reject = m.reg("st_reject", 1, cd).init(0);
-        Reg stErr = m.reg("st_error", 4, cd).init(0);
-        Reg stSlot = m.reg("st_slot", sw, cd).init(0);
-        Reg stDesc = m.reg("st_desc", Layout.MOVER_DESC.bits(), cd);
-        io.d().valid().set(pass);
-        io.d().data().set(stDesc);
+        // ---- the mover queue: passing descriptors, in order, for the arbiter
+        int qa = Check.log2(MOVER_QUEUE);
+        Memory queue = m.memory("mover_queue", Layout.MOVER_DESC.bits(), MOVER_QUEUE, cd);
+        Reg qWr = m.reg("mover_queue_wr", qa + 1, cd).init(0);
+        Reg qRd = m.reg("mover_queue_rd", qa + 1, cd).init(0);
+        Reg qCount = m.reg("mover_queue_count", qa + 1, cd).init(0);
+        Reg qValid = m.reg("mover_queue_valid", 1, cd).init(0);
+        io.d().valid().set(qValid);
+        io.d().data().set(queue.readAsync(qRd.trunc(qa)));
+        // ---- a rejected descriptor, holding its slot until the status builder takes it
+        Reg reject = m.reg("reject_valid", 1, cd).init(0);
+        Reg rejErr = m.reg("reject_error", 4, cd).init(0);
+        Reg rejSlot = m.reg("reject_slot", sw, cd).init(0);
 
-        Signal leaving = m.wire("st_leaving", 1);
-        leaving.set(io.d().fire().or(status.rejectTaken()));
+        // Admission needs a credit, an ID, a place in the queue and the reject register free,
+        // all read from registers, whether the descriptor passes or not.
         Signal load = m.wire("load", 1);
-        Expr room = credits.ok();
+        Expr room = credits.ok().and(qCount.ne(MOVER_QUEUE)).and(reject.not());
         if (pool != null) {
             room = room.and(pool.anyFree());
         }
-        load.set(io.q().valid().and(room).and(pass.or(reject).not().or(leaving)));
+        load.set(io.q().valid().and(room));
         io.q().ready().set(load);
 
         Expr kid = p.managed() ? null : HdlWords.get(q, w, "id");
         Signal slot = m.wire("alloc_slot", sw);
         slot.set(p.managed() ? pool.freeSlot() : kid.bits(6, 0));
         Expr id = p.managed() ? m.lit(Layout.KERNEL_ID_FIRST, 8).or(slot.zext(8)) : kid;
-        m.when(load, () -> {
-            pass.set(error.eq(0));
-            reject.set(error.ne(0));
-            stErr.set(error);
-            stSlot.set(slot);
-            stDesc.set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", HdlWords.get(q, w, "src"),
-                    "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)));
-        }).elseWhen(leaving, () -> {
-            pass.set(0);
-            reject.set(0);
-        });
+        Signal push = m.wire("mover_push", 1);
+        push.set(load.and(error.eq(0)));
+        Signal pop = m.wire("mover_pop", 1);
+        pop.set(io.d().fire());
+        queue.write(qWr.trunc(qa), HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", HdlWords.get(q, w, "src"),
+                "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)), push);
+        m.when(push, () -> qWr.set(qWr.plus(1)));
+        m.when(pop, () -> qRd.set(qRd.plus(1)));
+        m.when(push.and(pop.not()), () -> qCount.set(qCount.plus(1)))
+                .elseWhen(pop.and(push.not()), () -> qCount.set(qCount.minus(1)));
+        // Valid next cycle: a word pushed now, or one that stays (two or more, or one not popped).
+        qValid.set(push.or(qCount.ge(2)).or(qCount.eq(1).and(pop.not())));
+        m.when(load.and(error.ne(0)), () -> {
+            reject.set(1);
+            rejErr.set(error);
+            rejSlot.set(slot);
+        }).elseWhen(status.rejectTaken(), () -> reject.set(0));
 
         credits.admit().set(load);
         credits.release().set(status.push());
         credits.fill().set(io.ksFill());
         if (pool != null) {
             pool.alloc().set(load);
-            pool.handed().set(io.d().fire());
-            pool.handedSlot().set(stSlot);
+            pool.handed().set(pop);
+            pool.handedSlot().set(HdlWords.get(io.d().data(), Layout.MOVER_DESC, "id").bits(sw - 1, 0));
             pool.back().set(status.back());
             pool.backSlot().set(status.backSlot());
             pool.release().set(status.push());
@@ -147,8 +164,8 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         io.hsData().set(status.hsData());
         status.waiting().set(pool != null ? pool.issued() : credits.outstanding());
         status.reject().set(reject);
-        status.rejectSlot().set(stSlot);
-        status.rejectError().set(stErr);
+        status.rejectSlot().set(rejSlot);
+        status.rejectError().set(rejErr);
         status.stamp().set(load);
         status.stampSlot().set(slot);
         if (status.stampTag() != null) {
@@ -160,7 +177,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
 
         io.outstanding().set(credits.outstanding());
         io.evRejected().set(status.rejectTaken());
-        io.evError().set(stErr);
+        io.evError().set(rejErr);
         if (p.events()) {
             io.evCompleted().set(status.evCompleted());
             io.evAborted().set(status.evAborted());

@@ -178,9 +178,9 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Stream toMover = moverRl.s();
         toMover.valid().set(arb.grantValid());
         toMover.data().set(Expr.mux(arb.grantId(), kq.data(), hostQ.data()));
-        Signal handOver = m.wire("hand_over", 1);
-        handOver.set(arb.grantValid().and(toMover.ready()));
-        arb.done().set(handOver);
+        // A descriptor is one word: a grant ends in any cycle the mover takes words (its ready is a
+        // register of the adapter), so the arbiter's state does not wait on its own grant.
+        arb.done().set(toMover.ready());
         hostQ.ready().set(grantHost.and(toMover.ready()));
         kq.ready().set(grantKernel.and(toMover.ready()));
         m.connect(moverRl.m(), io.dmaDesc());
@@ -198,6 +198,8 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         // The adapters' monitors: a host controller that ignores ready latency 1 loses a descriptor.
         ev.put("host_overflow", hostRl.overflow());
         if (b.counters()) {
+            Signal handOver = m.wire("hand_over", 1);
+            handOver.set(arb.grantValid().and(toMover.ready()));
             ev.put("kernel_issued", handOver.and(grantKernel));
             ev.put("completed", issue.evCompleted());
             ev.put("aborted", issue.evAborted());

@@ -2,10 +2,14 @@ package org.direkt.generators.bridge;
 
 import static org.direkt.generators.Check.require;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
 import org.direkt.hdl.Memory;
 import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Ports;
@@ -16,8 +20,8 @@ import org.direkt.hdl.Unit;
 
 /**
  * The checks as a stream: crossing word in ({@code k}), checked word out ({@code q}). Stage A
- * ({@link DescChecks}) is a register, stage B ({@link WindowCheck}) writes a small show-ahead
- * queue; neither stage stalls. Instead a word is taken from {@code k} only while the queue has a
+ * ({@link DescChecks} and {@link WindowCheck}) is a register, stage B combines them into a small
+ * show-ahead queue; neither stage stalls. Instead a word is taken from {@code k} only while the queue has a
  * place for it that no word already in flight has claimed ({@code room}), so no ready signal runs
  * back through the stages: {@code k_ready} is a register's output.
  */
@@ -37,7 +41,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
 
     @Override
     public String moduleName(Params p) {
-        return new WindowCheck().moduleName(p.window()).replace("_window_check_", "_check_pipe_");
+        return new WindowCheck().moduleName(p.window()).replace("_windows_", "_check_pipe_") + p.window().checks().memTag();
     }
 
     @Override
@@ -52,8 +56,8 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
 
     @Override
     protected void build(ModuleBuilder m, Params p, Io io) {
-        m.doc("Kernel descriptor checks: stage A (cheap checks, last bytes), stage B (windows, FPGA range) into a "
-                + QUEUE_DEPTH + "-word queue; a word enters only when the queue has room for it.");
+        m.doc("Kernel descriptor checks: stage A (cheap checks, 1 MB crossing, FPGA end, window compares), stage B "
+                + "(window hits, FPGA range) into a " + QUEUE_DEPTH + "-word queue; a word enters only when the queue has room for it.");
         ClockDomain cd = Domains.MAIN;
         int rw = Check.indexWidth(QUEUE_DEPTH + 1);
         Reg room = m.reg("room", rw, cd).init(QUEUE_DEPTH);
@@ -61,21 +65,38 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         take.set(io.k().valid().and(room.ne(0)));
         io.k().ready().set(room.ne(0));
 
-        DescChecks.Io a = m.sub("u_checks", new DescChecks(), p.window().checks()).clock(cd).io();
+        DescChecks.Params cp = p.window().checks();
+        DescChecks.Io a = m.sub("u_checks", new DescChecks(), cp).clock(cd).io();
         a.inValid().set(take);
         a.inData().set(io.k().data());
-        WindowCheck.Io b = m.sub("u_windows", new WindowCheck(), p.window()).clock(cd).io();
-        b.in().set(a.outData());
-        b.winBase().set(io.winBase());
-        b.winMask().set(io.winMask());
-        b.winAllow().set(io.winAllow());
+        WindowCheck.Io w = m.sub("u_windows", new WindowCheck(), p.window()).clock(cd).io();
+        Layout.Word cross = DescChecks.crossWord(cp.idMode(), cp.tagged());
+        String pcie = cp.direction() == Bridge.Direction.RD ? "src" : "dst";
+        w.pcie().set(HdlWords.get(io.k().data(), cross, pcie).bits(63, Layout.WINDOW_MIN_LOG2));
+        w.winBase().set(io.winBase());
+        w.winMask().set(io.winMask());
+        w.winAllow().set(io.winAllow());
+        Layout.Word aWord = DescChecks.checkedWord(cp);
+        w.cross().set(HdlWords.get(a.outData(), aWord, "cross_1m"));
+
+        // ---- stage B: the word the admission stage reads
+        Layout.Word out = WindowCheck.checkedWord(p.window());
+        Map<String, Expr> fields = new LinkedHashMap<>();
+        for (Layout.Field f : DescChecks.payload(cp.idMode(), cp.tagged())) {
+            fields.put(f.name(), HdlWords.get(a.outData(), aWord, f.name()));
+        }
+        fields.put("cheap_error", HdlWords.get(a.outData(), aWord, "cheap_error"));
+        fields.put("hits", w.hits());
+        fields.put("fpga_ok", DescChecks.fpgaInRange(cp, a.outData()));
+        Signal checked = m.wire("checked", out.bits());
+        checked.set(HdlWords.pack(m, out, fields));
 
         // The queue: show-ahead, written by every word leaving stage A (room guarantees a place).
         int qa = Check.log2(QUEUE_DEPTH);
-        Memory queue = m.memory("queue", b.out().width(), QUEUE_DEPTH, cd);
+        Memory queue = m.memory("queue", out.bits(), QUEUE_DEPTH, cd);
         Reg wr = m.reg("queue_wr", qa + 1, cd).init(0);
         Reg rd = m.reg("queue_rd", qa + 1, cd).init(0);
-        queue.write(wr.trunc(qa), b.out(), a.outValid());
+        queue.write(wr.trunc(qa), checked, a.outValid());
         m.when(a.outValid(), () -> wr.set(wr.plus(1)));
         io.q().valid().set(wr.ne(rd));
         io.q().data().set(queue.readAsync(rd.trunc(qa)));

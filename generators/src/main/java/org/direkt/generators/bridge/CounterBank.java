@@ -19,9 +19,11 @@ import org.direkt.hdl.Unit;
 /**
  * Event counters kept in a small RAM instead of one 32-bit adder each. Every event has a short
  * pre-counter; a flush pointer visits one counter per cycle and adds its pre-counter into the
- * RAM word, so a pre-counter never holds more than one round of events. A read adds the
- * pre-counter to the RAM word, so it is exact in every cycle. Clearing marks every RAM word empty
- * (it reads as 0 until its next flush) and zeroes the pre-counters, all in one cycle.
+ * RAM word, in two steps: the pre-counter is captured one cycle, added into the RAM word the
+ * next, and only then restarted from the events of those two cycles, so until the RAM word holds
+ * it the pre-counter still counts it. A read adds the pre-counter to the RAM word and is exact in
+ * every cycle. Clearing marks every RAM word empty (it reads as 0 until its next flush), zeroes
+ * the pre-counters and drops a flush in flight, all in one cycle.
  *
  * <p>Counters are addressed {@code {group, index}}: group g, event i is {@code events[g * perGroup + i]}.
  * Each counts modulo 2^32.
@@ -46,9 +48,9 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
             return groups * perGroup;
         }
 
-        /** A pre-counter sees at most one flush round of events: {@code counters} cycles. */
+        /** A pre-counter restarts from at most two events and then counts until its next flush, a round later. */
         int preBits() {
-            return Check.indexWidth(counters() + 1);
+            return Check.indexWidth(counters() + 2);
         }
     }
 
@@ -70,21 +72,28 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
     @Override
     protected void build(ModuleBuilder m, Params p, Io io) {
         m.doc(p.counters() + " event counters of 32 bits in a RAM, exact on every read; pre-counters of " + p.preBits()
-                + " bits, flushed round robin.");
+                + " bits, flushed round robin in two steps.");
         ClockDomain cd = Domains.MAIN;
         int gb = p.groupBits();
         int ib = p.indexBits();
         int pb = p.preBits();
         int n = p.counters();
         Memory counts = m.memory("counts", 32, 1 << (gb + ib), cd);
-        // The flush position twice: one-hot (selects a pre-counter with AND-OR) and binary (the RAM address).
+        // Step 1 position, one-hot (selects a pre-counter) and binary (the RAM address); step 2 is
+        // the position a cycle earlier: the one-hot ring turned back, the address registered.
         Reg ring = m.reg("flush_onehot", n, cd).init(1);
         Reg flushGroup = m.reg("flush_group", gb, cd).init(0);
         Reg flushIndex = m.reg("flush_index", ib, cd).init(0);
+        Signal ringBefore = m.wire("flush2_onehot", n);
+        ringBefore.set(n == 1 ? ring : Expr.cat(ring.bit(0), ring.bits(n - 1, 1)));
+        Reg addr2 = m.reg("flush2_addr", gb + ib, cd).init(0);
+        Reg pre2 = m.reg("flush2_pre", pb, cd).init(0);
+        Reg valid2 = m.reg("flush2_valid", 1, cd).init(0);
         // held[k]: counter k's RAM word is valid (cleared words read as 0 until their next flush)
         Reg held = m.reg("held", n, cd).init(0);
-        Signal flushAddr = m.wire("flush_addr", gb + ib);
-        flushAddr.set(Expr.cat(flushGroup, flushIndex));
+        Reg eventsBefore = m.reg("events_q", n, cd).init(0);
+        eventsBefore.set(io.events());
+
         List<Expr> readSel = new ArrayList<>();
         Expr flushPre = m.lit(0, pb);
         Expr readPre = m.lit(0, pb);
@@ -93,8 +102,10 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
                 int k = g * p.perGroup() + i;
                 Reg r = m.reg("pre_" + g + "_" + i, pb, cd).init(0);
                 Expr event = io.events().bit(k).zext(pb);
+                // Flushed last cycle: restart from the events of that cycle and this one.
+                Expr restart = eventsBefore.bit(k).zext(pb).plus(event);
                 m.when(io.clear(), () -> r.set(0))
-                        .elseWhen(ring.bit(k), () -> r.set(event))
+                        .elseWhen(valid2.and(ringBefore.bit(k)), () -> r.set(restart))
                         .otherwise(() -> r.set(r.plus(event)));
                 Expr sel = io.readAddr().eq((g << ib) | i);
                 readSel.add(0, sel);
@@ -104,17 +115,24 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
         }
         Signal readOneHot = m.wire("read_onehot", n);
         readOneHot.set(readSel.size() == 1 ? readSel.getFirst() : Expr.cat(readSel.toArray(Expr[]::new)));
-        Signal flushHeld = m.wire("flush_held", 1);
-        flushHeld.set(held.and(ring).orR());
-        Signal flushSum = m.wire("flush_sum", 32);
-        flushSum.set(counts.readAsync(flushAddr).and(flushHeld.repeat(32)).plus(flushPre.zext(32)));
-        counts.write(flushAddr, flushSum, m.lit(1, 1));
-        m.when(io.clear(), () -> held.set(0)).otherwise(() -> held.set(held.or(ring)));
-        ring.set(n == 1 ? ring : Expr.cat(ring.bits(n - 2, 0), ring.bit(n - 1)));
+
+        // Step 1: capture the pre-counter and the address.
+        pre2.set(flushPre);
+        addr2.set(Expr.cat(flushGroup, flushIndex));
+        valid2.set(io.clear().not());
         m.when(flushIndex.eq(p.perGroup() - 1), () -> {
             flushIndex.set(0);
             flushGroup.set(Expr.mux(flushGroup.eq(p.groups() - 1), m.lit(0, gb), flushGroup.plus(1)));
         }).otherwise(() -> flushIndex.set(flushIndex.plus(1)));
+        ring.set(n == 1 ? ring : Expr.cat(ring.bits(n - 2, 0), ring.bit(n - 1)));
+        // Step 2: add it into the RAM word.
+        Signal heldAt2 = m.wire("flush2_held", 1);
+        heldAt2.set(held.and(ringBefore).orR());
+        Signal sum = m.wire("flush2_sum", 32);
+        sum.set(counts.readAsync(addr2).and(heldAt2.repeat(32)).plus(pre2.zext(32)));
+        counts.write(addr2, sum, valid2.and(io.clear().not()));
+        m.when(io.clear(), () -> held.set(0))
+                .elseWhen(valid2, () -> held.set(held.or(ringBefore)));
 
         Signal readHeld = m.wire("read_held", 1);
         readHeld.set(held.and(readOneHot).orR());

@@ -40,6 +40,11 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
                     "must be a multiple of 4, at least 4096");
         }
 
+        /** The memory size as module names carry it (hex bytes), so two sizes never share a module. */
+        public String memTag() {
+            return "_mem" + Long.toHexString(fpgaMemBytes);
+        }
+
         /** Address bits of the FPGA memory: {@code fpgaMemBytes - 1} fits in them. */
         public int fpgaBits() {
             return Math.max(1, 64 - Long.numberOfLeadingZeros(fpgaMemBytes - 1));
@@ -107,7 +112,7 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
     @Override
     public String moduleName(Params p) {
         return "direkt_bridge_checks_" + p.direction().tag() + (p.idMode() == IdMode.PAPER ? "_pid" : "")
-                + (p.tagged() ? "" : "_cyc") + "_m" + p.fpgaBits();
+                + (p.tagged() ? "" : "_cyc") + p.memTag();
     }
 
     @Override

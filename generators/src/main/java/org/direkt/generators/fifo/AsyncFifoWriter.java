@@ -68,9 +68,9 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         Reg full = m.reg("full_q", 1, cd).init(0);
 
         // Full: the Gray write pointer equals the read pointer with its top two bits inverted
-        // (Cummings), i.e. the writer is exactly one lap ahead. It is registered, computed for both
-        // outcomes of this cycle's push from state alone, so no path runs from valid through the
-        // increment into a compare: valid -> push -> one multiplexer -> the pointer flops.
+        // (Cummings), i.e. the writer is exactly one lap ahead. It is registered and computed as if
+        // this cycle pushed (from state alone, so valid reaches only the pointer multiplexers):
+        // exact after a push, one place early without one, never late.
         Expr lapAhead = pw == 2
                 ? rdPtrGray.not()
                 : Expr.cat(rdPtrGray.bits(pw - 1, pw - 2).not(), rdPtrGray.bits(pw - 3, 0));
@@ -84,7 +84,7 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         next.set(Expr.mux(push, inc, wrBin));
         wrBin.set(next);
         wrGray.set(Expr.mux(push, incGray, wrGray));
-        full.set(Expr.mux(push, incGray.eq(lapAhead), wrGray.eq(lapAhead)));
+        full.set(incGray.eq(lapAhead));
 
         ready.set(full.not());
         wrEn.set(push);
