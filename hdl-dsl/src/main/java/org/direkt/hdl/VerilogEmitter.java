@@ -335,11 +335,26 @@ public final class VerilogEmitter {
         /** An expression wrapped in parentheses unless it is a name, a constant or a braced form. */
         private String operand(Expr e) {
             String s = expr(e);
-            boolean atomic = !(e instanceof Expr.Op op) || switch (op.kind) {
-                case SLICE, ZEXT, SEXT, REPEAT, CAT, NOT, REDUCE_AND, REDUCE_OR, REDUCE_XOR -> true;
+            return atomic(e) ? s : "(" + s + ")";
+        }
+
+        /**
+         * Whether the Verilog text of {@code e} binds tighter than any operator around it. A slice
+         * is emitted in its pushed-down form (a slice of {@code a ^ b} as {@code a[..] ^ b[..]}),
+         * so it is atomic only when that form is.
+         */
+        private static boolean atomic(Expr e) {
+            if (!(e instanceof Expr.Op op)) {
+                return true;
+            }
+            return switch (op.kind) {
+                case SLICE -> {
+                    Expr pushed = Slices.push(op.args.getFirst(), op.a, op.b);
+                    yield pushed instanceof Expr.Op p && p.kind == Expr.OpKind.SLICE || atomic(pushed);
+                }
+                case ZEXT, SEXT, REPEAT, CAT, NOT, REDUCE_AND, REDUCE_OR, REDUCE_XOR -> true;
                 default -> false;
             };
-            return atomic ? s : "(" + s + ")";
         }
 
         /** A name that can take a bit select: the signal itself, or a temporary holding the expression. */

@@ -48,7 +48,7 @@ public final class Bridge extends Generator<Bridge.Params> {
     /** Managed: the bridge hands out IDs 128.. itself. Paper: the kernel's ID from x4 goes through. */
     public enum IdMode { MANAGED, PAPER }
 
-    /** Tagged: tag, error code, elapsed cycles. Cycles: the elapsed cycles alone (all ones on error). */
+    /** Tagged: tag, error code, elapsed cycles. Cycles: the elapsed cycles (high word all ones on error). */
     public enum StatusMode { TAGGED, CYCLES }
 
     /** Where cldesc word x0 sits on the 256-bit channel: bits [31:0] (default) or [255:224]. */
@@ -126,15 +126,18 @@ public final class Bridge extends Generator<Bridge.Params> {
                     .counters(true).build();
         }
 
-        /** As the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority to the host. */
+        /**
+         * As the published design: its channel names, the kernel's IDs, cycle-count status, fixed
+         * priority to the host; with one address window and the counters.
+         */
         public static Params paper() {
             return defaults().toBuilder().channels(ChannelIds.PAPER).policy(Arbiter.Policy.FIXED_PRIORITY)
-                    .idMode(IdMode.PAPER).statusMode(StatusMode.CYCLES).windowEntries(2).build();
+                    .idMode(IdMode.PAPER).statusMode(StatusMode.CYCLES).windowEntries(1).build();
         }
 
-        /** The smallest useful bridge: the paper preset with one address window and no counters. */
+        /** The smallest useful bridge: the paper preset without counters. */
         public static Params lean() {
-            return paper().toBuilder().windowEntries(1).counters(false).build();
+            return paper().toBuilder().counters(false).build();
         }
 
         /** The preset tools start from when none is named. */
@@ -143,9 +146,9 @@ public final class Bridge extends Generator<Bridge.Params> {
         /** The named starting points, in the order tools list them. */
         public static final SequencedMap<String, Preset> PRESETS = presets(
                 new Preset(DEFAULT_PRESET, "direkt's own: managed IDs, tagged status, round-robin arbitration", Params::defaults),
-                new Preset("paper", "the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority",
-                        Params::paper),
-                new Preset("lean", "the paper preset with one address window and no counters", Params::lean));
+                new Preset("paper", "the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority; "
+                        + "one window, counters", Params::paper),
+                new Preset("lean", "the paper preset without counters: one window, the kernel's IDs", Params::lean));
 
         private static SequencedMap<String, Preset> presets(Preset... presets) {
             LinkedHashMap<String, Preset> m = new LinkedHashMap<>();

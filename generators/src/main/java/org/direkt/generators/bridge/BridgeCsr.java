@@ -18,7 +18,7 @@ import org.direkt.hdl.Unit;
 import org.direkt.hdl.WhenChain;
 
 /**
- * The bridge's Avalon-MM agent (32-bit data, word addresses, read latency 1, no wait states): the
+ * The bridge's Avalon-MM agent (32-bit data, word addresses, read latency 2, no wait states): the
  * address-window table, the event counters (a {@link CounterBank}, when generated), the last error
  * and the configuration, at the offsets of {@link Layout#csrMap}. Every window is closed after
  * reset. A window's SIZE write also loads its compare mask (address bits from SIZE up), decoded
@@ -72,7 +72,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Signal readdata = at.out("csr_readdata", 32, cd);
         Signal readdatavalid = at.out("csr_readdatavalid", 1, cd);
         Signal base = at.out("win_base", WindowCheck.BITS * e, cd);
-        Signal mask = at.out("win_mask", WindowCheck.BITS * e, cd);
+        Signal mask = at.out("win_mask", WindowCheck.MASK_BITS * e, cd);
         Signal allowRd = at.out("win_allow_rd", e, cd);
         Signal allowWr = at.out("win_allow_wr", e, cd);
         int ow = new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits();
@@ -94,7 +94,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Bridge.Params b = p.bridge();
         int e = b.windowEntries();
         m.doc("Bridge CSR: " + e + " address windows (closed after reset), " + (b.counters() ? "event counters, " : "")
-                + "last error. Avalon-MM agent, 32-bit, word addresses, read latency 1.");
+                + "last error. Avalon-MM agent, 32-bit, word addresses, read latency 2.");
         ClockDomain cd = Domains.MAIN;
         Signal address = io.address();
         Signal write = io.write();
@@ -103,15 +103,17 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         int lo = Layout.WINDOW_MIN_LOG2;
         int bits = WindowCheck.BITS;
 
-        // ---- windows: SIZE writes clamp to 12..63 and load the mask decoded here, once for all windows
+        // ---- windows: a SIZE write loads the mask decoded here, once for all windows. No clamp is
+        // needed: below 20 the mask keeps every bit from 20 (as 20 does), above 48 none below 48.
+        int hi = Layout.WINDOW_MAX_LOG2;
         Signal sizeIn = m.wire("size_written", 6);
-        sizeIn.set(Expr.mux(writedata.bits(5, 0).lt(m.lit(lo, 6)), m.lit(lo, 6), writedata.bits(5, 0)));
+        sizeIn.set(writedata.bits(5, 0));
         List<Expr> maskBits = new ArrayList<>();
-        for (int j = 63; j >= lo; j--) {
-            // Bit 63 is always compared (the largest window is 2^63), so a range that wraps is outside.
-            maskBits.add(j == Layout.WINDOW_MAX_LOG2 ? m.lit(1, 1) : sizeIn.le(m.lit(j, 6)));
+        for (int j = hi - 1; j >= lo; j--) {
+            maskBits.add(sizeIn.le(m.lit(j, 6)));
         }
-        Signal maskIn = m.wire("mask_written", bits);
+        int maskBitsWidth = WindowCheck.MASK_BITS;
+        Signal maskIn = m.wire("mask_written", maskBitsWidth);
         maskIn.set(Expr.cat(maskBits.toArray(Expr[]::new)));
         List<Expr> bases = new ArrayList<>(), masks = new ArrayList<>(), allowRd = new ArrayList<>(), allowWr = new ArrayList<>();
         Layout.Word wc = Layout.CSR_WINDOW_CTRL;
@@ -119,7 +121,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         for (int w = e - 1; w >= 0; w--) {
             Reg base = m.reg("win" + w + "_base", bits, cd).init(0);
             Reg size = m.reg("win" + w + "_size", 6, cd).init(lo);
-            Reg mask = m.reg("win" + w + "_mask", bits, cd).init((1L << bits) - 1);
+            Reg mask = m.reg("win" + w + "_mask", maskBitsWidth, cd).init((1L << maskBitsWidth) - 1);
             Reg ctrl = m.reg("win" + w + "_ctrl", 3, cd).init(0);
             int at = Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * w;
             int baseLo = at + regs.indexOf("BASE_LO");
@@ -220,20 +222,29 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         readable.put(Layout.CSR_FPGA_MEM_HI_OFFSET, m.lit(b.fpgaMemBytes() >>> 32, 32));
         readable.put(Layout.CSR_LAST_ERROR_OFFSET, lastError);
 
-        // ---- read port: registered data, valid one cycle after csr_read
+        // ---- read port, Layout.CSR_READ_LATENCY = 2: the first cycle selects a register (a counter's
+        // two parts are registered in the bank), the second adds a counter's parts and drives the data.
+        Reg rdata1 = m.reg("readdata1_q", 32, cd).init(0);
+        Reg rvalid1 = m.reg("readdatavalid1_q", 1, cd).init(0);
+        Reg fromBank = counterRead == null ? null : m.reg("read_counter_q", 1, cd).init(0);
         Reg rdata = m.reg("readdata_q", 32, cd).init(0);
         Reg rvalid = m.reg("readdatavalid_q", 1, cd).init(0);
-        rvalid.set(io.read());
+        rvalid1.set(io.read());
+        rvalid.set(rvalid1);
         Expr inCounters = counterRead;
-        Signal counters = counterValue;
         m.when(io.read(), () -> {
-            WhenChain chain = inCounters == null ? null : m.when(inCounters, () -> rdata.set(counters));
+            WhenChain chain = null;
             for (Map.Entry<Integer, Expr> r : readable.entrySet()) {
-                Runnable body = () -> rdata.set(r.getValue());
+                Runnable body = () -> rdata1.set(r.getValue());
                 chain = chain == null ? m.when(address.eq(r.getKey()), body) : chain.elseWhen(address.eq(r.getKey()), body);
             }
-            chain.otherwise(() -> rdata.set(0));
+            chain.otherwise(() -> rdata1.set(0));
+            if (fromBank != null) {
+                fromBank.set(inCounters);
+            }
         });
+        Signal counters = counterValue;
+        rdata.set(counters == null ? rdata1 : Expr.mux(fromBank, counters, rdata1));
         io.readdata().set(rdata);
         io.readdatavalid().set(rvalid);
     }

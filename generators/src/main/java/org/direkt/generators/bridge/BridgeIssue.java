@@ -28,7 +28,7 @@ import org.direkt.hdl.Unit;
  */
 public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> {
 
-    /** Mover descriptors the queue holds: a few, so the arbiter's pace never stalls admission. */
+    /** Places in the mover queue (it holds one less): a few, so the arbiter's pace never stalls admission. */
     static final int MOVER_QUEUE = 4;
 
     /** {@code events}: report completions, aborts and spurious statuses (for the counters). */
@@ -116,7 +116,8 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         // Admission needs a credit, an ID, a place in the queue and the reject register free,
         // all read from registers, whether the descriptor passes or not.
         Signal load = m.wire("load", 1);
-        Expr room = credits.ok().and(qCount.ne(MOVER_QUEUE)).and(reject.not());
+        // The queue keeps one place free, so the word at its write pointer is never one it holds.
+        Expr room = credits.ok().and(qCount.lt(m.lit(MOVER_QUEUE - 1, qa + 1))).and(reject.not());
         if (pool != null) {
             room = room.and(pool.anyFree());
         }
@@ -128,18 +129,19 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         slot.set(p.managed() ? pool.freeSlot() : kid.bits(6, 0));
         Expr id = p.managed() ? m.lit(Layout.KERNEL_ID_FIRST, 8).or(slot.zext(8)) : kid;
         Signal push = m.wire("mover_push", 1);
-        push.set(load.and(error.eq(0)));
+        push.set(load.and(HdlWords.get(q, w, "pass")));
         Signal pop = m.wire("mover_pop", 1);
         pop.set(io.d().fire());
+        // Written every cycle at the free place (the write enable waits for nothing); it counts once pushed.
         queue.write(qWr.trunc(qa), HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", HdlWords.get(q, w, "src"),
-                "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)), push);
+                "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)), m.lit(1, 1));
         m.when(push, () -> qWr.set(qWr.plus(1)));
         m.when(pop, () -> qRd.set(qRd.plus(1)));
         m.when(push.and(pop.not()), () -> qCount.set(qCount.plus(1)))
                 .elseWhen(pop.and(push.not()), () -> qCount.set(qCount.minus(1)));
         // Valid next cycle: a word pushed now, or one that stays (two or more, or one not popped).
         qValid.set(push.or(qCount.ge(2)).or(qCount.eq(1).and(pop.not())));
-        m.when(load.and(error.ne(0)), () -> {
+        m.when(load.and(HdlWords.get(q, w, "pass").not()), () -> {
             reject.set(1);
             rejErr.set(error);
             rejSlot.set(slot);
@@ -166,7 +168,9 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         status.reject().set(reject);
         status.rejectSlot().set(rejSlot);
         status.rejectError().set(rejErr);
-        status.stamp().set(load);
+        // Stamped whenever a descriptor is offered and a slot is free (managed; paper: the kernel's
+        // own), so never over a slot in use; the stamp is written again in the cycle it is admitted.
+        status.stamp().set(pool != null ? io.q().valid().and(pool.anyFree()) : io.q().valid());
         status.stampSlot().set(slot);
         if (status.stampTag() != null) {
             status.stampTag().set(HdlWords.get(q, w, "tag"));

@@ -65,7 +65,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Signal hsData = at.out(t + "_host_status_data", statusBits, dma);
         Signal now = at.in("now", 32, dma);
         Signal winBase = at.in("win_base", WindowCheck.BITS * e, dma);
-        Signal winMask = at.in("win_mask", WindowCheck.BITS * e, dma);
+        Signal winMask = at.in("win_mask", WindowCheck.MASK_BITS * e, dma);
         Signal winAllow = at.in("win_allow", e, dma);
         Map<String, Signal> events = new LinkedHashMap<>();
         for (String ev : BridgeCsr.events(b)) {

@@ -50,7 +50,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         int e = p.window().windows();
         DescChecks.Params c = p.window().checks();
         return new Io(at.sink("k", AvalonSt.source(DescChecks.crossWord(c.idMode(), c.tagged()).bits()), cd),
-                at.in("win_base", WindowCheck.BITS * e, cd), at.in("win_mask", WindowCheck.BITS * e, cd), at.in("win_allow", e, cd),
+                at.in("win_base", WindowCheck.BITS * e, cd), at.in("win_mask", WindowCheck.MASK_BITS * e, cd), at.in("win_allow", e, cd),
                 at.source("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd));
     }
 
@@ -87,7 +87,10 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         }
         fields.put("cheap_error", HdlWords.get(a.outData(), aWord, "cheap_error"));
         fields.put("hits", w.hits());
-        fields.put("fpga_ok", DescChecks.fpgaInRange(cp, a.outData()));
+        Signal fpgaOk = m.wire("fpga_ok", 1);
+        fpgaOk.set(DescChecks.fpgaInRange(cp, a.outData()));
+        fields.put("fpga_ok", fpgaOk);
+        fields.put("pass", HdlWords.get(a.outData(), aWord, "cheap_error").eq(0).and(w.hits().orR()).and(fpgaOk));
         Signal checked = m.wire("checked", out.bits());
         checked.set(HdlWords.pack(m, out, fields));
 
@@ -96,11 +99,21 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         Memory queue = m.memory("queue", out.bits(), QUEUE_DEPTH, cd);
         Reg wr = m.reg("queue_wr", qa + 1, cd).init(0);
         Reg rd = m.reg("queue_rd", qa + 1, cd).init(0);
-        queue.write(wr.trunc(qa), checked, a.outValid());
-        m.when(a.outValid(), () -> wr.set(wr.plus(1)));
-        io.q().valid().set(wr.ne(rd));
+        Reg count = m.reg("queue_count", qa + 1, cd).init(0);
+        Reg valid = m.reg("queue_valid", 1, cd).init(0);
+        Signal push = m.wire("queue_push", 1);
+        push.set(a.outValid());
+        Signal pop = m.wire("queue_pop", 1);
+        pop.set(io.q().fire());
+        queue.write(wr.trunc(qa), checked, push);
+        m.when(push, () -> wr.set(wr.plus(1)));
+        m.when(pop, () -> rd.set(rd.plus(1)));
+        m.when(push.and(pop.not()), () -> count.set(count.plus(1)))
+                .elseWhen(pop.and(push.not()), () -> count.set(count.minus(1)));
+        // The head's valid flag is a register: a word pushed now, or one that stays.
+        valid.set(push.or(count.ge(2)).or(count.eq(1).and(pop.not())));
+        io.q().valid().set(valid);
         io.q().data().set(queue.readAsync(rd.trunc(qa)));
-        m.when(io.q().fire(), () -> rd.set(rd.plus(1)));
         // A place is claimed when a word is taken and given back when the admission stage pops one.
         room.set(room.minus(take.zext(rw)).plus(io.q().fire().zext(rw)));
     }

@@ -21,8 +21,9 @@ import org.direkt.hdl.Unit;
  * pre-counter; a flush pointer visits one counter per cycle and adds its pre-counter into the
  * RAM word, in two steps: the pre-counter is captured one cycle, added into the RAM word the
  * next, and only then restarted from the events of those two cycles, so until the RAM word holds
- * it the pre-counter still counts it. A read adds the pre-counter to the RAM word and is exact in
- * every cycle. Clearing marks every RAM word empty (it reads as 0 until its next flush), zeroes
+ * it the pre-counter still counts it. A read registers the RAM word and the pre-counter the cycle
+ * it is asked for and offers their sum the next ({@code read_value}, one cycle of latency): the
+ * count as it was in the asking cycle, exact. Clearing marks every RAM word empty (it reads as 0 until its next flush), zeroes
  * the pre-counters and drops a flush in flight, all in one cycle.
  *
  * <p>Counters are addressed {@code {group, index}}: group g, event i is {@code events[g * perGroup + i]}.
@@ -126,8 +127,10 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
         }).otherwise(() -> flushIndex.set(flushIndex.plus(1)));
         ring.set(n == 1 ? ring : Expr.cat(ring.bits(n - 2, 0), ring.bit(n - 1)));
         // Step 2: add it into the RAM word.
-        Signal heldAt2 = m.wire("flush2_held", 1);
-        heldAt2.set(held.and(ringBefore).orR());
+        // A word's held flag cannot change between its two steps (only its own flush or a clear,
+        // which cancels step 2, changes it), so step 1 reads it.
+        Reg heldAt2 = m.reg("flush2_held", 1, cd).init(0);
+        heldAt2.set(held.and(ring).orR());
         Signal sum = m.wire("flush2_sum", 32);
         sum.set(counts.readAsync(addr2).and(heldAt2.repeat(32)).plus(pre2.zext(32)));
         counts.write(addr2, sum, valid2.and(io.clear().not()));
@@ -136,6 +139,10 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
 
         Signal readHeld = m.wire("read_held", 1);
         readHeld.set(held.and(readOneHot).orR());
-        io.readValue().set(counts.readAsync(io.readAddr()).and(readHeld.repeat(32)).plus(readPre.zext(32)));
+        Reg readWord = m.reg("read_word", 32, cd).init(0);
+        Reg readPart = m.reg("read_pre", pb, cd).init(0);
+        readWord.set(counts.readAsync(io.readAddr()).and(readHeld.repeat(32)));
+        readPart.set(readPre);
+        io.readValue().set(readWord.plus(readPart.zext(32)));
     }
 }

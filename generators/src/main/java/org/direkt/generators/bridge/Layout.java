@@ -162,9 +162,13 @@ public final class Layout {
             f("error", 32, 4, "0 = done; otherwise an error code (see errors)"),
             f("elapsed", 36, ELAPSED_BITS, "dma_clk cycles from issue to completion, saturating")));
 
-    /** The published design's status: the elapsed cycles alone; all ones for a failed descriptor. */
+    /**
+     * The published design's status, the elapsed cycles, in the low word; the high word, 0 in the
+     * published design, marks a failed descriptor (so a failed status reads as a huge count).
+     */
     public static final Word KERNEL_STATUS_CYCLES = new Word("kernel_status_cycles", 64, List.of(
-            f("cycles", 0, 64, "dma_clk cycles from issue to completion; all ones when the descriptor failed")));
+            f("cycles", 0, 32, "dma_clk cycles from admission to the status (modulo 2^32)"),
+            f("failed", 32, 32, "all ones when the descriptor failed (rejected or aborted), 0 when it completed")));
 
     // ------------------------------------------------------------------ error codes
 
@@ -203,6 +207,12 @@ public final class Layout {
     /** One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action). */
     public record CsrReg(String name, int offset, String access, String doc) {
     }
+
+    /**
+     * Cycles from a read command to its data ({@code readdatavalid}): the first cycle selects the
+     * register (a counter's RAM word and pre-counter separately), the second adds a counter's two parts.
+     */
+    public static final int CSR_READ_LATENCY = 2;
 
     public static final long CSR_MAGIC = 0x4452_4B54L; // "DRKT"
     public static final int CSR_MAGIC_OFFSET = 0x00;
@@ -279,11 +289,14 @@ public final class Layout {
      * one boundary of a window's size and that is told by one carry (address bits below are never compared).
      */
     public static final int WINDOW_MIN_LOG2 = 20;
-    /** Largest window: 2^63 bytes, so bit 63 is always compared and an address range that wraps is outside. */
-    public static final int WINDOW_MAX_LOG2 = 63;
+    /**
+     * Largest window: 2^48 bytes (256 TB). Address bits from 48 up are always compared (bit 63 too,
+     * so an address range that wraps past 2^64 is outside), and only bits [47:20] have a mask.
+     */
+    public static final int WINDOW_MAX_LOG2 = 48;
 
     public static final Word CSR_WINDOW_SIZE = new Word("csr_window_size", 32, List.of(
-            f("log2", 0, 6, "log2 of the window's size in bytes, 20..63; a smaller value reads back as 20"),
+            f("log2", 0, 6, "log2 of the window's size in bytes, 20..48; a smaller value acts as 20, a larger as 48"),
             f("reserved", 6, 26, "0")));
 
     /** The whole register map of a bridge with {@code windowEntries} windows, with or without the event counters. */

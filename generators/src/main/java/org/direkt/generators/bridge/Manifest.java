@@ -61,7 +61,7 @@ public final class Manifest {
         csr.put("data_bits", 32);
         csr.put("addressing", "word");
         csr.put("address_bits", BridgeCsr.addressWidth(windowEntries));
-        csr.put("read_latency", 1);
+        csr.put("read_latency", Layout.CSR_READ_LATENCY);
         csr.put("magic", Layout.CSR_MAGIC);
         csr.put("counters_offset", Layout.CSR_COUNTERS_OFFSET);
         csr.put("counters_stride", Layout.CSR_COUNTERS_STRIDE);

@@ -2,7 +2,6 @@ package org.direkt.generators.bridge;
 
 import static org.direkt.generators.Check.require;
 
-import java.math.BigInteger;
 import java.util.Map;
 
 import org.direkt.generators.Check;
@@ -79,7 +78,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
     @Override
     protected void build(ModuleBuilder m, Params p, Io io) {
         m.doc("Kernel statuses: stamps at admission, mover statuses and rejections through one register stage, "
-                + (p.tagged() ? "tag, error and elapsed cycles." : "elapsed cycles (all ones on error)."));
+                + (p.tagged() ? "tag, error and elapsed cycles." : "elapsed cycles, high word all ones on error."));
         ClockDomain cd = Domains.MAIN;
         int sw = p.slotBits();
         Layout.Word ms = Layout.MOVER_STATUS;
@@ -111,8 +110,10 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         taken.set(io.reject().and(msKernel.not()));
         io.rejectTaken().set(taken);
         Expr moverError = HdlWords.get(io.msData(), ms, "aborted").or(HdlWords.get(io.msData(), ms, "flushed"));
+        // The stamp is read for any kernel-range status (believed or not) or else for the waiting
+        // rejection: the address does not wait for the legitimacy check.
         Signal slot = m.wire("m0_slot", sw);
-        slot.set(Expr.mux(legit, msSlot, io.rejectSlot()));
+        slot.set(Expr.mux(msKernel, msSlot, io.rejectSlot()));
         stValid.set(legit.or(taken));
         if (stMover != null) {
             stMover.set(legit);
@@ -130,7 +131,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         Memory table = m.memory("stamp_table", tw, p.slots(), cd);
         table.write(io.stampSlot(), p.tagged() ? Expr.cat(io.stampTag(), io.now()) : io.now(), io.stamp());
         Signal entry = m.wire("entry", tw);
-        entry.set(table.readSync("entry_q", slot, legit.or(taken), cd));
+        entry.set(table.readSync("entry_q", slot, msKernel.or(io.reject()), cd));
         Signal elapsed = m.wire("elapsed", 32);
         elapsed.set(io.now().minus(entry.bits(31, 0)));
 
@@ -144,9 +145,8 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
             io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_TAGGED,
                     Map.of("tag", entry.bits(63, 32), "error", stError, "elapsed", sat)));
         } else {
-            Expr failed = Expr.lit(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE), 64);
             io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_CYCLES,
-                    Map.of("cycles", Expr.mux(stError.ne(0), failed, elapsed.zext(64)))));
+                    Map.of("cycles", elapsed, "failed", stError.ne(0).repeat(32))));
         }
         if (p.events()) {
             io.evCompleted().set(stValid.and(stMover));

@@ -21,7 +21,8 @@ import org.direkt.hdl.Unit;
  * block, which happens only when it crosses a 1 MB boundary with the first byte's bits [k-1:20]
  * all ones ({@code ones}). Both are registered per window from the crossing word; in stage B a
  * window hits when it allows the direction, the byte is not away, and the range does not both
- * cross and meet all ones. Every mask keeps bit 63, so a range that wraps past 2^64 is outside.
+ * cross and meet all ones. Bits from 48 up are always compared, so a range that wraps past 2^64
+ * is outside.
  * The base and mask are read when a descriptor enters stage A, the allow bits one cycle later.
  */
 public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> {
@@ -37,8 +38,10 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
     public record Io(Signal pcie, Signal winBase, Signal winMask, Signal winAllow, Signal cross, Signal hits) {
     }
 
-    /** Bits compared per window. */
+    /** Address bits compared per window (from WINDOW_MIN_LOG2 up). */
     static final int BITS = 64 - Layout.WINDOW_MIN_LOG2;
+    /** Of those, the bits a window's mask covers (below WINDOW_MAX_LOG2); the ones above are always compared. */
+    static final int MASK_BITS = Layout.WINDOW_MAX_LOG2 - Layout.WINDOW_MIN_LOG2;
 
     /** The word the admission stage reads: the payload, the cheap error, a hit bit per window, the FPGA range. */
     public static Layout.Word checkedWord(Params p) {
@@ -47,7 +50,8 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
         f.add(new Layout.Field("cheap_error", next, 4, "first failing check of RESERVED..UNALIGNED, or OK"));
         f.add(new Layout.Field("hits", next + 4, p.windows(), "window i holds the whole PCIe range and allows the direction"));
         f.add(new Layout.Field("fpga_ok", next + 4 + p.windows(), 1, "the FPGA range lies in the configured memory"));
-        return new Layout.Word("checked", next + 5 + p.windows(), f);
+        f.add(new Layout.Field("pass", next + 5 + p.windows(), 1, "every check passed (cheap_error OK, a hit, fpga_ok)"));
+        return new Layout.Word("checked", next + 6 + p.windows(), f);
     }
 
     @Override
@@ -62,7 +66,7 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
         ClockDomain cd = at.domain(Domains.MAIN);
         int e = p.windows();
         return new Io(at.in("pcie_first", BITS, cd), at.in("win_base", BITS * e, cd),
-                at.in("win_mask", BITS * e, cd), at.in("win_allow", e, cd), at.in("crosses_1m", 1, cd), at.out("hits", e, cd));
+                at.in("win_mask", MASK_BITS * e, cd), at.in("win_allow", e, cd), at.in("crosses_1m", 1, cd), at.out("hits", e, cd));
     }
 
     @Override
@@ -74,11 +78,12 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
         List<Expr> hits = new ArrayList<>();
         for (int i = p.windows() - 1; i >= 0; i--) {
             Expr base = io.winBase().bits(BITS * i + BITS - 1, BITS * i);
-            Expr mask = io.winMask().bits(BITS * i + BITS - 1, BITS * i);
+            Expr mask = io.winMask().bits(MASK_BITS * i + MASK_BITS - 1, MASK_BITS * i);
+            Expr differ = first.xor(base);
             Reg away = m.reg("away_" + i, 1, cd).init(1);
             Reg ones = m.reg("ones_" + i, 1, cd).init(0);
-            away.set(first.xor(base).and(mask).orR());
-            ones.set(first.or(mask).andR());
+            away.set(differ.bits(BITS - 1, MASK_BITS).orR().or(differ.bits(MASK_BITS - 1, 0).and(mask).orR()));
+            ones.set(first.bits(MASK_BITS - 1, 0).or(mask).andR());
             hits.add(io.winAllow().bit(i).and(away.or(io.cross().and(ones)).not()));
         }
         io.hits().set(hits.size() == 1 ? hits.getFirst() : Expr.cat(hits.toArray(Expr[]::new)));

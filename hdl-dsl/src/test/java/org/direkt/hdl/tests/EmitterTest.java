@@ -180,4 +180,26 @@ class EmitterTest {
         }
         assertTrue(files.get("direkt_gray_crossing_w5_s3").contains("direkt_sync_w5_s3 u_gray_sync ("));
     }
+
+    /**
+     * A slice of a bitwise expression is emitted pushed down to names ({@code a[7:4] ^ b[7:4]});
+     * under another operator it must keep its parentheses, or Verilog would read
+     * {@code |a[7:4] ^ b[7:4]} as {@code (|a[7:4]) ^ b[7:4]}.
+     */
+    @Test
+    void aPushedDownSliceKeepsItsParenthesesUnderAnotherOperator() {
+        Module top = Lambda.build("slice_under_op", m -> {
+            var cd = m.domain(Lambda.MAIN);
+            var a = m.input("a", 8, cd);
+            var b = m.input("b", 8, cd);
+            var y = m.output("y", 1, cd);
+            var z = m.output("z", 4, cd);
+            var d = a.xor(b);
+            y.set(d.bits(7, 4).orR().or(d.bits(3, 0).andR()));
+            z.set(d.bits(7, 4).and(a.bits(3, 0)));
+        });
+        String v = VerilogEmitter.emit(top).get("slice_under_op");
+        assertTrue(v.contains("assign y = |(a[7:4] ^ b[7:4]) | &(a[3:0] ^ b[3:0]);"), v);
+        assertTrue(v.contains("assign z = (a[7:4] ^ b[7:4]) & a[3:0];"), v);
+    }
 }
