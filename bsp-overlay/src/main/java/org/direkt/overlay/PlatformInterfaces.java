@@ -65,7 +65,7 @@ public final class PlatformInterfaces {
 
         Map<String, String> csrProps = new LinkedHashMap<>();
         csrProps.put("addressUnits", "WORDS");
-        csrProps.put("readLatency", "1");
+        csrProps.put("readLatency", Integer.toString(Layout.CSR_READ_LATENCY));
         csrProps.put("maximumPendingReadTransactions", "0");
         csrProps.put("readWaitTime", "0");
         csrProps.put("writeWaitTime", "0");

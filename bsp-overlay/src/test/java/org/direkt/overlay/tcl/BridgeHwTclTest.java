@@ -127,7 +127,7 @@ class BridgeHwTclTest {
         assertEquals("dma_clk", csr.properties().get("associatedClock"));
         assertEquals("dma_reset", csr.properties().get("associatedReset"));
         assertEquals("WORDS", csr.properties().get("addressUnits"));
-        assertEquals("1", csr.properties().get("readLatency"));
+        assertEquals(Integer.toString(Layout.CSR_READ_LATENCY), csr.properties().get("readLatency"));
 
         int channels = 0;
         for (ChannelPort.Channel c : d.params().channelList()) {

@@ -8,7 +8,7 @@
  * out: per case REC_OUT ulongs: 0 the FPGA address of fpga_mem + offset, 1..10 the getters of the
  *      setter-built descriptor, 11 its source, 12 its destination, 13 its bytes, 14 direkt_len_ok(bytes),
  *      15..18 the rd status decoded, 19..22 the wr status decoded (tagged: tag, error, elapsed, ok;
- *      cycles: cycles, ok), 23 DIREKT_LAYOUT_VERSION, 24 DIREKT_MAX_BYTES, 25 DIREKT_EMU_NO_STATUS,
+ *      cycles: cycles, failed, ok), 23 DIREKT_LAYOUT_VERSION, 24 DIREKT_MAX_BYTES, 25 DIREKT_EMU_NO_STATUS,
  *      26 direkt_status_ok(DIREKT_EMU_NO_STATUS).
  * Case i is handled by work-item i % global size, in order; per case each direction gets three
  * descriptors (rd: gpu_to_fpga, gpu_to_fpga_addr, make; wr: fpga_to_gpu, fpga_to_gpu_addr, the
@@ -37,7 +37,8 @@ static void decode(direkt_status_t s, __global ulong *o)
     o[3] = (ulong)direkt_status_ok(s);
 #else
     o[0] = direkt_status_cycles(s);
-    o[1] = (ulong)direkt_status_ok(s);
+    o[1] = direkt_status_failed(s);
+    o[2] = (ulong)direkt_status_ok(s);
 #endif
 }
 
