@@ -75,12 +75,13 @@ class BridgeTest {
                 new Case(Map.of("windows", "0"), "Bridge windowEntries = 0: must be in 1..32"),
                 new Case(Map.of("windows", "33"), "Bridge windowEntries = 33: must be in 1..32"),
                 new Case(Map.of("sync_stages", "1"), "Bridge syncStages = 1: must be in 2..8"),
-                new Case(Map.of("fpga_mem", "4097"), "Bridge fpgaMemBytes = 4097: must be a positive multiple of 4"),
+                new Case(Map.of("fpga_mem", "4097"), "Bridge fpgaMemBytes = 4097: must be a multiple of 4, at least 4096"),
+                new Case(Map.of("fpga_mem", "2048"), "Bridge fpgaMemBytes = 2048: must be a multiple of 4, at least 4096"),
                 new Case(Map.of("fpga_mem", "lots"), "bridge fpga_mem = lots: must be a byte count"),
                 new Case(Map.of("rd_status", "direkt_rd_desc"), "Bridge channels = [direkt_rd_desc, direkt_rd_desc, direkt_wr_desc, direkt_wr_status]: the four channel ids must differ"),
                 new Case(Map.of("wr_desc", "9lives"), "Bridge channels = 9lives: a channel id must be an identifier"),
                 new Case(Map.of("policy", "weighted"), "Arbiter weights = []: WEIGHTED needs one weight per requester (2)"),
-                new Case(Map.of("preset", "fast"), "bridge preset = fast: must be default or paper"),
+                new Case(Map.of("preset", "fast"), "bridge preset = fast: must be one of [default, paper, lean]"),
                 new Case(Map.of("id_mode", "auto"), "bridge id_mode = auto: must be one of [managed, paper]"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> with(c.params()), c.params().toString());
             assertTrue(e.getMessage().startsWith(c.message()), "got: " + e.getMessage() + "\nwanted: " + c.message());
@@ -148,8 +149,13 @@ class BridgeTest {
         assertTrue(json.contains("\"dwords\": {\n            \"lsb\": 128,\n            \"width\": 18,"), "cldesc dwords from the Layout");
         assertTrue(json.contains("\"chan_id\": \"direkt_rd_desc\""));
         assertTrue(json.contains("\"mover_status_confirmed\": false"), "the unconfirmed status format is flagged");
-        assertTrue(json.contains("\"name\": \"WIN7_CTRL\",\n          \"offset\": " + (Layout.CSR_WINDOW_OFFSET + 7 * Layout.CSR_WINDOW_STRIDE + 4)));
-        assertFalse(json.contains("WIN8_"), "eight windows by default");
+        int ctrl = Layout.CSR_WINDOW_REGS.indexOf("CTRL");
+        int size = Layout.CSR_WINDOW_REGS.indexOf("SIZE");
+        assertTrue(json.contains("\"name\": \"WIN3_CTRL\",\n          \"offset\": " + (Layout.CSR_WINDOW_OFFSET + 3 * Layout.CSR_WINDOW_STRIDE + ctrl)));
+        assertTrue(json.contains("\"name\": \"WIN3_SIZE\",\n          \"offset\": " + (Layout.CSR_WINDOW_OFFSET + 3 * Layout.CSR_WINDOW_STRIDE + size)));
+        assertFalse(json.contains("WIN4_"), "four windows by default");
+        assertTrue(json.contains("\"read_latency\": " + Layout.CSR_READ_LATENCY));
+        assertTrue(json.contains("\"name\": \"ALARMS\""), "the sticky alarms register");
         for (Layout.Error e : Layout.Error.values()) {
             assertTrue(json.contains("\"" + e.name() + "\": {\n        \"code\": " + e.code()), e.name());
         }
