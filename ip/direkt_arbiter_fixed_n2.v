@@ -6,22 +6,22 @@
 `default_nettype none
 
 module direkt_arbiter_fixed_n2 (
-  input  wire       clk,        // @[Arbiter.java:90]
-  input  wire       rst,        // @[Arbiter.java:90]
-  input  wire [1:0] req,        // @[Arbiter.java:93]
-  input  wire       done,       // @[Arbiter.java:94]
-  output wire [1:0] grant,      // @[Arbiter.java:95]
-  output wire       grant_id,   // @[Arbiter.java:96]
-  output wire       grant_valid // @[Arbiter.java:97]
+  input  wire       clk,        // @[Arbiter.java:95]
+  input  wire       rst,        // @[Arbiter.java:95]
+  input  wire [1:0] req,        // @[Arbiter.java:98]
+  input  wire       done,       // @[Arbiter.java:98]
+  output wire [1:0] grant,      // @[Arbiter.java:98]
+  output wire       grant_id,   // @[Arbiter.java:98]
+  output wire       grant_valid // @[Arbiter.java:99]
 );
 
-  reg        locked;     // @[Arbiter.java:99]
-  reg  [1:0] held_grant; // @[Arbiter.java:100]
-  wire [1:0] pick;       // @[Arbiter.java:101]
-  wire [1:0] current;    // @[Arbiter.java:102]
-  wire       current_id; // @[Arbiter.java:103]
+  reg        locked;     // @[Arbiter.java:113]
+  reg  [1:0] held_grant; // @[Arbiter.java:114]
+  wire [1:0] pick;       // @[Arbiter.java:115]
+  wire [1:0] current;    // @[Arbiter.java:116]
+  wire       current_id; // @[Arbiter.java:117]
 
-  // @[Arbiter.java:109]
+  // @[Arbiter.java:123]
   always @(posedge clk) begin
     if (rst) begin
       locked <= 1'b0;
@@ -36,7 +36,7 @@ module direkt_arbiter_fixed_n2 (
     end
   end
 
-  // @[Arbiter.java:113]
+  // @[Arbiter.java:127]
   always @(posedge clk) begin
     if (rst) begin
       held_grant <= 2'd0;
@@ -49,17 +49,17 @@ module direkt_arbiter_fixed_n2 (
     end
   end
 
-  assign pick = req & (~req + 2'd1); // @[Arbiter.java:118]
+  assign pick = req & (~req + 2'd1); // @[Arbiter.java:132]
 
-  assign current = locked ? held_grant : pick; // @[Arbiter.java:105]
+  assign current = locked ? held_grant : pick; // @[Arbiter.java:119]
 
-  assign current_id = current[1]; // @[Arbiter.java:106]
+  assign current_id = current[1]; // @[Arbiter.java:120]
 
-  assign grant = current; // @[Arbiter.java:151]
+  assign grant = current; // @[Arbiter.java:165]
 
-  assign grant_id = current_id; // @[Arbiter.java:152]
+  assign grant_id = current_id; // @[Arbiter.java:166]
 
-  assign grant_valid = |current; // @[Arbiter.java:153]
+  assign grant_valid = |current; // @[Arbiter.java:167]
 
 endmodule
 

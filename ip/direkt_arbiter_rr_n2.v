@@ -6,25 +6,25 @@
 `default_nettype none
 
 module direkt_arbiter_rr_n2 (
-  input  wire       clk,        // @[Arbiter.java:90]
-  input  wire       rst,        // @[Arbiter.java:90]
-  input  wire [1:0] req,        // @[Arbiter.java:93]
-  input  wire       done,       // @[Arbiter.java:94]
-  output wire [1:0] grant,      // @[Arbiter.java:95]
-  output wire       grant_id,   // @[Arbiter.java:96]
-  output wire       grant_valid // @[Arbiter.java:97]
+  input  wire       clk,        // @[Arbiter.java:95]
+  input  wire       rst,        // @[Arbiter.java:95]
+  input  wire [1:0] req,        // @[Arbiter.java:98]
+  input  wire       done,       // @[Arbiter.java:98]
+  output wire [1:0] grant,      // @[Arbiter.java:98]
+  output wire       grant_id,   // @[Arbiter.java:98]
+  output wire       grant_valid // @[Arbiter.java:99]
 );
 
-  reg        locked;        // @[Arbiter.java:99]
-  reg  [1:0] held_grant;    // @[Arbiter.java:100]
-  wire [1:0] pick;          // @[Arbiter.java:101]
-  wire [1:0] current;       // @[Arbiter.java:102]
-  wire       current_id;    // @[Arbiter.java:103]
-  reg        priority_ptr;  // @[Arbiter.java:120]
-  wire [1:0] req_above_ptr; // @[Arbiter.java:122]
-  wire       finished;      // @[Arbiter.java:126]
+  reg        locked;        // @[Arbiter.java:113]
+  reg  [1:0] held_grant;    // @[Arbiter.java:114]
+  wire [1:0] pick;          // @[Arbiter.java:115]
+  wire [1:0] current;       // @[Arbiter.java:116]
+  wire       current_id;    // @[Arbiter.java:117]
+  reg        priority_ptr;  // @[Arbiter.java:134]
+  wire [1:0] req_above_ptr; // @[Arbiter.java:136]
+  wire       finished;      // @[Arbiter.java:140]
 
-  // @[Arbiter.java:109]
+  // @[Arbiter.java:123]
   always @(posedge clk) begin
     if (rst) begin
       locked <= 1'b0;
@@ -39,7 +39,7 @@ module direkt_arbiter_rr_n2 (
     end
   end
 
-  // @[Arbiter.java:113]
+  // @[Arbiter.java:127]
   always @(posedge clk) begin
     if (rst) begin
       held_grant <= 2'd0;
@@ -52,13 +52,13 @@ module direkt_arbiter_rr_n2 (
     end
   end
 
-  assign pick = |req_above_ptr ? (req_above_ptr & (~req_above_ptr + 2'd1)) : (req & (~req + 2'd1)); // @[Arbiter.java:124]
+  assign pick = |req_above_ptr ? (req_above_ptr & (~req_above_ptr + 2'd1)) : (req & (~req + 2'd1)); // @[Arbiter.java:138]
 
-  assign current = locked ? held_grant : pick; // @[Arbiter.java:105]
+  assign current = locked ? held_grant : pick; // @[Arbiter.java:119]
 
-  assign current_id = current[1]; // @[Arbiter.java:106]
+  assign current_id = current[1]; // @[Arbiter.java:120]
 
-  // @[Arbiter.java:129]
+  // @[Arbiter.java:143]
   always @(posedge clk) begin
     if (rst) begin
       priority_ptr <= 1'b0;
@@ -69,15 +69,15 @@ module direkt_arbiter_rr_n2 (
     end
   end
 
-  assign req_above_ptr = req & (2'd3 << priority_ptr); // @[Arbiter.java:123]
+  assign req_above_ptr = req & (2'd3 << priority_ptr); // @[Arbiter.java:137]
 
-  assign finished = |current & done; // @[Arbiter.java:127]
+  assign finished = |current & done; // @[Arbiter.java:141]
 
-  assign grant = current; // @[Arbiter.java:151]
+  assign grant = current; // @[Arbiter.java:165]
 
-  assign grant_id = current_id; // @[Arbiter.java:152]
+  assign grant_id = current_id; // @[Arbiter.java:166]
 
-  assign grant_valid = |current; // @[Arbiter.java:153]
+  assign grant_valid = |current; // @[Arbiter.java:167]
 
 endmodule
 

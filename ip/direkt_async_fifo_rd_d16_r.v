@@ -6,24 +6,26 @@
 `default_nettype none
 
 module direkt_async_fifo_rd_d16_r (
-  input  wire       rd_clk,           // @[AsyncFifoReader.java:39]
-  input  wire       rd_rst,           // @[AsyncFifoReader.java:39]
-  input  wire       ready,            // @[AsyncFifoReader.java:42]
-  input  wire [4:0] wr_ptr_gray_sync, // @[AsyncFifoReader.java:43]
-  output wire       valid,            // @[AsyncFifoReader.java:44]
-  output wire [3:0] rd_addr,          // @[AsyncFifoReader.java:45]
-  output wire [4:0] rd_ptr_gray,      // @[AsyncFifoReader.java:46]
-  output wire       rd_en             // @[AsyncFifoReader.java:63]
+  input  wire       rd_clk,           // @[AsyncFifoReader.java:44]
+  input  wire       rd_rst,           // @[AsyncFifoReader.java:44]
+  input  wire       ready,            // @[AsyncFifoReader.java:47]
+  input  wire [4:0] wr_ptr_gray_sync, // @[AsyncFifoReader.java:47]
+  output wire       valid,            // @[AsyncFifoReader.java:47]
+  output wire [3:0] rd_addr,          // @[AsyncFifoReader.java:48]
+  output wire [4:0] rd_ptr_gray,      // @[AsyncFifoReader.java:48]
+  output wire       rd_en             // @[AsyncFifoReader.java:48]
 );
 
-  reg  [4:0] rd_ptr_bin;       // @[AsyncFifoReader.java:48]
-  reg  [4:0] rd_ptr_gray_q;    // @[AsyncFifoReader.java:49]
-  wire [4:0] rd_ptr_next;      // @[AsyncFifoReader.java:50]
-  wire [4:0] rd_ptr_next_gray; // @[AsyncFifoReader.java:51]
-  wire       pop;              // @[AsyncFifoReader.java:52]
-  reg        valid_q;          // @[AsyncFifoReader.java:55]
+  reg  [4:0] rd_ptr_bin;       // @[AsyncFifoReader.java:62]
+  reg  [4:0] rd_ptr_gray_q;    // @[AsyncFifoReader.java:63]
+  wire [4:0] rd_ptr_next;      // @[AsyncFifoReader.java:64]
+  wire [4:0] rd_ptr_next_gray; // @[AsyncFifoReader.java:65]
+  wire       pop;              // @[AsyncFifoReader.java:66]
+  reg        valid_q;          // @[AsyncFifoReader.java:69]
+  wire [4:0] rd_ptr_inc;       // @[AsyncFifoReader.java:73]
+  wire [4:0] rd_ptr_inc_gray;  // @[AsyncFifoReader.java:75]
 
-  // @[AsyncFifoReader.java:74]
+  // @[AsyncFifoReader.java:94]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_bin <= 5'd0;
@@ -32,7 +34,7 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  // @[AsyncFifoReader.java:75]
+  // @[AsyncFifoReader.java:95]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_gray_q <= 5'd0;
@@ -41,28 +43,32 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:57]
+  assign rd_ptr_next = pop ? rd_ptr_inc : rd_ptr_bin; // @[AsyncFifoReader.java:77]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:58]
+  assign rd_ptr_next_gray = pop ? rd_ptr_inc_gray : rd_ptr_gray_q; // @[AsyncFifoReader.java:78]
 
-  assign pop = valid_q & ready; // @[AsyncFifoReader.java:56]
+  assign pop = valid_q & ready; // @[AsyncFifoReader.java:70]
 
-  // @[AsyncFifoReader.java:60]
+  // @[AsyncFifoReader.java:80]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       valid_q <= 1'b0;
     end else begin
-      valid_q <= rd_ptr_next_gray != wr_ptr_gray_sync;
+      valid_q <= pop ? (rd_ptr_inc_gray != wr_ptr_gray_sync) : (rd_ptr_gray_q != wr_ptr_gray_sync);
     end
   end
 
-  assign valid = valid_q; // @[AsyncFifoReader.java:61]
+  assign rd_ptr_inc = rd_ptr_bin + 5'd1; // @[AsyncFifoReader.java:74]
 
-  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:64]
+  assign rd_ptr_inc_gray = rd_ptr_inc ^ (rd_ptr_inc >> 1); // @[AsyncFifoReader.java:76]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:76]
+  assign valid = valid_q; // @[AsyncFifoReader.java:81]
 
-  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:63]
+  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:84]
+
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:96]
+
+  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:83]
 
 endmodule
 

@@ -13,52 +13,52 @@
 `default_nettype none
 
 module direkt_async_fifo_w180_d16_r (
-  input  wire         wr_clk,  // @[AsyncFifo.java:76]
-  input  wire         wr_rst,  // @[AsyncFifo.java:76]
-  input  wire         rd_clk,  // @[AsyncFifo.java:77]
-  input  wire         rd_rst,  // @[AsyncFifo.java:77]
-  input  wire [179:0] s_data,  // @[AsyncFifo.java:79]
-  input  wire         s_valid, // @[AsyncFifo.java:79]
-  output wire         s_ready, // @[AsyncFifo.java:79]
-  output wire [179:0] m_data,  // @[AsyncFifo.java:80]
-  output wire         m_valid, // @[AsyncFifo.java:80]
-  input  wire         m_ready  // @[AsyncFifo.java:80]
+  input  wire         wr_clk,  // @[AsyncFifo.java:73]
+  input  wire         wr_rst,  // @[AsyncFifo.java:73]
+  input  wire         rd_clk,  // @[AsyncFifo.java:74]
+  input  wire         rd_rst,  // @[AsyncFifo.java:74]
+  input  wire [179:0] s_data,  // @[AsyncFifo.java:76]
+  input  wire         s_valid, // @[AsyncFifo.java:76]
+  output wire         s_ready, // @[AsyncFifo.java:76]
+  output wire [179:0] m_data,  // @[AsyncFifo.java:76]
+  output wire         m_valid, // @[AsyncFifo.java:76]
+  input  wire         m_ready  // @[AsyncFifo.java:76]
 );
 
-  wire         u_wr_ready;       // @[AsyncFifo.java:82]
-  wire         u_wr_wr_en;       // @[AsyncFifo.java:82]
-  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:82]
-  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:82]
-  wire         u_rd_valid;       // @[AsyncFifo.java:83]
-  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:83]
-  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:83]
-  wire         u_rd_rd_en;       // @[AsyncFifo.java:83]
-  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:86]
-  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:87]
-  reg  [179:0] rd_data_q;        // @[AsyncFifo.java:102]
-  reg  [179:0] mem [0:15];       // @[AsyncFifo.java:99]
+  wire         u_wr_ready;       // @[AsyncFifo.java:95]
+  wire         u_wr_wr_en;       // @[AsyncFifo.java:95]
+  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:95]
+  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:95]
+  wire         u_rd_valid;       // @[AsyncFifo.java:97]
+  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:97]
+  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:97]
+  wire         u_rd_rd_en;       // @[AsyncFifo.java:97]
+  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:100]
+  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:101]
+  reg  [179:0] rd_data_q;        // @[AsyncFifo.java:116]
+  reg  [179:0] mem [0:15];       // @[AsyncFifo.java:113]
 
-  assign s_ready = u_wr_ready; // @[AsyncFifo.java:95]
+  assign s_ready = u_wr_ready; // @[AsyncFifo.java:109]
 
-  assign m_data = rd_data_q; // @[AsyncFifo.java:102]
+  assign m_data = rd_data_q; // @[AsyncFifo.java:116]
 
-  assign m_valid = u_rd_valid; // @[AsyncFifo.java:97]
+  assign m_valid = u_rd_valid; // @[AsyncFifo.java:111]
 
-  // @[AsyncFifo.java:100]
+  // @[AsyncFifo.java:114]
   always @(posedge wr_clk) begin
     if (u_wr_wr_en) begin
       mem[u_wr_wr_addr] <= s_data;
     end
   end
 
-  // @[AsyncFifo.java:102]
+  // @[AsyncFifo.java:116]
   always @(posedge rd_clk) begin
     if (u_rd_rd_en) begin
       rd_data_q <= mem[u_rd_rd_addr];
     end
   end
 
-  // @[AsyncFifo.java:82]
+  // @[AsyncFifo.java:95]
   direkt_async_fifo_wr_d16 u_wr (
     .wr_clk           (wr_clk),
     .wr_rst           (wr_rst),
@@ -70,7 +70,7 @@ module direkt_async_fifo_w180_d16_r (
     .wr_ptr_gray      (u_wr_wr_ptr_gray)
   );
 
-  // @[AsyncFifo.java:83]
+  // @[AsyncFifo.java:97]
   direkt_async_fifo_rd_d16_r u_rd (
     .rd_clk           (rd_clk),
     .rd_rst           (rd_rst),
@@ -82,7 +82,7 @@ module direkt_async_fifo_w180_d16_r (
     .rd_en            (u_rd_rd_en)
   );
 
-  // @[AsyncFifo.java:86]
+  // @[AsyncFifo.java:100]
   direkt_sync_w5_s2 u_rd_ptr_sync (
     .clk (wr_clk),
     .rst (wr_rst),
@@ -90,7 +90,7 @@ module direkt_async_fifo_w180_d16_r (
     .q   (u_rd_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:87]
+  // @[AsyncFifo.java:101]
   direkt_sync_w5_s2 u_wr_ptr_sync (
     .clk (rd_clk),
     .rst (rd_rst),

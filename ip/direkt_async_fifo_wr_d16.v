@@ -6,23 +6,25 @@
 `default_nettype none
 
 module direkt_async_fifo_wr_d16 (
-  input  wire       wr_clk,           // @[AsyncFifoWriter.java:40]
-  input  wire       wr_rst,           // @[AsyncFifoWriter.java:40]
-  input  wire       valid,            // @[AsyncFifoWriter.java:43]
-  input  wire [4:0] rd_ptr_gray_sync, // @[AsyncFifoWriter.java:44]
-  output wire       ready,            // @[AsyncFifoWriter.java:45]
-  output wire       wr_en,            // @[AsyncFifoWriter.java:46]
-  output wire [3:0] wr_addr,          // @[AsyncFifoWriter.java:47]
-  output wire [4:0] wr_ptr_gray       // @[AsyncFifoWriter.java:48]
+  input  wire       wr_clk,           // @[AsyncFifoWriter.java:46]
+  input  wire       wr_rst,           // @[AsyncFifoWriter.java:46]
+  input  wire       valid,            // @[AsyncFifoWriter.java:49]
+  input  wire [4:0] rd_ptr_gray_sync, // @[AsyncFifoWriter.java:49]
+  output wire       ready,            // @[AsyncFifoWriter.java:49]
+  output wire       wr_en,            // @[AsyncFifoWriter.java:50]
+  output wire [3:0] wr_addr,          // @[AsyncFifoWriter.java:50]
+  output wire [4:0] wr_ptr_gray       // @[AsyncFifoWriter.java:50]
 );
 
-  reg  [4:0] wr_ptr_bin;    // @[AsyncFifoWriter.java:50]
-  reg  [4:0] wr_ptr_gray_q; // @[AsyncFifoWriter.java:51]
-  wire       full;          // @[AsyncFifoWriter.java:58]
-  wire       push;          // @[AsyncFifoWriter.java:60]
-  wire [4:0] wr_ptr_next;   // @[AsyncFifoWriter.java:62]
+  reg  [4:0] wr_ptr_bin;      // @[AsyncFifoWriter.java:66]
+  reg  [4:0] wr_ptr_gray_q;   // @[AsyncFifoWriter.java:67]
+  reg        full_q;          // @[AsyncFifoWriter.java:68]
+  wire [4:0] wr_ptr_inc;      // @[AsyncFifoWriter.java:77]
+  wire [4:0] wr_ptr_inc_gray; // @[AsyncFifoWriter.java:79]
+  wire       push;            // @[AsyncFifoWriter.java:81]
+  wire [4:0] wr_ptr_next;     // @[AsyncFifoWriter.java:83]
 
-  // @[AsyncFifoWriter.java:64]
+  // @[AsyncFifoWriter.java:85]
   always @(posedge wr_clk) begin
     if (wr_rst) begin
       wr_ptr_bin <= 5'd0;
@@ -31,28 +33,39 @@ module direkt_async_fifo_wr_d16 (
     end
   end
 
-  // @[AsyncFifoWriter.java:65]
+  // @[AsyncFifoWriter.java:86]
   always @(posedge wr_clk) begin
     if (wr_rst) begin
       wr_ptr_gray_q <= 5'd0;
     end else begin
-      wr_ptr_gray_q <= wr_ptr_next ^ (wr_ptr_next >> 1);
+      wr_ptr_gray_q <= push ? wr_ptr_inc_gray : wr_ptr_gray_q;
     end
   end
 
-  assign full = wr_ptr_gray_q == {~rd_ptr_gray_sync[4:3], rd_ptr_gray_sync[2:0]}; // @[AsyncFifoWriter.java:59]
+  // @[AsyncFifoWriter.java:87]
+  always @(posedge wr_clk) begin
+    if (wr_rst) begin
+      full_q <= 1'b0;
+    end else begin
+      full_q <= wr_ptr_inc_gray == {~rd_ptr_gray_sync[4:3], rd_ptr_gray_sync[2:0]};
+    end
+  end
 
-  assign push = valid & ~full; // @[AsyncFifoWriter.java:61]
+  assign wr_ptr_inc = wr_ptr_bin + 5'd1; // @[AsyncFifoWriter.java:78]
 
-  assign wr_ptr_next = push ? (wr_ptr_bin + 5'd1) : wr_ptr_bin; // @[AsyncFifoWriter.java:63]
+  assign wr_ptr_inc_gray = wr_ptr_inc ^ (wr_ptr_inc >> 1); // @[AsyncFifoWriter.java:80]
 
-  assign ready = ~full; // @[AsyncFifoWriter.java:67]
+  assign push = valid & ~full_q; // @[AsyncFifoWriter.java:82]
 
-  assign wr_en = push; // @[AsyncFifoWriter.java:68]
+  assign wr_ptr_next = push ? wr_ptr_inc : wr_ptr_bin; // @[AsyncFifoWriter.java:84]
 
-  assign wr_addr = wr_ptr_bin[3:0]; // @[AsyncFifoWriter.java:69]
+  assign ready = ~full_q; // @[AsyncFifoWriter.java:89]
 
-  assign wr_ptr_gray = wr_ptr_gray_q; // @[AsyncFifoWriter.java:70]
+  assign wr_en = push; // @[AsyncFifoWriter.java:90]
+
+  assign wr_addr = wr_ptr_bin[3:0]; // @[AsyncFifoWriter.java:91]
+
+  assign wr_ptr_gray = wr_ptr_gray_q; // @[AsyncFifoWriter.java:92]
 
 endmodule
 

@@ -6,19 +6,19 @@
 `default_nettype none
 
 module direkt_chan_direkt_rd_desc_w256 (
-  input  wire [255:0] rd_desc_data,  // @[ChannelPort.java:82]
-  input  wire         rd_desc_valid, // @[ChannelPort.java:82]
-  output wire         rd_desc_ready, // @[ChannelPort.java:82]
-  output wire [255:0] core_data,     // @[ChannelPort.java:83]
-  output wire         core_valid,    // @[ChannelPort.java:83]
-  input  wire         core_ready     // @[ChannelPort.java:83]
+  input  wire [255:0] rd_desc_data,  // @[ChannelPort.java:87]
+  input  wire         rd_desc_valid, // @[ChannelPort.java:87]
+  output wire         rd_desc_ready, // @[ChannelPort.java:87]
+  output wire [255:0] core_data,     // @[ChannelPort.java:87]
+  output wire         core_valid,    // @[ChannelPort.java:87]
+  input  wire         core_ready     // @[ChannelPort.java:87]
 );
 
-  assign rd_desc_ready = core_ready; // @[ChannelPort.java:87]
+  assign rd_desc_ready = core_ready; // @[ChannelPort.java:101]
 
-  assign core_data = rd_desc_data; // @[ChannelPort.java:87]
+  assign core_data = rd_desc_data; // @[ChannelPort.java:101]
 
-  assign core_valid = rd_desc_valid; // @[ChannelPort.java:87]
+  assign core_valid = rd_desc_valid; // @[ChannelPort.java:101]
 
 endmodule
 

@@ -6,19 +6,19 @@
 `default_nettype none
 
 module direkt_chan_direkt_wr_status_w64 (
-  output wire [63:0] wr_status_data,  // @[ChannelPort.java:82]
-  output wire        wr_status_valid, // @[ChannelPort.java:82]
-  input  wire        wr_status_ready, // @[ChannelPort.java:82]
-  input  wire [63:0] core_data,       // @[ChannelPort.java:83]
-  input  wire        core_valid,      // @[ChannelPort.java:83]
-  output wire        core_ready       // @[ChannelPort.java:83]
+  output wire [63:0] wr_status_data,  // @[ChannelPort.java:88]
+  output wire        wr_status_valid, // @[ChannelPort.java:88]
+  input  wire        wr_status_ready, // @[ChannelPort.java:88]
+  input  wire [63:0] core_data,       // @[ChannelPort.java:88]
+  input  wire        core_valid,      // @[ChannelPort.java:88]
+  output wire        core_ready       // @[ChannelPort.java:88]
 );
 
-  assign wr_status_data = core_data; // @[ChannelPort.java:87]
+  assign wr_status_data = core_data; // @[ChannelPort.java:101]
 
-  assign wr_status_valid = core_valid; // @[ChannelPort.java:87]
+  assign wr_status_valid = core_valid; // @[ChannelPort.java:101]
 
-  assign core_ready = wr_status_ready; // @[ChannelPort.java:87]
+  assign core_ready = wr_status_ready; // @[ChannelPort.java:101]
 
 endmodule
 

@@ -6,19 +6,19 @@
 `default_nettype none
 
 module direkt_rl_adapter_w160_0to1 (
-  input  wire         clk,     // @[ReadyLatencyAdapter.java:51]
-  input  wire         rst,     // @[ReadyLatencyAdapter.java:51]
-  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:53]
-  input  wire         s_valid, // @[ReadyLatencyAdapter.java:53]
-  output wire         s_ready, // @[ReadyLatencyAdapter.java:53]
-  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:54]
-  output wire         m_valid, // @[ReadyLatencyAdapter.java:54]
-  input  wire         m_ready  // @[ReadyLatencyAdapter.java:54]
+  input  wire         clk,     // @[ReadyLatencyAdapter.java:57]
+  input  wire         rst,     // @[ReadyLatencyAdapter.java:57]
+  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:59]
+  input  wire         s_valid, // @[ReadyLatencyAdapter.java:59]
+  output wire         s_ready, // @[ReadyLatencyAdapter.java:59]
+  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:60]
+  output wire         m_valid, // @[ReadyLatencyAdapter.java:60]
+  input  wire         m_ready  // @[ReadyLatencyAdapter.java:60]
 );
 
-  reg  ready_q; // @[ReadyLatencyAdapter.java:56]
+  reg  ready_q; // @[ReadyLatencyAdapter.java:72]
 
-  // @[ReadyLatencyAdapter.java:57]
+  // @[ReadyLatencyAdapter.java:73]
   always @(posedge clk) begin
     if (rst) begin
       ready_q <= 1'b0;
@@ -27,11 +27,11 @@ module direkt_rl_adapter_w160_0to1 (
     end
   end
 
-  assign s_ready = ready_q; // @[ReadyLatencyAdapter.java:58]
+  assign s_ready = ready_q; // @[ReadyLatencyAdapter.java:74]
 
-  assign m_data = s_data; // @[ReadyLatencyAdapter.java:60]
+  assign m_data = s_data; // @[ReadyLatencyAdapter.java:76]
 
-  assign m_valid = s_valid & ready_q; // @[ReadyLatencyAdapter.java:59]
+  assign m_valid = s_valid & ready_q; // @[ReadyLatencyAdapter.java:75]
 
 endmodule
 

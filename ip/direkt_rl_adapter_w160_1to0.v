@@ -6,36 +6,36 @@
 `default_nettype none
 
 module direkt_rl_adapter_w160_1to0 (
-  input  wire         clk,     // @[ReadyLatencyAdapter.java:51]
-  input  wire         rst,     // @[ReadyLatencyAdapter.java:51]
-  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:53]
-  input  wire         s_valid, // @[ReadyLatencyAdapter.java:53]
-  output wire         s_ready, // @[ReadyLatencyAdapter.java:53]
-  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:54]
-  output wire         m_valid, // @[ReadyLatencyAdapter.java:54]
-  input  wire         m_ready, // @[ReadyLatencyAdapter.java:54]
-  output wire [2:0]   fill,    // @[ReadyLatencyAdapter.java:73]
-  output wire         overflow // @[ReadyLatencyAdapter.java:75]
+  input  wire         clk,     // @[ReadyLatencyAdapter.java:57]
+  input  wire         rst,     // @[ReadyLatencyAdapter.java:57]
+  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:59]
+  input  wire         s_valid, // @[ReadyLatencyAdapter.java:59]
+  output wire         s_ready, // @[ReadyLatencyAdapter.java:59]
+  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:60]
+  output wire         m_valid, // @[ReadyLatencyAdapter.java:60]
+  input  wire         m_ready, // @[ReadyLatencyAdapter.java:60]
+  output wire [2:0]   fill,    // @[ReadyLatencyAdapter.java:62]
+  output wire         overflow // @[ReadyLatencyAdapter.java:62]
 );
 
-  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:63]
-  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:63]
-  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:63]
-  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:63]
-  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:63]
+  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:81]
+  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:81]
+  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:81]
+  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:81]
+  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:81]
 
-  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:69]
+  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:87]
 
-  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:71]
+  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:89]
 
-  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:70]
+  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:88]
 
-  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:73]
+  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:91]
 
-  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:75]
+  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:93]
 
-  // @[ReadyLatencyAdapter.java:63]
-  direkt_sync_fifo_w160_d4_af3 u_buffer (
+  // @[ReadyLatencyAdapter.java:81]
+  direkt_sync_fifo_w160_d4_r_af3 u_buffer (
     .clk         (clk),
     .rst         (rst),
     .s_data      (s_data),

@@ -10,27 +10,27 @@
 `default_nettype none
 
 module direkt_sync_fifo_w160_d16 (
-  input  wire         clk,        // @[SyncFifo.java:86]
-  input  wire         rst,        // @[SyncFifo.java:86]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:90]
-  input  wire         s_valid,    // @[SyncFifo.java:90]
-  output wire         s_ready,    // @[SyncFifo.java:90]
-  output wire [159:0] m_data,     // @[SyncFifo.java:91]
-  output wire         m_valid,    // @[SyncFifo.java:91]
-  input  wire         m_ready,    // @[SyncFifo.java:91]
-  output wire [4:0]   fill,       // @[SyncFifo.java:92]
-  output wire         almost_full // @[SyncFifo.java:93]
+  input  wire         clk,        // @[SyncFifo.java:84]
+  input  wire         rst,        // @[SyncFifo.java:84]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:86]
+  input  wire         s_valid,    // @[SyncFifo.java:86]
+  output wire         s_ready,    // @[SyncFifo.java:86]
+  output wire [159:0] m_data,     // @[SyncFifo.java:86]
+  output wire         m_valid,    // @[SyncFifo.java:86]
+  input  wire         m_ready,    // @[SyncFifo.java:86]
+  output wire [4:0]   fill,       // @[SyncFifo.java:87]
+  output wire         almost_full // @[SyncFifo.java:87]
 );
 
-  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:97]
-  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:98]
-  wire [4:0]   stored;     // @[SyncFifo.java:99]
-  wire         pop;        // @[SyncFifo.java:101]
-  wire         push;       // @[SyncFifo.java:103]
-  wire [4:0]   total;      // @[SyncFifo.java:108]
-  reg  [159:0] mem [0:15]; // @[SyncFifo.java:95]
+  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:109]
+  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:110]
+  wire [4:0]   stored;     // @[SyncFifo.java:111]
+  wire         pop;        // @[SyncFifo.java:113]
+  wire         push;       // @[SyncFifo.java:115]
+  wire [4:0]   total;      // @[SyncFifo.java:120]
+  reg  [159:0] mem [0:15]; // @[SyncFifo.java:107]
 
-  // @[SyncFifo.java:106]
+  // @[SyncFifo.java:118]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 5'd0;
@@ -41,7 +41,7 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  // @[SyncFifo.java:107]
+  // @[SyncFifo.java:119]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 5'd0;
@@ -52,25 +52,25 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:100]
+  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:112]
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:114]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:126]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:104]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:116]
 
-  assign total = stored; // @[SyncFifo.java:111]
+  assign total = stored; // @[SyncFifo.java:123]
 
-  assign s_ready = total != 5'd16; // @[SyncFifo.java:139]
+  assign s_ready = total != 5'd16; // @[SyncFifo.java:151]
 
-  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:113]
+  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:125]
 
-  assign m_valid = stored != 5'd0; // @[SyncFifo.java:112]
+  assign m_valid = stored != 5'd0; // @[SyncFifo.java:124]
 
-  assign fill = total; // @[SyncFifo.java:140]
+  assign fill = total; // @[SyncFifo.java:152]
 
-  assign almost_full = total >= 5'd16; // @[SyncFifo.java:141]
+  assign almost_full = total >= 5'd16; // @[SyncFifo.java:153]
 
-  // @[SyncFifo.java:105]
+  // @[SyncFifo.java:117]
   always @(posedge clk) begin
     if (push) begin
       mem[wr_ptr[3:0]] <= s_data;
