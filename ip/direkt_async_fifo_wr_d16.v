@@ -6,25 +6,23 @@
 `default_nettype none
 
 module direkt_async_fifo_wr_d16 (
-  input  wire       wr_clk,           // @[AsyncFifoWriter.java:46]
-  input  wire       wr_rst,           // @[AsyncFifoWriter.java:46]
-  input  wire       valid,            // @[AsyncFifoWriter.java:49]
-  input  wire [4:0] rd_ptr_gray_sync, // @[AsyncFifoWriter.java:49]
-  output wire       ready,            // @[AsyncFifoWriter.java:49]
-  output wire       wr_en,            // @[AsyncFifoWriter.java:50]
-  output wire [3:0] wr_addr,          // @[AsyncFifoWriter.java:50]
-  output wire [4:0] wr_ptr_gray       // @[AsyncFifoWriter.java:50]
+  input  wire       wr_clk,           // @[AsyncFifoWriter.java:45]
+  input  wire       wr_rst,           // @[AsyncFifoWriter.java:45]
+  input  wire       valid,            // @[AsyncFifoWriter.java:48]
+  input  wire [4:0] rd_ptr_gray_sync, // @[AsyncFifoWriter.java:48]
+  output wire       ready,            // @[AsyncFifoWriter.java:48]
+  output wire       wr_en,            // @[AsyncFifoWriter.java:49]
+  output wire [3:0] wr_addr,          // @[AsyncFifoWriter.java:49]
+  output wire [4:0] wr_ptr_gray       // @[AsyncFifoWriter.java:49]
 );
 
-  reg  [4:0] wr_ptr_bin;      // @[AsyncFifoWriter.java:66]
-  reg  [4:0] wr_ptr_gray_q;   // @[AsyncFifoWriter.java:67]
-  reg        full_q;          // @[AsyncFifoWriter.java:68]
-  wire [4:0] wr_ptr_inc;      // @[AsyncFifoWriter.java:77]
-  wire [4:0] wr_ptr_inc_gray; // @[AsyncFifoWriter.java:79]
-  wire       push;            // @[AsyncFifoWriter.java:81]
-  wire [4:0] wr_ptr_next;     // @[AsyncFifoWriter.java:83]
+  reg  [4:0] wr_ptr_bin;    // @[AsyncFifoWriter.java:65]
+  reg  [4:0] wr_ptr_gray_q; // @[AsyncFifoWriter.java:66]
+  wire       full;          // @[AsyncFifoWriter.java:73]
+  wire       push;          // @[AsyncFifoWriter.java:75]
+  wire [4:0] wr_ptr_next;   // @[AsyncFifoWriter.java:77]
 
-  // @[AsyncFifoWriter.java:85]
+  // @[AsyncFifoWriter.java:79]
   always @(posedge wr_clk) begin
     if (wr_rst) begin
       wr_ptr_bin <= 5'd0;
@@ -33,39 +31,28 @@ module direkt_async_fifo_wr_d16 (
     end
   end
 
-  // @[AsyncFifoWriter.java:86]
+  // @[AsyncFifoWriter.java:80]
   always @(posedge wr_clk) begin
     if (wr_rst) begin
       wr_ptr_gray_q <= 5'd0;
     end else begin
-      wr_ptr_gray_q <= push ? wr_ptr_inc_gray : wr_ptr_gray_q;
+      wr_ptr_gray_q <= wr_ptr_next ^ (wr_ptr_next >> 1);
     end
   end
 
-  // @[AsyncFifoWriter.java:87]
-  always @(posedge wr_clk) begin
-    if (wr_rst) begin
-      full_q <= 1'b0;
-    end else begin
-      full_q <= wr_ptr_inc_gray == {~rd_ptr_gray_sync[4:3], rd_ptr_gray_sync[2:0]};
-    end
-  end
+  assign full = wr_ptr_gray_q == {~rd_ptr_gray_sync[4:3], rd_ptr_gray_sync[2:0]}; // @[AsyncFifoWriter.java:74]
 
-  assign wr_ptr_inc = wr_ptr_bin + 5'd1; // @[AsyncFifoWriter.java:78]
+  assign push = valid & ~full; // @[AsyncFifoWriter.java:76]
 
-  assign wr_ptr_inc_gray = wr_ptr_inc ^ (wr_ptr_inc >> 1); // @[AsyncFifoWriter.java:80]
+  assign wr_ptr_next = push ? (wr_ptr_bin + 5'd1) : wr_ptr_bin; // @[AsyncFifoWriter.java:78]
 
-  assign push = valid & ~full_q; // @[AsyncFifoWriter.java:82]
+  assign ready = ~full; // @[AsyncFifoWriter.java:82]
 
-  assign wr_ptr_next = push ? wr_ptr_inc : wr_ptr_bin; // @[AsyncFifoWriter.java:84]
+  assign wr_en = push; // @[AsyncFifoWriter.java:83]
 
-  assign ready = ~full_q; // @[AsyncFifoWriter.java:89]
+  assign wr_addr = wr_ptr_bin[3:0]; // @[AsyncFifoWriter.java:84]
 
-  assign wr_en = push; // @[AsyncFifoWriter.java:90]
-
-  assign wr_addr = wr_ptr_bin[3:0]; // @[AsyncFifoWriter.java:91]
-
-  assign wr_ptr_gray = wr_ptr_gray_q; // @[AsyncFifoWriter.java:92]
+  assign wr_ptr_gray = wr_ptr_gray_q; // @[AsyncFifoWriter.java:85]
 
 endmodule
 

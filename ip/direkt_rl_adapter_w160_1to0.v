@@ -18,24 +18,24 @@ module direkt_rl_adapter_w160_1to0 (
   output wire         overflow // @[ReadyLatencyAdapter.java:62]
 );
 
-  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:81]
-  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:81]
-  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:81]
-  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:81]
-  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:81]
+  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:79]
+  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:79]
+  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:79]
+  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:79]
+  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:79]
 
-  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:87]
+  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:85]
 
-  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:89]
+  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:87]
 
-  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:88]
+  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:86]
 
-  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:91]
+  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:89]
 
-  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:93]
+  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:91]
 
-  // @[ReadyLatencyAdapter.java:81]
-  direkt_sync_fifo_w160_d4_r_af3 u_buffer (
+  // @[ReadyLatencyAdapter.java:79]
+  direkt_sync_fifo_w160_d4_af3 u_buffer (
     .clk         (clk),
     .rst         (rst),
     .s_data      (s_data),

@@ -16,8 +16,7 @@ import org.direkt.hdl.Unit;
 /**
  * Write-domain half of {@link AsyncFifo}: the write pointer in binary (RAM address) and Gray (what
  * crosses), and the full flag against the synchronised read pointer. Full is pessimistic: the read
- * pointer it sees lags the real one (and the registered flag one cycle more), so it may stay set a
- * few cycles after a read, never the reverse.
+ * pointer it sees lags the real one, so it may stay set a few cycles after a read, never the reverse.
  */
 public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFifoWriter.Io> {
 
@@ -65,26 +64,20 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
 
         Reg wrBin = m.reg("wr_ptr_bin", pw, cd).init(0);
         Reg wrGray = m.reg("wr_ptr_gray_q", pw, cd).init(0);
-        Reg full = m.reg("full_q", 1, cd).init(0);
 
         // Full: the Gray write pointer equals the read pointer with its top two bits inverted
-        // (Cummings), i.e. the writer is exactly one lap ahead. It is registered and computed as if
-        // this cycle pushed (from state alone, so valid reaches only the pointer multiplexers):
-        // exact after a push, one place early without one, never late.
+        // (Cummings), i.e. the writer is exactly one lap ahead.
         Expr lapAhead = pw == 2
                 ? rdPtrGray.not()
                 : Expr.cat(rdPtrGray.bits(pw - 1, pw - 2).not(), rdPtrGray.bits(pw - 3, 0));
-        Signal inc = m.wire("wr_ptr_inc", pw);
-        inc.set(wrBin.plus(1));
-        Signal incGray = m.wire("wr_ptr_inc_gray", pw);
-        incGray.set(Gray.encode(inc));
+        Signal full = m.wire("full", 1);
+        full.set(wrGray.eq(lapAhead));
         Signal push = m.wire("push", 1);
         push.set(valid.and(full.not()));
         Signal next = m.wire("wr_ptr_next", pw);
-        next.set(Expr.mux(push, inc, wrBin));
+        next.set(Expr.mux(push, wrBin.plus(1), wrBin));
         wrBin.set(next);
-        wrGray.set(Expr.mux(push, incGray, wrGray));
-        full.set(incGray.eq(lapAhead));
+        wrGray.set(Gray.encode(next));
 
         ready.set(full.not());
         wrEn.set(push);
@@ -92,11 +85,7 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         wrPtrGrayOut.set(wrGray);
         if (p.fillOutput()) {
             // Pessimistic: the read pointer lags, so this is never less than the words really held.
-            // The read pointer decoded into a register first (one cycle more lag: the fill only
-            // reads higher), so the fill is one subtraction from flops.
-            Reg rdBin = m.reg("rd_ptr_bin_seen", pw, cd).init(0);
-            rdBin.set(Gray.decode(rdPtrGray));
-            io.fill().set(wrBin.minus(rdBin));
+            io.fill().set(wrBin.minus(Gray.decode(rdPtrGray)));
         }
     }
 }

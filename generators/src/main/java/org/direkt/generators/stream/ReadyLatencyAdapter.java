@@ -76,10 +76,8 @@ public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, 
             mo.data().set(s.data());
             return;
         }
-        // Registered output: m_valid and m_data come from flops, so what reads them (an arbiter)
-        // starts its paths at a register.
         SyncFifo.Io buf = m.sub("u_buffer", new SyncFifo(),
-                new SyncFifo.Params(p.width(), BUFFER_DEPTH, true, true, BUFFER_DEPTH - 1)).clock(cd).io();
+                SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1)).clock(cd).io();
         // Every valid word of a ready-latency-1 source is a transfer: it must be taken.
         buf.s().valid().set(s.valid());
         buf.s().data().set(s.data());
