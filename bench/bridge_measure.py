@@ -9,7 +9,9 @@ coincide. Bit positions, pin names of the channels and the clocks come from the 
 emitter wrote (direkt_sim.layout); the tests use the GPU->FPGA (``rd``) direction.
 
 The pins are driven by the models of direkt_sim.bridge_models (PipelinedKernel on the kernel
-channels, DataMover on ``rd_dma_*``, HostController on ``rd_host_*``, Csr for the window). This
+channels, DataMover on ``rd_dma_*``, HostController on ``rd_host_*``, Csr for the window). The
+GPU BAR model's span is a power of two (2 MB) at a bus address aligned to it, so the one window
+the host opens (an aligned power-of-two block, as the bridge's windows are) covers it exactly. This
 module only watches: a monitor per clock samples the pins in the ReadOnly phase just after an
 edge (what the registers take at the next edge) and counts edges, so an event is placed on an
 exact edge of either clock.
@@ -29,7 +31,8 @@ Tests:
              host load, mover ready always, 64 B descriptors done 2 dma cycles after they arrive
              (one status per cycle): kernel descriptors per dma_clk cycle at the mover, over
              descriptors 200..1800 of 2,000. Also counts, per dma cycle of that window, why the
-             kernel stage did not hand one over (internal signals of u_rd.u_issue).
+             admission stage's mover queue did not hand one over (internal signals of u_rd.u_issue;
+             "unprobed" where the build does not expose them).
 ``issue_host``  the same while the host controller also offers a descriptor in every cycle it
              may (ready latency 1): kernel and host descriptors per dma_clk cycle.
 ``bandwidth``   4 KB descriptors through a DataMover of ``mover_latency`` cycles and
@@ -61,7 +64,7 @@ from direkt_sim.stimulus import value as _int
 
 MEASURE_DIR = os.environ.get("DIREKT_BRIDGE_MEASURE", "").strip()
 D = "rd"  # the direction measured
-GPU_BUS = 0x0000_0040_0000_0000  # the GPU BAR's bus span (the window covers it)
+GPU_BUS = 0x0000_0040_0000_0000  # the GPU BAR's bus span, aligned to 256 GB (the window is exactly the span)
 HOST_BUS = 0x0000_0001_0000_0000  # host RAM for the host controller's descriptors
 FPGA_AT = 0x1000_0000  # where data lands in FPGA memory
 
@@ -104,7 +107,7 @@ class Rig:
         self.on_kstatus: Callable[[int], None] = lambda word: None  # kernel edge taking a status
         self.on_mover: Callable[[int], None] = lambda word: None  # dma edge: descriptor to the mover
         self.on_mstatus: Callable[[int], None] = lambda word: None  # dma edge: mover status
-        self.gpu = GpuBar(bus_base=GPU_BUS, pages=16, seed=1)
+        self.gpu = GpuBar(bus_base=GPU_BUS, pages=16, seed=1)  # span: 32 slots of 64 KB, 2 MB
         self.host_ram = HostRam(HOST_BUS, 1 << 20)
         self.pcie = PcieSpace([self.gpu, self.host_ram])
         self.fpga = Memory("fpga", size=int(b["fpga_mem_bytes"]))
@@ -151,6 +154,7 @@ class Rig:
         for _ in range(self.S + 4):
             await RisingEdge(self.k_clk)
             await RisingEdge(self.d_clk)
+        # The span is an aligned power-of-two block of at least 1 MB: open_window refuses anything else.
         await Csr(self.dut, self.m).open_window(0, self.gpu.bus_low, self.gpu.bus_high, rd=D == "rd", wr=D == "wr")
 
     # -- monitors ------------------------------------------------------------
@@ -208,7 +212,7 @@ class Rig:
                              f"{len(self.the_mover.log)} taken, {self.the_mover.statuses} statuses, pending "
                              f"{list(self.the_mover.pending)[:4]}, mover cycle {self.the_mover.cycle}; kernel in flight "
                              f"{list(kernel.inflight.values())[:4]}; bridge outstanding "
-                             f"{_probe(self.dut, f'u_{D}.u_issue.outstanding_q')}")
+                             f"{_probe(self.dut, f'u_{D}.outstanding')}")
 
     def check_failed(self, kernel: PipelinedKernel) -> None:
         bad = [j.status for j in kernel.done if j.status.failed]
@@ -252,8 +256,9 @@ if MEASURE_DIR:
 
         # Where the descriptor's dma cycles go: for each stage output, the dma edge (counted from
         # the accept) at which the next stage first samples it high.
-        stage_probes = {"crossing_fifo_m_valid (sampled by the issue stage)": f"u_{D}.u_issue.k_valid",
-                        "issue_stage_st_valid (to the arbiter / RL 0->1 adapter)": f"u_{D}.u_issue.st_valid",
+        stage_probes = {"crossing_fifo_m_valid (sampled by the checks)": f"u_{D}.u_desc_fifo_m_valid",
+                        "checks_q_valid (sampled by admission)": f"u_{D}.u_checks_q_valid",
+                        "mover_queue_d_valid (to the arbiter / RL 0->1 adapter)": f"u_{D}.u_issue_d_valid",
                         "rd_dma_desc_valid (sampled by the mover)": f"{D}_dma_desc_valid"}
         seen: dict[str, int] = {}
         stages: dict[str, list[int]] = {k: [] for k in stage_probes}
@@ -330,12 +335,13 @@ if MEASURE_DIR:
                 kernel_edges.append(rig.dcount)
 
         rig.on_mover = on_mover
-        # Why the kernel stage did not hand a descriptor over, per dma cycle of the window.
+        # Why the admission stage's mover queue did not hand a descriptor over, per dma cycle of the window.
         u = f"u_{D}.u_issue"
-        probes = {"k_valid": f"{u}.k_valid", "credit_ok": f"{u}.credit_ok", "st_valid": f"{u}.st_valid",
+        probes = {"q_valid": f"{u}.q_valid", "credit_ok": f"{u}.u_credits_ok", "reject": f"{u}.reject_valid",
                   "d_valid": f"{u}.d_valid", "d_ready": f"{u}.d_ready"}
-        why = {"handed_over": 0, "stage_empty_no_word_from_crossing_fifo": 0, "stage_empty_no_credit": 0,
-               "stage_empty_other": 0, "stage_full_not_granted_or_mover_not_ready": 0, "unprobed": 0}
+        why = {"handed_over": 0, "queue_empty_no_checked_word": 0, "queue_empty_no_credit": 0,
+               "queue_empty_rejection_pending": 0, "queue_empty_other": 0,
+               "queue_word_not_granted_or_mover_not_ready": 0, "unprobed": 0}
 
         async def diagnose():
             while True:
@@ -349,13 +355,15 @@ if MEASURE_DIR:
                 elif v["d_valid"] and v["d_ready"]:
                     why["handed_over"] += 1
                 elif v["d_valid"]:
-                    why["stage_full_not_granted_or_mover_not_ready"] += 1
-                elif not v["k_valid"]:
-                    why["stage_empty_no_word_from_crossing_fifo"] += 1
+                    why["queue_word_not_granted_or_mover_not_ready"] += 1
+                elif not v["q_valid"]:
+                    why["queue_empty_no_checked_word"] += 1
                 elif not v["credit_ok"]:
-                    why["stage_empty_no_credit"] += 1
+                    why["queue_empty_no_credit"] += 1
+                elif v["reject"]:
+                    why["queue_empty_rejection_pending"] += 1
                 else:
-                    why["stage_empty_other"] += 1
+                    why["queue_empty_other"] += 1
 
         cocotb.start_soon(diagnose())
         for i in range(total):

@@ -17,11 +17,11 @@ Typical use (inside a cocotb test)::
 
     m = load_manifest()
     fpga = Memory("fpga", size=m.bridge["fpga_mem_bytes"])
-    gpu = GpuBar(bus_base=0x38_0000_0000, pages=16, seed=1)
+    gpu = GpuBar(bus_base=0x38_0000_0000, pages=16, seed=1)   # span: 2 MB, aligned
     pcie = PcieSpace([gpu])
     movers = {t: DataMover(dut, t, m, pcie, fpga) for t in ("rd", "wr")}
     csr = Csr(dut, m)
-    await csr.open_window(0, gpu.bus_low, gpu.bus_high)
+    await csr.open_window(0, gpu.bus_low, gpu.bus_high)        # an aligned power-of-two block >= 1 MB
     k = KernelModel(dut, "rd", m)
     st = await k.transfer(src=gpu.bus(0), dst=0x1000, nbytes=4096)
 """
@@ -45,6 +45,35 @@ TLP_BOUNDARY = 4096  # a PCIe request never crosses a 4 KB boundary
 
 class ModelError(AssertionError):
     """A model saw something the bridge must never do (illegal descriptor, protocol violation, ...)."""
+
+
+def window_log2(base: int, last: int, min_log2: int = 20, max_log2: int = 63) -> int:
+    """log2 of the size of the window [*base*, *last*] (inclusive), which must be a naturally
+    aligned power-of-two block of 2^min_log2 .. 2^max_log2 bytes (the manifest's
+    ``window_min_log2`` / ``window_max_log2``); anything else raises :class:`ValueError` saying why."""
+    what = f"window [{base:#x}, {last:#x}]"
+    if not 0 <= base <= last < 1 << 64:
+        raise ValueError(f"{what}: base and last must be 64-bit bus addresses with base <= last")
+    size = last - base + 1
+    if size & (size - 1):
+        raise ValueError(f"{what}: {size:#x} bytes is not a power of two (a window is an aligned power-of-two block)")
+    k = size.bit_length() - 1
+    if k < min_log2:
+        raise ValueError(f"{what}: {size:#x} bytes is smaller than the smallest window, 2^{min_log2} bytes")
+    if k > max_log2:
+        raise ValueError(f"{what}: {size:#x} bytes is larger than the largest window, 2^{max_log2} bytes")
+    if base % size:
+        raise ValueError(f"{what}: base is not a multiple of the window's size {size:#x} (windows are naturally aligned)")
+    return k
+
+
+def aligned_block(low: int, high: int, min_log2: int = 20) -> tuple[int, int]:
+    """(base, last) of the smallest naturally aligned power-of-two block of at least 2^min_log2
+    bytes that holds every address in [*low*, *high*]: the window to open over that span."""
+    k = min_log2
+    while (low >> k) != (high >> k):
+        k += 1
+    return (low >> k) << k, ((low >> k) << k) + (1 << k) - 1
 
 
 # --------------------------------------------------------------------------- memories
@@ -117,10 +146,13 @@ class GpuBar:
     """A GPU's memory as seen through its BAR: ``pages`` pages of ``page_size`` bytes.
 
     GPU offset ``o`` lives in page ``o // page_size``; the page table maps each page to a bus
-    address ``bus_base + slot * page_size`` with slots a random permutation of ``range(2 * pages)``
-    (``seed``), so consecutive pages are neither contiguous nor in order on the bus and half the
-    span is unmapped. ``read``/``write`` take GPU offsets; :meth:`segments` gives the bus pieces
-    of a GPU range, split where the bus address is discontinuous.
+    address ``bus_base + slot * page_size`` with slots drawn at random (``seed``) from
+    ``range(span_pages)``, ``span_pages`` the smallest power of two >= ``2 * pages``: consecutive
+    pages are neither contiguous nor in order on the bus and at least half the span is unmapped.
+    The span (``bus_low`` .. ``bus_high``) is a power of two, so with ``bus_base`` a multiple of it
+    (and the span at least 1 MB) it is exactly one of the bridge's aligned windows.
+    ``read``/``write`` take GPU offsets; :meth:`segments` gives the bus pieces of a GPU range,
+    split where the bus address is discontinuous.
     """
 
     def __init__(self, bus_base: int, pages: int, page_size: int = 65536, seed: int = 0, name: str = "gpu"):
@@ -129,7 +161,8 @@ class GpuBar:
         self.pages = pages
         self.page_size = page_size
         rng = random.Random(seed)
-        slots = list(range(2 * pages))
+        self.span_pages = 1 << (2 * pages - 1).bit_length()
+        slots = list(range(self.span_pages))
         rng.shuffle(slots)
         # Keep at least one discontinuity between every pair of neighbours (a shuffle could put
         # page i+1 right after page i by chance): re-draw such slots from the unused ones.
@@ -150,8 +183,8 @@ class GpuBar:
 
     @property
     def bus_high(self) -> int:
-        """Last bus byte of the span (inclusive)."""
-        return self.bus_base + 2 * self.pages * self.page_size - 1
+        """Last bus byte of the span (inclusive); the span is a power of two."""
+        return self.bus_base + self.span_pages * self.page_size - 1
 
     def bus(self, offset: int) -> int:
         """Bus address of GPU offset *offset*."""
@@ -532,16 +565,22 @@ class HostController:
     status must carry an outstanding host ID and come back exactly once (checked, with
     ``completed`` set); ``done`` lists completed descriptors, ``sent``/``completed`` count them.
     ``grants`` records the dma cycle each descriptor left.
+
+    ``obey_ready=False`` makes a broken controller that ignores ready latency 1: it sends whenever
+    it has a descriptor (and ``valid`` allows), whatever ``host_desc_ready`` was, so the bridge's
+    host buffer overflows once the mover stops taking descriptors (the ALARMS register flags it).
     """
 
     def __init__(self, dut, direction: str, manifest: Manifest, max_outstanding: int = 8,
-                 valid: str = "always", seed: int = 0, start: bool = True):
+                 valid: str = "always", seed: int = 0, start: bool = True, obey_ready: bool = True):
         self.dut = dut
         self.t = direction
         self.m = manifest
         lo, hi = manifest.layout["ids"]["host"]
         self.free_ids = deque(range(lo, hi + 1))
         self.max_outstanding = max_outstanding
+        self.obey_ready = obey_ready
+        self.sent_log: list[MoverDesc] = []
         self.rng = random.Random(f"host:{direction}:{seed}")
         self._valid_pat = pattern(valid, self.rng)
         self.queue: deque[MoverDesc] = deque()
@@ -583,13 +622,14 @@ class HostController:
         while True:
             await RisingEdge(self._clk)
             self.cycle += 1
-            send = (prev_ready and self.queue and self.free_ids and len(self.outstanding) < self.max_outstanding
-                    and next(self._valid_pat))
+            send = ((prev_ready or not self.obey_ready) and self.queue and self.free_ids
+                    and len(self.outstanding) < self.max_outstanding and next(self._valid_pat))
             if send:
                 d = self.queue.popleft()
                 d.id = self.free_ids.popleft()
                 d.cycle = self.cycle
                 self.outstanding[d.id] = d
+                self.sent_log.append(d)
                 self._d.set(d.pack(self.m))
                 self._v.set(1)
                 self.sent += 1
@@ -614,10 +654,18 @@ class HostController:
 
 
 class Csr:
-    """The bridge's Avalon-MM CSR agent (dma_clk; read latency 1, no waitrequest).
+    """The bridge's Avalon-MM CSR agent (dma_clk; no waitrequest; the manifest's ``read_latency``:
+    ``readdatavalid`` rises exactly that many cycles after the cycle ``csr_read`` is sampled).
 
     Offsets, window layout, counter events and field positions come from the manifest. Accesses
     from concurrent coroutines are serialised.
+
+    Windows: entry i is BASE_LO, BASE_HI, SIZE (field ``log2``), CTRL at ``window_offset +
+    window_stride * i``; the window is the naturally aligned block of 2^SIZE bytes that holds BASE.
+    :meth:`open_window` / :meth:`set_window` take the block as [base, last] (inclusive) and refuse
+    (``ValueError``) anything that is not an aligned power-of-two block of 2^window_min_log2 ..
+    2^window_max_log2 bytes. Counters exist only when the manifest lists events
+    (:attr:`has_counters`); ALARMS is always there.
     """
 
     def __init__(self, dut, manifest: Manifest):
@@ -639,6 +687,23 @@ class Csr:
     def window_offset(self, i: int, reg: str) -> int:
         return int(self.csr["window_offset"]) + int(self.csr["window_stride"]) * i + self.csr["window_regs"].index(reg)
 
+    @property
+    def min_log2(self) -> int:
+        return int(self.csr["window_min_log2"])
+
+    @property
+    def max_log2(self) -> int:
+        return int(self.csr["window_max_log2"])
+
+    @property
+    def has_counters(self) -> bool:
+        return self.m.has_counters
+
+    def window_log2(self, base: int, last: int) -> int:
+        """log2 of the window [base, last]; ``ValueError`` unless it is an aligned power-of-two block
+        the bridge can hold."""
+        return window_log2(base, last, self.min_log2, self.max_log2)
+
     async def write(self, addr, value: int) -> None:
         addr = self.offset(addr) if isinstance(addr, str) else addr
         async with self._lock:
@@ -652,41 +717,76 @@ class Csr:
 
     async def read(self, addr) -> int:
         addr = self.offset(addr) if isinstance(addr, str) else addr
+        latency = int(self.csr["read_latency"])
         async with self._lock:
             await RisingEdge(self._clk)
             self._addr.set(addr)
             self._read.set(1)
-            await RisingEdge(self._clk)
-            self._read.set(0)
-            await ReadOnly()
-            if self.dut.csr_readdatavalid.value != 1:
-                raise ModelError(f"CSR read of {addr:#x}: readdatavalid not high one cycle after csr_read")
+            for cycle in range(1, latency + 1):
+                await RisingEdge(self._clk)
+                if cycle == 1:
+                    self._read.set(0)
+                await ReadOnly()
+                valid = self.dut.csr_readdatavalid.value
+                if cycle < latency and valid != 0:
+                    raise ModelError(f"CSR read of {addr:#x}: readdatavalid high {cycle} cycle(s) after csr_read, "
+                                     f"the manifest's read_latency is {latency}")
+                if cycle == latency and valid != 1:
+                    raise ModelError(f"CSR read of {addr:#x}: readdatavalid not high {latency} cycle(s) after csr_read "
+                                     f"(the manifest's read_latency)")
             self.reads += 1
             return self.dut.csr_readdata.value.integer
 
     async def set_window(self, i: int, base: int, last: int, enable=True, rd=True, wr=True) -> None:
-        """Program window *i*: BASE, LAST (inclusive last byte), then CTRL."""
-        for reg, v in (("BASE_LO", base), ("BASE_HI", base >> 32), ("LAST_LO", last), ("LAST_HI", last >> 32)):
-            await self.write(self.window_offset(i, reg), v & 0xFFFF_FFFF)
+        """Program window *i* to the aligned block [base, last] (inclusive): BASE_LO, BASE_HI, SIZE,
+        then CTRL. ``ValueError`` (before any write) unless [base, last] is such a block."""
+        k = self.window_log2(base, last)
+        entries = int(self.m.bridge["window_entries"])
+        if not 0 <= i < entries:
+            raise ValueError(f"window entry {i}: the bridge has {entries} (0..{entries - 1})")
+        await self.write(self.window_offset(i, "BASE_LO"), base & 0xFFFF_FFFF)
+        await self.write(self.window_offset(i, "BASE_HI"), (base >> 32) & 0xFFFF_FFFF)
+        await self.write(self.window_offset(i, "SIZE"), self.m.word("csr_window_size").pack(log2=k))
         await self.write(self.window_offset(i, "CTRL"),
                          self.m.word("csr_window_ctrl").pack(enable=int(enable), allow_rd=int(rd), allow_wr=int(wr)))
 
     async def open_window(self, i: int, base: int, last: int, rd: bool = True, wr: bool = True) -> None:
+        """Open window *i* on the aligned power-of-two block [base, last] (inclusive, >= 1 MB)."""
         await self.set_window(i, base, last, True, rd, wr)
 
     async def close_window(self, i: int) -> None:
         await self.write(self.window_offset(i, "CTRL"), 0)
 
+    def effective_log2(self, size_log2: int) -> int:
+        """The window size a SIZE value acts as: clamped to window_min_log2 .. window_max_log2."""
+        return min(max(size_log2, self.min_log2), self.max_log2)
+
     async def read_window(self, i: int) -> dict:
+        """Window *i* as the registers hold it: ``base``/``last`` of the aligned block that holds
+        BASE, ``log2`` its size (SIZE as it acts, clamped to the manifest's window_min_log2 ..
+        window_max_log2), ``size_reg`` (SIZE's log2 field as read back), ``base_reg`` (BASE as read
+        back) and the CTRL fields."""
         r = {reg: await self.read(self.window_offset(i, reg)) for reg in self.csr["window_regs"]}
-        return {"base": r["BASE_HI"] << 32 | r["BASE_LO"], "last": r["LAST_HI"] << 32 | r["LAST_LO"],
+        base_reg = r["BASE_HI"] << 32 | r["BASE_LO"]
+        size_reg = self.m.word("csr_window_size").get(r["SIZE"], "log2")
+        k = self.effective_log2(size_reg)
+        base = base_reg >> k << k
+        return {"base": base, "last": base + (1 << k) - 1, "log2": k, "size_reg": size_reg, "base_reg": base_reg,
                 **self.m.word("csr_window_ctrl").unpack(r["CTRL"])}
 
     async def counter(self, direction: str, event: str) -> int:
         return await self.read(self.m.counter_offset(direction, event))
 
     async def counters(self, direction: str) -> dict[str, int]:
+        """Every event counter of *direction* (an empty dict when the bridge has no counters)."""
         return {ev: await self.counter(direction, ev) for ev in self.csr["events"]}
+
+    async def alarms(self) -> dict[str, int]:
+        """The sticky ALARMS fields (``rd_overflow``, ``rd_host_overflow``, ``wr_overflow``, ...)."""
+        return self.m.word("csr_alarms").unpack(await self.read("ALARMS"))
+
+    async def clear_alarms(self) -> None:
+        await self.write("ALARMS", 0)
 
     async def outstanding(self, direction: str) -> int:
         return await self.read(int(self.csr["counters_offset"]) + int(self.csr["counters_stride"]) * DIRECTIONS.index(direction)
@@ -699,6 +799,7 @@ class Csr:
         await self.write("LAST_ERROR", 0)
 
     async def clear_counters(self) -> None:
+        """CONTROL bit 0 (KeyError when the bridge has no counters, and so no CONTROL register)."""
         await self.write("CONTROL", 1)
 
 
@@ -708,7 +809,7 @@ class Csr:
 @dataclass
 class KernelStatus:
     """A decoded kernel status. ``error`` is the manifest error code (tagged mode); in cycles
-    mode it is None and ``failed`` tells whether the word was all ones."""
+    mode it is None and ``failed`` tells whether the word marks a failure (see :func:`decode_status`)."""
 
     raw: int
     tag: Optional[int]
@@ -719,12 +820,13 @@ class KernelStatus:
 
 
 def decode_status(m: Manifest, word: int, cycle: int = 0) -> KernelStatus:
+    """Cycles mode, by the manifest's ``kernel_status_cycles``: with a ``failed`` field, the word
+    failed when that field is not 0; with ``cycles`` alone, when it is all ones."""
     ks = m.kernel_status
-    if m.bridge["status_mode"] == "tagged":
-        f = ks.unpack(word)
-        return KernelStatus(word, f["tag"], f["error"], f["elapsed"], f["error"] != 0, cycle)
     f = ks.unpack(word)
-    failed = f["cycles"] == ks["cycles"].mask
+    if m.bridge["status_mode"] == "tagged":
+        return KernelStatus(word, f["tag"], f["error"], f["elapsed"], f["error"] != 0, cycle)
+    failed = f["failed"] != 0 if "failed" in ks.fields else f["cycles"] == ks["cycles"].mask
     return KernelStatus(word, None, None, f["cycles"], failed, cycle)
 
 

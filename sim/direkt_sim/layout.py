@@ -9,6 +9,7 @@ wrote next to the Verilog; nothing is restated here.
     fields = m.word("mover_status").unpack(word)
     m.error("WINDOW")                        # its code
     m.csr_offset("WIN0_CTRL")
+    m.has_counters                           # False when the bridge was generated with counters=false
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Mapping
 
 MANIFEST_NAME = "direkt-overlay.json"
 FORMAT_VERSION = 1  # the manifest structure this reader understands
+LAYOUT_VERSION = 2  # the bit layouts and CSR map (aligned power-of-two windows, ALARMS) the models speak
 
 
 class ManifestError(Exception):
@@ -86,6 +88,11 @@ class Manifest:
             )
         self.data = data
         self.layout = data["layout"]
+        if self.layout.get("version") != LAYOUT_VERSION:
+            raise ManifestError(
+                f"{path}: layout version {self.layout.get('version')!r}; these models speak {LAYOUT_VERSION} "
+                "(re-emit the bridge with the current generators: make build)"
+            )
         self.bridge = data["bridge"]
         self.words = {n: Word(n, spec) for n, spec in self.layout["words"].items()}
         self.csr = self.layout["csr"]
@@ -112,9 +119,17 @@ class Manifest:
         except KeyError:
             raise KeyError(f"no CSR register {name!r}") from None
 
+    @property
+    def has_counters(self) -> bool:
+        """The event counters are there (``layout.csr.events`` is empty without them)."""
+        return bool(self.csr["events"])
+
     def counter_offset(self, direction: str, event: str) -> int:
         d = {"rd": 0, "wr": 1}[direction]
-        return int(self.csr["counters_offset"]) + int(self.csr["counters_stride"]) * d + self.csr["events"].index(event)
+        events = self.csr["events"]
+        if event not in events:
+            raise KeyError(f"no counter {event!r} (the manifest's events: {events or 'none, counters=false'})")
+        return int(self.csr["counters_offset"]) + int(self.csr["counters_stride"]) * d + events.index(event)
 
     def channel(self, direction: str, role: str) -> Mapping:
         for c in self.bridge["channels"]:

@@ -36,8 +36,8 @@ from direkt_sim.bridge_models import (
 )
 from direkt_sim.layout import load_manifest
 
-JOB_VERSION = 1
-RESULT_VERSION = 1
+JOB_VERSION = 2
+RESULT_VERSION = 2
 ENV_JOB = "DIREKT_REPLAY_JOB"
 ENV_RESULT = "DIREKT_REPLAY_RESULT"
 DEFAULT_PAGE = 65536
@@ -289,8 +289,25 @@ async def replay(dut):
     entries = int(m.bridge["window_entries"])
     for i, w in enumerate(job.get("windows") or []):
         idx = _int(w.get("index", i), f"windows[{i}].index", 0, entries - 1)
-        await csr.set_window(idx, _int(w.get("base"), f"windows[{i}].base"), _int(w.get("last"), f"windows[{i}].last"),
-                             enable=bool(w.get("enable", True)), rd=bool(w.get("rd", True)), wr=bool(w.get("wr", True)))
+        base, last = _int(w.get("base"), f"windows[{i}].base"), _int(w.get("last"), f"windows[{i}].last")
+        try:
+            csr.window_log2(base, last)
+        except ValueError as e:
+            raise JobError(f"windows[{i}]: {e}") from None
+        await csr.set_window(idx, base, last, enable=bool(w.get("enable", True)), rd=bool(w.get("rd", True)),
+                             wr=bool(w.get("wr", True)))
+    for i, cw in enumerate(job.get("csr_writes") or []):
+        what = f"csr_writes[{i}]"
+        if not isinstance(cw, dict) or ("name" in cw) == ("offset" in cw):
+            raise JobError(f"{what}: {cw!r}: give the register's name or its offset (one of them) and a value")
+        if "name" in cw:
+            try:
+                addr = m.csr_offset(cw["name"])
+            except KeyError:
+                raise JobError(f"{what}: the manifest has no CSR register {cw['name']!r}") from None
+        else:
+            addr = _int(cw["offset"], f"{what}.offset", 0, (1 << int(m.csr["address_bits"])) - 1)
+        await csr.write(addr, _int(cw.get("value"), f"{what}.value", 0, 0xFFFF_FFFF))
 
     chans = {t: Channel(dut, t, m, 1 if mode == "sequential" else limit) for t in DIRECTIONS}
     per_status_cycles = _int((job.get("issue") or {}).get("timeout_kernel_cycles", 2_000_000),
@@ -318,7 +335,8 @@ async def replay(dut):
         if mv.errors:
             raise ModelError(mv.errors[0])
 
-    counters = {t: await csr.counters(t) for t in DIRECTIONS}
+    counters = {t: await csr.counters(t) for t in DIRECTIONS}  # {} per direction without counters
+    alarms = await csr.alarms()
     last_error = await csr.last_error()
     sim_ps = int(get_sim_time("ps") - t0_ps)
 
@@ -340,7 +358,7 @@ async def replay(dut):
         "version": RESULT_VERSION,
         "job": str(job_path),
         "bridge": {k: m.bridge[k] for k in ("status_mode", "id_mode", "word_order", "inflight", "window_entries",
-                                             "fpga_mem_bytes", "policy")},
+                                             "fpga_mem_bytes", "policy", "counters")},
         "issue": {"mode": mode, "inflight": 1 if mode == "sequential" else limit},
         "statuses": [_status_json(m, it) for it in issues],
         "memory": mem_out,
@@ -349,6 +367,7 @@ async def replay(dut):
                   for t in DIRECTIONS},
         "writes": {"gpu_bytes": sum(p[2].bytes_written for p in gpu.pages), "fpga_bytes": fpga.bytes_written},
         "counters": counters,
+        "alarms": alarms,
         "last_error": last_error,
         "cycles": {"kernel": chans["rd"].cycle,
                    "dma": max(movers[t].cycle - mover_c0[t] for t in DIRECTIONS), "sim_time_ps": sim_ps},

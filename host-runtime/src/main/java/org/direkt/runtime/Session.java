@@ -9,13 +9,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
 import org.direkt.runtime.ffi.Cuda;
 import org.direkt.runtime.ffi.Libc;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
+import org.direkt.runtime.pcie.Bytes;
 import org.direkt.runtime.pcie.ImportedRange;
 import org.direkt.runtime.pcie.Transfer;
+import org.direkt.runtime.pcie.WindowBlock;
 import org.direkt.runtime.sim.Direction;
 import org.direkt.runtime.sim.ReplayJob;
 import org.direkt.runtime.sim.ReplayResult;
@@ -29,7 +32,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * through a bus-address importer), name an FPGA buffer, copy in either direction, await
  * completion. A copy becomes mover-legal kernel descriptors (at most 1 MB - 4 B, never across a
  * page discontinuity) built with the Layout, exactly as the kernel builds them from the header;
- * a status with an error code becomes a {@link DmaException}.
+ * a status with an error code becomes a {@link DmaException}. Kernels reach only what the host opens
+ * with {@link #openWindow}: aligned power-of-two blocks of at least 1 MB, programmed into the
+ * bridge's window registers by the names the overlay's manifest gives them.
  *
  * <pre>
  * try (Session s = Session.open(overlayDir, importer)) {
@@ -49,16 +54,64 @@ public final class Session implements AutoCloseable {
     private final BusAddressImporter importer;
     private final SimulatedBridge bridge;
     private final Cuda cuda;
+    private final WindowRegs windowRegs;
     private final List<GpuBuffer> buffers = new ArrayList<>();
-    private final List<long[]> windows = new ArrayList<>();
+    private final List<WindowBlock> windows = new ArrayList<>();
+    /** The CSR writes that opened the windows, in order, by register name. */
+    private final List<ReplayJob.CsrWrite> csrWrites = new ArrayList<>();
     private long nextTag = 1;
     private long nextHostBase = 0x7f00_0000_0000L;
 
-    private Session(Path overlay, BusAddressImporter importer, SimulatedBridge bridge, Cuda cuda) {
+    private Session(Path overlay, BusAddressImporter importer, SimulatedBridge bridge, Cuda cuda, WindowRegs windowRegs) {
         this.overlay = overlay;
         this.importer = importer;
         this.bridge = bridge;
         this.cuda = cuda;
+        this.windowRegs = windowRegs;
+    }
+
+    /**
+     * The window table as the manifest describes it ({@code layout.csr}): entries, smallest and
+     * largest window, and each entry's registers by name ({@code WIN<i>_BASE_LO}, ...), checked
+     * against the offsets the manifest gives.
+     */
+    private record WindowRegs(int entries, int minLog2, int maxLog2, List<List<String>> names) {
+        static final List<String> NEEDED = List.of("BASE_LO", "BASE_HI", "SIZE", "CTRL");
+
+        static WindowRegs of(Path f, JsonNode m) {
+            JsonNode csr = m.path("layout").path("csr");
+            int entries = m.path("bridge").path("window_entries").asInt(-1);
+            int minLog2 = csr.path("window_min_log2").asInt(-1);
+            int maxLog2 = csr.path("window_max_log2").asInt(-1);
+            int offset = csr.path("window_offset").asInt(-1);
+            int stride = csr.path("window_stride").asInt(-1);
+            List<String> regs = new ArrayList<>();
+            csr.path("window_regs").forEach(r -> regs.add(r.asText()));
+            if (entries < 1 || minLog2 < 0 || maxLog2 < minLog2 || maxLog2 > 63 || offset < 0 || stride < regs.size()
+                    || !regs.containsAll(NEEDED)) {
+                throw new IllegalArgumentException(f + ": no usable window table in layout.csr (window_entries " + entries
+                        + ", window_min_log2 " + minLog2 + ", window_max_log2 " + maxLog2 + ", window_regs " + regs
+                        + "; need " + NEEDED + ")");
+            }
+            Map<String, Integer> offsets = new LinkedHashMap<>();
+            csr.path("registers").forEach(r -> offsets.put(r.path("name").asText(), r.path("offset").asInt(-1)));
+            List<List<String>> names = new ArrayList<>();
+            for (int i = 0; i < entries; i++) {
+                List<String> entry = new ArrayList<>();
+                for (String reg : NEEDED) {
+                    String name = "WIN" + i + "_" + reg;
+                    Integer at = offsets.get(name);
+                    int want = offset + stride * i + regs.indexOf(reg);
+                    if (at == null || at != want) {
+                        throw new IllegalArgumentException(f + ": layout.csr.registers has " + (at == null ? "no " + name
+                                : name + " at offset " + at) + "; window " + i + "'s " + reg + " is at offset " + want);
+                    }
+                    entry.add(name);
+                }
+                names.add(List.copyOf(entry));
+            }
+            return new WindowRegs(entries, minLog2, maxLog2, List.copyOf(names));
+        }
     }
 
     /** Opens a session on an overlay directory (its manifest must speak this runtime's Layout version). */
@@ -77,13 +130,14 @@ public final class Session implements AutoCloseable {
         if (!b.path("id_mode").asText().equals("managed") || !b.path("status_mode").asText().equals("tagged")) {
             throw new IllegalArgumentException(f + ": this runtime drives bridges with managed IDs and tagged status (the default preset)");
         }
+        WindowRegs windowRegs = WindowRegs.of(f, m);
         Cuda cuda = null;
         if (Cuda.isAvailable()) {
             cuda = Cuda.load();
             cuda.init();
             cuda.setCurrentContext(cuda.primaryContextRetain(cuda.device(0)));
         }
-        return new Session(overlayDir, importer, SimulatedBridge.locate(), cuda);
+        return new Session(overlayDir, importer, SimulatedBridge.locate(), cuda, windowRegs);
     }
 
     /** True when GPU buffers are real CUDA memory. */
@@ -189,9 +243,38 @@ public final class Session implements AutoCloseable {
         return new FpgaBuffer(address, bytes);
     }
 
-    /** Lets kernels reach PCIe range [base, last] (inclusive) in both directions: a window of the bridge. */
-    public void openWindow(long base, long last) {
-        windows.add(new long[] {base, last});
+    /**
+     * Lets kernels reach PCIe range {@code [base, last]} (inclusive) in both directions: the next
+     * free window entry of the bridge, programmed by writing its BASE_LO, BASE_HI, SIZE and CTRL
+     * registers (by the manifest's names). A window is a naturally aligned power-of-two block:
+     * {@code last - base + 1} must be a power of two of at least 2^{@code window_min_log2} bytes
+     * (1 MB) and {@code base} a multiple of it.
+     *
+     * @return the window entry used
+     * @throws IllegalArgumentException the range is not such a block (the message says why)
+     * @throws IllegalStateException    every window entry of the bridge is already open
+     */
+    public int openWindow(long base, long last) {
+        WindowBlock w = WindowBlock.of(base, last, windowRegs.minLog2(), windowRegs.maxLog2());
+        int i = windows.size();
+        if (i >= windowRegs.entries()) {
+            throw new IllegalStateException("cannot open window [" + Bytes.hex(base) + ", " + Bytes.hex(last)
+                    + "]: all " + windowRegs.entries() + " window entries of the bridge are open");
+        }
+        List<String> regs = windowRegs.names().get(i);
+        csrWrites.add(new ReplayJob.CsrWrite(regs.get(0), w.base() & 0xFFFF_FFFFL));
+        csrWrites.add(new ReplayJob.CsrWrite(regs.get(1), w.base() >>> 32));
+        csrWrites.add(new ReplayJob.CsrWrite(regs.get(2),
+                Layout.CSR_WINDOW_SIZE.pack(Map.of("log2", w.log2())).longValueExact()));
+        csrWrites.add(new ReplayJob.CsrWrite(regs.get(3),
+                Layout.CSR_WINDOW_CTRL.pack(Map.of("enable", 1, "allow_rd", 1, "allow_wr", 1)).longValueExact()));
+        windows.add(w);
+        return i;
+    }
+
+    /** The windows opened so far, in entry order. */
+    public List<WindowBlock> windows() {
+        return List.copyOf(windows);
     }
 
     /** GPU -> FPGA. */
@@ -259,6 +342,9 @@ public final class Session implements AutoCloseable {
          */
         public List<ReplayResult.Status> await() {
             ReplayJob.Builder job = ReplayJob.builder().preset("default");
+            if (windowRegs.entries() != Bridge.Params.defaults().windowEntries()) {
+                job.param("windows", windowRegs.entries());  // the overlay's window table, so its register names exist
+            }
             AddressTable t = gpu.table;
             // Only the pages this copy touches go to the back end (and come back from it).
             int firstPage = (int) (gpuOffset / PAGE);
@@ -272,9 +358,7 @@ public final class Session implements AutoCloseable {
                     job.readBackGpu(t.pageBusAddress(p), (int) PAGE);
                 }
             }
-            for (long[] w : windows) {
-                job.window(w[0], w[1], true, true);
-            }
+            csrWrites.forEach(job::csrWrite);
             descriptors.forEach(job::descriptor);
             if (toFpga) {
                 job.readBackFpga(fpga.address() + fpgaOffset, bytes);

@@ -23,7 +23,9 @@ public final class DirektRun {
     }
 
     private static final long PAGE = AddressTable.PAGE_SIZE;
+    /** The simulated BAR aperture: 1 GB at a multiple of 1 GB, so one bridge window (an aligned power-of-two block) covers it. */
     private static final long APERTURE = 0x38_0000_0000L;
+    private static final long APERTURE_SIZE = 1L << 30;
     private static final long FPGA_BUFFER = 0x1000_0000L;
 
     public static void main(String[] args) {
@@ -53,10 +55,10 @@ public final class DirektRun {
         if (bytes <= 0 || bytes % 4 != 0) {
             throw new IllegalArgumentException("--bytes " + bytes + ": must be a positive multiple of 4");
         }
-        SimulatedImporter importer = new SimulatedImporter(APERTURE, 1L << 30, 0.5, 2026);
+        SimulatedImporter importer = new SimulatedImporter(APERTURE, APERTURE_SIZE, 0.5, 2026);
         try (Session s = Session.open(overlay, importer)) {
             // The host opens one window over the importer's BAR aperture: kernels may reach nothing else.
-            s.openWindow(APERTURE, APERTURE + (1L << 30) - 1);
+            s.openWindow(APERTURE, APERTURE + APERTURE_SIZE - 1);
             long half = (bytes + PAGE - 1) / PAGE * PAGE;
             Session.GpuBuffer g = s.allocateGpu(2 * half);
             byte[] src = new byte[bytes];

@@ -14,18 +14,19 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonValue;
 
 import org.direkt.generators.bridge.Layout;
+import org.direkt.runtime.pcie.WindowBlock;
 
 /**
  * A replay job (format version {@value #VERSION}, specified in {@code sim/tb/bridge_replay/README.md}):
- * the bridge configuration, the memories' initial contents, the windows the host opens, the exact
- * cldesc words a kernel writes, and what to read back. Serialised to JSON by
+ * the bridge configuration, the memories' initial contents, the windows the host opens (or the CSR
+ * registers it writes, by name), the exact cldesc words a kernel writes, and what to read back. Serialised to JSON by
  * {@link SimulatedBridge}; byte arrays become base64. Build one with {@link #builder()}.
  *
  * <p>Addresses are unsigned 64-bit values in the bench; here they must be below 2<sup>63</sup>.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"version", "preset", "bridge_params", "clocks", "mover", "gpu_page_size", "gpu_pages", "fpga_fill",
-        "fpga", "windows", "issue", "descriptors", "read_back"})
+        "fpga", "windows", "csr_writes", "issue", "descriptors", "read_back"})
 public record ReplayJob(
         @JsonProperty("version") int version,
         @JsonProperty("preset") String preset,
@@ -37,19 +38,22 @@ public record ReplayJob(
         @JsonProperty("fpga_fill") int fpgaFill,
         @JsonProperty("fpga") List<FpgaBlock> fpga,
         @JsonProperty("windows") List<Window> windows,
+        @JsonProperty("csr_writes") List<CsrWrite> csrWrites,
         @JsonProperty("issue") Issue issue,
         @JsonProperty("descriptors") List<Descriptor> descriptors,
         @JsonProperty("read_back") ReadBack readBack) {
 
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The generator presets a job may name. */
+    public static final List<String> PRESETS = List.of("default", "paper", "lean");
     public static final long DEFAULT_PAGE_SIZE = 65536;
 
     public ReplayJob {
         if (version != VERSION) {
             throw new IllegalArgumentException("replay job version " + version + ": this runtime writes " + VERSION);
         }
-        if (!preset.equals("default") && !preset.equals("paper")) {
-            throw new IllegalArgumentException("preset '" + preset + "': default or paper");
+        if (!PRESETS.contains(preset)) {
+            throw new IllegalArgumentException("preset '" + preset + "': one of " + PRESETS);
         }
         bridgeParams = Map.copyOf(bridgeParams);
         if (bridgeParams.containsKey("preset")) {
@@ -62,6 +66,7 @@ public record ReplayJob(
         gpuPages = List.copyOf(gpuPages);
         fpga = List.copyOf(fpga);
         windows = List.copyOf(windows);
+        csrWrites = List.copyOf(csrWrites);
         descriptors = List.copyOf(descriptors);
     }
 
@@ -129,13 +134,30 @@ public record ReplayJob(
         }
     }
 
-    /** A window the host opens: PCIe bytes {@code base .. last} (inclusive), for the given directions. */
+    /**
+     * A window the host opens: PCIe bytes {@code base .. last} (inclusive), for the given directions.
+     * {@code [base, last]} must be a naturally aligned power-of-two block of at least
+     * 2<sup>{@link Layout#WINDOW_MIN_LOG2}</sup> bytes (1 MB), as the bridge's windows are.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Window(@JsonProperty("index") Integer index, @JsonProperty("base") long base,
                          @JsonProperty("last") long last, @JsonProperty("rd") boolean rd, @JsonProperty("wr") boolean wr) {
         public Window {
             checkAddress(base, "window base");
             checkAddress(last, "window last");
+            WindowBlock.of(base, last, Layout.WINDOW_MIN_LOG2, Layout.WINDOW_MAX_LOG2);
+        }
+    }
+
+    /** A CSR write after the windows: the register's name in the manifest ({@code WIN0_SIZE}, ...) and a 32-bit value. */
+    public record CsrWrite(@JsonProperty("name") String name, @JsonProperty("value") long value) {
+        public CsrWrite {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a CSR write names its register");
+            }
+            if (value < 0 || value > 0xFFFF_FFFFL) {
+                throw new IllegalArgumentException("CSR write of " + name + " = " + Long.toHexString(value) + ": not 32 bits");
+            }
         }
     }
 
@@ -234,6 +256,7 @@ public record ReplayJob(
         private int fpgaFill;
         private final List<FpgaBlock> fpga = new ArrayList<>();
         private final List<Window> windows = new ArrayList<>();
+        private final List<CsrWrite> csrWrites = new ArrayList<>();
         private Issue issue = Issue.SEQUENTIAL;
         private final List<Descriptor> descriptors = new ArrayList<>();
         private final List<Span> gpuBack = new ArrayList<>();
@@ -289,7 +312,7 @@ public record ReplayJob(
             return this;
         }
 
-        /** Opens the next window entry on {@code base .. last} (inclusive). */
+        /** Opens the next window entry on the aligned power-of-two block {@code base .. last} (inclusive, >= 1 MB). */
         public Builder window(long base, long last, boolean rd, boolean wr) {
             windows.add(new Window(null, base, last, rd, wr));
             return this;
@@ -297,6 +320,17 @@ public record ReplayJob(
 
         public Builder window(Window w) {
             windows.add(w);
+            return this;
+        }
+
+        /** A CSR write (after the windows, in the order given): register {@code name} of the manifest, a 32-bit value. */
+        public Builder csrWrite(String name, long value) {
+            csrWrites.add(new CsrWrite(name, value));
+            return this;
+        }
+
+        public Builder csrWrite(CsrWrite w) {
+            csrWrites.add(w);
             return this;
         }
 
@@ -336,8 +370,8 @@ public record ReplayJob(
         }
 
         public ReplayJob build() {
-            return new ReplayJob(VERSION, preset, params, clocks, mover, pageSize, pages, fpgaFill, fpga, windows, issue,
-                    descriptors, new ReadBack(gpuBack, fpgaBack));
+            return new ReplayJob(VERSION, preset, params, clocks, mover, pageSize, pages, fpgaFill, fpga, windows, csrWrites,
+                    issue, descriptors, new ReadBack(gpuBack, fpgaBack));
         }
     }
 }

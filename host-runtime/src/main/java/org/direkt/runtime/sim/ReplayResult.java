@@ -9,15 +9,18 @@ import org.direkt.generators.bridge.Layout;
 
 /**
  * What a replay produced: one {@link Status} per job descriptor (job order), the final contents of
- * the ranges the job asked for, what the data movers saw, the bridge's CSR counters and the
- * simulated time.
+ * the ranges the job asked for, what the data movers saw, the bridge's CSR counters and ALARMS, and
+ * the simulated time.
  *
  * @param statusMode   the bridge's status mode ({@code tagged} or {@code cycles})
  * @param statuses     one per descriptor of the job, in job order
  * @param gpu          GPU read-back ranges (by bus address), in the job's order
  * @param fpga         FPGA read-back ranges, in the job's order
  * @param movers       per direction: descriptors the data mover took, bytes it moved
- * @param counters     per direction: the CSR counters (event name -> value) after the job
+ * @param counters     per direction: the CSR counters (event name -> value) after the job; empty
+ *                     when the bridge has no counters ({@code counters=false}, e.g. preset lean)
+ * @param alarms       the CSR ALARMS fields after the job ({@code rd_overflow}, {@code rd_host_overflow},
+ *                     {@code wr_overflow}, {@code wr_host_overflow}, {@code reserved}): 0 in a correct run
  * @param kernelCycles kernel_clk cycles from the first window write to the end of the job
  * @param dmaCycles    dma_clk cycles over the same span
  * @param simTimePs    simulated time over the same span, picoseconds
@@ -26,7 +29,7 @@ import org.direkt.generators.bridge.Layout;
  */
 public record ReplayResult(String statusMode, List<Status> statuses, List<MemoryRange> gpu, List<MemoryRange> fpga,
                            Map<Direction, MoverStats> movers, Map<Direction, Map<String, Long>> counters,
-                           long kernelCycles, long dmaCycles, long simTimePs, Duration benchTime, Duration runTime) {
+                           Map<String, Long> alarms, long kernelCycles, long dmaCycles, long simTimePs, Duration benchTime, Duration runTime) {
 
     public ReplayResult {
         statuses = List.copyOf(statuses);
@@ -34,6 +37,12 @@ public record ReplayResult(String statusMode, List<Status> statuses, List<Memory
         fpga = List.copyOf(fpga);
         movers = Map.copyOf(movers);
         counters = Map.copyOf(counters);
+        alarms = Map.copyOf(alarms);
+    }
+
+    /** True when any ALARMS field is set (something the design rules out happened). */
+    public boolean anyAlarm() {
+        return alarms.values().stream().anyMatch(v -> v != 0);
     }
 
     /**

@@ -16,10 +16,11 @@ record ResultJson(
         @JsonProperty("memory") Memory memory,
         @JsonProperty("mover") Map<String, Mover> mover,
         @JsonProperty("counters") Map<String, Map<String, Long>> counters,
+        @JsonProperty("alarms") Map<String, Long> alarms,
         @JsonProperty("cycles") Cycles cycles,
         @JsonProperty("wall_s") double wallS) {
 
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     record Bridge(@JsonProperty("status_mode") String statusMode, @JsonProperty("word_order") String wordOrder,

@@ -310,7 +310,10 @@ public final class SimulatedBridge {
             movers.put(d, new ReplayResult.MoverStats(m.descriptors(), m.kernelDescriptors(), m.bytes(), m.tlps(), m.busyCycles()));
             counters.put(d, new LinkedHashMap<>(r.counters().get(d.tag())));
         }
-        return new ReplayResult(mode, statuses, gpu, fpga, movers, counters, r.cycles().kernel(), r.cycles().dma(),
+        if (r.alarms() == null) {
+            throw new SimulationException("the replay result has no alarms (the bench and this runtime disagree on its format)");
+        }
+        return new ReplayResult(mode, statuses, gpu, fpga, movers, counters, r.alarms(), r.cycles().kernel(), r.cycles().dma(),
                 r.cycles().simTimePs(), Duration.ofMillis(Math.round(r.wallS() * 1000)), runTime);
     }
 
@@ -346,7 +349,7 @@ public final class SimulatedBridge {
                     issuedKernelCycle, statusKernelCycle);
         }
         Layout.Field cycles = Layout.KERNEL_STATUS_CYCLES.field("cycles");
-        boolean failed = cycles.get(raw).equals(cycles.mask());
+        boolean failed = Layout.KERNEL_STATUS_CYCLES.field("failed").getLong(raw) != 0;
         return new ReplayResult.Status(index, direction, raw.longValue(), fields, -1, failed ? null : Layout.Error.OK,
                 failed ? -1 : 0, cycles.get(raw).longValue(), failed, issuedKernelCycle, statusKernelCycle);
     }

@@ -11,12 +11,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.Session;
 import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
+import org.direkt.runtime.pcie.WindowBlock;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,7 +34,10 @@ class SessionTest {
 
     static Path overlay;
 
+    /** The simulated BAR aperture: 1 GB at a multiple of 1 GB, so one window (an aligned power-of-two block) covers it. */
     static final long APERTURE = 0x38_0000_0000L;
+    static final long APERTURE_SIZE = 1L << 30;
+    static final long MB = 1L << 20;
 
     @BeforeAll
     static void overlayTheExampleBoard() {
@@ -48,7 +54,48 @@ class SessionTest {
     }
 
     private static BusAddressImporter importer() {
-        return new SimulatedImporter(APERTURE, 1L << 30, 0.5, 11);
+        return new SimulatedImporter(APERTURE, APERTURE_SIZE, 0.5, 11);
+    }
+
+    @Test
+    void theApertureIsOneAlignedWindow() {
+        assertEquals(0, APERTURE % APERTURE_SIZE, "the aperture's base is a multiple of its size");
+        assertEquals(1, Long.bitCount(APERTURE_SIZE));
+        WindowBlock w = WindowBlock.of(APERTURE, APERTURE + APERTURE_SIZE - 1, Layout.WINDOW_MIN_LOG2, Layout.WINDOW_MAX_LOG2);
+        assertEquals(APERTURE, w.base());
+        assertEquals(30, w.log2());
+        assertEquals(APERTURE + APERTURE_SIZE - 1, w.last());
+    }
+
+    @Test
+    void openWindowTakesAlignedPowerOfTwoBlocksOfAtLeastOneMegabyte() throws Exception {
+        int entries = new ObjectMapper().readTree(overlay.resolve("direkt-overlay.json").toFile())
+                .path("bridge").path("window_entries").asInt();
+        assertTrue(entries >= 2, "the example overlay has " + entries + " window entries");
+        try (Session s = Session.open(overlay, importer())) {
+            String[][] bad = {
+                {"0x3800000000", "0x38000fff00", "not a power of two"},
+                {"0x3800000000", "0x3800000fff", "smaller than the smallest window"},   // 4 KB
+                {"0x3800080000", "0x380017ffff", "not a multiple of the size"},         // 1 MB at 512 KB
+                {"0x3800000000", "0x38005fffff", "not a power of two"},                 // 6 MB
+                {"0x3800100000", "0x3800000000", "below the base"},
+            };
+            for (String[] b : bad) {
+                long lo = Long.decode(b[0]);
+                long hi = Long.decode(b[1]);
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.openWindow(lo, hi));
+                assertTrue(e.getMessage().contains(b[2]) && e.getMessage().contains(b[0]), e.getMessage());
+            }
+            assertTrue(s.windows().isEmpty(), "a refused window takes no entry");
+            assertEquals(0, s.openWindow(APERTURE, APERTURE + APERTURE_SIZE - 1));
+            for (int i = 1; i < entries; i++) {
+                assertEquals(i, s.openWindow(APERTURE + APERTURE_SIZE + i * MB, APERTURE + APERTURE_SIZE + (i + 1) * MB - 1));
+            }
+            assertEquals(entries, s.windows().size());
+            assertEquals(new WindowBlock(APERTURE, 30), s.windows().getFirst());
+            IllegalStateException full = assertThrows(IllegalStateException.class, () -> s.openWindow(0, MB - 1));
+            assertTrue(full.getMessage().contains("all " + entries + " window entries"), full.getMessage());
+        }
     }
 
     @Test
@@ -79,6 +126,10 @@ class SessionTest {
             DmaException e = assertThrows(DmaException.class, c::await);
             assertEquals(Layout.Error.WINDOW, e.error());
             assertTrue(e.getMessage().contains("WINDOW"), e.getMessage());
+            // A window that does not hold the buffer's pages (the 1 MB block just below the aperture): rejected all the same.
+            s.openWindow(APERTURE - MB, APERTURE - 1);
+            DmaException again = assertThrows(DmaException.class, s.copy(g, 0, s.fpgaBuffer(0x1000, 4096), 0, 4096)::await);
+            assertEquals(Layout.Error.WINDOW, again.error());
         }
     }
 

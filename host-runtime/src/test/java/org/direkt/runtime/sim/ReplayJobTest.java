@@ -32,12 +32,14 @@ class ReplayJobTest {
                 .gpuPage(0x38_0001_0000L, new byte[] {1, 2, 3})
                 .fpga(0x1000, new byte[] {(byte) 0xFF})
                 .window(0x38_0000_0000L, 0x38_000F_FFFFL, true, false)
+                .csrWrite("WIN1_SIZE", 21)
                 .pipelined(2)
                 .descriptor(Direction.RD, cl)
                 .readBackGpu(0x38_0001_0000L, 16).readBackFpga(0x1000, 4)
                 .build();
         JsonNode n = new ObjectMapper().readTree(SimulatedBridge.toJson(job));
-        assertEquals(1, n.get("version").asInt());
+        assertEquals(ReplayJob.VERSION, n.get("version").asInt());
+        assertEquals(2, ReplayJob.VERSION);
         assertEquals("default", n.get("preset").asText());
         assertEquals(4, n.get("bridge_params").get("inflight").asInt());
         assertEquals(7000, n.get("clocks").get("kernel_ps").asLong());
@@ -52,6 +54,9 @@ class ReplayJobTest {
         assertTrue(w.get("rd").asBoolean());
         assertFalse(w.get("wr").asBoolean());
         assertEquals(0x38_000F_FFFFL, w.get("last").asLong());
+        JsonNode cw = n.get("csr_writes").get(0);
+        assertEquals("WIN1_SIZE", cw.get("name").asText());
+        assertEquals(21, cw.get("value").asLong());
         assertEquals("pipelined", n.get("issue").get("mode").asText());
         assertEquals(2, n.get("issue").get("inflight").asInt());
         JsonNode d = n.get("descriptors").get(0);
@@ -77,6 +82,38 @@ class ReplayJobTest {
         assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().preset("fast").build());
         assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().gpuPage(-1, new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().param("preset", "paper").build());
+        assertEquals("lean", ReplayJob.builder().preset("lean").build().preset());
+        assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().csrWrite("WIN0_SIZE", 1L << 32));
+        assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().csrWrite(" ", 0));
+    }
+
+    @Test
+    void windowsAreAlignedPowerOfTwoBlocksOfAtLeastOneMegabyte() {
+        long base = 0x38_0000_0000L;
+        ReplayJob.builder().window(base, base + (1L << 20) - 1, true, true);         // 1 MB
+        ReplayJob.builder().window(base, base + (1L << 30) - 1, true, true);         // 1 GB at a multiple of 1 GB
+        long largest = Layout.WINDOW_MAX_LOG2 == 63 ? Long.MAX_VALUE : (1L << Layout.WINDOW_MAX_LOG2) - 1;
+        ReplayJob.builder().window(0, largest, true, true);                           // the largest, at 0
+        if (Layout.WINDOW_MAX_LOG2 < 62) {
+            long twice = (1L << (Layout.WINDOW_MAX_LOG2 + 1)) - 1;
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().window(0, twice, true, true));
+            assertTrue(e.getMessage().contains("larger than the largest window"), e.getMessage());
+        }
+        String[][] bad = {
+            {"0x3800000000", "0x38000000ff", "smaller than the smallest window"},    // 256 B
+            {"0x3800000000", "0x38002fffff", "not a power of two"},                  // 3 MB
+            {"0x3800100000", "0x38002fffff", "not a multiple of the size"},          // 2 MB at an odd MB
+            {"0x3800000004", "0x3800100003", "not a multiple of the size"},          // 1 MB, unaligned
+            {"0x3800100000", "0x38000fffff", "below the base"},
+        };
+        for (String[] b : bad) {
+            long lo = Long.decode(b[0]);
+            long hi = Long.decode(b[1]);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ReplayJob.builder().window(lo, hi, true, true), b[0] + ".." + b[1]);
+            assertTrue(e.getMessage().contains(b[2]), e.getMessage());
+            assertTrue(e.getMessage().contains(b[0]) && e.getMessage().contains(b[1]), e.getMessage());
+        }
     }
 
     @Test

@@ -25,6 +25,7 @@ import org.direkt.runtime.Descriptors;
 class SimulatedBridgeTest {
     static final long PAGE = 64 * 1024;
     static final long BUS = 0x38_0000_0000L;
+    /** The window: 16 pages of 64 KB at BUS, an aligned 1 MB block (a bridge window is an aligned power-of-two block >= 1 MB). */
     static final int SPAN_PAGES = 16;
     /** Bus slots of GPU pages 0..9: no two neighbours adjacent, so every page boundary is a discontinuity. */
     static final int[] SLOTS = {11, 2, 7, 14, 0, 9, 4, 13, 1, 6};
@@ -148,13 +149,15 @@ class SimulatedBridgeTest {
             assertEquals(d == Direction.RD ? s.rdPieces() : s.wrPieces(), r.counter(d, "kernel_issued"));
             assertEquals(r.counter(d, "kernel_issued"), r.counter(d, "completed"));
         }
+        assertTrue(r.alarms().containsKey("rd_overflow") && r.alarms().containsKey("wr_host_overflow"), r.alarms().toString());
+        assertTrue(!r.anyAlarm(), "ALARMS after the job: " + r.alarms());
     }
 
     @Test
     void aFailedReplaySaysWhy() {
-        // The window covers bus space with no page behind it: the bridge lets the descriptor through
+        // The window (1 MB) covers bus space with no page behind it: the bridge lets the descriptor through
         // and the mover model fails the run on the unmapped access; the exception carries the bench's words.
-        ReplayJob job = ReplayJob.builder().gpuPage(BUS, new byte[16]).window(BUS, BUS + 4 * PAGE - 1, true, true)
+        ReplayJob job = ReplayJob.builder().gpuPage(BUS, new byte[16]).window(BUS, BUS + (1L << 20) - 1, true, true)
                 .descriptor(Direction.RD, Descriptors.cldesc(BUS + 2 * PAGE, 0x1000, 64, 1)).build();
         SimulationException e = assertThrows(SimulationException.class, () -> SimulatedBridge.locate().run(job));
         assertTrue(e.getMessage().contains("the replay bench failed"), e.getMessage());
