@@ -34,7 +34,7 @@ module direkt_bridge_credits_n16_s16 (
     end
   end
 
-  // @[Credits.java:80]
+  // @[Credits.java:81]
   always @(posedge clk) begin
     if (rst) begin
       ok_q <= 1'b1;
@@ -45,9 +45,9 @@ module direkt_bridge_credits_n16_s16 (
 
   assign sum = {1'b0, outstanding_q} + {1'b0, fill}; // @[Credits.java:71]
 
-  assign ok = ok_q; // @[Credits.java:81]
+  assign ok = ok_q; // @[Credits.java:82]
 
-  assign outstanding = outstanding_q; // @[Credits.java:82]
+  assign outstanding = outstanding_q; // @[Credits.java:83]
 
 endmodule
 

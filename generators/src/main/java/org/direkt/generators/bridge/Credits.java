@@ -75,7 +75,8 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
         if (p.inflight() < p.statusDepth()) {
             // With as many places as descriptors in flight the first bound implies the second.
             okIfNone = okIfNone.and(outstanding.lt(m.lit(p.inflight(), ow)));
-            okIfAdmit = okIfAdmit.and(outstanding.lt(m.lit(p.inflight() - 1, ow)));
+            // With one in flight, the one admitted now uses it up.
+            okIfAdmit = p.inflight() == 1 ? m.lit(0, 1) : okIfAdmit.and(outstanding.lt(m.lit(p.inflight() - 1, ow)));
         }
         ok.set(Expr.mux(io.admit(), okIfAdmit, okIfNone));
         io.ok().set(ok);
