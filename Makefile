@@ -16,7 +16,11 @@ PYTEST := $(abspath $(VENV))/bin/pytest
 # Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
 SIMS := verilator icarus
 
-.PHONY: help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing clean
+# README's measured tables must be what bench/results hold (bench/readme_tables.py renders them).
+readme-check:
+	@python3 bench/readme_tables.py --check
+
+.PHONY: readme-check help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -35,7 +39,7 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup test-java lint formal test-sim
+test: setup readme-check test-java lint formal test-sim
 
 test-java:
 	$(MVN) test
