@@ -20,9 +20,9 @@ module direkt_async_fifo_rd_d16 (
   wire [4:0] rd_ptr_next;      // @[AsyncFifoReader.java:64]
   wire [4:0] rd_ptr_next_gray; // @[AsyncFifoReader.java:65]
   wire       pop;              // @[AsyncFifoReader.java:66]
-  wire       not_empty;        // @[AsyncFifoReader.java:86]
+  wire       not_empty;        // @[AsyncFifoReader.java:80]
 
-  // @[AsyncFifoReader.java:94]
+  // @[AsyncFifoReader.java:88]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_bin <= 5'd0;
@@ -31,7 +31,7 @@ module direkt_async_fifo_rd_d16 (
     end
   end
 
-  // @[AsyncFifoReader.java:95]
+  // @[AsyncFifoReader.java:89]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_gray_q <= 5'd0;
@@ -40,19 +40,19 @@ module direkt_async_fifo_rd_d16 (
     end
   end
 
-  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:89]
+  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:83]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:90]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:84]
 
-  assign pop = not_empty & ready; // @[AsyncFifoReader.java:88]
+  assign pop = not_empty & ready; // @[AsyncFifoReader.java:82]
 
-  assign not_empty = rd_ptr_gray_q != wr_ptr_gray_sync; // @[AsyncFifoReader.java:87]
+  assign not_empty = rd_ptr_gray_q != wr_ptr_gray_sync; // @[AsyncFifoReader.java:81]
 
-  assign valid = not_empty; // @[AsyncFifoReader.java:91]
+  assign valid = not_empty; // @[AsyncFifoReader.java:85]
 
-  assign rd_addr = rd_ptr_bin[3:0]; // @[AsyncFifoReader.java:92]
+  assign rd_addr = rd_ptr_bin[3:0]; // @[AsyncFifoReader.java:86]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:96]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:90]
 
 endmodule
 

@@ -22,10 +22,8 @@ module direkt_async_fifo_rd_d16_r (
   wire [4:0] rd_ptr_next_gray; // @[AsyncFifoReader.java:65]
   wire       pop;              // @[AsyncFifoReader.java:66]
   reg        valid_q;          // @[AsyncFifoReader.java:69]
-  wire [4:0] rd_ptr_inc;       // @[AsyncFifoReader.java:73]
-  wire [4:0] rd_ptr_inc_gray;  // @[AsyncFifoReader.java:75]
 
-  // @[AsyncFifoReader.java:94]
+  // @[AsyncFifoReader.java:88]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_bin <= 5'd0;
@@ -34,7 +32,7 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  // @[AsyncFifoReader.java:95]
+  // @[AsyncFifoReader.java:89]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_gray_q <= 5'd0;
@@ -43,32 +41,28 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  assign rd_ptr_next = pop ? rd_ptr_inc : rd_ptr_bin; // @[AsyncFifoReader.java:77]
+  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:71]
 
-  assign rd_ptr_next_gray = pop ? rd_ptr_inc_gray : rd_ptr_gray_q; // @[AsyncFifoReader.java:78]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:72]
 
   assign pop = valid_q & ready; // @[AsyncFifoReader.java:70]
 
-  // @[AsyncFifoReader.java:80]
+  // @[AsyncFifoReader.java:74]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       valid_q <= 1'b0;
     end else begin
-      valid_q <= pop ? (rd_ptr_inc_gray != wr_ptr_gray_sync) : (rd_ptr_gray_q != wr_ptr_gray_sync);
+      valid_q <= rd_ptr_next_gray != wr_ptr_gray_sync;
     end
   end
 
-  assign rd_ptr_inc = rd_ptr_bin + 5'd1; // @[AsyncFifoReader.java:74]
+  assign valid = valid_q; // @[AsyncFifoReader.java:75]
 
-  assign rd_ptr_inc_gray = rd_ptr_inc ^ (rd_ptr_inc >> 1); // @[AsyncFifoReader.java:76]
+  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:78]
 
-  assign valid = valid_q; // @[AsyncFifoReader.java:81]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:90]
 
-  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:84]
-
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:96]
-
-  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:83]
+  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:77]
 
 endmodule
 

@@ -68,16 +68,10 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
         if (p.registeredOutput()) {
             Reg validQ = m.reg("valid_q", 1, cd).init(0);
             pop.set(validQ.and(ready));
-            // Both outcomes of this cycle's pop are computed from flops; the pop only selects, so
-            // no path runs from ready through the increment and the Gray compare.
-            Signal inc = m.wire("rd_ptr_inc", pw);
-            inc.set(rdBin.plus(1));
-            Signal incGray = m.wire("rd_ptr_inc_gray", pw);
-            incGray.set(Gray.encode(inc));
-            next.set(Expr.mux(pop, inc, rdBin));
-            nextGray.set(Expr.mux(pop, incGray, rdGray));
+            next.set(Expr.mux(pop, rdBin.plus(1), rdBin));
+            nextGray.set(Gray.encode(next));
             // The word at `next` exists when its pointer differs from the synchronised write pointer.
-            validQ.set(Expr.mux(pop, incGray.ne(wrPtrGray), rdGray.ne(wrPtrGray)));
+            validQ.set(nextGray.ne(wrPtrGray));
             valid.set(validQ);
             // Read only when the read-data register may change, so a stalled word stays put.
             io.rdEn().set(validQ.not().or(ready));
