@@ -1,58 +1,102 @@
-// Formal harness for the bridge's dma_clk issue modules direkt_bridge_issue_{rd,wr}_n16
-// (managed IDs 128..143, 16 in flight, status FIFO of 16; the two differ only in which of
-// src/dst is the PCIe address).
+// Formal harness for the bridge's dma_clk admission modules
+// direkt_bridge_issue_{rd,wr}_e4_mem200000000_n16_s16 (managed IDs 128..143, 16 in flight,
+// status FIFO of 16, a mover queue of 3 descriptors; rd and wr are the same logic: the address
+// checks are upstream, in the checked word q_data).
 //
-// The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
+// The IP is instantiated unchanged from ../ip (the top and its sub-units u_credits, u_ids,
+// u_status). formal/run.py reads this file with
 //   read_verilog -formal -D DUT=<module> -D CHECK_<property>
 // Exactly one CHECK_<property> selects the property under proof; the helper invariants are
 // asserted in every run (so proven together with it; CHECK_helpers proves them alone).
 //
 // Internal signals: Yosys 0.23 has no hierarchical references, so the wires below tagged
 // `//@tap` are left undriven here and run.py drives each from the flattened internal signal
-// (Yosys `connect`, i.e. `assign f_busy = dut.slot_busy;`), then `check -assert` rejects any
-// tap left undriven. Taps are read only by assertions, never by assumptions.
+// (`//@tap w = dut.x`: Yosys `connect`, i.e. `assign w = dut.x;`; `//@tap w = dut.m[a]`: one
+// more asynchronous read port on memory dut.m, i.e. `assign w = dut.m[a];`), then
+// `check -assert` rejects any tap left undriven. Taps are read only by assertions (the helper
+// invariants and the mover queue's IDs), never by assumptions.
 //
-//@tap f_busy = dut.slot_busy
-//@tap f_issd = dut.slot_issued
-//@tap f_oq   = dut.outstanding_q
-//@tap f_stv  = dut.st_valid
-//@tap f_sts  = dut.st_slot
-//@tap f_ste  = dut.st_error
-//@tap f_chk  = dut.check_error
+//@tap f_ok     = dut.u_credits.ok_q
+//@tap f_qrd    = dut.mover_queue_rd
+//@tap f_qwr    = dut.mover_queue_wr
+//@tap f_qcnt   = dut.mover_queue_count
+//@tap f_q0     = dut.mover_queue[f_qa0]
+//@tap f_q1     = dut.mover_queue[f_qa1]
+//@tap f_q2     = dut.mover_queue[f_qa2]
+//@tap f_qt     = dut.mover_queue[f_qat]
+//@tap f_rejv   = dut.reject_valid
+//@tap f_rejs   = dut.reject_slot
+//@tap f_reje   = dut.reject_error
+//@tap f_m1v    = dut.u_status.m1_valid
+//@tap f_m1s    = dut.u_status.m1_slot
+//@tap f_m1e    = dut.u_status.m1_error
+//@tap f_m1m    = dut.u_status.m1_mover
+//@tap f_issd   = dut.u_ids.slot_issued
+//@tap f_fresh  = dut.u_ids.fresh
+//@tap f_rrd    = dut.u_ids.retired_rd
+//@tap f_rwr    = dut.u_ids.retired_wr
+//@tap f_ret0   = dut.u_ids.retired[f_ra0]
+//@tap f_ret1   = dut.u_ids.retired[f_ra1]
+//@tap f_ret2   = dut.u_ids.retired[f_ra2]
+//@tap f_ret3   = dut.u_ids.retired[f_ra3]
+//@tap f_ret4   = dut.u_ids.retired[f_ra4]
+//@tap f_ret5   = dut.u_ids.retired[f_ra5]
+//@tap f_ret6   = dut.u_ids.retired[f_ra6]
+//@tap f_ret7   = dut.u_ids.retired[f_ra7]
+//@tap f_ret8   = dut.u_ids.retired[f_ra8]
+//@tap f_ret9   = dut.u_ids.retired[f_ra9]
+//@tap f_ret10  = dut.u_ids.retired[f_ra10]
+//@tap f_ret11  = dut.u_ids.retired[f_ra11]
+//@tap f_ret12  = dut.u_ids.retired[f_ra12]
+//@tap f_ret13  = dut.u_ids.retired[f_ra13]
+//@tap f_ret14  = dut.u_ids.retired[f_ra14]
+//@tap f_ret15  = dut.u_ids.retired[f_ra15]
 //
-// Environment (everything not listed is free in every cycle, $anyseq: k_valid, k_data, the
-// windows win_base/win_last/win_allow, d_ready, ms_valid, ms_data):
+// Environment (everything not listed is free in every cycle, $anyseq: q_valid, q_data, d_ready,
+// ms_valid, ms_data, now):
 //   E1  rst is high in the first cycle; later rst is free (the harness state resets with it:
 //       the status FIFO and the mover are reset together with the module).
-//   E2  The status FIFO (a direkt_async_fifo_w64_d16_r_f in the bridge) is modelled by three
-//       counters modulo 32: f_wcnt (words written: ks_valid while the write side has room),
-//       f_rcnt (words read: a free pop in any cycle where the FIFO holds a word) and f_rseen
-//       (the reads as the write side sees them through the Gray synchroniser: it never runs
-//       ahead of f_rcnt and catches up by any amount, 0..all, in any cycle). The true fill is
-//       f_wcnt - f_rcnt; ks_fill = f_wcnt - f_rseen is the write side's fill (the FIFO's
-//       wr_fill), so it counts every push at once, sees pops with an arbitrary lag and is
-//       never below the true fill; the write side refuses a word (s_ready low) when its fill
-//       is 16. This is what formal/async_fifo.sv proves of that FIFO (sync_stage_gray_lags:
-//       the synchronised read pointer is a value the pointer really held, lagging it by
-//       0..16), reduced to counts.
-// In particular the mover status is fully arbitrary in every cycle: ms_valid and ms_data free,
-// so host IDs 0..127, IDs 144..255, spurious reports of IDs 128..143 the mover was never given
-// (also the ID of the descriptor still in the stage), IDs reported twice, every cycle.
+//   E2  The status FIFO (a direkt_async_fifo_w64_d16_f in the bridge) is the harness's,
+//       modelled by three counters modulo 32: f_wcnt (words written: ks_valid while the write
+//       side has room), f_rcnt (words read: a free pop in any cycle where the FIFO holds a
+//       word) and f_rseen (the reads as the write side sees them through the Gray
+//       synchroniser: it never runs ahead of f_rcnt and catches up by any amount, 0..all, in
+//       any cycle). The true fill is f_wcnt - f_rcnt; ks_fill = f_wcnt - f_rseen is the write
+//       side's fill (the FIFO's wr_fill), so it counts every push at once, sees pops with an
+//       arbitrary lag and is never below the true fill; the write side refuses a word
+//       (s_ready low) exactly when its fill is 16 (the Gray write pointer one lap ahead of the
+//       synchronised read pointer). This is what formal/async_fifo.sv proves of that FIFO
+//       (sync_stage_gray_lags: the synchronised read pointer is a value the pointer really
+//       held, lagging it by 0..16), reduced to counts.
+//   E3  q_data's pass bit [187] says whether the final error code (below) is 0, as the check
+//       pipeline computes it (direkt_bridge_check_pipe_*: pass = cheap_error == 0 && a window
+//       hits && fpga_ok); the rest of q_data is free.
+// In particular the mover is fully arbitrary: ms_valid and ms_data free in every cycle, so
+// host IDs 0..127, IDs 144..255, reports of IDs 128..143 the mover was never given (also
+// IDs still in the mover queue), IDs reported twice, every cycle; q_valid and d_ready are
+// free.
 `default_nettype none
 
 module fv_bridge_issue (
   input wire clk
 );
+  // the checked word (WindowCheck.checkedWord, 4 windows)
+  localparam QW = 188;
+  localparam Q_CHEAP = 178;     // cheap_error [181:178]
+  localparam Q_HITS  = 182;     // hits        [185:182]
+  localparam Q_FPGA  = 186;     // fpga_ok     [186]
+  localparam Q_PASS  = 187;     // pass        [187]
+  // error codes (Layout.Error)
+  localparam [3:0] E_WINDOW = 4'd6, E_FPGA_RANGE = 4'd7, E_ABORTED = 4'd8;
+
   wire          rst       = $anyseq;
-  wire [179:0]  k_data    = $anyseq;
-  wire          k_valid   = $anyseq;
-  wire [511:0]  win_base  = $anyseq;
-  wire [511:0]  win_last  = $anyseq;
-  wire [7:0]    win_allow = $anyseq;
+  wire [QW-1:0] q_data    = $anyseq;
+  wire          q_valid   = $anyseq;
   wire          d_ready   = $anyseq;
   wire          ms_valid  = $anyseq;
   wire [31:0]   ms_data   = $anyseq;
-  wire          k_ready;
+  wire [31:0]   now       = $anyseq;
+  wire          q_ready;
   wire [159:0]  d_data;
   wire          d_valid;
   wire          hs_valid;
@@ -66,25 +110,40 @@ module fv_bridge_issue (
 
   `DUT dut (
     .clk(clk), .rst(rst),
-    .k_data(k_data), .k_valid(k_valid), .k_ready(k_ready),
-    .win_base(win_base), .win_last(win_last), .win_allow(win_allow),
+    .q_data(q_data), .q_valid(q_valid), .q_ready(q_ready),
     .d_data(d_data), .d_valid(d_valid), .d_ready(d_ready),
     .ms_valid(ms_valid), .ms_data(ms_data),
     .hs_valid(hs_valid), .hs_data(hs_data),
     .ks_valid(ks_valid), .ks_data(ks_data), .ks_fill(ks_fill),
-    .outstanding(outstanding),
+    .now(now), .outstanding(outstanding),
     .ev_rejected(ev_rejected), .ev_error(ev_error), .ev_completed(ev_completed),
     .ev_aborted(ev_aborted), .ev_spurious(ev_spurious)
   );
 
   // taps (driven by run.py, see above)
-  wire [15:0] f_busy;
-  wire [15:0] f_issd;
-  wire [4:0]  f_oq;
-  wire        f_stv;
-  wire [3:0]  f_sts;
-  wire [3:0]  f_ste;
-  wire [3:0]  f_chk;
+  wire         f_ok;
+  wire [2:0]   f_qrd, f_qwr, f_qcnt;
+  wire [159:0] f_q0, f_q1, f_q2, f_qt;
+  wire         f_rejv;
+  wire [3:0]   f_rejs, f_reje;
+  wire         f_m1v, f_m1m;
+  wire [3:0]   f_m1s, f_m1e;
+  wire [15:0]  f_issd;
+  wire [4:0]   f_fresh, f_rrd, f_rwr;
+  wire [3:0]   f_ret0, f_ret1, f_ret2, f_ret3, f_ret4, f_ret5, f_ret6, f_ret7,
+               f_ret8, f_ret9, f_ret10, f_ret11, f_ret12, f_ret13, f_ret14, f_ret15;
+  // tap addresses: the mover queue from its head and at the tracked descriptor (below), the
+  // retired-slot queue from its head
+  wire [1:0] f_qa0 = f_qrd[1:0], f_qa1 = f_qrd[1:0] + 2'd1, f_qa2 = f_qrd[1:0] + 2'd2;
+  wire [1:0] f_qat;
+  wire [3:0] f_ra0  = f_rrd[3:0],         f_ra1  = f_rrd[3:0] + 4'd1,
+             f_ra2  = f_rrd[3:0] + 4'd2,  f_ra3  = f_rrd[3:0] + 4'd3,
+             f_ra4  = f_rrd[3:0] + 4'd4,  f_ra5  = f_rrd[3:0] + 4'd5,
+             f_ra6  = f_rrd[3:0] + 4'd6,  f_ra7  = f_rrd[3:0] + 4'd7,
+             f_ra8  = f_rrd[3:0] + 4'd8,  f_ra9  = f_rrd[3:0] + 4'd9,
+             f_ra10 = f_rrd[3:0] + 4'd10, f_ra11 = f_rrd[3:0] + 4'd11,
+             f_ra12 = f_rrd[3:0] + 4'd12, f_ra13 = f_rrd[3:0] + 4'd13,
+             f_ra14 = f_rrd[3:0] + 4'd14, f_ra15 = f_rrd[3:0] + 4'd15;
 
   function [4:0] popcount(input [15:0] v);
     integer i;
@@ -94,21 +153,31 @@ module fv_bridge_issue (
     end
   endfunction
 
+  // the final error code of a checked word: the cheap checks' code, else WINDOW if no window
+  // hits, else FPGA_RANGE if the FPGA range is out of the memory, else 0
+  function [3:0] final_code(input [QW-1:0] w);
+    final_code = (w[Q_CHEAP +: 4] != 0) ? w[Q_CHEAP +: 4]
+               : (w[Q_HITS +: 4] == 0) ? E_WINDOW
+               : !w[Q_FPGA] ? E_FPGA_RANGE : 4'd0;
+  endfunction
+
   // ---------------------------------------------------------------- environment
   reg f_past = 1'b0;            // 0 only in the first cycle
   always @(posedge clk) f_past <= 1'b1;
 
   always @* if (!f_past) assume (rst);                                   // E1
 
+  always @* assume (q_data[Q_PASS] == (final_code(q_data) == 0));       // E3
+
   // E2: the status FIFO, as counts
   reg  [4:0] f_wcnt, f_rcnt, f_rseen;
   wire [4:0] f_fill = f_wcnt - f_rcnt;          // true fill
   wire [4:0] f_view = f_wcnt - f_rseen;         // the write side's fill
   assign ks_fill = f_view;
-  wire       f_room = f_view != 5'd16;          // the FIFO's s_ready
-  wire       f_push = ks_valid && f_room;
-  wire       f_pop  = $anyseq;
-  wire [4:0] f_adv  = $anyseq;                  // reads the write side catches up on
+  wire       f_ready = f_view != 5'd16;         // the FIFO's s_ready
+  wire       f_push  = ks_valid && f_ready;
+  wire       f_pop   = $anyseq;
+  wire [4:0] f_adv   = $anyseq;                 // reads the write side catches up on
   wire [4:0] f_rcnt_n  = f_rcnt + (f_pop && f_fill != 0);
   wire [4:0] f_rseen_n = (f_adv <= f_rcnt_n - f_rseen) ? f_rseen + f_adv : f_rseen;
   always @(posedge clk)
@@ -122,86 +191,136 @@ module fv_bridge_issue (
       f_rseen <= f_rseen_n;
     end
 
-  // the mover: IDs handed out by d and not yet reported
+  // ---------------------------------------------------------------- port-level model
+  wire        f_adm    = q_valid && q_ready;                  // a descriptor admitted
+  wire [3:0]  f_code   = final_code(q_data);
+  wire        f_pass   = f_adm && f_code == 0;
+  wire        f_fail   = f_adm && f_code != 0;
   wire [7:0]  f_d_id   = d_data[153:146];
   wire        f_d_fire = d_valid && d_ready;
   wire [7:0]  f_ms_id  = ms_data[7:0];
-  wire        f_ms_in  = ms_valid && f_ms_id[7:4] == 4'b1000;     // names an ID of 128..143
+  wire        f_ms_krn = ms_valid && ms_data[7];              // a kernel-range ID, 128..255
+  wire        f_ms_in  = ms_valid && f_ms_id[7:4] == 4'b1000; // names an ID of 128..143
+  wire [3:0]  f_ms_code = (ms_data[11] || ms_data[12]) ? E_ABORTED : 4'd0;
+
+  // the mover: IDs handed out on d and not yet reported
   reg  [15:0] f_held;
-  wire        f_rep    = f_ms_in && f_held[f_ms_id[3:0]];         // reports an ID it holds
+  wire        f_rep = f_ms_in && f_held[f_ms_id[3:0]];        // reports an ID it holds
   always @(posedge clk)
     if (rst) f_held <= 0;
     else f_held <= (f_held & ~(f_rep ? 16'd1 << f_ms_id[3:0] : 16'd0))
                    | (f_d_fire ? 16'd1 << f_d_id[3:0] : 16'd0);
 
-  // ---------------------------------------------------------------- port-level model
-  wire f_adm = k_valid && k_ready;              // a descriptor admitted
-  reg [4:0]   f_nadm, f_npush;                  // admitted / statuses pushed, modulo 32
-  reg [145:0] f_last;                           // src, dst, dwords of the last admitted one
-  reg [3:0]   f_last_err;                       // the IP's check of it
-  reg         f_last_bad;                       // the harness's own checks of it failed
+  // The passing descriptors, counted at admission (f_npass) and at hand-over (f_nfire),
+  // modulo 8. One of them is tracked (as the FIFO harnesses track words): at an arbitrary
+  // point (f_arm, free) the next passing descriptor is tracked if its src/dst/dwords equal
+  // the arbitrary constant f_d1 (else tracking stops for good); f_idx is its number. Since the
+  // point and the data are arbitrary, this covers every passing descriptor of every trace.
+  //   f_trk: 0 idle, 1 admitted and not yet handed over, 2 handed over, 3 not tracking
+  reg [2:0]   f_npass, f_nfire;
+  wire [2:0]  f_nq = f_npass - f_nfire;         // passing descriptors not yet handed over
+  wire        f_arm = $anyseq;
+  wire [145:0] f_d1 = $anyconst;
+  reg  [1:0]  f_trk;
+  reg  [2:0]  f_idx;
+  wire [2:0]  f_tpos = f_idx - f_nfire;         // its place in the queue while f_trk == 1
+  assign f_qat = f_qrd[1:0] + f_tpos[1:0];
+  always @(posedge clk)
+    if (rst) begin
+      f_npass <= 0;
+      f_nfire <= 0;
+      f_trk   <= 0;
+    end else begin
+      f_npass <= f_npass + f_pass;
+      f_nfire <= f_nfire + f_d_fire;
+      if (f_trk == 2'd0 && f_pass && f_arm) begin
+        f_idx <= f_npass;
+        f_trk <= (q_data[145:0] == f_d1) ? 2'd1 : 2'd3;
+      end else if (f_trk == 2'd1 && f_d_fire && f_nfire == f_idx)
+        f_trk <= 2'd2;
+    end
+
+  // a rejected descriptor waiting for its status (one at most: see h_reject), and the pushes
+  // due in the next cycle: the status of a reported ID, or the rejection taken now (taken in
+  // the first cycle without a kernel-range mover status)
+  reg        f_rejp;
+  reg [3:0]  f_rejc;
+  wire       f_take = f_rejp && !f_ms_krn;
+  reg        f_rep_q, f_take_q;
+  reg [3:0]  f_rep_c, f_take_c;
+  reg [4:0]  f_nadm, f_npush;                   // admitted / statuses pushed, modulo 32
   always @(posedge clk) begin
     if (rst) begin
-      f_nadm  <= 0;
-      f_npush <= 0;
+      f_rejp   <= 0;
+      f_rep_q  <= 0;
+      f_take_q <= 0;
+      f_nadm   <= 0;
+      f_npush  <= 0;
     end else begin
-      f_nadm  <= f_nadm + f_adm;
-      f_npush <= f_npush + ks_valid;
+      f_rejp   <= f_fail || (f_rejp && !f_take);
+      f_rep_q  <= f_rep;
+      f_take_q <= f_take;
+      f_nadm   <= f_nadm + f_adm;
+      f_npush  <= f_npush + ks_valid;
     end
-    if (f_adm) begin
-      f_last     <= k_data[145:0];
-      f_last_err <= f_chk;
-      // reserved bits, too long, zero length, unaligned addresses: rejected whatever the
-      // windows say
-      f_last_bad <= k_data[147] || k_data[146] || k_data[145:128] == 0
-                    || k_data[1:0] != 0 || k_data[65:64] != 0;
-    end
+    if (f_fail) f_rejc <= f_code;
+    f_rep_c  <= f_ms_code;
+    f_take_c <= f_rejc;
   end
+
+  wire [3:0] f_ks_code = ks_data[35:32];
 
   // ---------------------------------------------------------------- properties
   always @* if (f_past && !rst) begin
 `ifdef CHECK_credit_invariant
     // admitted descriptors without a status plus words in the status FIFO (as its write side
     // sees them, so also the true fill) never exceed the FIFO's 16 places
-    credit_invariant: assert (f_oq + f_view <= 16 && f_fill <= f_view);
+    credit_invariant: assert ({1'b0, outstanding} + {1'b0, f_view} <= 6'd16 && f_fill <= f_view);
 `endif
 `ifdef CHECK_no_status_dropped
-    // a status is pushed only when the FIFO's write side has room (s_ready), so it is never
-    // dropped; the true FIFO is then not full either
-    no_status_dropped: assert (!ks_valid || (f_room && f_fill < 16));
+    // a status is pushed only when the status FIFO takes it (s_ready) and is not full
+    no_status_dropped: assert (!ks_valid || (f_ready && f_fill < 16));
 `endif
 `ifdef CHECK_outstanding_bounded
-    outstanding_bounded: assert (outstanding <= 16 && outstanding == f_oq
-                                 && f_oq == popcount(f_busy));
+    // at most 16 outstanding, and each is in exactly one place: the mover queue, the mover,
+    // the reject register, or the status register (pushing now)
+    outstanding_bounded: assert (outstanding <= 16 &&
+                                 outstanding == f_nq + popcount(f_held) + f_rejp + ks_valid);
 `endif
 `ifdef CHECK_id_unique
     // an ID handed to the mover is a kernel ID of 128..143 that the mover does not hold
     id_in_range: assert (!f_d_fire || (f_d_id >= 128 && f_d_id <= 143 && d_data[159:154] == 0));
     id_unique: assert (!f_d_fire || !f_held[f_d_id[3:0]]);
-    // the ID given at admission (visible at d_data the cycle after) is not outstanding
-    // either: it names a slot that was free, so neither the mover nor the stage has it
-    id_fresh: assert (!f_stv || (f_d_id == {4'b1000, f_sts} && !f_held[f_sts]));
+    // the IDs in the mover queue are kernel IDs of 128..143, distinct, not held by the mover
+    queue_ids_in_range: assert (
+        (f_qcnt < 1 || (f_q0[153:150] == 4'b1000 && f_q0[159:154] == 0)) &&
+        (f_qcnt < 2 || (f_q1[153:150] == 4'b1000 && f_q1[159:154] == 0)) &&
+        (f_qcnt < 3 || (f_q2[153:150] == 4'b1000 && f_q2[159:154] == 0)) && f_qcnt <= 3);
+    queue_ids_distinct: assert (f_q_distinct);
+    queue_ids_not_held: assert ((f_qmask & f_held) == 0);
 `endif
 `ifdef CHECK_only_admitted_reach_mover
-    // d offers only the last admitted descriptor, unchanged, and only if it passed every
-    // check; a descriptor failing the reserved/length/alignment checks is never offered
-    offered_passed_checks: assert (!d_valid || (f_ste == 0 && f_last_err == 0 && !f_last_bad));
-    offered_is_admitted: assert (!d_valid || d_data[145:0] == f_last);
-    harness_checks_agree: assert (!(f_stv && f_last_bad) || f_last_err != 0);
+    // d offers only descriptors admitted with final code 0 (passing), src/dst/dwords
+    // unchanged, in admission order: the n-th descriptor offered is the n-th passing one
+    offered_only_passing: assert (!d_valid || f_nq != 0);
+    offered_in_order_intact: assert (!(d_valid && f_trk == 2'd1 && f_nfire == f_idx) ||
+                                     d_data[145:0] == f_d1);
+    // and none is lost: at most 3 wait (the queue's size)
+    none_lost: assert (f_nq <= 3);
 `endif
 `ifdef CHECK_host_passthrough
     host_passthrough: assert (hs_valid == (ms_valid && !ms_data[7]) && hs_data == ms_data);
 `endif
 `ifdef CHECK_one_status_per_descriptor
-    // every admitted descriptor is in the stage, at the mover, or has pushed exactly one
-    // status: admitted - pushed == outstanding == stage + held by the mover
+    // every admitted descriptor is in the IP or has pushed exactly one status
     admitted_minus_pushed: assert (outstanding == f_nadm - f_npush);
-    stage_plus_mover: assert (outstanding == popcount(f_held) + f_stv);
-    // a report of an ID the mover holds pushes its status at once (0 or aborted, 8) ...
-    report_pushes: assert (!f_rep || (ks_valid && ks_data[35:32] == ((ms_data[11] || ms_data[12]) ? 4'd8 : 4'd0)));
-    // ... and any other push is the rejection of the descriptor in the stage, with its code
-    other_push_is_rejection: assert (!(ks_valid && !f_rep) ||
-                                     (f_stv && f_ste != 0 && ks_data[35:32] == f_ste));
+    // a report of an ID the mover holds pushes its status one cycle later, code 0 or 8 ...
+    report_pushes: assert (!f_rep_q || (ks_valid && f_ks_code == f_rep_c));
+    // ... a rejection pushes its status, with its code, one cycle after the first cycle
+    // without a kernel-range mover status ...
+    rejection_pushes: assert (!f_take_q || (ks_valid && f_ks_code == f_take_c && f_take_c != 0));
+    // ... and nothing else pushes
+    no_other_push: assert (!ks_valid || f_rep_q || f_take_q);
 `endif
   end
 
@@ -210,10 +329,12 @@ module fv_bridge_issue (
   // (run.py proves these with BMC cover, not induction).
   always @* if (f_past && !rst) begin
     cover (outstanding == 16 && f_held == 16'hffff);    // every ID at the mover
-    cover (f_fill == 16 && !f_room);                      // status FIFO full
-    cover (f_view == 8 && f_fill == 2 && outstanding == 8 && k_valid && !k_ready && !f_stv);
-                                                          // credits exhausted by a lagging ks_fill
-    cover (ks_valid && !f_rep && f_npush == 2);           // a rejection pushed (2nd status)
+    cover (f_nq == 3 && f_trk == 2'd2);                   // queue full after a tracked hand-over
+    cover (f_fill == 16 && !f_ready);                     // status FIFO full
+    cover (f_view == 8 && f_fill == 2 && outstanding == 8 && q_valid && !q_ready &&
+           !f_rejp && f_nq < 3);                          // credits exhausted by a lagging ks_fill
+    cover (ks_valid && f_take_q && f_npush == 2);         // a rejection pushed (2nd status)
+    cover (f_rejp && f_ms_krn && f_rep);                  // a rejection waits for a report
     cover (f_rep && f_d_fire && f_adm);                   // report, hand-over, admission at once
     cover (f_d_fire && f_d_id == 143);                    // the last ID handed out
     cover (ev_spurious && f_ms_in && outstanding != 0);   // an in-range spurious report ignored
@@ -221,16 +342,75 @@ module fv_bridge_issue (
 `endif
 
   // ---------------------------------------------------------------- helpers
-  wire [15:0] f_st_bit = f_stv ? 16'd1 << f_sts : 16'd0;
+  // Where the 16 slots are: never used (f_fmask: slots >= fresh), retired (the ID pool's queue
+  // of free slots, f_nret entries from its head), in the mover queue, at the mover (f_held),
+  // in the reject register, in the status register. The helpers keep these places pairwise
+  // disjoint and the entries of each queue distinct, and count them with the counters only
+  // (never used + retired + outstanding == 16), so no proof needs a counting argument over
+  // the slots.
+  wire [4:0]  f_nret = f_rwr - f_rrd;
+  wire [15:0] f_fmask = f_fresh >= 16 ? 16'd0 : 16'hffff << f_fresh[3:0];
+  wire [3:0]  f_ret [0:15];
+  assign f_ret[0]  = f_ret0;  assign f_ret[1]  = f_ret1;  assign f_ret[2]  = f_ret2;
+  assign f_ret[3]  = f_ret3;  assign f_ret[4]  = f_ret4;  assign f_ret[5]  = f_ret5;
+  assign f_ret[6]  = f_ret6;  assign f_ret[7]  = f_ret7;  assign f_ret[8]  = f_ret8;
+  assign f_ret[9]  = f_ret9;  assign f_ret[10] = f_ret10; assign f_ret[11] = f_ret11;
+  assign f_ret[12] = f_ret12; assign f_ret[13] = f_ret13; assign f_ret[14] = f_ret14;
+  assign f_ret[15] = f_ret15;
+  reg  [15:0] f_rmask;
+  reg         f_ret_distinct;
+  integer fi, fj;
+  always @* begin
+    f_rmask = 0;
+    f_ret_distinct = 1;
+    for (fi = 0; fi < 16; fi = fi + 1) begin
+      if (fi < f_nret) f_rmask = f_rmask | (16'd1 << f_ret[fi]);
+      for (fj = fi + 1; fj < 16; fj = fj + 1)
+        if (fj < f_nret && f_ret[fi] == f_ret[fj]) f_ret_distinct = 0;
+    end
+  end
+  wire [15:0] f_qmask =
+      (f_qcnt > 0 ? 16'd1 << f_q0[149:146] : 16'd0) | (f_qcnt > 1 ? 16'd1 << f_q1[149:146] : 16'd0) |
+      (f_qcnt > 2 ? 16'd1 << f_q2[149:146] : 16'd0);
+  wire        f_q_distinct = (f_qcnt < 2 || f_q0[149:146] != f_q1[149:146]) &&
+                             (f_qcnt < 3 || (f_q0[149:146] != f_q2[149:146] &&
+                                             f_q1[149:146] != f_q2[149:146]));
+  wire [15:0] f_jmask = f_rejv ? 16'd1 << f_rejs : 16'd0;
+  wire [15:0] f_mmask = f_m1v ? 16'd1 << f_m1s : 16'd0;
+
   always @* if (f_past) begin
+    // the status FIFO: the write side sees at most 16 and never less than the true fill
     h_fifo: assert (f_fill <= f_view && f_view <= 16);
-    h_credit: assert (f_oq + f_view <= 16);
-    h_count: assert (f_oq == popcount(f_busy) && outstanding == f_oq);
+    // credits
+    h_credit: assert ({1'b0, outstanding} + {1'b0, f_view} <= 6'd16);
+    h_ok: assert (!f_ok || {1'b0, outstanding} + {1'b0, f_view} < 6'd16);
+    h_push: assert (outstanding == f_nadm - f_npush);
+    h_count: assert (outstanding == f_nq + popcount(f_held) + f_rejp + ks_valid);
+    // the mover queue: its count (at most 3, so the place written in every cycle is never a
+    // waiting one), valid flag, the tracked descriptor, the IDs
+    h_queue: assert (f_qcnt == f_nq && f_qcnt <= 3 && f_qwr - f_qrd == f_qcnt &&
+                     d_valid == (f_qcnt != 0));
+    h_track: assert (f_trk != 2'd1 || (f_tpos < f_nq && f_qt[145:0] == f_d1));
+    h_queue_ids: assert (
+        (f_qcnt < 1 || (f_q0[153:150] == 4'b1000 && f_q0[159:154] == 0)) &&
+        (f_qcnt < 2 || (f_q1[153:150] == 4'b1000 && f_q1[159:154] == 0)) &&
+        (f_qcnt < 3 || (f_q2[153:150] == 4'b1000 && f_q2[159:154] == 0)) && f_q_distinct);
+    // the mover's slots as the IP sees them
     h_issued: assert (f_issd == f_held);
-    h_busy: assert (f_busy == (f_held | f_st_bit) && (f_held & f_st_bit) == 0);
-    h_stage_id: assert (!f_stv || (f_d_id == {4'b1000, f_sts} && d_data[159:154] == 0));
-    h_stage_desc: assert (!f_stv || (d_data[145:0] == f_last && f_ste == f_last_err));
-    h_push: assert (f_oq == f_nadm - f_npush);
+    // the reject register and the status register
+    h_reject: assert (f_rejv == f_rejp && (!f_rejp || (f_reje == f_rejc && f_rejc != 0)));
+    h_m1: assert (f_m1v == ks_valid && ks_valid == (f_rep_q || f_take_q) && !(f_rep_q && f_take_q)
+                  && (!f_rep_q || (f_m1m && f_m1e == f_rep_c))
+                  && (!f_take_q || (!f_m1m && f_m1e == f_take_c && f_take_c != 0)));
+    // the ID pool: never used + retired + outstanding == 16, retired entries distinct, the
+    // six places pairwise disjoint
+    h_pool: assert (f_fresh <= 16 && outstanding <= f_fresh && f_nret == f_fresh - outstanding);
+    h_ret_distinct: assert (f_ret_distinct);
+    h_disjoint: assert (
+        (f_fmask & (f_rmask | f_qmask | f_held | f_jmask | f_mmask)) == 0 &&
+        (f_rmask & (f_qmask | f_held | f_jmask | f_mmask)) == 0 &&
+        (f_qmask & (f_held | f_jmask | f_mmask)) == 0 &&
+        (f_held & (f_jmask | f_mmask)) == 0 && (f_jmask & f_mmask) == 0);
   end
 endmodule
 

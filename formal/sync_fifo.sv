@@ -1,7 +1,10 @@
-// Formal harness for the single-clock show-ahead FIFO (direkt_sync_fifo_w<W>_d<D>*).
+// Formal harness for the single-clock show-ahead FIFOs direkt_sync_fifo_w<W>_d<D>* (REGOUT=0:
+// m_data read straight from the memory; REGOUT=1, `_r`: a registered output word in front of
+// the memory, latency 2).
 //
 // The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
-//   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D DEPTH=<d> -D AFULL=<n> -D CHECK_<property>
+//   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D DEPTH=<d> -D AFULL=<n> -D REGOUT=<0|1>
+//                -D CHECK_<property>
 // Exactly one CHECK_<property> macro selects the property under proof; the helper
 // invariants (section "helpers") are asserted in every run, so each run proves its
 // property together with them (CHECK_helpers proves them alone; the data helpers are
@@ -22,6 +25,9 @@
 //@tap f_rd_ptr     = dut.rd_ptr
 //@tap f_mem_first  = dut.mem[f_addr_first]
 //@tap f_mem_second = dut.mem[f_addr_second]
+//@tap f_ov         = dut.out_valid  if REGOUT>=1
+//@tap f_od         = dut.out_data   if REGOUT>=1
+// (REGOUT=0: f_ov and f_od are tied to 0 below, there is no output register)
 //
 // Environment assumptions (every other input is free in every cycle, $anyseq):
 //   E1  rst is high in the first cycle (the registers start with arbitrary values).
@@ -37,6 +43,7 @@ module fv_sync_fifo (
   localparam D  = `DEPTH;
   localparam AW = $clog2(D);
   localparam PW = AW + 1;
+  localparam REGOUT = `REGOUT;
 
   wire          rst     = $anyseq;
   wire [W-1:0]  s_data  = $anyseq;
@@ -60,6 +67,14 @@ module fv_sync_fifo (
   wire [PW-1:0] f_rd_ptr;
   wire [W-1:0]  f_mem_first;    // dut.mem[f_addr_first]
   wire [W-1:0]  f_mem_second;   // dut.mem[f_addr_second]
+  wire          f_ov;           // the output register holds a word (REGOUT)
+  wire [W-1:0]  f_od;           // the output register (REGOUT)
+  generate
+    if (REGOUT == 0) begin : g_no_out_reg
+      assign f_ov = 1'b0;
+      assign f_od = {W{1'b0}};
+    end
+  endgenerate
 
   // ---------------------------------------------------------------- environment
   reg f_past = 1'b0;            // 0 only in the first cycle
@@ -114,6 +129,13 @@ module fv_sync_fifo (
       end
     end
 
+  // REGOUT: the word offered in a cycle is the one offered and not taken in the cycle before,
+  // or else one that was held (not only just accepted) in the cycle before
+  reg f_mv_due;
+  always @(posedge clk)
+    if (rst) f_mv_due <= 1'b0;
+    else f_mv_due <= (m_valid && !m_ready) || (f_level - m_valid) != 0;
+
   wire [PW-1:0] f_idx2 = f_idx + 1'b1;
   wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
   wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
@@ -133,10 +155,13 @@ module fv_sync_fifo (
 `endif
 `ifdef CHECK_exact_flags
     // fill counts the words held; the flags are exact (not only safe): a FIFO with
-    // room accepts, a FIFO holding a word offers it.
+    // room accepts, a FIFO holding a word offers it (REGOUT: a word is offered from the
+    // cycle after it was accepted, latency 2; m_valid is high exactly when a word offered
+    // and not taken in the cycle before stays, or a word was held in the cycle before
+    // besides the one taken then).
     exact_fill: assert (fill == f_level);
     exact_s_ready: assert (s_ready == (f_level != D));
-    exact_m_valid: assert (m_valid == (f_level != 0));
+    exact_m_valid: assert (m_valid == (REGOUT ? f_mv_due : f_level != 0));
     exact_almost_full: assert (almost_full == (f_level >= `AFULL));
 `endif
 `ifdef CHECK_data_in_order
@@ -166,15 +191,22 @@ module fv_sync_fifo (
  `define DATA_HELPERS
 `endif
   always @* if (f_past) begin
-    h_ptrs: assert (f_wr_ptr == f_wcnt && f_rd_ptr == f_rcnt);
-    h_level: assert (f_level <= D);
+    // the read pointer counts the words taken out of the memory: delivered, or in the
+    // output register (REGOUT)
+    h_ptrs: assert (f_wr_ptr == f_wcnt && f_rd_ptr == f_rcnt + f_ov);
+    h_level: assert (f_level <= D && f_level >= f_ov);
+    h_valid: assert (m_valid == (REGOUT ? f_ov : f_level != 0));
 `ifdef DATA_HELPERS
     h_states: assert (f_rs != 2'd3 && (f_ws != 2'd0 || f_rs == 2'd0) && (f_rs != 2'd2 || f_ws == 2'd2));
     h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
-    h_first_mem: assert (!f_first_held || f_mem_first == f_d1);
+    // a tracked word is in the output register when it is the next delivery and the register
+    // holds a word, else in the memory
+    h_first_out: assert (!(f_first_held && f_ov && f_rcnt == f_idx) || f_od == f_d1);
+    h_first_mem: assert (!(f_first_held && !(f_ov && f_rcnt == f_idx)) || f_mem_first == f_d1);
     h_ws1: assert (f_ws != 2'd1 || f_wcnt == f_idx2);
     h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
-    h_second_mem: assert (!f_second_held || f_mem_second == f_d2);
+    h_second_out: assert (!(f_second_held && f_ov && f_rcnt == f_idx2) || f_od == f_d2);
+    h_second_mem: assert (!(f_second_held && !(f_ov && f_rcnt == f_idx2)) || f_mem_second == f_d2);
     h_rs1: assert (!(f_rs == 2'd1 && f_ws != 2'd3) || f_rcnt == f_idx2);
 `endif
   end
