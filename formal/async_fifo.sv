@@ -34,6 +34,11 @@
 //@tap f_mem_head   = dut.mem[f_addr_head]
 //@tap f_mem_first  = dut.mem[f_addr_first]
 //@tap f_mem_second = dut.mem[f_addr_second]
+//@tap f_binc     = dut.u_rd.rd_ptr_bin_inc   if LA>=1
+//@tap f_ginc     = dut.u_rd.rd_ptr_gray_inc  if LA>=1
+//@tap f_fullq    = dut.u_wr.full_q           if LA>=1
+// (LA=1, the lookahead variant `_la`: the read side keeps the pointer one ahead in registers,
+// the write side its full flag a cycle ahead; LA=0: those taps are tied off below.)
 //
 // Environment assumptions:
 //   E1  Both resets are high from the first step until each side has seen at least one
@@ -79,6 +84,15 @@ module fv_async_fifo;
   wire [PW-1:0] f_rsync0, f_rsync1;     // read pointer, Gray, in the write domain
   wire [W-1:0]  f_dq;
   wire [W-1:0]  f_mem_head, f_mem_first, f_mem_second;
+  wire [PW-1:0] f_binc, f_ginc;         // LA: the read pointer one ahead, binary and Gray
+  wire          f_fullq;                // LA: the registered full flag
+  generate
+    if (`LA == 0) begin : g_no_lookahead
+      assign f_binc = {PW{1'b0}};
+      assign f_ginc = {PW{1'b0}};
+      assign f_fullq = 1'b0;
+    end
+  endgenerate
 
   function [PW-1:0] bin2gray(input [PW-1:0] b);
     bin2gray = b ^ (b >> 1);
@@ -236,7 +250,10 @@ module fv_async_fifo;
                           f_y0 == 0 && f_y1 == 0 && f_wcnt == 0 && f_wtrk == 2'd0);
     if (f_rd_seen && !f_rd_rel)
       h_rd_reset: assert (f_rb == 0 && f_rg == 0 && !f_rv && f_wsync0 == 0 && f_wsync1 == 0 &&
-                          f_x0 == 0 && f_x1 == 0 && f_rcnt == 0 && f_rtrk == 2'd0);
+                          f_x0 == 0 && f_x1 == 0 && f_rcnt == 0 && f_rtrk == 2'd0 &&
+                          (!`LA || (f_binc == 1 && f_ginc == 1)));
+    if (f_wr_seen && !f_wr_rel)
+      h_wr_reset_la: assert (!`LA || !f_fullq);
     h_rel: assert ((!f_wr_rel && !f_rd_rel) || f_ok);
     if (f_ok) begin
       h_ptrs: assert (f_wb == f_wcnt && f_rb == f_rcnt);
@@ -250,6 +267,10 @@ module fv_async_fifo;
       // y1 <= y0 <= read <= write (read-pointer synchroniser), write - y1 within one lap
       h_rd_chain: assert (dist(f_y0, f_y1) <= dist(f_rb, f_y1) &&
                           dist(f_rb, f_y1) <= dist(f_wb, f_y1) && dist(f_wb, f_y1) <= D);
+      // LA: the pointer one ahead is one ahead; the registered full flag is clear only while
+      // the write pointer is less than a lap ahead of the read pointer the write side sees
+      h_la_inc: assert (!`LA || (f_binc == f_rb + 1'b1 && f_ginc == bin2gray(f_rb + 1'b1)));
+      h_la_full: assert (!`LA || f_fullq || dist(f_wb, f_y1) < D);
       // a valid output word lies below the synchronised write pointer ...
       h_valid: assert (!f_rv || f_rb != f_x1);
 `ifdef DATA_HELPERS

@@ -20,9 +20,10 @@
 //@tap f_qrd    = dut.mover_queue_rd
 //@tap f_qwr    = dut.mover_queue_wr
 //@tap f_qcnt   = dut.mover_queue_count
-//@tap f_q0     = dut.mover_queue[f_qa0]
-//@tap f_q1     = dut.mover_queue[f_qa1]
-//@tap f_q2     = dut.mover_queue[f_qa2]
+//@tap f_q0     = dut.mover_queue[f_k0]
+//@tap f_q1     = dut.mover_queue[f_k1]
+//@tap f_q2     = dut.mover_queue[f_k2]
+//@tap f_q3     = dut.mover_queue[f_k3]
 //@tap f_qt     = dut.mover_queue[f_qat]
 //@tap f_rejv   = dut.reject_valid
 //@tap f_rejs   = dut.reject_slot
@@ -35,34 +36,34 @@
 //@tap f_fresh  = dut.u_ids.fresh
 //@tap f_rrd    = dut.u_ids.retired_rd
 //@tap f_rwr    = dut.u_ids.retired_wr
-//@tap f_ret0   = dut.u_ids.retired[f_ra0]
-//@tap f_ret1   = dut.u_ids.retired[f_ra1]
-//@tap f_ret2   = dut.u_ids.retired[f_ra2]
-//@tap f_ret3   = dut.u_ids.retired[f_ra3]
-//@tap f_ret4   = dut.u_ids.retired[f_ra4]
-//@tap f_ret5   = dut.u_ids.retired[f_ra5]
-//@tap f_ret6   = dut.u_ids.retired[f_ra6]
-//@tap f_ret7   = dut.u_ids.retired[f_ra7]
-//@tap f_ret8   = dut.u_ids.retired[f_ra8]
-//@tap f_ret9   = dut.u_ids.retired[f_ra9]
-//@tap f_ret10  = dut.u_ids.retired[f_ra10]
-//@tap f_ret11  = dut.u_ids.retired[f_ra11]
-//@tap f_ret12  = dut.u_ids.retired[f_ra12]
-//@tap f_ret13  = dut.u_ids.retired[f_ra13]
-//@tap f_ret14  = dut.u_ids.retired[f_ra14]
-//@tap f_ret15  = dut.u_ids.retired[f_ra15]
+//@tap f_ret0  = dut.u_ids.retired[f_c0]
+//@tap f_ret1  = dut.u_ids.retired[f_c1]
+//@tap f_ret2  = dut.u_ids.retired[f_c2]
+//@tap f_ret3  = dut.u_ids.retired[f_c3]
+//@tap f_ret4  = dut.u_ids.retired[f_c4]
+//@tap f_ret5  = dut.u_ids.retired[f_c5]
+//@tap f_ret6  = dut.u_ids.retired[f_c6]
+//@tap f_ret7  = dut.u_ids.retired[f_c7]
+//@tap f_ret8  = dut.u_ids.retired[f_c8]
+//@tap f_ret9  = dut.u_ids.retired[f_c9]
+//@tap f_ret10 = dut.u_ids.retired[f_c10]
+//@tap f_ret11 = dut.u_ids.retired[f_c11]
+//@tap f_ret12 = dut.u_ids.retired[f_c12]
+//@tap f_ret13 = dut.u_ids.retired[f_c13]
+//@tap f_ret14 = dut.u_ids.retired[f_c14]
+//@tap f_ret15 = dut.u_ids.retired[f_c15]
 //
 // Environment (everything not listed is free in every cycle, $anyseq: q_valid, q_data, d_ready,
 // ms_valid, ms_data, now):
 //   E1  rst is high in the first cycle; later rst is free (the harness state resets with it:
 //       the status FIFO and the mover are reset together with the module).
-//   E2  The status FIFO (a direkt_async_fifo_w64_d16_f in the bridge) is the harness's,
+//   E2  The status FIFO (a direkt_async_fifo_w64_d16_p_la in the bridge) is the harness's,
 //       modelled by three counters modulo 32: f_wcnt (words written: ks_valid while the write
 //       side has room), f_rcnt (words read: a free pop in any cycle where the FIFO holds a
 //       word) and f_rseen (the reads as the write side sees them through the Gray
 //       synchroniser: it never runs ahead of f_rcnt and catches up by any amount, 0..all, in
-//       any cycle). The true fill is f_wcnt - f_rcnt; ks_fill = f_wcnt - f_rseen is the write
-//       side's fill (the FIFO's wr_fill), so it counts every push at once, sees pops with an
+//       any cycle). The true fill is f_wcnt - f_rcnt; ks_rd_ptr = f_rseen (the FIFO's wr_rd_ptr)
+//       and the write side's fill f_wcnt - f_rseen counts every push at once, sees pops with an
 //       arbitrary lag and is never below the true fill; the write side refuses a word
 //       (s_ready low) exactly when its fill is 16 (the Gray write pointer one lap ahead of the
 //       synchronised read pointer). This is what formal/async_fifo.sv proves of that FIFO
@@ -103,7 +104,7 @@ module fv_bridge_issue (
   wire [31:0]   hs_data;
   wire          ks_valid;
   wire [63:0]   ks_data;
-  wire [4:0]    ks_fill;
+  wire [4:0]    ks_rd_ptr;
   wire [4:0]    outstanding;
   wire          ev_rejected, ev_completed, ev_aborted, ev_spurious;
   wire [3:0]    ev_error;
@@ -114,7 +115,7 @@ module fv_bridge_issue (
     .d_data(d_data), .d_valid(d_valid), .d_ready(d_ready),
     .ms_valid(ms_valid), .ms_data(ms_data),
     .hs_valid(hs_valid), .hs_data(hs_data),
-    .ks_valid(ks_valid), .ks_data(ks_data), .ks_fill(ks_fill),
+    .ks_valid(ks_valid), .ks_data(ks_data), .ks_rd_ptr(ks_rd_ptr),
     .now(now), .outstanding(outstanding),
     .ev_rejected(ev_rejected), .ev_error(ev_error), .ev_completed(ev_completed),
     .ev_aborted(ev_aborted), .ev_spurious(ev_spurious)
@@ -123,7 +124,7 @@ module fv_bridge_issue (
   // taps (driven by run.py, see above)
   wire         f_ok;
   wire [2:0]   f_qrd, f_qwr, f_qcnt;
-  wire [159:0] f_q0, f_q1, f_q2, f_qt;
+  wire [159:0] f_q0, f_q1, f_q2, f_q3, f_qt;
   wire         f_rejv;
   wire [3:0]   f_rejs, f_reje;
   wire         f_m1v, f_m1m;
@@ -132,18 +133,18 @@ module fv_bridge_issue (
   wire [4:0]   f_fresh, f_rrd, f_rwr;
   wire [3:0]   f_ret0, f_ret1, f_ret2, f_ret3, f_ret4, f_ret5, f_ret6, f_ret7,
                f_ret8, f_ret9, f_ret10, f_ret11, f_ret12, f_ret13, f_ret14, f_ret15;
-  // tap addresses: the mover queue from its head and at the tracked descriptor (below), the
-  // retired-slot queue from its head
-  wire [1:0] f_qa0 = f_qrd[1:0], f_qa1 = f_qrd[1:0] + 2'd1, f_qa2 = f_qrd[1:0] + 2'd2;
+  // tap addresses: every place of the mover queue and of the retired-slot queue (constant
+  // addresses: which places hold a waiting entry is computed from the pointers below), and the
+  // tracked descriptor's place
+  wire [3:0] f_c0 = 4'd0, f_c1 = 4'd1, f_c2 = 4'd2, f_c3 = 4'd3, f_c4 = 4'd4, f_c5 = 4'd5,
+             f_c6 = 4'd6, f_c7 = 4'd7, f_c8 = 4'd8, f_c9 = 4'd9, f_c10 = 4'd10, f_c11 = 4'd11,
+             f_c12 = 4'd12, f_c13 = 4'd13, f_c14 = 4'd14, f_c15 = 4'd15;
+  wire [1:0] f_k0 = 2'd0, f_k1 = 2'd1, f_k2 = 2'd2, f_k3 = 2'd3;
   wire [1:0] f_qat;
-  wire [3:0] f_ra0  = f_rrd[3:0],         f_ra1  = f_rrd[3:0] + 4'd1,
-             f_ra2  = f_rrd[3:0] + 4'd2,  f_ra3  = f_rrd[3:0] + 4'd3,
-             f_ra4  = f_rrd[3:0] + 4'd4,  f_ra5  = f_rrd[3:0] + 4'd5,
-             f_ra6  = f_rrd[3:0] + 4'd6,  f_ra7  = f_rrd[3:0] + 4'd7,
-             f_ra8  = f_rrd[3:0] + 4'd8,  f_ra9  = f_rrd[3:0] + 4'd9,
-             f_ra10 = f_rrd[3:0] + 4'd10, f_ra11 = f_rrd[3:0] + 4'd11,
-             f_ra12 = f_rrd[3:0] + 4'd12, f_ra13 = f_rrd[3:0] + 4'd13,
-             f_ra14 = f_rrd[3:0] + 4'd14, f_ra15 = f_rrd[3:0] + 4'd15;
+
+  function bit16(input [15:0] v, input [3:0] i);     // v[i], without an x out of range
+    bit16 = |(v & (16'd1 << i));
+  endfunction
 
   function [4:0] popcount(input [15:0] v);
     integer i;
@@ -173,8 +174,9 @@ module fv_bridge_issue (
   reg  [4:0] f_wcnt, f_rcnt, f_rseen;
   wire [4:0] f_fill = f_wcnt - f_rcnt;          // true fill
   wire [4:0] f_view = f_wcnt - f_rseen;         // the write side's fill
-  assign ks_fill = f_view;
-  wire       f_ready = f_view != 5'd16;         // the FIFO's s_ready
+  assign ks_rd_ptr = f_rseen;
+  // the FIFO's s_ready: its registered full flag sees the read pointer exactly as late as wr_rd_ptr
+  wire       f_ready = f_view != 5'd16;
   wire       f_push  = ks_valid && f_ready;
   wire       f_pop   = $anyseq;
   wire [4:0] f_adv   = $anyseq;                 // reads the write side catches up on
@@ -205,7 +207,7 @@ module fv_bridge_issue (
 
   // the mover: IDs handed out on d and not yet reported
   reg  [15:0] f_held;
-  wire        f_rep = f_ms_in && f_held[f_ms_id[3:0]];        // reports an ID it holds
+  wire        f_rep = f_ms_in && bit16(f_held, f_ms_id[3:0]);        // reports an ID it holds
   always @(posedge clk)
     if (rst) f_held <= 0;
     else f_held <= (f_held & ~(f_rep ? 16'd1 << f_ms_id[3:0] : 16'd0))
@@ -290,12 +292,9 @@ module fv_bridge_issue (
 `ifdef CHECK_id_unique
     // an ID handed to the mover is a kernel ID of 128..143 that the mover does not hold
     id_in_range: assert (!f_d_fire || (f_d_id >= 128 && f_d_id <= 143 && d_data[159:154] == 0));
-    id_unique: assert (!f_d_fire || !f_held[f_d_id[3:0]]);
+    id_unique: assert (!f_d_fire || !bit16(f_held, f_d_id[3:0]));
     // the IDs in the mover queue are kernel IDs of 128..143, distinct, not held by the mover
-    queue_ids_in_range: assert (
-        (f_qcnt < 1 || (f_q0[153:150] == 4'b1000 && f_q0[159:154] == 0)) &&
-        (f_qcnt < 2 || (f_q1[153:150] == 4'b1000 && f_q1[159:154] == 0)) &&
-        (f_qcnt < 3 || (f_q2[153:150] == 4'b1000 && f_q2[159:154] == 0)) && f_qcnt <= 3);
+    queue_ids_in_range: assert (f_q_ids_ok && f_qcnt <= 3);
     queue_ids_distinct: assert (f_q_distinct);
     queue_ids_not_held: assert ((f_qmask & f_held) == 0);
 `endif
@@ -332,7 +331,7 @@ module fv_bridge_issue (
     cover (f_nq == 3 && f_trk == 2'd2);                   // queue full after a tracked hand-over
     cover (f_fill == 16 && !f_ready);                     // status FIFO full
     cover (f_view == 8 && f_fill == 2 && outstanding == 8 && q_valid && !q_ready &&
-           !f_rejp && f_nq < 3);                          // credits exhausted by a lagging ks_fill
+           !f_rejp && f_nq < 3);                          // credits exhausted by a lagging ks_rd_ptr
     cover (ks_valid && f_take_q && f_npush == 2);         // a rejection pushed (2nd status)
     cover (f_rejp && f_ms_krn && f_rep);                  // a rejection waits for a report
     cover (f_rep && f_d_fire && f_adm);                   // report, hand-over, admission at once
@@ -350,33 +349,59 @@ module fv_bridge_issue (
   // the slots.
   wire [4:0]  f_nret = f_rwr - f_rrd;
   wire [15:0] f_fmask = f_fresh >= 16 ? 16'd0 : 16'hffff << f_fresh[3:0];
-  wire [3:0]  f_ret [0:15];
-  assign f_ret[0]  = f_ret0;  assign f_ret[1]  = f_ret1;  assign f_ret[2]  = f_ret2;
-  assign f_ret[3]  = f_ret3;  assign f_ret[4]  = f_ret4;  assign f_ret[5]  = f_ret5;
-  assign f_ret[6]  = f_ret6;  assign f_ret[7]  = f_ret7;  assign f_ret[8]  = f_ret8;
-  assign f_ret[9]  = f_ret9;  assign f_ret[10] = f_ret10; assign f_ret[11] = f_ret11;
-  assign f_ret[12] = f_ret12; assign f_ret[13] = f_ret13; assign f_ret[14] = f_ret14;
-  assign f_ret[15] = f_ret15;
-  reg  [15:0] f_rmask;
-  reg         f_ret_distinct;
-  integer fi, fj;
-  always @* begin
-    f_rmask = 0;
-    f_ret_distinct = 1;
-    for (fi = 0; fi < 16; fi = fi + 1) begin
-      if (fi < f_nret) f_rmask = f_rmask | (16'd1 << f_ret[fi]);
-      for (fj = fi + 1; fj < 16; fj = fj + 1)
-        if (fj < f_nret && f_ret[fi] == f_ret[fj]) f_ret_distinct = 0;
-    end
-  end
+  // the retired queue's places and the mover queue's slots, packed (place p at [4p+3:4p])
+  wire [63:0] f_retv = {f_ret15, f_ret14, f_ret13, f_ret12, f_ret11, f_ret10, f_ret9, f_ret8,
+                        f_ret7, f_ret6, f_ret5, f_ret4, f_ret3, f_ret2, f_ret1, f_ret0};
+  wire [15:0] f_qs = {f_q3[149:146], f_q2[149:146], f_q1[149:146], f_q0[149:146]};
+  wire [3:0]  f_qok = {f_q3[159:150] == 10'b0000001000, f_q2[159:150] == 10'b0000001000,
+                       f_q1[159:150] == 10'b0000001000, f_q0[159:150] == 10'b0000001000};
+  // place p of a queue holds a waiting entry when it is less than the count past the head.
+  // Every slot in a place other than "never used" is below fresh; the entries of the retired
+  // and mover queues are distinct and differ from each other, from the slots at the mover and
+  // from the reject and status registers' slots (compared one by one: no counting).
+  wire [15:0] f_rlive, f_rbad;                  // per place of the retired queue
+  wire [3:0]  f_qlive, f_qbad, f_qdup, f_qids;  // per place of the mover queue
   wire [15:0] f_qmask =
-      (f_qcnt > 0 ? 16'd1 << f_q0[149:146] : 16'd0) | (f_qcnt > 1 ? 16'd1 << f_q1[149:146] : 16'd0) |
-      (f_qcnt > 2 ? 16'd1 << f_q2[149:146] : 16'd0);
-  wire        f_q_distinct = (f_qcnt < 2 || f_q0[149:146] != f_q1[149:146]) &&
-                             (f_qcnt < 3 || (f_q0[149:146] != f_q2[149:146] &&
-                                             f_q1[149:146] != f_q2[149:146]));
-  wire [15:0] f_jmask = f_rejv ? 16'd1 << f_rejs : 16'd0;
-  wire [15:0] f_mmask = f_m1v ? 16'd1 << f_m1s : 16'd0;
+      (f_qlive[0] ? 16'd1 << f_qs[3:0]   : 16'd0) | (f_qlive[1] ? 16'd1 << f_qs[7:4]   : 16'd0) |
+      (f_qlive[2] ? 16'd1 << f_qs[11:8]  : 16'd0) | (f_qlive[3] ? 16'd1 << f_qs[15:12] : 16'd0);
+  genvar gi, gj;
+  generate
+    for (gi = 0; gi < 4; gi = gi + 1) begin : g_q
+      wire [3:0] v = f_qs[4*gi +: 4];
+      wire [1:0] off = gi - f_qrd[1:0];
+      assign f_qlive[gi] = {1'b0, off} < f_qcnt;
+      assign f_qids[gi] = !f_qlive[gi] || f_qok[gi];
+      assign f_qbad[gi] = f_qlive[gi] && (!({1'b0, v} < f_fresh) || bit16(f_held, v) ||
+                                          (f_rejv && v == f_rejs) || (f_m1v && v == f_m1s));
+      wire [3:0] dup;
+      for (gj = 0; gj < 4; gj = gj + 1) begin : g_d
+        if (gj > gi) assign dup[gj] = f_qlive[gj] && v == f_qs[4*gj +: 4];
+        else assign dup[gj] = 1'b0;
+      end
+      assign f_qdup[gi] = f_qlive[gi] && |dup;
+    end
+    for (gi = 0; gi < 16; gi = gi + 1) begin : g_r
+      wire [3:0] v = f_retv[4*gi +: 4];
+      wire [3:0] off = gi - f_rrd[3:0];
+      assign f_rlive[gi] = {1'b0, off} < f_nret;
+      wire [15:0] dup;
+      for (gj = 0; gj < 16; gj = gj + 1) begin : g_d
+        if (gj > gi) assign dup[gj] = f_rlive[gj] && v == f_retv[4*gj +: 4];
+        else assign dup[gj] = 1'b0;
+      end
+      wire [3:0] inq;
+      for (gj = 0; gj < 4; gj = gj + 1) begin : g_q
+        assign inq[gj] = f_qlive[gj] && v == f_qs[4*gj +: 4];
+      end
+      assign f_rbad[gi] = f_rlive[gi] && (!({1'b0, v} < f_fresh) || bit16(f_held, v) ||
+                                          (f_rejv && v == f_rejs) || (f_m1v && v == f_m1s) ||
+                                          |dup || |inq);
+    end
+  endgenerate
+  wire f_ret_ok     = f_rbad == 0;
+  wire f_q_ok       = f_qbad == 0;
+  wire f_q_distinct = f_qdup == 0;
+  wire f_q_ids_ok   = &f_qids;
 
   always @* if (f_past) begin
     // the status FIFO: the write side sees at most 16 and never less than the true fill
@@ -391,10 +416,7 @@ module fv_bridge_issue (
     h_queue: assert (f_qcnt == f_nq && f_qcnt <= 3 && f_qwr - f_qrd == f_qcnt &&
                      d_valid == (f_qcnt != 0));
     h_track: assert (f_trk != 2'd1 || (f_tpos < f_nq && f_qt[145:0] == f_d1));
-    h_queue_ids: assert (
-        (f_qcnt < 1 || (f_q0[153:150] == 4'b1000 && f_q0[159:154] == 0)) &&
-        (f_qcnt < 2 || (f_q1[153:150] == 4'b1000 && f_q1[159:154] == 0)) &&
-        (f_qcnt < 3 || (f_q2[153:150] == 4'b1000 && f_q2[159:154] == 0)) && f_q_distinct);
+    h_queue_ids: assert (f_q_ids_ok && f_q_distinct);
     // the mover's slots as the IP sees them
     h_issued: assert (f_issd == f_held);
     // the reject register and the status register
@@ -402,15 +424,14 @@ module fv_bridge_issue (
     h_m1: assert (f_m1v == ks_valid && ks_valid == (f_rep_q || f_take_q) && !(f_rep_q && f_take_q)
                   && (!f_rep_q || (f_m1m && f_m1e == f_rep_c))
                   && (!f_take_q || (!f_m1m && f_m1e == f_take_c && f_take_c != 0)));
-    // the ID pool: never used + retired + outstanding == 16, retired entries distinct, the
-    // six places pairwise disjoint
+    // the ID pool: never used + retired + outstanding == 16; the places of the slots are
+    // disjoint
     h_pool: assert (f_fresh <= 16 && outstanding <= f_fresh && f_nret == f_fresh - outstanding);
-    h_ret_distinct: assert (f_ret_distinct);
-    h_disjoint: assert (
-        (f_fmask & (f_rmask | f_qmask | f_held | f_jmask | f_mmask)) == 0 &&
-        (f_rmask & (f_qmask | f_held | f_jmask | f_mmask)) == 0 &&
-        (f_qmask & (f_held | f_jmask | f_mmask)) == 0 &&
-        (f_held & (f_jmask | f_mmask)) == 0 && (f_jmask & f_mmask) == 0);
+    h_ret: assert (f_ret_ok);
+    h_places: assert (f_q_ok && (f_held & f_fmask) == 0 &&
+                      (!f_rejv || ({1'b0, f_rejs} < f_fresh && !bit16(f_held, f_rejs) &&
+                                   !(f_m1v && f_m1s == f_rejs))) &&
+                      (!f_m1v || ({1'b0, f_m1s} < f_fresh && !bit16(f_held, f_m1s))));
   end
 endmodule
 

@@ -56,23 +56,26 @@ ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_gran
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
 
 
-def sync_fifo(module, width, depth, afull, regout, k, data_k, cover_k):
-    # regout: 1 for a registered output word (`_r`), 0 for m_data straight from the memory
+def sync_fifo(module, width, depth, afull, regout, k, data_k, cover_k, regflags=0):
+    # regout: 1 for a registered output word (`_r`), 0 for m_data straight from the memory;
+    # regflags: 1 for flags from the count register (`_rg`)
     return dict(name=module.replace("direkt_", ""), harness="sync_fifo.sv", top="fv_sync_fifo",
                 ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
                 prop_depth=dict(data_in_order=data_k),
-                defines=dict(DUT=module, WIDTH=width, DEPTH=depth, AFULL=afull, REGOUT=regout),
+                defines=dict(DUT=module, WIDTH=width, DEPTH=depth, AFULL=afull, REGOUT=regout,
+                             REGFLAGS=regflags),
                 props=SYNC_FIFO_PROPS)
 
 
-def async_fifo(width, k, data_k, cover_k):
-    module = "direkt_async_fifo_w%d_d16_r" % width
-    return dict(name="async_fifo_w%d_d16" % width, harness="async_fifo.sv", top="fv_async_fifo",
-                ip=[module, "direkt_async_fifo_wr_d16", "direkt_async_fifo_rd_d16_r",
-                    "direkt_sync_w5_s2"],
+def async_fifo(width, k, data_k, cover_k, lookahead=False):
+    # lookahead: the `_la` variant (full flag a cycle ahead, read pointer one ahead in registers)
+    module = "direkt_async_fifo_w%d_d16_r%s" % (width, "_la" if lookahead else "")
+    return dict(name=module.replace("direkt_", ""), harness="async_fifo.sv", top="fv_async_fifo",
+                ip=[module, "direkt_async_fifo_wr_d16" + ("_rf" if lookahead else ""),
+                    "direkt_async_fifo_rd_d16_r" + ("_la" if lookahead else ""), "direkt_sync_w5_s2"],
                 multiclock=True, depth=k, cover_depth=cover_k,
                 prop_depth=dict(data_in_order=data_k),
-                defines=dict(DUT=module, WIDTH=width),
+                defines=dict(DUT=module, WIDTH=width, LA=int(lookahead)),
                 props=ASYNC_FIFO_PROPS)
 
 
@@ -98,10 +101,12 @@ def bridge_issue(direction, k, cover_k):
 
 CONFIGS = [
     sync_fifo("direkt_sync_fifo_w160_d16", 160, 16, 16, 0, k=20, data_k=5, cover_k=24),
-    sync_fifo("direkt_sync_fifo_w160_d4_af3", 160, 4, 3, 0, k=12, data_k=5, cover_k=12),
+    sync_fifo("direkt_sync_fifo_w160_d4_af3_rg", 160, 4, 3, 0, k=12, data_k=5, cover_k=12, regflags=1),
     async_fifo(160, k=8, data_k=6, cover_k=44),
     async_fifo(256, k=8, data_k=6, cover_k=44),
     async_fifo(64, k=8, data_k=6, cover_k=44),
+    # the bridge's descriptor crossing (default preset: 221-bit words)
+    async_fifo(221, k=8, data_k=6, cover_k=44, lookahead=True),
     arbiter("direkt_arbiter_fixed_n2", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_fixed_n3", 3, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2", 2, 1, [], k=10, cover_k=12),

@@ -1,10 +1,11 @@
 // Formal harness for the single-clock show-ahead FIFOs direkt_sync_fifo_w<W>_d<D>* (REGOUT=0:
 // m_data read straight from the memory; REGOUT=1, `_r`: a registered output word in front of
-// the memory, latency 2).
+// the memory, latency 2; REGFLAGS=1, `_rg`: s_ready, almost_full, fill and the unregistered
+// m_valid from a count register).
 //
 // The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
 //   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D DEPTH=<d> -D AFULL=<n> -D REGOUT=<0|1>
-//                -D CHECK_<property>
+//                -D REGFLAGS=<0|1> -D CHECK_<property>
 // Exactly one CHECK_<property> macro selects the property under proof; the helper
 // invariants (section "helpers") are asserted in every run, so each run proves its
 // property together with them (CHECK_helpers proves them alone; the data helpers are
@@ -196,6 +197,9 @@ module fv_sync_fifo (
     h_ptrs: assert (f_wr_ptr == f_wcnt && f_rd_ptr == f_rcnt + f_ov);
     h_level: assert (f_level <= D && f_level >= f_ov);
     h_valid: assert (m_valid == (REGOUT ? f_ov : f_level != 0));
+    // REGFLAGS: the count register and the flags computed from it follow the words held
+    h_registered_flags: assert (!`REGFLAGS || (fill == f_level && s_ready == (f_level != D)
+                                                && almost_full == (f_level >= `AFULL)));
 `ifdef DATA_HELPERS
     h_states: assert (f_rs != 2'd3 && (f_ws != 2'd0 || f_rs == 2'd0) && (f_rs != 2'd2 || f_ws == 2'd2));
     h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);

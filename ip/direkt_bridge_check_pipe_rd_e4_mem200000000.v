@@ -10,7 +10,7 @@
 module direkt_bridge_check_pipe_rd_e4_mem200000000 (
   input  wire         clk,       // @[CheckPipeline.java:49]
   input  wire         rst,       // @[CheckPipeline.java:49]
-  input  wire [179:0] k_data,    // @[CheckPipeline.java:52]
+  input  wire [220:0] k_data,    // @[CheckPipeline.java:52]
   input  wire         k_valid,   // @[CheckPipeline.java:52]
   output wire         k_ready,   // @[CheckPipeline.java:52]
   input  wire [175:0] win_base,  // @[CheckPipeline.java:53]

@@ -3,39 +3,33 @@
 // generator: org.direkt.generators.bridge.DescChecks
 // params:    Params[direction=RD, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592]
 //
-// Kernel descriptor checks that need no host state, in error-code order, and the last PCIe
-// and FPGA byte addresses for the address checks. One register stage; never stalls.
+// Kernel descriptor checks that need no host state, in error-code order, and the address checks'
+// flags from the sums formed before the crossing. One register stage; never stalls.
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_bridge_checks_rd_mem200000000 (
-  input  wire         clk,       // @[DescChecks.java:120]
-  input  wire         rst,       // @[DescChecks.java:120]
-  input  wire         in_valid,  // @[DescChecks.java:121]
-  input  wire [179:0] in_data,   // @[DescChecks.java:121]
-  output wire         out_valid, // @[DescChecks.java:122]
-  output wire [184:0] out_data   // @[DescChecks.java:122]
+  input  wire         clk,       // @[DescChecks.java:164]
+  input  wire         rst,       // @[DescChecks.java:164]
+  input  wire         in_valid,  // @[DescChecks.java:165]
+  input  wire [220:0] in_data,   // @[DescChecks.java:165]
+  output wire         out_valid, // @[DescChecks.java:166]
+  output wire [184:0] out_data   // @[DescChecks.java:166]
 );
 
-  wire [63:0]  src;         // @[DescChecks.java:134]
-  wire [63:0]  dst;         // @[DescChecks.java:135]
-  wire [17:0]  dwords;      // @[DescChecks.java:136]
-  wire [18:0]  pcie_end_1m; // @[DescChecks.java:184]
-  wire [18:0]  fpga_end_1m; // @[DescChecks.java:184]
-  reg          a_valid;     // @[DescChecks.java:174]
-  reg  [184:0] a_word;      // @[DescChecks.java:175]
+  wire [63:0]  src;     // @[DescChecks.java:178]
+  wire [63:0]  dst;     // @[DescChecks.java:179]
+  wire [17:0]  dwords;  // @[DescChecks.java:180]
+  reg          a_valid; // @[DescChecks.java:211]
+  reg  [184:0] a_word;  // @[DescChecks.java:212]
 
-  assign src = in_data[63:0]; // @[DescChecks.java:137]
+  assign src = in_data[63:0]; // @[DescChecks.java:181]
 
-  assign dst = in_data[127:64]; // @[DescChecks.java:138]
+  assign dst = in_data[127:64]; // @[DescChecks.java:182]
 
-  assign dwords = in_data[145:128]; // @[DescChecks.java:139]
+  assign dwords = in_data[145:128]; // @[DescChecks.java:183]
 
-  assign pcie_end_1m = {1'b0, src[19:2]} + {1'b0, dwords}; // @[DescChecks.java:185]
-
-  assign fpga_end_1m = {1'b0, dst[19:2]} + {1'b0, dwords}; // @[DescChecks.java:185]
-
-  // @[DescChecks.java:176]
+  // @[DescChecks.java:213]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -44,16 +38,16 @@ module direkt_bridge_checks_rd_mem200000000 (
     end
   end
 
-  // @[DescChecks.java:177]
+  // @[DescChecks.java:214]
   always @(posedge clk) begin
     if (in_valid) begin
-      a_word <= {(fpga_end_1m[18] & |fpga_end_1m[17:0]) & &dst[32:20], ~|dst[63:33], pcie_end_1m[18] & |pcie_end_1m[17:0], in_data[179] ? 4'd1 : (in_data[178] ? 4'd2 : ((dwords == 18'd0) ? 4'd3 : (|(src[1:0] | dst[1:0]) ? 4'd5 : 4'd0))), in_data[177:146], dwords, dst, src};
+      a_word <= {(in_data[220] & |in_data[219:202]) & in_data[201], in_data[181], in_data[200] & |in_data[199:182], in_data[179] ? 4'd1 : (in_data[178] ? 4'd2 : (in_data[180] ? 4'd3 : (|(src[1:0] | dst[1:0]) ? 4'd5 : 4'd0))), in_data[177:146], dwords, dst, src};
     end
   end
 
-  assign out_valid = a_valid; // @[DescChecks.java:178]
+  assign out_valid = a_valid; // @[DescChecks.java:215]
 
-  assign out_data = a_word; // @[DescChecks.java:179]
+  assign out_data = a_word; // @[DescChecks.java:216]
 
 endmodule
 

@@ -8,46 +8,56 @@
 `default_nettype none
 
 module direkt_bridge_credits_n16_s16 (
-  input  wire       clk,        // @[Credits.java:54]
-  input  wire       rst,        // @[Credits.java:54]
-  input  wire       admit,      // @[Credits.java:55]
-  input  wire       retire,     // @[Credits.java:55]
-  input  wire [4:0] fill,       // @[Credits.java:55]
-  output wire       ok,         // @[Credits.java:55]
-  output wire [4:0] outstanding // @[Credits.java:56]
+  input  wire       clk,        // @[Credits.java:57]
+  input  wire       rst,        // @[Credits.java:57]
+  input  wire       admit,      // @[Credits.java:58]
+  input  wire       retire,     // @[Credits.java:58]
+  input  wire [4:0] rd_ptr,     // @[Credits.java:58]
+  output wire       ok,         // @[Credits.java:58]
+  output wire [4:0] outstanding // @[Credits.java:59]
 );
 
-  reg  [4:0] outstanding_q; // @[Credits.java:66]
-  reg        ok_q;          // @[Credits.java:67]
-  wire [5:0] sum;           // @[Credits.java:70]
+  reg  [4:0] outstanding_q; // @[Credits.java:70]
+  reg  [4:0] promised_q;    // @[Credits.java:71]
+  reg        ok_q;          // @[Credits.java:72]
+  wire [4:0] sum;           // @[Credits.java:80]
 
-  // @[Credits.java:68]
+  // @[Credits.java:74]
   always @(posedge clk) begin
     if (rst) begin
       outstanding_q <= 5'd0;
     end else begin
-      if (admit & ~retire) begin
-        outstanding_q <= outstanding_q + 5'd1;
-      end else if (~admit & retire) begin
-        outstanding_q <= outstanding_q - 5'd1;
+      if (admit ^ retire) begin
+        outstanding_q <= outstanding_q + {{4{retire}}, 1'b1};
       end
     end
   end
 
-  // @[Credits.java:81]
+  // @[Credits.java:76]
+  always @(posedge clk) begin
+    if (rst) begin
+      promised_q <= 5'd0;
+    end else begin
+      if (admit) begin
+        promised_q <= promised_q + 5'd1;
+      end
+    end
+  end
+
+  // @[Credits.java:90]
   always @(posedge clk) begin
     if (rst) begin
       ok_q <= 1'b1;
     end else begin
-      ok_q <= admit ? (sum < 6'd15) : (sum < 6'd16);
+      ok_q <= admit ? (~sum[4] & ~&sum[3:0]) : ~sum[4];
     end
   end
 
-  assign sum = {1'b0, outstanding_q} + {1'b0, fill}; // @[Credits.java:71]
+  assign sum = promised_q - rd_ptr; // @[Credits.java:81]
 
-  assign ok = ok_q; // @[Credits.java:82]
+  assign ok = ok_q; // @[Credits.java:91]
 
-  assign outstanding = outstanding_q; // @[Credits.java:83]
+  assign outstanding = outstanding_q; // @[Credits.java:92]
 
 endmodule
 

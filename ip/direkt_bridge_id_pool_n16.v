@@ -26,10 +26,12 @@ module direkt_bridge_id_pool_n16 (
   reg  [4:0]  retired_rd;     // @[IdPool.java:65]
   reg  [4:0]  retired_wr;     // @[IdPool.java:66]
   wire        fresh_left;     // @[IdPool.java:67]
-  reg  [15:0] slot_issued;    // @[IdPool.java:76]
+  reg  [4:0]  free_count;     // @[IdPool.java:73]
+  reg         any_free_q;     // @[IdPool.java:74]
+  reg  [15:0] slot_issued;    // @[IdPool.java:87]
   reg  [3:0]  retired [0:15]; // @[IdPool.java:64]
 
-  // @[IdPool.java:71]
+  // @[IdPool.java:82]
   always @(posedge clk) begin
     if (rst) begin
       fresh <= 5'd0;
@@ -40,7 +42,7 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  // @[IdPool.java:72]
+  // @[IdPool.java:83]
   always @(posedge clk) begin
     if (rst) begin
       retired_rd <= 5'd0;
@@ -51,7 +53,7 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  // @[IdPool.java:74]
+  // @[IdPool.java:85]
   always @(posedge clk) begin
     if (rst) begin
       retired_wr <= 5'd0;
@@ -64,7 +66,27 @@ module direkt_bridge_id_pool_n16 (
 
   assign fresh_left = fresh < 5'd16; // @[IdPool.java:68]
 
-  // @[IdPool.java:81]
+  // @[IdPool.java:75]
+  always @(posedge clk) begin
+    if (rst) begin
+      free_count <= 5'd16;
+    end else begin
+      if (alloc ^ retire) begin
+        free_count <= free_count + {{4{alloc}}, 1'b1};
+      end
+    end
+  end
+
+  // @[IdPool.java:79]
+  always @(posedge clk) begin
+    if (rst) begin
+      any_free_q <= 1'b1;
+    end else begin
+      any_free_q <= retire ? (alloc ? (free_count != 5'd0) : 1'b1) : (alloc ? |free_count[4:1] : (free_count != 5'd0));
+    end
+  end
+
+  // @[IdPool.java:92]
   always @(posedge clk) begin
     if (rst) begin
       slot_issued <= 16'd0;
@@ -75,11 +97,11 @@ module direkt_bridge_id_pool_n16 (
 
   assign free_slot = fresh_left ? fresh[3:0] : retired[retired_rd[3:0]]; // @[IdPool.java:69]
 
-  assign any_free = fresh_left | (retired_rd != retired_wr); // @[IdPool.java:70]
+  assign any_free = any_free_q; // @[IdPool.java:81]
 
-  assign issued = slot_issued; // @[IdPool.java:82]
+  assign issued = slot_issued; // @[IdPool.java:93]
 
-  // @[IdPool.java:73]
+  // @[IdPool.java:84]
   always @(posedge clk) begin
     if (retire) begin
       retired[retired_wr[3:0]] <= retire_slot;

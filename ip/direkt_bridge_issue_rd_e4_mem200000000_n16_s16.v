@@ -24,7 +24,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
   output wire [31:0]  hs_data,      // @[BridgeIssue.java:72]
   output wire         ks_valid,     // @[BridgeIssue.java:72]
   output wire [63:0]  ks_data,      // @[BridgeIssue.java:72]
-  input  wire [4:0]   ks_fill,      // @[BridgeIssue.java:73]
+  input  wire [4:0]   ks_rd_ptr,    // @[BridgeIssue.java:73]
   input  wire [31:0]  now,          // @[BridgeIssue.java:73]
   output wire [4:0]   outstanding,  // @[BridgeIssue.java:73]
   output wire         ev_rejected,  // @[BridgeIssue.java:74]
@@ -60,22 +60,22 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
   reg          mover_queue_valid;     // @[BridgeIssue.java:108]
   reg          reject_valid;          // @[BridgeIssue.java:112]
   reg  [3:0]   reject_error;          // @[BridgeIssue.java:113]
-  reg  [3:0]   reject_slot;           // @[BridgeIssue.java:114]
-  wire         load;                  // @[BridgeIssue.java:118]
-  wire [3:0]   alloc_slot;            // @[BridgeIssue.java:128]
-  wire         mover_push;            // @[BridgeIssue.java:131]
-  wire         mover_pop;             // @[BridgeIssue.java:133]
+  reg  [3:0]   reject_slot;           // @[BridgeIssue.java:116]
+  wire         load;                  // @[BridgeIssue.java:120]
+  wire [3:0]   alloc_slot;            // @[BridgeIssue.java:130]
+  wire         mover_push;            // @[BridgeIssue.java:133]
+  wire         mover_pop;             // @[BridgeIssue.java:135]
   reg  [159:0] mover_queue [0:3];     // @[BridgeIssue.java:104]
 
   assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:96]
 
-  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:173]
+  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:182]
 
-  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:176]
+  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:185]
 
-  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:156]
+  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:160]
 
-  // @[BridgeIssue.java:138]
+  // @[BridgeIssue.java:140]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_wr <= 3'd0;
@@ -86,7 +86,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:139]
+  // @[BridgeIssue.java:141]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_rd <= 3'd0;
@@ -97,20 +97,18 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:140]
+  // @[BridgeIssue.java:143]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_count <= 3'd0;
     end else begin
-      if (mover_push & ~mover_pop) begin
-        mover_queue_count <= mover_queue_count + 3'd1;
-      end else if (mover_pop & ~mover_push) begin
-        mover_queue_count <= mover_queue_count - 3'd1;
+      if (mover_push ^ mover_pop) begin
+        mover_queue_count <= mover_queue_count + {{2{mover_pop}}, 1'b1};
       end
     end
   end
 
-  // @[BridgeIssue.java:143]
+  // @[BridgeIssue.java:145]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_valid <= 1'b0;
@@ -119,7 +117,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:145]
+  // @[BridgeIssue.java:147]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -132,7 +130,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:146]
+  // @[BridgeIssue.java:148]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -143,7 +141,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:147]
+  // @[BridgeIssue.java:150]
   always @(posedge clk) begin
     if (rst) begin
       reject_slot <= 4'd0;
@@ -154,41 +152,41 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  assign load = q_valid & (((u_credits_ok & (mover_queue_count < 3'd3)) & ~reject_valid) & u_ids_any_free); // @[BridgeIssue.java:124]
+  assign load = q_valid & (((u_credits_ok & (mover_queue_count < 3'd3)) & ~reject_valid) & u_ids_any_free); // @[BridgeIssue.java:126]
 
-  assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:129]
+  assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:131]
 
-  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:132]
+  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:134]
 
-  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:134]
+  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:136]
 
-  assign q_ready = load; // @[BridgeIssue.java:125]
+  assign q_ready = load; // @[BridgeIssue.java:127]
 
   assign d_data = mover_queue[mover_queue_rd[1:0]]; // @[BridgeIssue.java:110]
 
   assign d_valid = mover_queue_valid; // @[BridgeIssue.java:109]
 
-  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:165]
+  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:169]
 
-  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:166]
+  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:170]
 
-  assign ks_valid = u_status_push; // @[BridgeIssue.java:179]
+  assign ks_valid = u_status_push; // @[BridgeIssue.java:188]
 
-  assign ks_data = u_status_push_data; // @[BridgeIssue.java:180]
+  assign ks_data = u_status_push_data; // @[BridgeIssue.java:189]
 
-  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:182]
+  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:191]
 
-  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:183]
+  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:192]
 
-  assign ev_error = reject_error; // @[BridgeIssue.java:184]
+  assign ev_error = reject_error; // @[BridgeIssue.java:193]
 
-  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:186]
+  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:195]
 
-  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:187]
+  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:196]
 
-  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:188]
+  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:197]
 
-  // @[BridgeIssue.java:136]
+  // @[BridgeIssue.java:138]
   always @(posedge clk) begin
     if (1'b1) begin
       mover_queue[mover_queue_wr[1:0]] <= {6'd0, 8'd128 | {4'd0, alloc_slot}, q_data[145:128], q_data[127:64], q_data[63:0]};
@@ -201,7 +199,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     .rst         (rst),
     .admit       (load),
     .retire      (u_status_push),
-    .fill        (ks_fill),
+    .rd_ptr      (ks_rd_ptr),
     .ok          (u_credits_ok),
     .outstanding (u_credits_outstanding)
   );

@@ -53,66 +53,66 @@ module direkt_bridge_rd (
   wire         u_rd_status_chan_rd_status_valid; // @[BridgePath.java:97]
   wire         u_rd_status_chan_core_ready;      // @[BridgePath.java:97]
   wire [255:0] cldesc;                           // @[BridgePath.java:104]
-  wire [179:0] u_desc_fifo_s_data;               // @[BridgePath.java:135]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:135]
-  wire [179:0] u_desc_fifo_m_data;               // @[BridgePath.java:135]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:135]
-  wire         u_checks_k_ready;                 // @[BridgePath.java:143]
-  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:143]
-  wire         u_checks_q_valid;                 // @[BridgePath.java:143]
-  wire         u_issue_q_ready;                  // @[BridgePath.java:148]
-  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:148]
-  wire         u_issue_d_valid;                  // @[BridgePath.java:148]
-  wire         u_issue_d_ready;                  // @[BridgePath.java:148]
-  wire         u_issue_hs_valid;                 // @[BridgePath.java:148]
-  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:148]
-  wire         u_issue_ks_valid;                 // @[BridgePath.java:148]
-  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:148]
-  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:148]
-  wire         u_issue_ev_rejected;              // @[BridgePath.java:148]
-  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:148]
-  wire         u_issue_ev_completed;             // @[BridgePath.java:148]
-  wire         u_issue_ev_aborted;               // @[BridgePath.java:148]
-  wire         u_issue_ev_spurious;              // @[BridgePath.java:148]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:153]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:153]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:153]
-  wire [4:0]   u_status_fifo_wr_fill;            // @[BridgePath.java:153]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:162]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:162]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:162]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:162]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:162]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:162]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:168]
-  wire [1:0]   u_arb_grant;                      // @[BridgePath.java:168]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:168]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:168]
-  wire         grant_host;                       // @[BridgePath.java:171]
-  wire         grant_kernel;                     // @[BridgePath.java:172]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:176]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:176]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:176]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:176]
-  wire         hand_over;                        // @[BridgePath.java:201]
+  wire [220:0] u_desc_fifo_s_data;               // @[BridgePath.java:136]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:136]
+  wire [220:0] u_desc_fifo_m_data;               // @[BridgePath.java:136]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:136]
+  wire         u_checks_k_ready;                 // @[BridgePath.java:144]
+  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:144]
+  wire         u_checks_q_valid;                 // @[BridgePath.java:144]
+  wire         u_issue_q_ready;                  // @[BridgePath.java:149]
+  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:149]
+  wire         u_issue_d_valid;                  // @[BridgePath.java:149]
+  wire         u_issue_d_ready;                  // @[BridgePath.java:149]
+  wire         u_issue_hs_valid;                 // @[BridgePath.java:149]
+  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:149]
+  wire         u_issue_ks_valid;                 // @[BridgePath.java:149]
+  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:149]
+  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:149]
+  wire         u_issue_ev_rejected;              // @[BridgePath.java:149]
+  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:149]
+  wire         u_issue_ev_completed;             // @[BridgePath.java:149]
+  wire         u_issue_ev_aborted;               // @[BridgePath.java:149]
+  wire         u_issue_ev_spurious;              // @[BridgePath.java:149]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:154]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:154]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:154]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:154]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:163]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:163]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:163]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:163]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:163]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:163]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:169]
+  wire [1:0]   u_arb_grant;                      // @[BridgePath.java:169]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:169]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:169]
+  wire         grant_host;                       // @[BridgePath.java:172]
+  wire         grant_kernel;                     // @[BridgePath.java:173]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:177]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:177]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:177]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:177]
+  wire         hand_over;                        // @[BridgePath.java:202]
 
   assign cldesc = u_rd_desc_chan_core_data; // @[BridgePath.java:106]
 
-  assign u_desc_fifo_s_data = {|cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:139]
+  assign u_desc_fifo_s_data = {{1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~|cldesc[127:97], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:140]
 
-  assign u_issue_d_ready = grant_kernel & u_mover_rl_s_ready; // @[BridgePath.java:185]
+  assign u_issue_d_ready = grant_kernel & u_mover_rl_s_ready; // @[BridgePath.java:186]
 
-  assign u_host_rl_m_ready = grant_host & u_mover_rl_s_ready; // @[BridgePath.java:184]
+  assign u_host_rl_m_ready = grant_host & u_mover_rl_s_ready; // @[BridgePath.java:185]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:170]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:171]
 
-  assign grant_host = u_arb_grant[0]; // @[BridgePath.java:173]
+  assign grant_host = u_arb_grant[0]; // @[BridgePath.java:174]
 
-  assign grant_kernel = u_arb_grant[1]; // @[BridgePath.java:174]
+  assign grant_kernel = u_arb_grant[1]; // @[BridgePath.java:175]
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:180]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:181]
 
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:202]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:203]
 
   assign rd_desc_ready = u_rd_desc_chan_rd_desc_ready; // @[BridgePath.java:99]
 
@@ -120,39 +120,39 @@ module direkt_bridge_rd (
 
   assign rd_status_valid = u_rd_status_chan_rd_status_valid; // @[BridgePath.java:100]
 
-  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:164]
+  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:165]
 
-  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:186]
+  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:187]
 
-  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:186]
+  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:187]
 
-  assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:191]
+  assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:192]
 
-  assign rd_host_status_data = u_issue_hs_data; // @[BridgePath.java:192]
+  assign rd_host_status_data = u_issue_hs_data; // @[BridgePath.java:193]
 
-  assign ev_kernel_issued = hand_over & grant_kernel; // @[BridgePath.java:210]
+  assign ev_kernel_issued = hand_over & grant_kernel; // @[BridgePath.java:211]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:210]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:211]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:210]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:211]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:210]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:211]
 
-  assign ev_host_issued = hand_over & grant_host; // @[BridgePath.java:210]
+  assign ev_host_issued = hand_over & grant_host; // @[BridgePath.java:211]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:210]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:211]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:210]
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:211]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:210]
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:211]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:210]
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:211]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:211]
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:212]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:212]
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:213]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:213]
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:214]
 
   // @[BridgePath.java:95]
   direkt_chan_direkt_rd_desc_w256 u_rd_desc_chan (
@@ -174,8 +174,8 @@ module direkt_bridge_rd (
     .core_ready      (u_rd_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:135]
-  direkt_async_fifo_w180_d16_r u_desc_fifo (
+  // @[BridgePath.java:136]
+  direkt_async_fifo_w221_d16_r_la u_desc_fifo (
     .wr_clk  (kernel_clk),
     .wr_rst  (~kernel_resetn),
     .rd_clk  (dma_clk),
@@ -188,7 +188,7 @@ module direkt_bridge_rd (
     .m_ready (u_checks_k_ready)
   );
 
-  // @[BridgePath.java:143]
+  // @[BridgePath.java:144]
   direkt_bridge_check_pipe_rd_e4_mem200000000 u_checks (
     .clk       (dma_clk),
     .rst       (~dma_resetn),
@@ -203,7 +203,7 @@ module direkt_bridge_rd (
     .q_ready   (u_issue_q_ready)
   );
 
-  // @[BridgePath.java:148]
+  // @[BridgePath.java:149]
   direkt_bridge_issue_rd_e4_mem200000000_n16_s16 u_issue (
     .clk          (dma_clk),
     .rst          (~dma_resetn),
@@ -219,7 +219,7 @@ module direkt_bridge_rd (
     .hs_data      (u_issue_hs_data),
     .ks_valid     (u_issue_ks_valid),
     .ks_data      (u_issue_ks_data),
-    .ks_fill      (u_status_fifo_wr_fill),
+    .ks_rd_ptr    (u_status_fifo_wr_rd_ptr),
     .now          (now),
     .outstanding  (u_issue_outstanding),
     .ev_rejected  (u_issue_ev_rejected),
@@ -229,22 +229,22 @@ module direkt_bridge_rd (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:153]
-  direkt_async_fifo_w64_d16_f u_status_fifo (
-    .wr_clk  (dma_clk),
-    .wr_rst  (~dma_resetn),
-    .rd_clk  (kernel_clk),
-    .rd_rst  (~kernel_resetn),
-    .s_data  (u_issue_ks_data),
-    .s_valid (u_issue_ks_valid),
-    .s_ready (u_status_fifo_s_ready),
-    .m_data  (u_status_fifo_m_data),
-    .m_valid (u_status_fifo_m_valid),
-    .m_ready (u_rd_status_chan_core_ready),
-    .wr_fill (u_status_fifo_wr_fill)
+  // @[BridgePath.java:154]
+  direkt_async_fifo_w64_d16_p_la u_status_fifo (
+    .wr_clk    (dma_clk),
+    .wr_rst    (~dma_resetn),
+    .rd_clk    (kernel_clk),
+    .rd_rst    (~kernel_resetn),
+    .s_data    (u_issue_ks_data),
+    .s_valid   (u_issue_ks_valid),
+    .s_ready   (u_status_fifo_s_ready),
+    .m_data    (u_status_fifo_m_data),
+    .m_valid   (u_status_fifo_m_valid),
+    .m_ready   (u_rd_status_chan_core_ready),
+    .wr_rd_ptr (u_status_fifo_wr_rd_ptr)
   );
 
-  // @[BridgePath.java:162]
+  // @[BridgePath.java:163]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -258,7 +258,7 @@ module direkt_bridge_rd (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:168]
+  // @[BridgePath.java:169]
   direkt_arbiter_rr_n2 u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -269,7 +269,7 @@ module direkt_bridge_rd (
     .grant_valid (u_arb_grant_valid)
   );
 
-  // @[BridgePath.java:176]
+  // @[BridgePath.java:177]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

@@ -16,45 +16,47 @@ module direkt_bridge_status_n16 (
   output wire [31:0] hs_data,      // @[StatusBuilder.java:69]
   input  wire [15:0] waiting,      // @[StatusBuilder.java:70]
   input  wire        reject,       // @[StatusBuilder.java:70]
-  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:70]
-  input  wire [3:0]  reject_error, // @[StatusBuilder.java:71]
-  output wire        reject_taken, // @[StatusBuilder.java:71]
-  input  wire        stamp,        // @[StatusBuilder.java:71]
-  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:71]
-  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:72]
-  input  wire [31:0] now,          // @[StatusBuilder.java:72]
-  output wire        back,         // @[StatusBuilder.java:72]
-  output wire [3:0]  back_slot,    // @[StatusBuilder.java:73]
-  output wire        push,         // @[StatusBuilder.java:73]
-  output wire [3:0]  push_slot,    // @[StatusBuilder.java:73]
-  output wire [63:0] push_data,    // @[StatusBuilder.java:74]
-  output wire        ev_completed, // @[StatusBuilder.java:74]
-  output wire        ev_aborted,   // @[StatusBuilder.java:75]
-  output wire        ev_spurious   // @[StatusBuilder.java:75]
+  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:71]
+  input  wire [3:0]  reject_error, // @[StatusBuilder.java:72]
+  output wire        reject_taken, // @[StatusBuilder.java:72]
+  input  wire        stamp,        // @[StatusBuilder.java:72]
+  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:72]
+  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:73]
+  input  wire [31:0] now,          // @[StatusBuilder.java:73]
+  output wire        back,         // @[StatusBuilder.java:73]
+  output wire [3:0]  back_slot,    // @[StatusBuilder.java:74]
+  output wire        push,         // @[StatusBuilder.java:74]
+  output wire [3:0]  push_slot,    // @[StatusBuilder.java:74]
+  output wire [63:0] push_data,    // @[StatusBuilder.java:75]
+  output wire        ev_completed, // @[StatusBuilder.java:75]
+  output wire        ev_aborted,   // @[StatusBuilder.java:76]
+  output wire        ev_spurious   // @[StatusBuilder.java:76]
 );
 
-  wire [7:0]  ms_id;              // @[StatusBuilder.java:85]
-  wire        ms_kernel;          // @[StatusBuilder.java:87]
-  wire [3:0]  ms_slot;            // @[StatusBuilder.java:89]
-  reg         m1_valid;           // @[StatusBuilder.java:92]
-  reg  [3:0]  m1_slot;            // @[StatusBuilder.java:93]
-  reg  [3:0]  m1_error;           // @[StatusBuilder.java:94]
-  reg         m1_mover;           // @[StatusBuilder.java:95]
-  wire        ms_legit;           // @[StatusBuilder.java:96]
-  wire        reject_take;        // @[StatusBuilder.java:109]
-  wire [3:0]  m0_slot;            // @[StatusBuilder.java:115]
-  wire [63:0] entry;              // @[StatusBuilder.java:133]
-  reg  [63:0] entry_q;            // @[StatusBuilder.java:134]
-  wire [31:0] elapsed;            // @[StatusBuilder.java:135]
-  reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:131]
+  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:86]
+  wire                                                           ms_kernel;          // @[StatusBuilder.java:88]
+  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:90]
+  reg                                                            m1_valid;           // @[StatusBuilder.java:93]
+  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:94]
+  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:95]
+  reg                                                            m1_mover;           // @[StatusBuilder.java:96]
+  wire                                                           ms_legit;           // @[StatusBuilder.java:97]
+  wire                                                           reject_take;        // @[StatusBuilder.java:110]
+  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:118]
+  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:139]
+  wire                                                    [63:0] entry;              // @[StatusBuilder.java:141]
+  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:145]
+  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:149]
+  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:150]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:138]
 
-  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:86]
+  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:87]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:88]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:89]
 
-  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:90]
+  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:91]
 
-  // @[StatusBuilder.java:117]
+  // @[StatusBuilder.java:122]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -63,7 +65,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:122]
+  // @[StatusBuilder.java:127]
   always @(posedge clk) begin
     if (rst) begin
       m1_slot <= 4'd0;
@@ -72,7 +74,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:124]
+  // @[StatusBuilder.java:129]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -81,7 +83,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:119]
+  // @[StatusBuilder.java:124]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -90,49 +92,69 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & |(waiting & (16'd1 << ms_slot)); // @[StatusBuilder.java:100]
+  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & |(waiting & (16'd1 << ms_slot)); // @[StatusBuilder.java:101]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:110]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:111]
 
-  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:116]
+  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:120]
 
-  assign entry = entry_q; // @[StatusBuilder.java:134]
+  assign elapsed = elapsed_q; // @[StatusBuilder.java:154]
 
-  assign elapsed = now - entry[31:0]; // @[StatusBuilder.java:136]
+  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:148]
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:105]
-
-  assign hs_data = ms_data; // @[StatusBuilder.java:106]
-
-  assign reject_taken = reject_take; // @[StatusBuilder.java:111]
-
-  assign back = ms_legit; // @[StatusBuilder.java:126]
-
-  assign back_slot = ms_slot; // @[StatusBuilder.java:127]
-
-  assign push = m1_valid; // @[StatusBuilder.java:138]
-
-  assign push_slot = m1_slot; // @[StatusBuilder.java:140]
-
-  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, entry[63:32]}; // @[StatusBuilder.java:145]
-
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:152]
-
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:153]
-
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:154]
-
-  // @[StatusBuilder.java:132]
+  // @[StatusBuilder.java:146]
   always @(posedge clk) begin
-    if (stamp) begin
-      stamp_table[stamp_slot] <= {stamp_tag, now};
+    if (rst) begin
+      now_prev <= 32'hffffffff;
+    end else begin
+      now_prev <= now;
     end
   end
 
-  // @[StatusBuilder.java:134]
+  // @[StatusBuilder.java:152]
   always @(posedge clk) begin
-    if (ms_kernel | reject) begin
-      entry_q <= stamp_table[m0_slot];
+    if (rst) begin
+      tag_q <= 32'd0;
+    end else begin
+      tag_q <= entry[63:32];
+    end
+  end
+
+  // @[StatusBuilder.java:153]
+  always @(posedge clk) begin
+    if (rst) begin
+      elapsed_q <= 32'd0;
+    end else begin
+      elapsed_q <= now - entry[31:0];
+    end
+  end
+
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:106]
+
+  assign hs_data = ms_data; // @[StatusBuilder.java:107]
+
+  assign reject_taken = reject_take; // @[StatusBuilder.java:112]
+
+  assign back = ms_legit; // @[StatusBuilder.java:131]
+
+  assign back_slot = ms_slot; // @[StatusBuilder.java:132]
+
+  assign push = m1_valid; // @[StatusBuilder.java:176]
+
+  assign push_slot = m1_slot; // @[StatusBuilder.java:178]
+
+  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:157]
+
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:181]
+
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:182]
+
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:183]
+
+  // @[StatusBuilder.java:147]
+  always @(posedge clk) begin
+    if (stamp) begin
+      stamp_table[stamp_slot] <= {stamp_tag, now_prev};
     end
   end
 

@@ -18,25 +18,38 @@ module direkt_bridge_windows_rd_e4 (
   output wire [3:0]   hits        // @[WindowCheck.java:69]
 );
 
-  reg  away_3; // @[WindowCheck.java:83]
-  reg  ones_3; // @[WindowCheck.java:84]
-  reg  away_2; // @[WindowCheck.java:83]
-  reg  ones_2; // @[WindowCheck.java:84]
-  reg  away_1; // @[WindowCheck.java:83]
-  reg  ones_1; // @[WindowCheck.java:84]
-  reg  away_0; // @[WindowCheck.java:83]
-  reg  ones_0; // @[WindowCheck.java:84]
+  reg  away_high_3;   // @[WindowCheck.java:85]
+  reg  away_masked_3; // @[WindowCheck.java:86]
+  reg  ones_3;        // @[WindowCheck.java:87]
+  reg  away_high_2;   // @[WindowCheck.java:85]
+  reg  away_masked_2; // @[WindowCheck.java:86]
+  reg  ones_2;        // @[WindowCheck.java:87]
+  reg  away_high_1;   // @[WindowCheck.java:85]
+  reg  away_masked_1; // @[WindowCheck.java:86]
+  reg  ones_1;        // @[WindowCheck.java:87]
+  reg  away_high_0;   // @[WindowCheck.java:85]
+  reg  away_masked_0; // @[WindowCheck.java:86]
+  reg  ones_0;        // @[WindowCheck.java:87]
 
-  // @[WindowCheck.java:85]
+  // @[WindowCheck.java:88]
   always @(posedge clk) begin
     if (rst) begin
-      away_3 <= 1'b1;
+      away_high_3 <= 1'b1;
     end else begin
-      away_3 <= |(pcie_first[43:28] ^ win_base[175:160]) | |((pcie_first[27:0] ^ win_base[159:132]) & win_mask[111:84]);
+      away_high_3 <= |(pcie_first[43:28] ^ win_base[175:160]);
     end
   end
 
-  // @[WindowCheck.java:86]
+  // @[WindowCheck.java:89]
+  always @(posedge clk) begin
+    if (rst) begin
+      away_masked_3 <= 1'b1;
+    end else begin
+      away_masked_3 <= |((pcie_first[27:0] ^ win_base[159:132]) & win_mask[111:84]);
+    end
+  end
+
+  // @[WindowCheck.java:90]
   always @(posedge clk) begin
     if (rst) begin
       ones_3 <= 1'b0;
@@ -45,16 +58,25 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:85]
+  // @[WindowCheck.java:88]
   always @(posedge clk) begin
     if (rst) begin
-      away_2 <= 1'b1;
+      away_high_2 <= 1'b1;
     end else begin
-      away_2 <= |(pcie_first[43:28] ^ win_base[131:116]) | |((pcie_first[27:0] ^ win_base[115:88]) & win_mask[83:56]);
+      away_high_2 <= |(pcie_first[43:28] ^ win_base[131:116]);
     end
   end
 
-  // @[WindowCheck.java:86]
+  // @[WindowCheck.java:89]
+  always @(posedge clk) begin
+    if (rst) begin
+      away_masked_2 <= 1'b1;
+    end else begin
+      away_masked_2 <= |((pcie_first[27:0] ^ win_base[115:88]) & win_mask[83:56]);
+    end
+  end
+
+  // @[WindowCheck.java:90]
   always @(posedge clk) begin
     if (rst) begin
       ones_2 <= 1'b0;
@@ -63,16 +85,25 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:85]
+  // @[WindowCheck.java:88]
   always @(posedge clk) begin
     if (rst) begin
-      away_1 <= 1'b1;
+      away_high_1 <= 1'b1;
     end else begin
-      away_1 <= |(pcie_first[43:28] ^ win_base[87:72]) | |((pcie_first[27:0] ^ win_base[71:44]) & win_mask[55:28]);
+      away_high_1 <= |(pcie_first[43:28] ^ win_base[87:72]);
     end
   end
 
-  // @[WindowCheck.java:86]
+  // @[WindowCheck.java:89]
+  always @(posedge clk) begin
+    if (rst) begin
+      away_masked_1 <= 1'b1;
+    end else begin
+      away_masked_1 <= |((pcie_first[27:0] ^ win_base[71:44]) & win_mask[55:28]);
+    end
+  end
+
+  // @[WindowCheck.java:90]
   always @(posedge clk) begin
     if (rst) begin
       ones_1 <= 1'b0;
@@ -81,16 +112,25 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:85]
+  // @[WindowCheck.java:88]
   always @(posedge clk) begin
     if (rst) begin
-      away_0 <= 1'b1;
+      away_high_0 <= 1'b1;
     end else begin
-      away_0 <= |(pcie_first[43:28] ^ win_base[43:28]) | |((pcie_first[27:0] ^ win_base[27:0]) & win_mask[27:0]);
+      away_high_0 <= |(pcie_first[43:28] ^ win_base[43:28]);
     end
   end
 
-  // @[WindowCheck.java:86]
+  // @[WindowCheck.java:89]
+  always @(posedge clk) begin
+    if (rst) begin
+      away_masked_0 <= 1'b1;
+    end else begin
+      away_masked_0 <= |((pcie_first[27:0] ^ win_base[27:0]) & win_mask[27:0]);
+    end
+  end
+
+  // @[WindowCheck.java:90]
   always @(posedge clk) begin
     if (rst) begin
       ones_0 <= 1'b0;
@@ -99,7 +139,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  assign hits = {win_allow[3] & ~(away_3 | (crosses_1m & ones_3)), win_allow[2] & ~(away_2 | (crosses_1m & ones_2)), win_allow[1] & ~(away_1 | (crosses_1m & ones_1)), win_allow[0] & ~(away_0 | (crosses_1m & ones_0))}; // @[WindowCheck.java:89]
+  assign hits = {win_allow[3] & ~((away_high_3 | away_masked_3) | (crosses_1m & ones_3)), win_allow[2] & ~((away_high_2 | away_masked_2) | (crosses_1m & ones_2)), win_allow[1] & ~((away_high_1 | away_masked_1) | (crosses_1m & ones_1)), win_allow[0] & ~((away_high_0 | away_masked_0) | (crosses_1m & ones_0))}; // @[WindowCheck.java:93]
 
 endmodule
 

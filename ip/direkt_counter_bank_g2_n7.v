@@ -8,46 +8,47 @@
 `default_nettype none
 
 module direkt_counter_bank_g2_n7 (
-  input  wire        clk,       // @[CounterBank.java:68]
-  input  wire        rst,       // @[CounterBank.java:68]
-  input  wire [13:0] events,    // @[CounterBank.java:69]
-  input  wire        clear,     // @[CounterBank.java:69]
-  input  wire [3:0]  read_addr, // @[CounterBank.java:70]
-  output wire [31:0] read_value // @[CounterBank.java:70]
+  input  wire        clk,       // @[CounterBank.java:70]
+  input  wire        rst,       // @[CounterBank.java:70]
+  input  wire [13:0] events,    // @[CounterBank.java:71]
+  input  wire        clear,     // @[CounterBank.java:71]
+  input  wire [3:0]  read_addr, // @[CounterBank.java:72]
+  output wire [31:0] read_value // @[CounterBank.java:72]
 );
 
-  reg  [13:0] flush_onehot;  // @[CounterBank.java:85]
-  reg         flush_group;   // @[CounterBank.java:86]
-  reg  [2:0]  flush_index;   // @[CounterBank.java:87]
-  wire [13:0] flush2_onehot; // @[CounterBank.java:88]
-  reg  [3:0]  flush2_addr;   // @[CounterBank.java:90]
-  reg  [3:0]  flush2_pre;    // @[CounterBank.java:91]
-  reg         flush2_valid;  // @[CounterBank.java:92]
-  reg  [13:0] held;          // @[CounterBank.java:94]
-  reg  [13:0] events_q;      // @[CounterBank.java:95]
-  reg  [3:0]  pre_0_0;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_0_1;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_0_2;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_0_3;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_0_4;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_0_5;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_0_6;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_0;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_1;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_2;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_3;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_4;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_5;       // @[CounterBank.java:104]
-  reg  [3:0]  pre_1_6;       // @[CounterBank.java:104]
-  wire [13:0] read_onehot;   // @[CounterBank.java:117]
-  reg         flush2_held;   // @[CounterBank.java:132]
-  wire [31:0] flush2_sum;    // @[CounterBank.java:134]
-  wire        read_held;     // @[CounterBank.java:140]
-  reg  [31:0] read_word;     // @[CounterBank.java:142]
-  reg  [3:0]  read_pre;      // @[CounterBank.java:143]
-  reg  [31:0] counts [0:15]; // @[CounterBank.java:82]
+  reg  [13:0] flush_onehot;  // @[CounterBank.java:87]
+  reg         flush_group;   // @[CounterBank.java:88]
+  reg  [2:0]  flush_index;   // @[CounterBank.java:89]
+  wire [13:0] flush2_onehot; // @[CounterBank.java:90]
+  reg  [3:0]  flush2_addr;   // @[CounterBank.java:92]
+  reg  [3:0]  flush2_pre;    // @[CounterBank.java:93]
+  reg         flush2_valid;  // @[CounterBank.java:94]
+  reg  [13:0] held;          // @[CounterBank.java:96]
+  reg  [13:0] events_q;      // @[CounterBank.java:97]
+  reg  [3:0]  pre_0_0;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_0_1;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_0_2;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_0_3;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_0_4;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_0_5;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_0_6;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_0;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_1;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_2;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_3;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_4;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_5;       // @[CounterBank.java:106]
+  reg  [3:0]  pre_1_6;       // @[CounterBank.java:106]
+  wire [13:0] read_onehot;   // @[CounterBank.java:119]
+  wire        flush_held;    // @[CounterBank.java:136]
+  reg  [31:0] flush2_word;   // @[CounterBank.java:138]
+  wire [31:0] flush2_sum;    // @[CounterBank.java:140]
+  wire        read_held;     // @[CounterBank.java:146]
+  reg  [31:0] read_word;     // @[CounterBank.java:148]
+  reg  [3:0]  read_pre;      // @[CounterBank.java:149]
+  reg  [31:0] counts [0:15]; // @[CounterBank.java:84]
 
-  // @[CounterBank.java:128]
+  // @[CounterBank.java:130]
   always @(posedge clk) begin
     if (rst) begin
       flush_onehot <= 14'd1;
@@ -56,7 +57,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:126]
+  // @[CounterBank.java:128]
   always @(posedge clk) begin
     if (rst) begin
       flush_group <= 1'b0;
@@ -67,7 +68,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:125]
+  // @[CounterBank.java:127]
   always @(posedge clk) begin
     if (rst) begin
       flush_index <= 3'd0;
@@ -80,9 +81,9 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  assign flush2_onehot = {flush_onehot[0], flush_onehot[13:1]}; // @[CounterBank.java:89]
+  assign flush2_onehot = {flush_onehot[0], flush_onehot[13:1]}; // @[CounterBank.java:91]
 
-  // @[CounterBank.java:122]
+  // @[CounterBank.java:124]
   always @(posedge clk) begin
     if (rst) begin
       flush2_addr <= 4'd0;
@@ -91,7 +92,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:121]
+  // @[CounterBank.java:123]
   always @(posedge clk) begin
     if (rst) begin
       flush2_pre <= 4'd0;
@@ -100,7 +101,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:123]
+  // @[CounterBank.java:125]
   always @(posedge clk) begin
     if (rst) begin
       flush2_valid <= 1'b0;
@@ -109,7 +110,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:137]
+  // @[CounterBank.java:143]
   always @(posedge clk) begin
     if (rst) begin
       held <= 14'd0;
@@ -122,7 +123,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:96]
+  // @[CounterBank.java:98]
   always @(posedge clk) begin
     if (rst) begin
       events_q <= 14'd0;
@@ -131,7 +132,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_0 <= 4'd0;
@@ -146,7 +147,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_1 <= 4'd0;
@@ -161,7 +162,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_2 <= 4'd0;
@@ -176,7 +177,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_3 <= 4'd0;
@@ -191,7 +192,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_4 <= 4'd0;
@@ -206,7 +207,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_5 <= 4'd0;
@@ -221,7 +222,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_0_6 <= 4'd0;
@@ -236,7 +237,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_0 <= 4'd0;
@@ -251,7 +252,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_1 <= 4'd0;
@@ -266,7 +267,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_2 <= 4'd0;
@@ -281,7 +282,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_3 <= 4'd0;
@@ -296,7 +297,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_4 <= 4'd0;
@@ -311,7 +312,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_5 <= 4'd0;
@@ -326,7 +327,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:108]
+  // @[CounterBank.java:110]
   always @(posedge clk) begin
     if (rst) begin
       pre_1_6 <= 4'd0;
@@ -341,31 +342,33 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  assign read_onehot = {read_addr == 4'd14, read_addr == 4'd13, read_addr == 4'd12, read_addr == 4'd11, read_addr == 4'd10, read_addr == 4'd9, read_addr == 4'd8, read_addr == 4'd6, read_addr == 4'd5, read_addr == 4'd4, read_addr == 4'd3, read_addr == 4'd2, read_addr == 4'd1, read_addr == 4'd0}; // @[CounterBank.java:118]
+  assign read_onehot = {read_addr == 4'd14, read_addr == 4'd13, read_addr == 4'd12, read_addr == 4'd11, read_addr == 4'd10, read_addr == 4'd9, read_addr == 4'd8, read_addr == 4'd6, read_addr == 4'd5, read_addr == 4'd4, read_addr == 4'd3, read_addr == 4'd2, read_addr == 4'd1, read_addr == 4'd0}; // @[CounterBank.java:120]
 
-  // @[CounterBank.java:133]
+  assign flush_held = |(held & flush_onehot); // @[CounterBank.java:137]
+
+  // @[CounterBank.java:139]
   always @(posedge clk) begin
     if (rst) begin
-      flush2_held <= 1'b0;
+      flush2_word <= 32'd0;
     end else begin
-      flush2_held <= |(held & flush_onehot);
+      flush2_word <= flush_held ? counts[{flush_group, flush_index}] : 32'd0;
     end
   end
 
-  assign flush2_sum = (counts[flush2_addr] & {32{flush2_held}}) + {28'd0, flush2_pre}; // @[CounterBank.java:135]
+  assign flush2_sum = flush2_word + {28'd0, flush2_pre}; // @[CounterBank.java:141]
 
-  assign read_held = |(held & read_onehot); // @[CounterBank.java:141]
+  assign read_held = |(held & read_onehot); // @[CounterBank.java:147]
 
-  // @[CounterBank.java:144]
+  // @[CounterBank.java:150]
   always @(posedge clk) begin
     if (rst) begin
       read_word <= 32'd0;
     end else begin
-      read_word <= counts[read_addr] & {32{read_held}};
+      read_word <= read_held ? counts[read_addr] : 32'd0;
     end
   end
 
-  // @[CounterBank.java:145]
+  // @[CounterBank.java:151]
   always @(posedge clk) begin
     if (rst) begin
       read_pre <= 4'd0;
@@ -374,9 +377,9 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  assign read_value = read_word + {28'd0, read_pre}; // @[CounterBank.java:146]
+  assign read_value = read_word + {28'd0, read_pre}; // @[CounterBank.java:152]
 
-  // @[CounterBank.java:136]
+  // @[CounterBank.java:142]
   always @(posedge clk) begin
     if (flush2_valid & ~clear) begin
       counts[flush2_addr] <= flush2_sum;

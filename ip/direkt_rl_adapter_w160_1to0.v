@@ -35,7 +35,7 @@ module direkt_rl_adapter_w160_1to0 (
   assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:91]
 
   // @[ReadyLatencyAdapter.java:79]
-  direkt_sync_fifo_w160_d4_af3 u_buffer (
+  direkt_sync_fifo_w160_d4_af3_rg u_buffer (
     .clk         (clk),
     .rst         (rst),
     .s_data      (s_data),

@@ -17,6 +17,7 @@ public final class Memory {
     private final int addrWidth;
     private final ClockDomain writeDomain;
     private final SourceLoc loc;
+    private boolean distributed;
     WritePort writePort;
     final List<SyncRead> syncReads = new ArrayList<>();
     final List<AsyncRead> asyncReads = new ArrayList<>();
@@ -62,6 +63,21 @@ public final class Memory {
 
     public ClockDomain writeDomain() {
         return writeDomain;
+    }
+
+    /**
+     * Asks the synthesis tools for distributed RAM (LUT RAM, Intel MLAB) however deep the memory is:
+     * its read is fast from the address register where a block RAM's output without its own register
+     * is slow. Emitted as {@code ram_style = "distributed"} (Yosys, Vivado) and {@code ramstyle = "MLAB"}
+     * (Quartus).
+     */
+    public Memory distributed() {
+        distributed = true;
+        return this;
+    }
+
+    public boolean isDistributed() {
+        return distributed;
     }
 
     SourceLoc loc() {

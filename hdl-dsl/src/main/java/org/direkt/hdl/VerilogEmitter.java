@@ -156,7 +156,8 @@ public final class VerilogEmitter {
                 decls.add(new String[] {attrs + kw, range(s.width()), s.name() + ";", s.loc().locator()});
             }
             for (Memory mem : m.memories()) {
-                decls.add(new String[] {"reg ", range(mem.width()), mem.name() + " [0:" + (mem.depth() - 1) + "];", mem.loc().locator()});
+                String attrs = mem.isDistributed() ? "(* ram_style = \"distributed\", ramstyle = \"MLAB\" *) " : "";
+                decls.add(new String[] {attrs + "reg ", range(mem.width()), mem.name() + " [0:" + (mem.depth() - 1) + "];", mem.loc().locator()});
             }
             for (String[] t : temps) {
                 decls.add(new String[] {"wire", t[1], t[0] + ";", t[2]});

@@ -52,7 +52,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
     }
 
     public record Io(Stream q, Stream d, Signal msValid, Signal msData, Signal hsValid, Signal hsData, Signal ksValid,
-            Signal ksData, Signal ksFill, Signal now, Signal outstanding, Signal evRejected, Signal evError,
+            Signal ksData, Signal ksRdPtr, Signal now, Signal outstanding, Signal evRejected, Signal evError,
             Signal evCompleted, Signal evAborted, Signal evSpurious) {
     }
 
@@ -70,7 +70,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         return new Io(at.sink("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd),
                 at.source("d", AvalonSt.source(Layout.MOVER_DESC.bits()), cd), at.in("ms_valid", 1, cd), at.in("ms_data", sb, cd),
                 at.out("hs_valid", 1, cd), at.out("hs_data", sb, cd), at.out("ks_valid", 1, cd), at.out("ks_data", 64, cd),
-                at.in("ks_fill", c.fillBits(), cd), at.in("now", 32, cd), at.out("outstanding", c.countBits(), cd),
+                at.in("ks_rd_ptr", c.fillBits(), cd), at.in("now", 32, cd), at.out("outstanding", c.countBits(), cd),
                 at.out("ev_rejected", 1, cd), at.out("ev_error", 4, cd), p.events() ? at.out("ev_completed", 1, cd) : null,
                 p.events() ? at.out("ev_aborted", 1, cd) : null, p.events() ? at.out("ev_spurious", 1, cd) : null);
     }
@@ -111,7 +111,9 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         // ---- a rejected descriptor, holding its slot until the status builder takes it
         Reg reject = m.reg("reject_valid", 1, cd).init(0);
         Reg rejErr = m.reg("reject_error", 4, cd).init(0);
-        Reg rejSlot = m.reg("reject_slot", sw, cd).init(0);
+        // The rejection's slot, where its status needs one (a tagged status reads its stamp; managed
+        // IDs release it).
+        Reg rejSlot = status.rejectSlot() != null ? m.reg("reject_slot", sw, cd).init(0) : null;
 
         // Admission needs a credit, an ID, a place in the queue and the reject register free,
         // all read from registers, whether the descriptor passes or not.
@@ -137,19 +139,21 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
                 "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)), m.lit(1, 1));
         m.when(push, () -> qWr.set(qWr.plus(1)));
         m.when(pop, () -> qRd.set(qRd.plus(1)));
-        m.when(push.and(pop.not()), () -> qCount.set(qCount.plus(1)))
-                .elseWhen(pop.and(push.not()), () -> qCount.set(qCount.minus(1)));
+        // Up on a push, down on a pop, one adder: plus 1 or plus all ones (minus 1).
+        m.when(push.xor(pop), () -> qCount.set(qCount.plus(Expr.cat(pop.repeat(qa), m.lit(1, 1)))));
         // Valid next cycle: a word pushed now, or one that stays (two or more, or one not popped).
         qValid.set(push.or(qCount.ge(2)).or(qCount.eq(1).and(pop.not())));
         m.when(load.and(HdlWords.get(q, w, "pass").not()), () -> {
             reject.set(1);
             rejErr.set(error);
-            rejSlot.set(slot);
+            if (rejSlot != null) {
+                rejSlot.set(slot);
+            }
         }).elseWhen(status.rejectTaken(), () -> reject.set(0));
 
         credits.admit().set(load);
         credits.release().set(status.push());
-        credits.fill().set(io.ksFill());
+        credits.rdPtr().set(io.ksRdPtr());
         if (pool != null) {
             pool.alloc().set(load);
             pool.handed().set(pop);
@@ -166,7 +170,12 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         io.hsData().set(status.hsData());
         status.waiting().set(pool != null ? pool.issued() : credits.outstanding());
         status.reject().set(reject);
-        status.rejectSlot().set(rejSlot);
+        if (status.rejectSlot() != null) {
+            status.rejectSlot().set(rejSlot);
+        }
+        if (status.rejectLoad() != null) {
+            status.rejectLoad().set(load.and(HdlWords.get(q, w, "pass").not()));
+        }
         status.rejectError().set(rejErr);
         // Stamped whenever a descriptor is offered and a slot is free (managed; paper: the kernel's
         // own), so never over a slot in use; the stamp is written again in the cycle it is admitted.

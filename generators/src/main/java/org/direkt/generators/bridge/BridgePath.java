@@ -88,7 +88,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         ClockDomain dma = b.dmaDomain();
         BridgeIssue.Params ip = b.issue(dir);
         DescChecks.Params cp = ip.checks();
-        Layout.Word cross = DescChecks.crossWord(cp.idMode(), cp.tagged());
+        Layout.Word cross = DescChecks.crossWord(cp);
         int descBits = Layout.MOVER_DESC.bits();
 
         // ---- kernel side: the two channels exactly as the kernel system names them
@@ -131,9 +131,10 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         }
         fields.put("too_long", tooLong);
         fields.put("reserved_set", reservedSet);
+        fields.putAll(DescChecks.crossSums(cp, fields.get("src"), fields.get("dst"), fields.get("dwords")));
 
         AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(cross.bits(), b.descFifoDepth(), b.syncStages(), true))
+                new AsyncFifo.Params(cross.bits(), b.descFifoDepth(), b.syncStages(), true, false, true))
                 .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
         descFifo.s().valid().set(core.valid());
         descFifo.s().data().set(HdlWords.pack(m, cross, fields));
@@ -151,11 +152,11 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
         // The status FIFO's output is not registered: its word reaches the channel a kernel cycle sooner.
         AsyncFifo.Io statusFifo = m.sub("u_status_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true))
+                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true))
                 .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel).io();
         statusFifo.s().valid().set(issue.ksValid());
         statusFifo.s().data().set(issue.ksData());
-        issue.ksFill().set(statusFifo.wrFill());
+        issue.ksRdPtr().set(statusFifo.wrRdPtr());
         m.connect(statusFifo.m(), statusPort.core());
 
         // Host descriptors arrive as they would at the mover (ready latency 1).

@@ -49,7 +49,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         ClockDomain cd = at.domain(Domains.MAIN);
         int e = p.window().windows();
         DescChecks.Params c = p.window().checks();
-        return new Io(at.sink("k", AvalonSt.source(DescChecks.crossWord(c.idMode(), c.tagged()).bits()), cd),
+        return new Io(at.sink("k", AvalonSt.source(DescChecks.crossWord(c).bits()), cd),
                 at.in("win_base", WindowCheck.BITS * e, cd), at.in("win_mask", WindowCheck.MASK_BITS * e, cd), at.in("win_allow", e, cd),
                 at.source("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd));
     }
@@ -70,7 +70,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         a.inValid().set(take);
         a.inData().set(io.k().data());
         WindowCheck.Io w = m.sub("u_windows", new WindowCheck(), p.window()).clock(cd).io();
-        Layout.Word cross = DescChecks.crossWord(cp.idMode(), cp.tagged());
+        Layout.Word cross = DescChecks.crossWord(cp);
         String pcie = cp.direction() == Bridge.Direction.RD ? "src" : "dst";
         w.pcie().set(HdlWords.get(io.k().data(), cross, pcie).bits(63, Layout.WINDOW_MIN_LOG2));
         w.winBase().set(io.winBase());

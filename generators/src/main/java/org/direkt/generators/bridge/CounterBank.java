@@ -35,6 +35,8 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
         public Params {
             require(groups >= 1 && groups <= 16, "CounterBank", "groups", groups, "must be in 1..16");
             require(perGroup >= 1 && perGroup <= 64, "CounterBank", "perGroup", perGroup, "must be in 1..64");
+            require(groups * perGroup >= 2, "CounterBank", "perGroup", perGroup,
+                    "must give at least two counters (groups x perGroup): a flush reads one word while it writes the one before");
         }
 
         int groupBits() {
@@ -126,13 +128,17 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
             flushGroup.set(Expr.mux(flushGroup.eq(p.groups() - 1), m.lit(0, gb), flushGroup.plus(1)));
         }).otherwise(() -> flushIndex.set(flushIndex.plus(1)));
         ring.set(n == 1 ? ring : Expr.cat(ring.bits(n - 2, 0), ring.bit(n - 1)));
-        // Step 2: add it into the RAM word.
+        // Step 2: add it into the RAM word, read in step 1 into a register that a word not held (or
+        // a clear) zeroes. The step-1 read never meets the step-2 write of the same word: the two
+        // steps are at neighbouring counters (there are at least two).
         // A word's held flag cannot change between its two steps (only its own flush or a clear,
         // which cancels step 2, changes it), so step 1 reads it.
-        Reg heldAt2 = m.reg("flush2_held", 1, cd).init(0);
-        heldAt2.set(held.and(ring).orR());
+        Signal heldAt1 = m.wire("flush_held", 1);
+        heldAt1.set(held.and(ring).orR());
+        Reg word2 = m.reg("flush2_word", 32, cd).init(0);
+        word2.set(Expr.mux(heldAt1, counts.readAsync(Expr.cat(flushGroup, flushIndex)), m.lit(0, 32)));
         Signal sum = m.wire("flush2_sum", 32);
-        sum.set(counts.readAsync(addr2).and(heldAt2.repeat(32)).plus(pre2.zext(32)));
+        sum.set(word2.plus(pre2.zext(32)));
         counts.write(addr2, sum, valid2.and(io.clear().not()));
         m.when(io.clear(), () -> held.set(0))
                 .elseWhen(valid2, () -> held.set(held.or(ringBefore)));
@@ -141,7 +147,7 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
         readHeld.set(held.and(readOneHot).orR());
         Reg readWord = m.reg("read_word", 32, cd).init(0);
         Reg readPart = m.reg("read_pre", pb, cd).init(0);
-        readWord.set(counts.readAsync(io.readAddr()).and(readHeld.repeat(32)));
+        readWord.set(Expr.mux(readHeld, counts.readAsync(io.readAddr()), m.lit(0, 32)));
         readPart.set(readPre);
         io.readValue().set(readWord.plus(readPart.zext(32)));
     }

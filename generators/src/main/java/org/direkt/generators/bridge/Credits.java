@@ -18,10 +18,12 @@ import org.direkt.hdl.Unit;
  * fewer than {@code inflight} are outstanding. Every admitted descriptor pushes exactly one status,
  * so a mover status, which cannot be held back, always finds room.
  *
- * <p>{@code ok} is a register computed a cycle ahead, from the sum then plus the admission then
- * (the sum can only have fallen since: a push moves one from outstanding to the fill, a pop the
- * write side sees lowers the fill), so it is never more permissive than the rule and its path
- * starts at a flip-flop.
+ * <p>That sum is kept without adding: outstanding plus the FIFO's write pointer only grows at an
+ * admission (a push moves one from outstanding to the pointer), so a {@code promised} pointer counts
+ * admissions and the sum is {@code promised} less the read pointer the write side sees
+ * ({@code rd_ptr}, lagging the real one: the sum is never understated). {@code ok} is a register
+ * computed a cycle ahead, from the sum then plus the admission then (the sum can only have fallen
+ * since), so it is never more permissive than the rule, and its path is one subtraction.
  */
 public final class Credits extends Unit<Credits.Params, Credits.Io> {
 
@@ -36,12 +38,13 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
             return Check.indexWidth(inflight + 1);
         }
 
+        /** The status FIFO's pointer width: one bit over its address. */
         public int fillBits() {
             return Check.log2(statusDepth) + 1;
         }
     }
 
-    public record Io(Signal admit, Signal release, Signal fill, Signal ok, Signal outstanding) {
+    public record Io(Signal admit, Signal release, Signal rdPtr, Signal ok, Signal outstanding) {
     }
 
     @Override
@@ -52,7 +55,7 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
     @Override
     protected Io ports(Ports at, Params p) {
         ClockDomain cd = at.domain(Domains.MAIN);
-        return new Io(at.in("admit", 1, cd), at.in("retire", 1, cd), at.in("fill", p.fillBits(), cd), at.out("ok", 1, cd),
+        return new Io(at.in("admit", 1, cd), at.in("retire", 1, cd), at.in("rd_ptr", p.fillBits(), cd), at.out("ok", 1, cd),
                 at.out("outstanding", p.countBits(), cd));
     }
 
@@ -62,16 +65,22 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
                 + p.statusDepth() + "-word status FIFO can take.");
         ClockDomain cd = Domains.MAIN;
         int ow = p.countBits();
-        int sw = Math.max(ow, p.fillBits()) + 1;
+        int pw = p.fillBits();
+        int aw = pw - 1;
         Reg outstanding = m.reg("outstanding_q", ow, cd).init(0);
+        Reg promised = m.reg("promised_q", pw, cd).init(0);
         Reg ok = m.reg("ok_q", 1, cd).init(1);
-        m.when(io.admit().and(io.release().not()), () -> outstanding.set(outstanding.plus(1)))
-                .elseWhen(io.admit().not().and(io.release()), () -> outstanding.set(outstanding.minus(1)));
-        Signal sum = m.wire("sum", sw);
-        sum.set(outstanding.zext(sw).plus(io.fill().zext(sw)));
-        // Both outcomes ready before the late admit decides between them.
-        Expr okIfNone = sum.lt(m.lit(p.statusDepth(), sw));
-        Expr okIfAdmit = sum.lt(m.lit(p.statusDepth() - 1, sw));
+        // Up on an admission, down on a release, one adder: plus 1 or plus all ones (minus 1).
+        m.when(io.admit().xor(io.release()), () -> outstanding.set(outstanding.plus(
+                ow == 1 ? m.lit(1, 1) : Expr.cat(io.release().repeat(ow - 1), m.lit(1, 1)))));
+        m.when(io.admit(), () -> promised.set(promised.plus(1)));
+        // The sum never exceeds the depth (the rule keeps it there; a lagging rd_ptr only lowers it
+        // later), so it fits the pointer width and the bounds are bit tests, not comparators:
+        // sum < depth is a clear top bit, sum < depth - 1 also excludes depth - 1 (all low bits set).
+        Signal sum = m.wire("sum", pw);
+        sum.set(promised.minus(io.rdPtr()));
+        Expr okIfNone = sum.bit(aw).not();
+        Expr okIfAdmit = p.statusDepth() == 1 ? m.lit(0, 1) : okIfNone.and(sum.bits(aw - 1, 0).andR().not());
         if (p.inflight() < p.statusDepth()) {
             // With as many places as descriptors in flight the first bound implies the second.
             okIfNone = okIfNone.and(outstanding.lt(m.lit(p.inflight(), ow)));

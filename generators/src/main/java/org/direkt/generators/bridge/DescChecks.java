@@ -21,9 +21,11 @@ import org.direkt.hdl.Unit;
 
 /**
  * First dma_clk stage of a kernel descriptor: the checks that need no host state (reserved bits,
- * length, ID range, alignment, in {@link Layout.Error} order) and the two short sums the address
- * checks need. Its output is a register; it never stalls (the {@link CheckPipeline} admits a
- * descriptor only with room for it).
+ * length, ID range, alignment, in {@link Layout.Error} order) and the flags the address checks
+ * need from the two short sums. Its output is a register; it never stalls (the {@link CheckPipeline}
+ * admits a descriptor only with room for it). The sums themselves are formed on the kernel side,
+ * before the crossing ({@link #crossSums}), where the clock has time to spare: here only their
+ * bits are tested.
  *
  * <p>No 64-bit "last byte" is formed. A transfer of {@code 4 * dwords} bytes (under 1 MB) from a
  * dword-aligned PCIe address crosses a 1 MB boundary exactly when
@@ -68,13 +70,55 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
     public record Io(Signal inValid, Signal inData, Signal outValid, Signal outData) {
     }
 
-    /** What crosses from kernel_clk to dma_clk for one descriptor (the cldesc less what is checked there). */
-    public static Layout.Word crossWord(IdMode idMode, boolean tagged) {
-        List<Layout.Field> f = new ArrayList<>(payload(idMode, tagged));
+    /**
+     * What crosses from kernel_clk to dma_clk for one descriptor: the cldesc less what is checked
+     * there, and the sums of {@link #crossSums}.
+     */
+    public static Layout.Word crossWord(Params p) {
+        List<Layout.Field> f = new ArrayList<>(payload(p.idMode(), p.tagged()));
         int next = f.getLast().msb() + 1;
         f.add(new Layout.Field("too_long", next, 1, "x4 bits above the length (and, managed, the ID) not zero"));
         f.add(new Layout.Field("reserved_set", next + 1, 1, "x6 or x7 (cycles status: x5 too) not zero"));
-        return new Layout.Word("cross", next + 2, f);
+        next += 2;
+        f.add(new Layout.Field("zero_length", next, 1, "dwords is 0"));
+        f.add(new Layout.Field("fpga_high_zero", next + 1, 1, "FPGA address bits above the memory's are zero"));
+        next += 2;
+        f.add(new Layout.Field("pcie_end_1m", next, 19, "pcie[19:2] + dwords"));
+        next += 19;
+        if (p.fpgaAligned()) {
+            f.add(new Layout.Field("fpga_ones", next, 1, "FPGA address bits [fb-1:20] all ones"));
+            f.add(new Layout.Field("fpga_end_1m", next + 1, 19, "fpga[19:2] + dwords"));
+            next += 20;
+        } else {
+            f.add(new Layout.Field("fpga_end", next, p.fpgaSumBits(), "fpga[fb-1:2] + dwords: the end of the FPGA range in dwords"));
+            next += p.fpgaSumBits();
+        }
+        return new Layout.Word("cross", next, f);
+    }
+
+    /**
+     * The sums and wide tests of the crossing word from the descriptor's addresses and length, formed
+     * in the kernel domain: {@code zero_length}, {@code fpga_high_zero}, {@code pcie_end_1m}, and
+     * {@code fpga_ones} with {@code fpga_end_1m} (a power-of-two memory of 1 MB or more) or
+     * {@code fpga_end}.
+     */
+    public static Map<String, Expr> crossSums(Params p, Expr src, Expr dst, Expr dwords) {
+        boolean rd = p.direction() == Direction.RD;
+        Expr pcie = rd ? src : dst;
+        Expr fpga = rd ? dst : src;
+        int fb = p.fpgaBits();
+        Map<String, Expr> sums = new LinkedHashMap<>();
+        sums.put("zero_length", dwords.eq(0));
+        sums.put("fpga_high_zero", fb >= 64 ? Expr.lit(1, 1) : fpga.bits(63, fb).orR().not());
+        sums.put("pcie_end_1m", pcie.bits(19, 2).zext(19).plus(dwords.zext(19)));
+        if (p.fpgaAligned()) {
+            sums.put("fpga_ones", fb > 20 ? fpga.bits(fb - 1, 20).andR() : Expr.lit(1, 1));
+            sums.put("fpga_end_1m", fpga.bits(19, 2).zext(19).plus(dwords.zext(19)));
+        } else {
+            int w = p.fpgaSumBits();
+            sums.put("fpga_end", fpga.bits(p.fpgaBits() - 1, 2).zext(w).plus(dwords.zext(w)));
+        }
+        return sums;
     }
 
     /** The descriptor fields that travel through every stage. */
@@ -118,17 +162,17 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
     @Override
     protected Io ports(Ports at, Params p) {
         ClockDomain cd = at.domain(Domains.MAIN);
-        return new Io(at.in("in_valid", 1, cd), at.in("in_data", crossWord(p.idMode(), p.tagged()).bits(), cd),
+        return new Io(at.in("in_valid", 1, cd), at.in("in_data", crossWord(p).bits(), cd),
                 at.out("out_valid", 1, cd), at.out("out_data", checkedWord(p).bits(), cd));
     }
 
     @Override
     protected void build(ModuleBuilder m, Params p, Io io) {
         m.doc("""
-                Kernel descriptor checks that need no host state, in error-code order, and the last PCIe
-                and FPGA byte addresses for the address checks. One register stage; never stalls.""");
+                Kernel descriptor checks that need no host state, in error-code order, and the address checks'
+                flags from the sums formed before the crossing. One register stage; never stalls.""");
         ClockDomain cd = Domains.MAIN;
-        Layout.Word cross = crossWord(p.idMode(), p.tagged());
+        Layout.Word cross = crossWord(p);
         Layout.Word out = checkedWord(p);
         Expr in = io.inData();
         Signal src = m.wire("src", 64);
@@ -137,9 +181,6 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
         src.set(HdlWords.get(in, cross, "src"));
         dst.set(HdlWords.get(in, cross, "dst"));
         dwords.set(HdlWords.get(in, cross, "dwords"));
-        boolean rd = p.direction() == Direction.RD;
-        Expr pcie = rd ? src : dst;
-        Expr fpga = rd ? dst : src;
 
         Expr err = m.lit(Layout.Error.OK.code(), 4);
         // Applied last-to-first so the first failing check in Layout.Error order wins.
@@ -147,12 +188,10 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
         if (p.idMode() == IdMode.PAPER) {
             err = Expr.mux(HdlWords.get(in, cross, "id").bit(7).not(), m.lit(Layout.Error.BAD_ID.code(), 4), err);
         }
-        err = Expr.mux(dwords.eq(0), m.lit(Layout.Error.ZERO_LENGTH.code(), 4), err);
+        err = Expr.mux(HdlWords.get(in, cross, "zero_length"), m.lit(Layout.Error.ZERO_LENGTH.code(), 4), err);
         err = Expr.mux(HdlWords.get(in, cross, "too_long"), m.lit(Layout.Error.TOO_LONG.code(), 4), err);
         err = Expr.mux(HdlWords.get(in, cross, "reserved_set"), m.lit(Layout.Error.RESERVED.code(), 4), err);
 
-        int fb = p.fpgaBits();
-        Expr fpgaHighZero = fb >= 64 ? m.lit(1, 1) : fpga.bits(63, fb).orR().not();
         Map<String, Expr> fields = new LinkedHashMap<>();
         for (Layout.Field f : payload(p.idMode(), p.tagged())) {
             fields.put(f.name(), HdlWords.get(in, cross, f.name()));
@@ -161,14 +200,12 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
         fields.put("dst", dst);
         fields.put("dwords", dwords);
         fields.put("cheap_error", err);
-        fields.put("cross_1m", crosses1m(m, "pcie_end_1m", pcie, dwords));
-        fields.put("fpga_high_zero", fpgaHighZero);
+        fields.put("cross_1m", crosses1m(HdlWords.get(in, cross, "pcie_end_1m")));
+        fields.put("fpga_high_zero", HdlWords.get(in, cross, "fpga_high_zero"));
         if (p.fpgaAligned()) {
-            Expr ones = fb > 20 ? fpga.bits(fb - 1, 20).andR() : m.lit(1, 1);
-            fields.put("fpga_runs_out", crosses1m(m, "fpga_end_1m", fpga, dwords).and(ones));
+            fields.put("fpga_runs_out", crosses1m(HdlWords.get(in, cross, "fpga_end_1m")).and(HdlWords.get(in, cross, "fpga_ones")));
         } else {
-            int w = p.fpgaSumBits();
-            fields.put("fpga_end", fpga.bits(fb - 1, 2).zext(w).plus(dwords.zext(w)));
+            fields.put("fpga_end", HdlWords.get(in, cross, "fpga_end"));
         }
 
         Reg valid = m.reg("a_valid", 1, cd).init(0);
@@ -179,10 +216,8 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
         io.outData().set(word);
     }
 
-    /** {@code addr[19:2] + dwords > 2^18}: the range crosses a 1 MB boundary (the sum's top bit and some bit below). */
-    private static Expr crosses1m(ModuleBuilder m, String name, Expr addr, Expr dwords) {
-        Signal end = m.wire(name, 19);
-        end.set(addr.bits(19, 2).zext(19).plus(dwords.zext(19)));
+    /** {@code end = addr[19:2] + dwords > 2^18}: the range crosses a 1 MB boundary (the top bit and some bit below). */
+    private static Expr crosses1m(Expr end) {
         return end.bit(18).and(end.bits(17, 0).orR());
     }
 

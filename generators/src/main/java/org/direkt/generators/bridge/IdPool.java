@@ -67,7 +67,18 @@ public final class IdPool extends Unit<IdPool.Params, IdPool.Io> {
         Signal unused = m.wire("fresh_left", 1);
         unused.set(fresh.lt(m.lit(n, sw + 1)));
         io.freeSlot().set(Expr.mux(unused, fresh.trunc(sw), retired.readAsync(head.trunc(qa))));
-        io.anyFree().set(unused.or(head.ne(tail)));
+        // any_free from a register, computed a cycle ahead from a count of the free slots and this
+        // cycle's allocation and release (exact, so never more permissive than the slots are).
+        int cw = Check.indexWidth(n + 1);
+        Reg freeCount = m.reg("free_count", cw, cd).init(n);
+        Reg anyFree = m.reg("any_free_q", 1, cd).init(1);
+        m.when(io.alloc().xor(io.release()), () -> freeCount.set(freeCount.plus(
+                cw == 1 ? m.lit(1, 1) : Expr.cat(io.alloc().repeat(cw - 1), m.lit(1, 1)))));
+        Expr atLeast1 = freeCount.ne(0);
+        Expr atLeast2 = cw == 1 ? m.lit(0, 1) : freeCount.bits(cw - 1, 1).orR();
+        anyFree.set(Expr.mux(io.release(), Expr.mux(io.alloc(), atLeast1, m.lit(1, 1)),
+                Expr.mux(io.alloc(), atLeast2, atLeast1)));
+        io.anyFree().set(anyFree);
         m.when(io.alloc().and(unused), () -> fresh.set(fresh.plus(1)));
         m.when(io.alloc().and(unused.not()), () -> head.set(head.plus(1)));
         retired.write(tail.trunc(qa), io.releaseSlot(), io.release());

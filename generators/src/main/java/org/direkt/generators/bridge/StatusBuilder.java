@@ -47,7 +47,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
     }
 
     public record Io(Signal msValid, Signal msData, Signal hsValid, Signal hsData, Signal waiting, Signal reject,
-            Signal rejectSlot, Signal rejectError, Signal rejectTaken, Signal stamp, Signal stampSlot, Signal stampTag,
+            Signal rejectLoad, Signal rejectSlot, Signal rejectError, Signal rejectTaken, Signal stamp, Signal stampSlot, Signal stampTag,
             Signal now, Signal back, Signal backSlot, Signal push, Signal pushSlot, Signal pushData, Signal evCompleted,
             Signal evAborted, Signal evSpurious) {
     }
@@ -67,7 +67,8 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         int waitingBits = p.idMode() == IdMode.MANAGED ? p.inflight() : p.countBits();
         boolean managed = p.idMode() == IdMode.MANAGED;
         return new Io(at.in("ms_valid", 1, cd), at.in("ms_data", sb, cd), at.out("hs_valid", 1, cd), at.out("hs_data", sb, cd),
-                at.in("waiting", waitingBits, cd), at.in("reject", 1, cd), at.in("reject_slot", sw, cd),
+                at.in("waiting", waitingBits, cd), at.in("reject", 1, cd),
+                p.tagged() ? null : at.in("reject_load", 1, cd), p.tagged() || managed ? at.in("reject_slot", sw, cd) : null,
                 at.in("reject_error", 4, cd), at.out("reject_taken", 1, cd), at.in("stamp", 1, cd), at.in("stamp_slot", sw, cd),
                 p.tagged() ? at.in("stamp_tag", 32, cd) : null, at.in("now", 32, cd), managed ? at.out("back", 1, cd) : null,
                 managed ? at.out("back_slot", sw, cd) : null, at.out("push", 1, cd), managed ? at.out("push_slot", sw, cd) : null,
@@ -110,10 +111,14 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         taken.set(io.reject().and(msKernel.not()));
         io.rejectTaken().set(taken);
         Expr moverError = HdlWords.get(io.msData(), ms, "aborted").or(HdlWords.get(io.msData(), ms, "flushed"));
-        // The stamp is read for any kernel-range status (believed or not) or else for the waiting
-        // rejection: the address does not wait for the legitimacy check.
-        Signal slot = m.wire("m0_slot", sw);
-        slot.set(Expr.mux(msKernel, msSlot, io.rejectSlot()));
+        // Tagged: the stamp is read for any kernel-range status (believed or not) or else for the
+        // waiting rejection: the address does not wait for the legitimacy check. Cycles: only mover
+        // statuses read the table, straight at their ID, with no multiplexer in front of a deep table;
+        // the rejection keeps its own stamp.
+        Signal slot = io.rejectSlot() == null ? null : m.wire("m0_slot", sw);
+        if (slot != null) {
+            slot.set(Expr.mux(msKernel, msSlot, io.rejectSlot()));
+        }
         stValid.set(legit.or(taken));
         if (stMover != null) {
             stMover.set(legit);
@@ -128,25 +133,49 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         }
 
         int tw = p.tagged() ? 64 : 32;
-        Memory table = m.memory("stamp_table", tw, p.slots(), cd);
-        table.write(io.stampSlot(), p.tagged() ? Expr.cat(io.stampTag(), io.now()) : io.now(), io.stamp());
-        Signal entry = m.wire("entry", tw);
-        entry.set(table.readSync("entry_q", slot, msKernel.or(io.reject()), cd));
+        // Distributed: a block RAM's unregistered output (about 5 ns on ECP5) would leave no time for
+        // the subtraction before the status FIFO.
+        Memory table = m.memory("stamp_table", tw, p.slots(), cd).distributed();
         Signal elapsed = m.wire("elapsed", 32);
-        elapsed.set(io.now().minus(entry.bits(31, 0)));
+        if (p.tagged()) {
+            Signal entry = m.wire("entry", tw);
+            // The subtraction before the register, so that only the saturation is left between the
+            // register and the status FIFO. The stamp is the cycle before admission (now_prev), so the
+            // difference taken a cycle early is the same count of cycles.
+            Reg nowPrev = m.reg("now_prev", 32, cd).init(0xFFFF_FFFFL);
+            nowPrev.set(io.now());
+            table.write(io.stampSlot(), Expr.cat(io.stampTag(), nowPrev), io.stamp());
+            entry.set(table.readAsync(slot));
+            Reg tagQ = m.reg("tag_q", 32, cd).init(0);
+            Reg elapsedQ = m.reg("elapsed_q", 32, cd).init(0);
+            // Loaded every cycle: only a cycle with a status behind it (m1_valid) uses them.
+            tagQ.set(entry.bits(63, 32));
+            elapsedQ.set(io.now().minus(entry.bits(31, 0)));
+            elapsed.set(elapsedQ);
+            int eb = Layout.ELAPSED_BITS;
+            Expr sat = Expr.mux(elapsed.bits(31, eb).orR(), m.lit((1L << eb) - 1, eb), elapsed.bits(eb - 1, 0));
+            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_TAGGED, Map.of("tag", tagQ, "error", stError, "elapsed", sat)));
+        } else {
+            // 32 bits need no saturation: the read is registered (a plain read register, so a block
+            // RAM can hold the table where LUTs are dear) and the subtraction follows it. A rejection
+            // takes its stamp when it is loaded (the stamp the table would have) and its status picks
+            // that instead of the table's word.
+            table.write(io.stampSlot(), io.now(), io.stamp());
+            // Read every cycle: only a cycle with a status behind it (m1_valid) uses the word.
+            Signal entry = m.wire("entry", tw);
+            entry.set(table.readSync("entry_q", msSlot, m.lit(1, 1), cd));
+            Reg rejStamp = m.reg("reject_stamp", 32, cd).init(0);
+            m.when(io.rejectLoad(), () -> rejStamp.set(io.now()));
+            Reg fromReject = m.reg("m1_reject", 1, cd).init(0);
+            fromReject.set(taken);
+            elapsed.set(io.now().minus(Expr.mux(fromReject, rejStamp, entry)));
+            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_CYCLES,
+                    Map.of("cycles", elapsed, "failed", stError.ne(0).repeat(32))));
+        }
 
         io.push().set(stValid);
         if (io.pushSlot() != null) {
             io.pushSlot().set(stSlot);
-        }
-        if (p.tagged()) {
-            int eb = Layout.ELAPSED_BITS;
-            Expr sat = Expr.mux(elapsed.bits(31, eb).orR(), m.lit((1L << eb) - 1, eb), elapsed.bits(eb - 1, 0));
-            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_TAGGED,
-                    Map.of("tag", entry.bits(63, 32), "error", stError, "elapsed", sat)));
-        } else {
-            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_CYCLES,
-                    Map.of("cycles", elapsed, "failed", stError.ne(0).repeat(32))));
         }
         if (p.events()) {
             io.evCompleted().set(stValid.and(stMover));

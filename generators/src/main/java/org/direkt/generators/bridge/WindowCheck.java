@@ -80,11 +80,15 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
             Expr base = io.winBase().bits(BITS * i + BITS - 1, BITS * i);
             Expr mask = io.winMask().bits(MASK_BITS * i + MASK_BITS - 1, MASK_BITS * i);
             Expr differ = first.xor(base);
-            Reg away = m.reg("away_" + i, 1, cd).init(1);
+            // Away in two registered halves (the bits always compared, the bits under the mask), each
+            // a shallower tree; stage B ORs them.
+            Reg awayHigh = m.reg("away_high_" + i, 1, cd).init(1);
+            Reg awayMasked = m.reg("away_masked_" + i, 1, cd).init(1);
             Reg ones = m.reg("ones_" + i, 1, cd).init(0);
-            away.set(differ.bits(BITS - 1, MASK_BITS).orR().or(differ.bits(MASK_BITS - 1, 0).and(mask).orR()));
+            awayHigh.set(differ.bits(BITS - 1, MASK_BITS).orR());
+            awayMasked.set(differ.bits(MASK_BITS - 1, 0).and(mask).orR());
             ones.set(first.bits(MASK_BITS - 1, 0).or(mask).andR());
-            hits.add(io.winAllow().bit(i).and(away.or(io.cross().and(ones)).not()));
+            hits.add(io.winAllow().bit(i).and(awayHigh.or(awayMasked).or(io.cross().and(ones)).not()));
         }
         io.hits().set(hits.size() == 1 ? hits.getFirst() : Expr.cat(hits.toArray(Expr[]::new)));
     }

@@ -35,21 +35,37 @@ import org.direkt.hdl.Unit;
  */
 public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
 
-    /** Sink {@code s} (write domain), source {@code m} (read domain); {@code wrFill} is null unless {@link Params#writeFill}. */
-    public record Io(Stream s, Stream m, Signal wrFill) {
+    /**
+     * Sink {@code s} (write domain), source {@code m} (read domain); {@code wrRdPtr} is null unless
+     * {@link Params#writeReadPointer}.
+     */
+    public record Io(Stream s, Stream m, Signal wrRdPtr) {
     }
 
     /**
-     * {@code writeFill}: also output {@code wr_fill}, the words held as the write domain sees them
-     * (never fewer than really held; it falls a few cycles late), for credit schemes.
+     * {@code writeReadPointer}: also output {@code wr_rd_ptr}, the read pointer in binary as the write
+     * domain sees it (from a register after the synchroniser: it lags the real one by a few cycles, so
+     * the write pointer less it is never fewer than the words really held), for credit schemes.
+     * {@code lookahead}: the flags a cycle ahead, for a FIFO inside a large design where routing
+     * stretches every logic level: {@code s_ready} straight from a flip-flop (full computed a cycle
+     * ahead from the synchronised read pointer: it rises as soon as the last place is taken and falls
+     * a cycle later than the plain flag, when the read pointer it saw reaches the register), and, with
+     * a registered output, a read side that keeps the next pointer in registers too
+     * ({@link AsyncFifoReader.Params#lookahead}). The full flag then sees the read pointer exactly as
+     * late as {@code wr_rd_ptr} does, so a credit scheme on {@code wr_rd_ptr} never meets it.
      */
-    public record Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeFill) {
+    public record Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
+            boolean lookahead) {
         public Params {
             require(width >= 1 && width <= 4096, "AsyncFifo", "width", width, "must be in 1..4096");
             require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "AsyncFifo", "depth", depth,
                     "must be a power of two in 2..65536 (Gray pointers need a power-of-two lap)");
             require(syncStages >= 2 && syncStages <= 8, "AsyncFifo", "syncStages", syncStages,
                     "must be in 2..8 (at least two flops against metastability)");
+        }
+
+        public Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer) {
+            this(width, depth, syncStages, registeredOutput, writeReadPointer, false);
         }
 
         public Params(int width, int depth, int syncStages, boolean registeredOutput) {
@@ -65,7 +81,8 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
     @Override
     public String moduleName(Params p) {
         return "direkt_async_fifo_w" + p.width() + "_d" + p.depth()
-                + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "") + (p.writeFill() ? "_f" : "");
+                + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "") + (p.writeReadPointer() ? "_p" : "")
+                + (p.lookahead() ? "_la" : "");
     }
 
     @Override
@@ -74,7 +91,7 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
         ClockDomain rd = at.domain(Domains.READ);
         AvalonSt type = AvalonSt.source(p.width());
         return new Io(at.sink("s", type, wr), at.source("m", type, rd),
-                p.writeFill() ? at.out("wr_fill", Check.log2(p.depth()) + 1, wr) : null);
+                 p.writeReadPointer() ? at.out("wr_rd_ptr", Check.log2(p.depth()) + 1, wr) : null);
     }
 
     @Override
@@ -92,18 +109,18 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
         Stream s = io.s();
         Stream mo = io.m();
 
-        AsyncFifoWriter.Io writer = m.sub("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth(), p.writeFill()))
+        AsyncFifoWriter.Io writer = m.sub("u_wr", new AsyncFifoWriter(), new AsyncFifoWriter.Params(p.depth(), p.writeReadPointer(), p.lookahead()))
                 .clock(Domains.WRITE, wr).io();
         AsyncFifoReader.Io reader = m.sub("u_rd", new AsyncFifoReader(),
-                new AsyncFifoReader.Params(p.depth(), p.registeredOutput())).clock(Domains.READ, rd).io();
+                new AsyncFifoReader.Params(p.depth(), p.registeredOutput(), p.lookahead() && p.registeredOutput())).clock(Domains.READ, rd).io();
 
         Signal rdPtrInWr = Sync.bits(m, "u_rd_ptr_sync", reader.rdPtrGray(), wr, p.syncStages());
         Signal wrPtrInRd = Sync.bits(m, "u_wr_ptr_sync", writer.wrPtrGray(), rd, p.syncStages());
         writer.rdPtrGraySync().set(rdPtrInWr);
         reader.wrPtrGraySync().set(wrPtrInRd);
 
-        if (p.writeFill()) {
-            io.wrFill().set(writer.fill());
+        if (p.writeReadPointer()) {
+            io.wrRdPtr().set(writer.rdPtrSeen());
         }
         writer.valid().set(s.valid());
         s.ready().set(writer.ready());

@@ -28,15 +28,26 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
     public record Io(Signal ready, Signal wrPtrGraySync, Signal valid, Signal rdAddr, Signal rdPtrGray, Signal rdEn) {
     }
 
-    public record Params(int depth, boolean registeredOutput) {
+    /**
+     * {@code lookahead} (registered output only): the pointer one ahead is kept in registers too, in
+     * binary and Gray, so the pop only picks between flip-flops: the RAM address and the next valid
+     * flag are one multiplexer from the pop instead of an increment, a Gray encode and a compare.
+     * A few flip-flops more, for a read side that keeps its speed inside a large design.
+     */
+    public record Params(int depth, boolean registeredOutput, boolean lookahead) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoReader", "depth", depth, "must be a power of two >= 2");
+            require(!lookahead || registeredOutput, "AsyncFifoReader", "lookahead", lookahead, "needs registeredOutput");
+        }
+
+        public Params(int depth, boolean registeredOutput) {
+            this(depth, registeredOutput, false);
         }
     }
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_async_fifo_rd_d" + p.depth() + (p.registeredOutput() ? "_r" : "");
+        return "direkt_async_fifo_rd_d" + p.depth() + (p.registeredOutput() ? "_r" : "") + (p.lookahead() ? "_la" : "");
     }
 
     @Override
@@ -65,7 +76,23 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
         Signal nextGray = m.wire("rd_ptr_next_gray", pw);
         Signal pop = m.wire("pop", 1);
 
-        if (p.registeredOutput()) {
+        if (p.lookahead()) {
+            Reg validQ = m.reg("valid_q", 1, cd).init(0);
+            Reg binInc = m.reg("rd_ptr_bin_inc", pw, cd).init(1);
+            Reg grayInc = m.reg("rd_ptr_gray_inc", pw, cd).init(1);
+            pop.set(validQ.and(ready));
+            next.set(Expr.mux(pop, binInc, rdBin));
+            nextGray.set(Expr.mux(pop, grayInc, rdGray));
+            Signal binInc2 = m.wire("rd_ptr_bin_inc2", pw);
+            binInc2.set(binInc.plus(1));
+            binInc.set(Expr.mux(pop, binInc2, binInc));
+            grayInc.set(Expr.mux(pop, Gray.encode(binInc2), grayInc));
+            // The word at `next` exists when its pointer differs from the synchronised write pointer.
+            validQ.set(Expr.mux(pop, grayInc.ne(wrPtrGray), rdGray.ne(wrPtrGray)));
+            valid.set(validQ);
+            io.rdEn().set(validQ.not().or(ready));
+            rdAddr.set(next.trunc(aw));
+        } else if (p.registeredOutput()) {
             Reg validQ = m.reg("valid_q", 1, cd).init(0);
             pop.set(validQ.and(ready));
             next.set(Expr.mux(pop, rdBin.plus(1), rdBin));

@@ -20,14 +20,23 @@ import org.direkt.hdl.Unit;
  */
 public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFifoWriter.Io> {
 
-    /** The write side's ports; {@code fill} is null unless {@link Params#fillOutput}. */
-    public record Io(Signal valid, Signal rdPtrGraySync, Signal ready, Signal wrEn, Signal wrAddr, Signal wrPtrGray, Signal fill) {
+    /** The write side's ports; {@code rdPtrSeen} is null unless {@link Params#readPointerOutput}. */
+    public record Io(Signal valid, Signal rdPtrGraySync, Signal ready, Signal wrEn, Signal wrAddr, Signal wrPtrGray,
+            Signal rdPtrSeen) {
     }
 
-    /** {@code fillOutput}: also output {@code fill}, the words held as the write side sees them. */
-    public record Params(int depth, boolean fillOutput) {
+    /**
+     * {@code readPointerOutput}: also output {@code rd_ptr_seen}, the synchronised read pointer decoded
+     * into a register (a cycle staler still than the synchroniser; the write pointer less it is never
+     * below the words really held). {@code registeredFull}: the full flag from a flip-flop.
+     */
+    public record Params(int depth, boolean readPointerOutput, boolean registeredFull) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoWriter", "depth", depth, "must be a power of two >= 2");
+        }
+
+        public Params(int depth, boolean readPointerOutput) {
+            this(depth, readPointerOutput, false);
         }
 
         public Params(int depth) {
@@ -37,7 +46,7 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_async_fifo_wr_d" + p.depth() + (p.fillOutput() ? "_f" : "");
+        return "direkt_async_fifo_wr_d" + p.depth() + (p.readPointerOutput() ? "_p" : "") + (p.registeredFull() ? "_rf" : "");
     }
 
     @Override
@@ -47,7 +56,7 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         int pw = aw + 1;
         return new Io(at.in("valid", 1, cd), at.in("rd_ptr_gray_sync", pw, cd), at.out("ready", 1, cd),
                 at.out("wr_en", 1, cd), at.out("wr_addr", aw, cd), at.out("wr_ptr_gray", pw, cd),
-                p.fillOutput() ? at.out("fill", pw, cd) : null);
+                p.readPointerOutput() ? at.out("rd_ptr_seen", pw, cd) : null);
     }
 
     @Override
@@ -71,21 +80,41 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
                 ? rdPtrGray.not()
                 : Expr.cat(rdPtrGray.bits(pw - 1, pw - 2).not(), rdPtrGray.bits(pw - 3, 0));
         Signal full = m.wire("full", 1);
-        full.set(wrGray.eq(lapAhead));
         Signal push = m.wire("push", 1);
         push.set(valid.and(full.not()));
         Signal next = m.wire("wr_ptr_next", pw);
         next.set(Expr.mux(push, wrBin.plus(1), wrBin));
         wrBin.set(next);
         wrGray.set(Gray.encode(next));
+        if (p.registeredFull()) {
+            // Next cycle's flag against the read pointer seen now (which can only move on, so the flag
+            // is never late to rise): both outcomes from flip-flops, the push picks one.
+            Signal wrGrayInc = m.wire("wr_ptr_gray_inc", pw);
+            wrGrayInc.set(Gray.encode(wrBin.plus(1)));
+            Reg fullQ = m.reg("full_q", 1, cd).init(0);
+            fullQ.set(Expr.mux(push, wrGrayInc.eq(lapAhead), wrGray.eq(lapAhead)));
+            full.set(fullQ);
+        } else {
+            full.set(wrGray.eq(lapAhead));
+        }
 
         ready.set(full.not());
-        wrEn.set(push);
+        if (p.registeredFull()) {
+            // The free place at the write pointer is written in every cycle the flag allows, word or
+            // not (it counts only once pushed): the RAM's many write enables hang on a flip-flop,
+            // not on the push.
+            wrEn.set(full.not());
+        } else {
+            wrEn.set(push);
+        }
         wrAddr.set(wrBin.trunc(aw));
         wrPtrGrayOut.set(wrGray);
-        if (p.fillOutput()) {
-            // Pessimistic: the read pointer lags, so this is never less than the words really held.
-            io.fill().set(wrBin.minus(Gray.decode(rdPtrGray)));
+        if (p.readPointerOutput()) {
+            // Registered: the Gray decode stays off its users' paths; one cycle more of lag is harmless
+            // (a lagging read pointer only ever overstates the words held).
+            Reg rdBin = m.reg("rd_ptr_seen_q", pw, cd).init(0);
+            rdBin.set(Gray.decode(rdPtrGray));
+            io.rdPtrSeen().set(rdBin);
         }
     }
 }

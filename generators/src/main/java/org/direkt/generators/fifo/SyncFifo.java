@@ -6,6 +6,7 @@ import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
 import org.direkt.hdl.Memory;
 import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Ports;
@@ -39,7 +40,19 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
     public record Io(Stream s, Stream m, Signal fill, Signal almostFull) {
     }
 
-    public record Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull) {
+    /**
+     * {@code registeredFlags}: {@code s_ready}, {@code almost_full} and {@code fill} (and the
+     * unregistered show-ahead output's {@code m_valid}) straight from flip-flops (a count of the words
+     * held, kept beside the pointers, and the flags computed from its next value), so neither
+     * handshake waits on a pointer subtraction: for a wide FIFO whose write enable reaches many RAM
+     * cells.
+     */
+    public record Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull,
+            boolean registeredFlags) {
+        public Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull) {
+            this(width, depth, showAhead, registeredOutput, almostFull, false);
+        }
+
         public Params {
             require(width >= 1 && width <= 4096, "SyncFifo", "width", width, "must be in 1..4096");
             require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "SyncFifo", "depth", depth,
@@ -60,15 +73,19 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
         }
 
         public Params withRegisteredOutput(boolean r) {
-            return new Params(width, depth, showAhead, r, almostFull);
+            return new Params(width, depth, showAhead, r, almostFull, registeredFlags);
         }
 
         public Params withShowAhead(boolean s) {
-            return new Params(width, depth, s, s ? registeredOutput : true, almostFull);
+            return new Params(width, depth, s, s ? registeredOutput : true, almostFull, registeredFlags);
         }
 
         public Params withAlmostFull(int threshold) {
-            return new Params(width, depth, showAhead, registeredOutput, threshold);
+            return new Params(width, depth, showAhead, registeredOutput, threshold, registeredFlags);
+        }
+
+        public Params withRegisteredFlags(boolean r) {
+            return new Params(width, depth, showAhead, registeredOutput, almostFull, r);
         }
     }
 
@@ -76,7 +93,7 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
     public String moduleName(Params p) {
         return "direkt_sync_fifo_w" + p.width() + "_d" + p.depth()
                 + (!p.showAhead() ? "_rl1" : p.registeredOutput() ? "_r" : "")
-                + (p.almostFull() == p.depth() ? "" : "_af" + p.almostFull());
+                + (p.almostFull() == p.depth() ? "" : "_af" + p.almostFull()) + (p.registeredFlags() ? "_rg" : "");
     }
 
     @Override
@@ -108,20 +125,31 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
         // Pointers one bit wider than the address: equal means empty, differing only in the top bit means full.
         Reg wrPtr = m.reg("wr_ptr", pw, cd).init(0);
         Reg rdPtr = m.reg("rd_ptr", pw, cd).init(0);
-        Signal stored = m.wire("stored", pw);
-        stored.set(wrPtr.minus(rdPtr));
+        // The words in the RAM (not with registered flags and an unregistered output: the count says it).
+        boolean countOnly = p.registeredFlags() && p.showAhead() && !p.registeredOutput();
+        Signal stored = countOnly ? null : m.wire("stored", pw);
+        if (stored != null) {
+            stored.set(wrPtr.minus(rdPtr));
+        }
         Signal pop = m.wire("pop", 1);
 
         Signal push = m.wire("push", 1);
         push.set(s.fire());
-        mem.write(wrPtr.trunc(aw), s.data(), push);
+        // With registered flags the free place at the write pointer is written in every cycle s_ready
+        // is high, word or not (it counts only once pushed): the write enables hang on a flip-flop.
+        mem.write(wrPtr.trunc(aw), s.data(), p.registeredFlags() ? s.ready() : push);
         m.when(push, () -> wrPtr.set(wrPtr.plus(1)));
         m.when(pop, () -> rdPtr.set(rdPtr.plus(1)));
-        Signal total = m.wire("total", pw);
+        // The words held (the output register's included); with registered flags a count register.
+        Signal total = p.registeredFlags() ? null : m.wire("total", pw);
 
+        // With registered flags, m_valid of the unregistered show-ahead output is a register too.
+        Reg validQ = countOnly ? m.reg("valid_q", 1, cd).init(0) : null;
         if (p.showAhead() && !p.registeredOutput()) {
-            total.set(stored);
-            mo.valid().set(stored.ne(0));
+            if (total != null) {
+                total.set(stored);
+            }
+            mo.valid().set(countOnly ? validQ : stored.ne(0));
             mo.data().set(mem.readAsync(rdPtr.trunc(aw)));
             pop.set(mo.fire());
         } else if (p.showAhead()) {
@@ -133,7 +161,9 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
             pop.set(advance.and(stored.ne(0)));
             m.when(advance, () -> outValid.set(stored.ne(0)));
             m.when(pop, () -> outData.set(mem.readAsync(rdPtr.trunc(aw))));
-            total.set(stored.plus(outValid.zext(pw)));
+            if (total != null) {
+                total.set(stored.plus(outValid.zext(pw)));
+            }
             mo.valid().set(outValid);
             mo.data().set(outData);
         } else {
@@ -144,12 +174,35 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
             pop.set(mo.ready().and(stored.ne(0)));
             outValid.set(pop);
             m.when(pop, () -> outData.set(mem.readAsync(rdPtr.trunc(aw))));
-            total.set(stored);
+            if (total != null) {
+                total.set(stored);
+            }
             mo.valid().set(outValid);
             mo.data().set(outData);
         }
-        s.ready().set(total.ne(p.depth()));
-        fill.set(total);
-        almostFull.set(total.ge(p.almostFull()));
+        if (p.registeredFlags()) {
+            // The count follows total: words come in by push and leave by m's transfers (show-ahead)
+            // or by pop (ready latency 1, where the output register's word is already accepted).
+            Reg count = m.reg("count_q", pw, cd).init(0);
+            Reg readyQ = m.reg("ready_q", 1, cd).init(1);
+            Reg afQ = m.reg("almost_full_q", 1, cd).init(0);
+            Expr leave = p.showAhead() ? mo.valid().and(mo.ready()) : pop;
+            Signal countNext = m.wire("count_next", pw);
+            // Up on a push, down on a leave, one adder: plus 1 or plus all ones (minus 1).
+            countNext.set(Expr.mux(push.xor(leave), count.plus(Expr.cat(leave.repeat(pw - 1), m.lit(1, 1))), count));
+            count.set(countNext);
+            if (validQ != null) {
+                validQ.set(countNext.ne(0));
+            }
+            readyQ.set(countNext.ne(p.depth()));
+            afQ.set(countNext.ge(p.almostFull()));
+            s.ready().set(readyQ);
+            fill.set(count);
+            almostFull.set(afQ);
+        } else {
+            s.ready().set(total.ne(p.depth()));
+            fill.set(total);
+            almostFull.set(total.ge(p.almostFull()));
+        }
     }
 }

@@ -77,7 +77,7 @@ public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, 
             return;
         }
         SyncFifo.Io buf = m.sub("u_buffer", new SyncFifo(),
-                SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1)).clock(cd).io();
+                SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1).withRegisteredFlags(true)).clock(cd).io();
         // Every valid word of a ready-latency-1 source is a transfer: it must be taken.
         buf.s().valid().set(s.valid());
         buf.s().data().set(s.data());

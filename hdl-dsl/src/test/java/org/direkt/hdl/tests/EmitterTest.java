@@ -1,6 +1,7 @@
 package org.direkt.hdl.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -201,5 +202,28 @@ class EmitterTest {
         String v = VerilogEmitter.emit(top).get("slice_under_op");
         assertTrue(v.contains("assign y = |(a[7:4] ^ b[7:4]) | &(a[3:0] ^ b[3:0]);"), v);
         assertTrue(v.contains("assign z = (a[7:4] ^ b[7:4]) & a[3:0];"), v);
+    }
+    @Test
+    void aDistributedMemoryAsksEveryToolForLutRam() {
+        Module top = Lambda.build("lut_ram", m -> {
+            var cd = m.domain(Lambda.MAIN);
+            var wa = m.input("wa", 7, cd);
+            var ra = m.input("ra", 7, cd);
+            var d = m.input("d", 8, cd);
+            var q = m.output("q", 8, cd);
+            var plain = m.input("pa", 7, cd);
+            var p = m.output("p", 8, cd);
+            var table = m.memory("table_d", 8, 128, cd).distributed();
+            table.write(wa, d, m.lit(1, 1));
+            q.set(table.readAsync(ra));
+            var other = m.memory("table_b", 8, 128, cd);
+            other.write(wa, d, m.lit(1, 1));
+            p.set(other.readAsync(plain));
+        });
+        String v = VerilogEmitter.emit(top).get("lut_ram");
+        assertTrue(Pattern.compile("\\(\\* ram_style = \"distributed\", ramstyle = \"MLAB\" \\*\\) reg\\s+\\[7:0\\]\\s+table_d \\[0:127\\];")
+                .matcher(v).find(), v);
+        String plainLine = v.lines().filter(l -> l.contains("table_b [0:127];")).findFirst().orElseThrow();
+        assertFalse(plainLine.contains("(*"), "a memory not marked keeps the tools' choice: " + plainLine);
     }
 }
