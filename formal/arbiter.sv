@@ -1,4 +1,6 @@
-// Formal harness for the arbiters direkt_arbiter_{fixed,rr}_n{2,3}, direkt_arbiter_wrr_*.
+// Formal harness for the arbiters direkt_arbiter_{fixed,rr}_n{2,3}, direkt_arbiter_wrr_*, and
+// their `_o` variants (with -D OFFERS: `offer` in place of the one-hot `grant`, which the harness
+// then rebuilds from grant_id and grant_valid).
 //
 // The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
 //   read_verilog -formal -D DUT=<module> -D N=<requesters> -D POLICY=<0 fixed, 1 round robin,
@@ -51,11 +53,21 @@ module fv_arbiter (
   wire [N-1:0]  grant;
   wire [IW-1:0] grant_id;
   wire          grant_valid;
+  wire [N-1:0]  offer;
 
+`ifdef OFFERS
+  `DUT dut (
+    .clk(clk), .rst(rst), .req(req), .done(done),
+    .grant_id(grant_id), .grant_valid(grant_valid), .offer(offer)
+  );
+  assign grant = grant_valid ? ({{(N-1){1'b0}}, 1'b1} << grant_id) : {N{1'b0}};
+`else
   `DUT dut (
     .clk(clk), .rst(rst), .req(req), .done(done),
     .grant(grant), .grant_id(grant_id), .grant_valid(grant_valid)
   );
+  assign offer = grant;
+`endif
 
   // taps (driven by run.py, see above)
   wire          f_locked;
@@ -89,6 +101,11 @@ module fv_arbiter (
     grant_onehot0: assert ((grant & (grant - 1'b1)) == 0);
     grant_valid_ok: assert (grant_valid == (grant != 0));
     grant_id_ok: assert (!grant_valid || grant == ({{(N-1){1'b0}}, 1'b1} << grant_id));
+`endif
+`ifdef CHECK_offer_matches_grant
+    // a requester's offer is its grant in every cycle it requests (so offer & mover ready is a
+    // ready that gives exactly the transfers grant & mover ready would)
+    offer_matches_grant: assert ((offer & req) == (grant & req));
 `endif
 `ifdef CHECK_fresh_grant_only_to_requester
     // a grant made while the arbiter is free goes to a requester

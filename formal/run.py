@@ -80,13 +80,18 @@ def async_fifo(width, k, data_k, cover_k, lookahead=False):
 
 
 def arbiter(module, n, policy, weights, k, cover_k):
-    # POLICY: 0 fixed priority, 1 round robin, 2 weighted round robin
+    # POLICY: 0 fixed priority, 1 round robin, 2 weighted round robin; a module ending in `_o`
+    # has `offer` in place of the one-hot grant (OFFERS defined)
     w = list(weights) + [1] * (3 - len(weights))
+    offers = module.endswith("_o")
+    defines = dict(DUT=module, N=n, POLICY=policy, W0=w[0], W1=w[1], W2=w[2])
+    if offers:
+        defines["OFFERS"] = 1
     return dict(name=module.replace("direkt_", ""), harness="arbiter.sv", top="fv_arbiter",
                 ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
-                defines=dict(DUT=module, N=n, POLICY=policy, W0=w[0], W1=w[1], W2=w[2]),
+                defines=defines,
                 props=ARB_PROPS[:-1] + (["fixed_priority_order"] if policy == 0 else [])
-                + ARB_PROPS[-1:])
+                + (["offer_matches_grant"] if offers else []) + ARB_PROPS[-1:])
 
 
 def bridge_issue(direction, k, cover_k):
@@ -113,6 +118,10 @@ CONFIGS = [
     arbiter("direkt_arbiter_rr_n3", 3, 1, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n2_3_1", 2, 2, [3, 1], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n3_4_2_1", 3, 2, [4, 2, 1], k=10, cover_k=12),
+    # the bridge's variants: ready from the offer
+    arbiter("direkt_arbiter_fixed_n2_o", 2, 0, [], k=10, cover_k=12),
+    arbiter("direkt_arbiter_rr_n2_o", 2, 1, [], k=10, cover_k=12),
+    arbiter("direkt_arbiter_wrr_n2_3_1_o", 2, 2, [3, 1], k=10, cover_k=12),
 ]
 
 # The rebuilt admission unit's harness (bridge_issue.sv) is not yet inductive: its helper invariants

@@ -20,7 +20,7 @@ module direkt_bridge_credits_n16_s16 (
   reg  [4:0] outstanding_q; // @[Credits.java:70]
   reg  [4:0] promised_q;    // @[Credits.java:71]
   reg        ok_q;          // @[Credits.java:72]
-  wire [4:0] sum;           // @[Credits.java:80]
+  wire [4:0] sum;           // @[Credits.java:90]
 
   // @[Credits.java:74]
   always @(posedge clk) begin
@@ -44,7 +44,7 @@ module direkt_bridge_credits_n16_s16 (
     end
   end
 
-  // @[Credits.java:90]
+  // @[Credits.java:100]
   always @(posedge clk) begin
     if (rst) begin
       ok_q <= 1'b1;
@@ -53,11 +53,11 @@ module direkt_bridge_credits_n16_s16 (
     end
   end
 
-  assign sum = promised_q - rd_ptr; // @[Credits.java:81]
+  assign sum = promised_q - rd_ptr; // @[Credits.java:91]
 
-  assign ok = ok_q; // @[Credits.java:91]
+  assign ok = ok_q; // @[Credits.java:101]
 
-  assign outstanding = outstanding_q; // @[Credits.java:92]
+  assign outstanding = outstanding_q; // @[Credits.java:102]
 
 endmodule
 

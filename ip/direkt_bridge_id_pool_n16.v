@@ -19,19 +19,23 @@ module direkt_bridge_id_pool_n16 (
   input  wire [3:0]  back_slot,   // @[IdPool.java:50]
   input  wire        retire,      // @[IdPool.java:51]
   input  wire [3:0]  retire_slot, // @[IdPool.java:51]
-  output wire [15:0] issued       // @[IdPool.java:51]
+  output wire [15:0] issued,      // @[IdPool.java:51]
+  output wire        late,        // @[IdPool.java:52]
+  output wire [3:0]  late_slot    // @[IdPool.java:52]
 );
 
-  reg  [4:0]  fresh;          // @[IdPool.java:63]
-  reg  [4:0]  retired_rd;     // @[IdPool.java:65]
-  reg  [4:0]  retired_wr;     // @[IdPool.java:66]
-  wire        fresh_left;     // @[IdPool.java:67]
-  reg  [4:0]  free_count;     // @[IdPool.java:73]
-  reg         any_free_q;     // @[IdPool.java:74]
-  reg  [15:0] slot_issued;    // @[IdPool.java:87]
-  reg  [3:0]  retired [0:15]; // @[IdPool.java:64]
+  reg  [4:0]  fresh;          // @[IdPool.java:64]
+  reg  [4:0]  retired_rd;     // @[IdPool.java:66]
+  reg  [4:0]  retired_wr;     // @[IdPool.java:67]
+  wire        fresh_left;     // @[IdPool.java:68]
+  reg  [4:0]  free_count;     // @[IdPool.java:74]
+  reg         any_free_q;     // @[IdPool.java:75]
+  reg  [15:0] slot_issued;    // @[IdPool.java:92]
+  reg         handed_q;       // @[IdPool.java:93]
+  reg  [3:0]  handed_slot_q;  // @[IdPool.java:94]
+  reg  [3:0]  retired [0:15]; // @[IdPool.java:65]
 
-  // @[IdPool.java:82]
+  // @[IdPool.java:83]
   always @(posedge clk) begin
     if (rst) begin
       fresh <= 5'd0;
@@ -42,7 +46,7 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  // @[IdPool.java:83]
+  // @[IdPool.java:84]
   always @(posedge clk) begin
     if (rst) begin
       retired_rd <= 5'd0;
@@ -53,7 +57,7 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  // @[IdPool.java:85]
+  // @[IdPool.java:86]
   always @(posedge clk) begin
     if (rst) begin
       retired_wr <= 5'd0;
@@ -64,9 +68,9 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  assign fresh_left = fresh < 5'd16; // @[IdPool.java:68]
+  assign fresh_left = fresh < 5'd16; // @[IdPool.java:69]
 
-  // @[IdPool.java:75]
+  // @[IdPool.java:76]
   always @(posedge clk) begin
     if (rst) begin
       free_count <= 5'd16;
@@ -77,7 +81,7 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  // @[IdPool.java:79]
+  // @[IdPool.java:80]
   always @(posedge clk) begin
     if (rst) begin
       any_free_q <= 1'b1;
@@ -86,22 +90,44 @@ module direkt_bridge_id_pool_n16 (
     end
   end
 
-  // @[IdPool.java:92]
+  // @[IdPool.java:101]
   always @(posedge clk) begin
     if (rst) begin
       slot_issued <= 16'd0;
     end else begin
-      slot_issued <= (slot_issued & ~(back ? (16'd1 << back_slot) : 16'd0)) | (handed ? (16'd1 << handed_slot) : 16'd0);
+      slot_issued <= (slot_issued | (handed_q ? (16'd1 << handed_slot_q) : 16'd0)) & ~(back ? (16'd1 << back_slot) : 16'd0);
     end
   end
 
-  assign free_slot = fresh_left ? fresh[3:0] : retired[retired_rd[3:0]]; // @[IdPool.java:69]
+  // @[IdPool.java:95]
+  always @(posedge clk) begin
+    if (rst) begin
+      handed_q <= 1'b0;
+    end else begin
+      handed_q <= handed;
+    end
+  end
 
-  assign any_free = any_free_q; // @[IdPool.java:81]
+  // @[IdPool.java:96]
+  always @(posedge clk) begin
+    if (rst) begin
+      handed_slot_q <= 4'd0;
+    end else begin
+      handed_slot_q <= handed_slot;
+    end
+  end
 
-  assign issued = slot_issued; // @[IdPool.java:93]
+  assign free_slot = fresh_left ? fresh[3:0] : retired[retired_rd[3:0]]; // @[IdPool.java:70]
 
-  // @[IdPool.java:84]
+  assign any_free = any_free_q; // @[IdPool.java:82]
+
+  assign issued = slot_issued; // @[IdPool.java:102]
+
+  assign late = handed_q; // @[IdPool.java:103]
+
+  assign late_slot = handed_slot_q; // @[IdPool.java:104]
+
+  // @[IdPool.java:85]
   always @(posedge clk) begin
     if (retire) begin
       retired[retired_wr[3:0]] <= retire_slot;

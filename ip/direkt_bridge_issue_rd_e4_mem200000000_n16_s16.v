@@ -54,6 +54,8 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
   wire         u_ids_any_free;        // @[BridgeIssue.java:100]
   wire [3:0]   u_ids_handed_slot;     // @[BridgeIssue.java:100]
   wire [15:0]  u_ids_issued;          // @[BridgeIssue.java:100]
+  wire         u_ids_late;            // @[BridgeIssue.java:100]
+  wire [3:0]   u_ids_late_slot;       // @[BridgeIssue.java:100]
   reg  [2:0]   mover_queue_wr;        // @[BridgeIssue.java:105]
   reg  [2:0]   mover_queue_rd;        // @[BridgeIssue.java:106]
   reg  [2:0]   mover_queue_count;     // @[BridgeIssue.java:107]
@@ -69,9 +71,9 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
 
   assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:96]
 
-  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:182]
+  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:186]
 
-  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:185]
+  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:189]
 
   assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:160]
 
@@ -170,21 +172,21 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
 
   assign hs_data = u_status_hs_data; // @[BridgeIssue.java:170]
 
-  assign ks_valid = u_status_push; // @[BridgeIssue.java:188]
+  assign ks_valid = u_status_push; // @[BridgeIssue.java:192]
 
-  assign ks_data = u_status_push_data; // @[BridgeIssue.java:189]
+  assign ks_data = u_status_push_data; // @[BridgeIssue.java:193]
 
-  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:191]
+  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:195]
 
-  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:192]
+  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:196]
 
-  assign ev_error = reject_error; // @[BridgeIssue.java:193]
+  assign ev_error = reject_error; // @[BridgeIssue.java:197]
 
-  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:195]
+  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:199]
 
-  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:196]
+  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:200]
 
-  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:197]
+  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:201]
 
   // @[BridgeIssue.java:138]
   always @(posedge clk) begin
@@ -213,6 +215,8 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     .hs_valid     (u_status_hs_valid),
     .hs_data      (u_status_hs_data),
     .waiting      (u_ids_issued),
+    .late         (u_ids_late),
+    .late_slot    (u_ids_late_slot),
     .reject       (reject_valid),
     .reject_slot  (reject_slot),
     .reject_error (reject_error),
@@ -244,7 +248,9 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     .back_slot   (u_status_back_slot),
     .retire      (u_status_push),
     .retire_slot (u_status_push_slot),
-    .issued      (u_ids_issued)
+    .issued      (u_ids_issued),
+    .late        (u_ids_late),
+    .late_slot   (u_ids_late_slot)
   );
 
 endmodule

@@ -8,55 +8,57 @@
 `default_nettype none
 
 module direkt_bridge_status_n16 (
-  input  wire        clk,          // @[StatusBuilder.java:63]
-  input  wire        rst,          // @[StatusBuilder.java:63]
-  input  wire        ms_valid,     // @[StatusBuilder.java:69]
-  input  wire [31:0] ms_data,      // @[StatusBuilder.java:69]
-  output wire        hs_valid,     // @[StatusBuilder.java:69]
-  output wire [31:0] hs_data,      // @[StatusBuilder.java:69]
-  input  wire [15:0] waiting,      // @[StatusBuilder.java:70]
-  input  wire        reject,       // @[StatusBuilder.java:70]
-  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:71]
-  input  wire [3:0]  reject_error, // @[StatusBuilder.java:72]
-  output wire        reject_taken, // @[StatusBuilder.java:72]
-  input  wire        stamp,        // @[StatusBuilder.java:72]
-  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:72]
-  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:73]
-  input  wire [31:0] now,          // @[StatusBuilder.java:73]
-  output wire        back,         // @[StatusBuilder.java:73]
-  output wire [3:0]  back_slot,    // @[StatusBuilder.java:74]
-  output wire        push,         // @[StatusBuilder.java:74]
-  output wire [3:0]  push_slot,    // @[StatusBuilder.java:74]
-  output wire [63:0] push_data,    // @[StatusBuilder.java:75]
-  output wire        ev_completed, // @[StatusBuilder.java:75]
-  output wire        ev_aborted,   // @[StatusBuilder.java:76]
-  output wire        ev_spurious   // @[StatusBuilder.java:76]
+  input  wire        clk,          // @[StatusBuilder.java:65]
+  input  wire        rst,          // @[StatusBuilder.java:65]
+  input  wire        ms_valid,     // @[StatusBuilder.java:71]
+  input  wire [31:0] ms_data,      // @[StatusBuilder.java:71]
+  output wire        hs_valid,     // @[StatusBuilder.java:71]
+  output wire [31:0] hs_data,      // @[StatusBuilder.java:71]
+  input  wire [15:0] waiting,      // @[StatusBuilder.java:72]
+  input  wire        late,         // @[StatusBuilder.java:72]
+  input  wire [3:0]  late_slot,    // @[StatusBuilder.java:73]
+  input  wire        reject,       // @[StatusBuilder.java:73]
+  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:74]
+  input  wire [3:0]  reject_error, // @[StatusBuilder.java:75]
+  output wire        reject_taken, // @[StatusBuilder.java:75]
+  input  wire        stamp,        // @[StatusBuilder.java:75]
+  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:75]
+  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:76]
+  input  wire [31:0] now,          // @[StatusBuilder.java:76]
+  output wire        back,         // @[StatusBuilder.java:76]
+  output wire [3:0]  back_slot,    // @[StatusBuilder.java:77]
+  output wire        push,         // @[StatusBuilder.java:77]
+  output wire [3:0]  push_slot,    // @[StatusBuilder.java:77]
+  output wire [63:0] push_data,    // @[StatusBuilder.java:78]
+  output wire        ev_completed, // @[StatusBuilder.java:78]
+  output wire        ev_aborted,   // @[StatusBuilder.java:79]
+  output wire        ev_spurious   // @[StatusBuilder.java:79]
 );
 
-  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:86]
-  wire                                                           ms_kernel;          // @[StatusBuilder.java:88]
-  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:90]
-  reg                                                            m1_valid;           // @[StatusBuilder.java:93]
-  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:94]
-  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:95]
-  reg                                                            m1_mover;           // @[StatusBuilder.java:96]
-  wire                                                           ms_legit;           // @[StatusBuilder.java:97]
-  wire                                                           reject_take;        // @[StatusBuilder.java:110]
-  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:118]
-  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:139]
-  wire                                                    [63:0] entry;              // @[StatusBuilder.java:141]
-  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:145]
-  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:149]
-  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:150]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:138]
+  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:89]
+  wire                                                           ms_kernel;          // @[StatusBuilder.java:91]
+  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:93]
+  reg                                                            m1_valid;           // @[StatusBuilder.java:96]
+  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:97]
+  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:98]
+  reg                                                            m1_mover;           // @[StatusBuilder.java:99]
+  wire                                                           ms_legit;           // @[StatusBuilder.java:100]
+  wire                                                           reject_take;        // @[StatusBuilder.java:114]
+  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:122]
+  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:143]
+  wire                                                    [63:0] entry;              // @[StatusBuilder.java:145]
+  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:149]
+  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:153]
+  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:154]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:142]
 
-  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:87]
+  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:90]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:89]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:92]
 
-  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:91]
+  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:94]
 
-  // @[StatusBuilder.java:122]
+  // @[StatusBuilder.java:126]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -65,7 +67,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:127]
+  // @[StatusBuilder.java:131]
   always @(posedge clk) begin
     if (rst) begin
       m1_slot <= 4'd0;
@@ -74,7 +76,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:129]
+  // @[StatusBuilder.java:133]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -83,7 +85,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:124]
+  // @[StatusBuilder.java:128]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -92,17 +94,17 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & |(waiting & (16'd1 << ms_slot)); // @[StatusBuilder.java:101]
+  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:105]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:111]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:115]
 
-  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:120]
+  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:124]
 
-  assign elapsed = elapsed_q; // @[StatusBuilder.java:154]
+  assign elapsed = elapsed_q; // @[StatusBuilder.java:158]
 
-  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:148]
+  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:152]
 
-  // @[StatusBuilder.java:146]
+  // @[StatusBuilder.java:150]
   always @(posedge clk) begin
     if (rst) begin
       now_prev <= 32'hffffffff;
@@ -111,7 +113,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:152]
+  // @[StatusBuilder.java:156]
   always @(posedge clk) begin
     if (rst) begin
       tag_q <= 32'd0;
@@ -120,7 +122,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:153]
+  // @[StatusBuilder.java:157]
   always @(posedge clk) begin
     if (rst) begin
       elapsed_q <= 32'd0;
@@ -129,29 +131,29 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:106]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:110]
 
-  assign hs_data = ms_data; // @[StatusBuilder.java:107]
+  assign hs_data = ms_data; // @[StatusBuilder.java:111]
 
-  assign reject_taken = reject_take; // @[StatusBuilder.java:112]
+  assign reject_taken = reject_take; // @[StatusBuilder.java:116]
 
-  assign back = ms_legit; // @[StatusBuilder.java:131]
+  assign back = ms_legit; // @[StatusBuilder.java:135]
 
-  assign back_slot = ms_slot; // @[StatusBuilder.java:132]
+  assign back_slot = ms_slot; // @[StatusBuilder.java:136]
 
-  assign push = m1_valid; // @[StatusBuilder.java:176]
+  assign push = m1_valid; // @[StatusBuilder.java:180]
 
-  assign push_slot = m1_slot; // @[StatusBuilder.java:178]
+  assign push_slot = m1_slot; // @[StatusBuilder.java:182]
 
-  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:157]
+  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:161]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:181]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:185]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:182]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:186]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:183]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:187]
 
-  // @[StatusBuilder.java:147]
+  // @[StatusBuilder.java:151]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= {stamp_tag, now_prev};

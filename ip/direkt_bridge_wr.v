@@ -85,34 +85,28 @@ module direkt_bridge_wr (
   wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:163]
   wire         u_host_rl_overflow;               // @[BridgePath.java:163]
   wire [1:0]   u_arb_req;                        // @[BridgePath.java:169]
-  wire [1:0]   u_arb_grant;                      // @[BridgePath.java:169]
   wire         u_arb_grant_id;                   // @[BridgePath.java:169]
   wire         u_arb_grant_valid;                // @[BridgePath.java:169]
-  wire         grant_host;                       // @[BridgePath.java:172]
-  wire         grant_kernel;                     // @[BridgePath.java:173]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:177]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:177]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:177]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:177]
-  wire         hand_over;                        // @[BridgePath.java:202]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:169]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:173]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:173]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:173]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:173]
+  wire         hand_over;                        // @[BridgePath.java:200]
 
   assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:106]
 
   assign u_desc_fifo_s_data = {{1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~|cldesc[63:33], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:140]
 
-  assign u_issue_d_ready = grant_kernel & u_mover_rl_s_ready; // @[BridgePath.java:186]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:184]
 
-  assign u_host_rl_m_ready = grant_host & u_mover_rl_s_ready; // @[BridgePath.java:185]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:183]
 
   assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:171]
 
-  assign grant_host = u_arb_grant[0]; // @[BridgePath.java:174]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:177]
 
-  assign grant_kernel = u_arb_grant[1]; // @[BridgePath.java:175]
-
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:181]
-
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:203]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:201]
 
   assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:99]
 
@@ -122,37 +116,37 @@ module direkt_bridge_wr (
 
   assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:165]
 
-  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:187]
+  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:185]
 
-  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:187]
+  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:185]
 
-  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:192]
+  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:190]
 
-  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:193]
+  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:191]
 
-  assign ev_kernel_issued = hand_over & grant_kernel; // @[BridgePath.java:211]
+  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:209]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:211]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:209]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:211]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:209]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:211]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:209]
 
-  assign ev_host_issued = hand_over & grant_host; // @[BridgePath.java:211]
+  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:209]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:211]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:209]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:211]
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:209]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:211]
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:209]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:211]
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:209]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:212]
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:210]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:213]
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:211]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:214]
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:212]
 
   // @[BridgePath.java:95]
   direkt_chan_direkt_wr_desc_w256 u_wr_desc_chan (
@@ -259,17 +253,17 @@ module direkt_bridge_wr (
   );
 
   // @[BridgePath.java:169]
-  direkt_arbiter_rr_n2 u_arb (
+  direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
     .req         (u_arb_req),
     .done        (u_mover_rl_s_ready),
-    .grant       (u_arb_grant),
     .grant_id    (u_arb_grant_id),
-    .grant_valid (u_arb_grant_valid)
+    .grant_valid (u_arb_grant_valid),
+    .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:177]
+  // @[BridgePath.java:173]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

@@ -134,9 +134,10 @@ public final class Catalog {
         ENTRIES.put("rl_adapter", new Entry("width=8 direction=rl0_to_rl1|rl1_to_rl0", a ->
                 new ReadyLatencyAdapter().elaborate(new ReadyLatencyAdapter.Params(a.integer("width", 8),
                         a.choice("direction", ReadyLatencyAdapter.Direction.class, ReadyLatencyAdapter.Direction.RL0_TO_RL1)))));
-        ENTRIES.put("arbiter", new Entry("requesters=2 policy=fixed_priority|round_robin|weighted weights=1,2,...", a ->
+        ENTRIES.put("arbiter", new Entry("requesters=2 policy=fixed_priority|round_robin|weighted weights=1,2,... offers=false", a ->
                 new Arbiter().elaborate(new Arbiter.Params(a.integer("requesters", 2),
-                        a.choice("policy", Arbiter.Policy.class, Arbiter.Policy.ROUND_ROBIN), a.integers("weights")))));
+                        a.choice("policy", Arbiter.Policy.class, Arbiter.Policy.ROUND_ROBIN), a.integers("weights"),
+                        a.flag("offers", false)))));
         ENTRIES.put("channel_port", new Entry("instance=direkt port=<port> type=streamsink|streamsource width=256 chan_id=<id> registered=true", a -> {
             String port = a.text("port", "direkt_rd_desc");
             ChannelPort.Channel c = new ChannelPort.Channel(a.text("instance", "direkt"), port,
@@ -198,6 +199,12 @@ public final class Catalog {
             r.add(new Arbiter().elaborate(Arbiter.Params.fixed(n)));
             r.add(new Arbiter().elaborate(Arbiter.Params.roundRobin(n)));
             r.add(new Arbiter().elaborate(n == 2 ? Arbiter.Params.weighted(3, 1) : Arbiter.Params.weighted(4, 2, 1)));
+            if (n == 2) {
+                // the bridge's variants (ready from the offer)
+                r.add(new Arbiter().elaborate(Arbiter.Params.fixed(n).withOffers()));
+                r.add(new Arbiter().elaborate(Arbiter.Params.roundRobin(n).withOffers()));
+                r.add(new Arbiter().elaborate(Arbiter.Params.weighted(3, 1).withOffers()));
+            }
         }
         for (ReadyLatencyAdapter.Direction d : ReadyLatencyAdapter.Direction.values()) {
             r.add(new ReadyLatencyAdapter().elaborate(new ReadyLatencyAdapter.Params(160, d)));

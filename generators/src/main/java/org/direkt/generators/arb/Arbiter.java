@@ -2,6 +2,8 @@ package org.direkt.generators.arb;
 
 import static org.direkt.generators.Check.require;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import org.direkt.generators.Bits;
@@ -22,6 +24,11 @@ import org.direkt.hdl.Unit;
  * reports the end of the transfer; a one-cycle transfer (grant and done together) costs no
  * extra cycle, so back-to-back single-word transfers run at 1 per cycle.
  *
+ * <p>With {@code offers} the one-hot {@code grant} gives way to {@code offer}: {@code offer[i]} is
+ * the grant requester i gets this cycle if it requests (equal to the grant whenever {@code req[i]}
+ * is high), a ready for requester i that does not wait on its own valid, so a requester whose
+ * valid is a register fed back from its own transfers keeps that loop short.
+ *
  * <ul>
  * <li>FIXED_PRIORITY: the lowest index wins (the priority encoder).</li>
  * <li>ROUND_ROBIN: after a transfer of requester g, g+1 has the highest priority; every waiting
@@ -32,13 +39,25 @@ import org.direkt.hdl.Unit;
  */
 public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
 
-    /** Requests in, the end of the current grant in; the grant one-hot, as an index, and whether there is one. */
-    public record Io(Signal req, Signal done, Signal grant, Signal grantId, Signal grantValid) {
+    /**
+     * Requests in, the end of the current grant in; the grant one-hot (null with offers), as an
+     * index, and whether there is one; with offers, the grant each requester would get if it requested.
+     */
+    public record Io(Signal req, Signal done, Signal grant, Signal grantId, Signal grantValid, Signal offer) {
     }
 
     public enum Policy { FIXED_PRIORITY, ROUND_ROBIN, WEIGHTED }
 
-    public record Params(int requesters, Policy policy, List<Integer> weights) {
+    public record Params(int requesters, Policy policy, List<Integer> weights, boolean offers) {
+        public Params(int requesters, Policy policy, List<Integer> weights) {
+            this(requesters, policy, weights, false);
+        }
+
+        /** The same arbiter with {@code offer} in place of the one-hot {@code grant}. */
+        public Params withOffers() {
+            return new Params(requesters, policy, weights, true);
+        }
+
         public Params {
             require(requesters >= 2 && requesters <= 32, "Arbiter", "requesters", requesters, "must be in 2..32");
             require(policy != null, "Arbiter", "policy", policy, "must be FIXED_PRIORITY, ROUND_ROBIN or WEIGHTED");
@@ -87,7 +106,7 @@ public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
         for (int w : p.weights()) {
             name.append('_').append(w);
         }
-        return name.toString();
+        return name.append(p.offers() ? "_o" : "").toString();
     }
 
     @Override
@@ -95,8 +114,8 @@ public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
         ClockDomain cd = at.domain(Domains.MAIN);
         int n = p.requesters();
         int iw = Check.indexWidth(n);
-        return new Io(at.in("req", n, cd), at.in("done", 1, cd), at.out("grant", n, cd), at.out("grant_id", iw, cd),
-                at.out("grant_valid", 1, cd));
+        return new Io(at.in("req", n, cd), at.in("done", 1, cd), p.offers() ? null : at.out("grant", n, cd),
+                at.out("grant_id", iw, cd), at.out("grant_valid", 1, cd), p.offers() ? at.out("offer", n, cd) : null);
     }
 
     @Override
@@ -106,7 +125,7 @@ public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
         int iw = Check.indexWidth(n);
         Signal req = io.req();
         Signal done = io.done();
-        Signal grant = io.grant();
+
         Signal grantId = io.grantId();
         Signal grantValid = io.grantValid();
 
@@ -128,14 +147,31 @@ public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
             });
         });
 
+        // offer[i]: pick[i] with req[i] taken as high, i.e. no other request ahead of i.
+        List<Expr> offers = new ArrayList<>();  // (built for every policy; emitted only with offers)
         if (p.policy() == Policy.FIXED_PRIORITY) {
             pick.set(Bits.lowestSet(req));
+            for (int i = 0; i < n; i++) {
+                offers.add(i == 0 ? m.lit(1, 1) : req.bits(i - 1, 0).orR().not());
+            }
         } else {
             Reg ptr = m.reg("priority_ptr", iw, cd).init(0);
             // Requests at or above the pointer win first; if none, the lowest request wraps around.
             Signal above = m.wire("req_above_ptr", n);
             above.set(req.and(m.lit((1L << n) - 1, n).shl(ptr)));
             pick.set(Expr.mux(above.orR(), Bits.lowestSet(above), Bits.lowestSet(req)));
+            // Ahead of i: with i at or above the pointer, a request at or above it and below i;
+            // with i below the pointer, any request at or above it, or below i.
+            offers.add(ptr.eq(0).or(above.orR().not()));
+            for (int i = 1; i < n; i++) {
+                Expr aheadAbove = above.bits(i - 1, 0).orR();
+                if (i == n - 1) {
+                    offers.add(aheadAbove.not());  // never below the pointer
+                } else {
+                    Expr whenBelow = above.orR().or(req.bits(i - 1, 0).orR());
+                    offers.add(Expr.mux(ptr.le(m.lit(i, iw)), aheadAbove, whenBelow).not());
+                }
+            }
             Expr following = Expr.mux(id.eq(n - 1), m.lit(0, iw), id.plus(1));
             Signal finished = m.wire("finished", 1);
             finished.set(current.orR().and(done));
@@ -162,8 +198,14 @@ public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
                 });
             }
         }
-        grant.set(current);
         grantId.set(id);
         grantValid.set(current.orR());
+        if (p.offers()) {
+            List<Expr> msbFirst = new ArrayList<>(offers);
+            Collections.reverse(msbFirst);
+            io.offer().set(Expr.mux(locked, heldGrant, Expr.cat(msbFirst.toArray(Expr[]::new))));
+        } else {
+            io.grant().set(current);
+        }
     }
 }

@@ -169,6 +169,10 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         io.hsValid().set(status.hsValid());
         io.hsData().set(status.hsData());
         status.waiting().set(pool != null ? pool.issued() : credits.outstanding());
+        if (pool != null) {
+            status.late().set(pool.late());
+            status.lateSlot().set(pool.lateSlot());
+        }
         status.reject().set(reject);
         if (status.rejectSlot() != null) {
             status.rejectSlot().set(rejSlot);

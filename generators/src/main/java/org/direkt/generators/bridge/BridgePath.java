@@ -166,13 +166,9 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Stream hostQ = hostRl.m();
 
         // Requester 0: the host; 1: the kernel. A descriptor is one word, so done is the hand-over.
-        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights())).clock(dma).io();
+        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights()).withOffers()).clock(dma).io();
         Stream kq = issue.d();
         arb.req().set(Expr.cat(kq.valid(), hostQ.valid()));
-        Signal grantHost = m.wire("grant_host", 1);
-        Signal grantKernel = m.wire("grant_kernel", 1);
-        grantHost.set(arb.grant().bit(0));
-        grantKernel.set(arb.grant().bit(1));
 
         ReadyLatencyAdapter.Io moverRl = m.sub("u_mover_rl", new ReadyLatencyAdapter(),
                 new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
@@ -182,8 +178,10 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         // A descriptor is one word: a grant ends in any cycle the mover takes words (its ready is a
         // register of the adapter), so the arbiter's state does not wait on its own grant.
         arb.done().set(toMover.ready());
-        hostQ.ready().set(grantHost.and(toMover.ready()));
-        kq.ready().set(grantKernel.and(toMover.ready()));
+        // Ready from the arbiter's offer, not its grant: the same in any cycle with a word, and
+        // without the requester's own valid on its path (the mover queue's valid loop stays short).
+        hostQ.ready().set(arb.offer().bit(0).and(toMover.ready()));
+        kq.ready().set(arb.offer().bit(1).and(toMover.ready()));
         m.connect(moverRl.m(), io.dmaDesc());
 
         // Mover status: no ready. Host IDs go straight back to the descriptor controller.
@@ -201,10 +199,10 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         if (b.counters()) {
             Signal handOver = m.wire("hand_over", 1);
             handOver.set(arb.grantValid().and(toMover.ready()));
-            ev.put("kernel_issued", handOver.and(grantKernel));
+            ev.put("kernel_issued", handOver.and(arb.grantId()));
             ev.put("completed", issue.evCompleted());
             ev.put("aborted", issue.evAborted());
-            ev.put("host_issued", handOver.and(grantHost));
+            ev.put("host_issued", handOver.and(arb.grantId().not()));
             ev.put("host_completed", issue.hsValid());
             ev.put("spurious", issue.evSpurious());
         }

@@ -74,18 +74,28 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
         m.when(io.admit().xor(io.release()), () -> outstanding.set(outstanding.plus(
                 ow == 1 ? m.lit(1, 1) : Expr.cat(io.release().repeat(ow - 1), m.lit(1, 1)))));
         m.when(io.admit(), () -> promised.set(promised.plus(1)));
-        // The sum never exceeds the depth (the rule keeps it there; a lagging rd_ptr only lowers it
-        // later), so it fits the pointer width and the bounds are bit tests, not comparators:
-        // sum < depth is a clear top bit, sum < depth - 1 also excludes depth - 1 (all low bits set).
-        Signal sum = m.wire("sum", pw);
-        sum.set(promised.minus(io.rdPtr()));
-        Expr okIfNone = sum.bit(aw).not();
-        Expr okIfAdmit = p.statusDepth() == 1 ? m.lit(0, 1) : okIfNone.and(sum.bits(aw - 1, 0).andR().not());
-        if (p.inflight() < p.statusDepth()) {
-            // With as many places as descriptors in flight the first bound implies the second.
-            okIfNone = okIfNone.and(outstanding.lt(m.lit(p.inflight(), ow)));
-            // With one in flight, the one admitted now uses it up.
-            okIfAdmit = p.inflight() == 1 ? m.lit(0, 1) : okIfAdmit.and(outstanding.lt(m.lit(p.inflight() - 1, ow)));
+        Expr okIfNone;
+        Expr okIfAdmit;
+        if (p.inflight() == 1) {
+            // The one admitted now uses the only place in flight up; the FIFO's room then matters
+            // only while none is outstanding: a place is left unless promised is a whole lap (the
+            // depth) ahead of rd_ptr, an equality with rd_ptr's top bit flipped.
+            Expr lapAhead = Expr.cat(io.rdPtr().bit(aw).not(), io.rdPtr().bits(aw - 1, 0));
+            okIfNone = outstanding.eq(0).and(promised.ne(lapAhead));
+            okIfAdmit = m.lit(0, 1);
+        } else {
+            // The sum never exceeds the depth (the rule keeps it there; a lagging rd_ptr only lowers
+            // it later), so it fits the pointer width and the bounds are bit tests, not comparators:
+            // sum < depth is a clear top bit, sum < depth - 1 also excludes depth - 1 (all low bits set).
+            Signal sum = m.wire("sum", pw);
+            sum.set(promised.minus(io.rdPtr()));
+            okIfNone = sum.bit(aw).not();
+            okIfAdmit = okIfNone.and(sum.bits(aw - 1, 0).andR().not());
+            if (p.inflight() < p.statusDepth()) {
+                // With as many places as descriptors in flight the first bound implies the second.
+                okIfNone = okIfNone.and(outstanding.lt(m.lit(p.inflight(), ow)));
+                okIfAdmit = okIfAdmit.and(outstanding.lt(m.lit(p.inflight() - 1, ow)));
+            }
         }
         ok.set(Expr.mux(io.admit(), okIfAdmit, okIfNone));
         io.ok().set(ok);

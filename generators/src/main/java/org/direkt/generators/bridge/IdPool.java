@@ -34,7 +34,7 @@ public final class IdPool extends Unit<IdPool.Params, IdPool.Io> {
     }
 
     public record Io(Signal alloc, Signal freeSlot, Signal anyFree, Signal handed, Signal handedSlot, Signal back,
-            Signal backSlot, Signal release, Signal releaseSlot, Signal issued) {
+            Signal backSlot, Signal release, Signal releaseSlot, Signal issued, Signal late, Signal lateSlot) {
     }
 
     @Override
@@ -48,7 +48,8 @@ public final class IdPool extends Unit<IdPool.Params, IdPool.Io> {
         int sw = p.slotBits();
         return new Io(at.in("alloc", 1, cd), at.out("free_slot", sw, cd), at.out("any_free", 1, cd),
                 at.in("handed", 1, cd), at.in("handed_slot", sw, cd), at.in("back", 1, cd), at.in("back_slot", sw, cd),
-                at.in("retire", 1, cd), at.in("retire_slot", sw, cd), at.out("issued", p.slots(), cd));
+                at.in("retire", 1, cd), at.in("retire_slot", sw, cd), at.out("issued", p.slots(), cd),
+                at.out("late", 1, cd), at.out("late_slot", sw, cd));
     }
 
     @Override
@@ -84,12 +85,22 @@ public final class IdPool extends Unit<IdPool.Params, IdPool.Io> {
         retired.write(tail.trunc(qa), io.releaseSlot(), io.release());
         m.when(io.release(), () -> tail.set(tail.plus(1)));
 
+        // The hand-over is registered before it marks its slot (its path starts at the arbiter). In
+        // the cycle between, the slot is issued all the same: {@code late} and {@code late_slot} name
+        // it, for the user to OR in (a mover that reports at once is believed). A report clears
+        // what the hand-over set, even in the cycle the mark lands.
         Reg issued = m.reg("slot_issued", n, cd).init(0);
+        Reg handedQ = m.reg("handed_q", 1, cd).init(0);
+        Reg handedSlotQ = m.reg("handed_slot_q", sw, cd).init(0);
+        handedQ.set(io.handed());
+        handedSlotQ.set(io.handedSlot());
         Expr one = m.lit(1, n);
         Expr none = m.lit(0, n);
-        Expr handed = Expr.mux(io.handed(), one.shl(io.handedSlot()), none);
+        Expr marking = issued.or(Expr.mux(handedQ, one.shl(handedSlotQ), none));
         Expr back = Expr.mux(io.back(), one.shl(io.backSlot()), none);
-        issued.set(issued.and(back.not()).or(handed));
+        issued.set(marking.and(back.not()));
         io.issued().set(issued);
+        io.late().set(handedQ);
+        io.lateSlot().set(handedSlotQ);
     }
 }

@@ -46,7 +46,9 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         }
     }
 
-    public record Io(Signal msValid, Signal msData, Signal hsValid, Signal hsData, Signal waiting, Signal reject,
+    /** {@code late}/{@code lateSlot} (managed): a slot handed over last cycle, issued though not yet in {@code waiting}. */
+    public record Io(Signal msValid, Signal msData, Signal hsValid, Signal hsData, Signal waiting, Signal late,
+            Signal lateSlot, Signal reject,
             Signal rejectLoad, Signal rejectSlot, Signal rejectError, Signal rejectTaken, Signal stamp, Signal stampSlot, Signal stampTag,
             Signal now, Signal back, Signal backSlot, Signal push, Signal pushSlot, Signal pushData, Signal evCompleted,
             Signal evAborted, Signal evSpurious) {
@@ -67,7 +69,8 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         int waitingBits = p.idMode() == IdMode.MANAGED ? p.inflight() : p.countBits();
         boolean managed = p.idMode() == IdMode.MANAGED;
         return new Io(at.in("ms_valid", 1, cd), at.in("ms_data", sb, cd), at.out("hs_valid", 1, cd), at.out("hs_data", sb, cd),
-                at.in("waiting", waitingBits, cd), at.in("reject", 1, cd),
+                at.in("waiting", waitingBits, cd), managed ? at.in("late", 1, cd) : null,
+                managed ? at.in("late_slot", sw, cd) : null, at.in("reject", 1, cd),
                 p.tagged() ? null : at.in("reject_load", 1, cd), p.tagged() || managed ? at.in("reject_slot", sw, cd) : null,
                 at.in("reject_error", 4, cd), at.out("reject_taken", 1, cd), at.in("stamp", 1, cd), at.in("stamp_slot", sw, cd),
                 p.tagged() ? at.in("stamp_tag", 32, cd) : null, at.in("now", 32, cd), managed ? at.out("back", 1, cd) : null,
@@ -97,7 +100,8 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         Signal legit = m.wire("ms_legit", 1);
         if (p.idMode() == IdMode.MANAGED) {
             Expr inRange = msId.bits(6, 0).zext(8).lt(m.lit(p.inflight(), 8));
-            Expr issued = io.waiting().and(m.lit(1, p.inflight()).shl(msSlot)).orR();
+            Expr issued = io.waiting().and(m.lit(1, p.inflight()).shl(msSlot)).orR()
+                    .or(io.late().and(io.lateSlot().eq(msSlot)));
             legit.set(msKernel.and(inRange).and(issued));
         } else {
             // One status per outstanding descriptor at most: the one in the stage is already counted.
