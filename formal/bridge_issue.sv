@@ -33,6 +33,11 @@
 //@tap f_m1e    = dut.u_status.m1_error
 //@tap f_m1m    = dut.u_status.m1_mover
 //@tap f_issd   = dut.u_ids.slot_issued
+//@tap f_hq     = dut.u_ids.handed_q
+//@tap f_hs     = dut.u_ids.handed_slot_q
+//@tap f_fcnt   = dut.u_ids.free_count
+//@tap f_anyq   = dut.u_ids.any_free_q
+//@tap f_prom   = dut.u_credits.promised_q
 //@tap f_fresh  = dut.u_ids.fresh
 //@tap f_rrd    = dut.u_ids.retired_rd
 //@tap f_rwr    = dut.u_ids.retired_wr
@@ -130,6 +135,9 @@ module fv_bridge_issue (
   wire         f_m1v, f_m1m;
   wire [3:0]   f_m1s, f_m1e;
   wire [15:0]  f_issd;
+  wire         f_hq, f_anyq;
+  wire [3:0]   f_hs;
+  wire [4:0]   f_fcnt, f_prom;
   wire [4:0]   f_fresh, f_rrd, f_rwr;
   wire [3:0]   f_ret0, f_ret1, f_ret2, f_ret3, f_ret4, f_ret5, f_ret6, f_ret7,
                f_ret8, f_ret9, f_ret10, f_ret11, f_ret12, f_ret13, f_ret14, f_ret15;
@@ -417,8 +425,13 @@ module fv_bridge_issue (
                      d_valid == (f_qcnt != 0));
     h_track: assert (f_trk != 2'd1 || (f_tpos < f_nq && f_qt[145:0] == f_d1));
     h_queue_ids: assert (f_q_ids_ok && f_q_distinct);
-    // the mover's slots as the IP sees them
-    h_issued: assert (f_issd == f_held);
+    // the mover's slots as the IP sees them: marked, or handed over last cycle (the mark lands
+    // a cycle after the hand-over; the pending slot is not marked yet)
+    h_issued: assert (f_held == (f_issd | (f_hq ? 16'd1 << f_hs : 16'd0)) && (!f_hq || !bit16(f_issd, f_hs)));
+    // credits: the promised pointer counts admissions, the FIFO's write side every push
+    h_promised: assert (f_prom == f_nadm && f_wcnt == f_npush);
+    // the ID pool's free count and its registered any-free flag
+    h_free: assert (f_fcnt == 5'd16 - outstanding && f_anyq == (f_fcnt != 0));
     // the reject register and the status register
     h_reject: assert (f_rejv == f_rejp && (!f_rejp || (f_reje == f_rejc && f_rejc != 0)));
     h_m1: assert (f_m1v == ks_valid && ks_valid == (f_rep_q || f_take_q) && !(f_rep_q && f_take_q)

@@ -886,7 +886,7 @@ async def arbiter_bound(dut):
             # a hand-over: the arbiter grants and the mover's adapter takes the word
             if p.u_arb_grant_valid.value == 1 and p.u_mover_rl_s_ready.value == 1:
                 s["grants"] += 1
-                if p.grant_host.value == 1:
+                if p.u_arb_grant_id.value == 0:  # requester 0: the host
                     s["kernel_run"] = 0
                     if req & 2:
                         s["host_run"] += 1
