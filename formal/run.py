@@ -52,6 +52,7 @@ ASYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_
 BRIDGE_ISSUE_PROPS = ["credit_invariant", "no_status_dropped", "outstanding_bounded", "id_unique",
                       "only_admitted_reach_mover", "host_passthrough",
                       "one_status_per_descriptor", "helpers", "reachable"]
+CREDITS_PROPS = ["no_push_when_full", "outstanding_exact", "inflight_bounded", "helpers", "reachable"]
 ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
 
@@ -94,6 +95,14 @@ def arbiter(module, n, policy, weights, k, cover_k):
                 + (["offer_matches_grant"] if offers else []) + ARB_PROPS[-1:])
 
 
+def credits(n, k, cover_k):
+    module = "direkt_bridge_credits_n%d_s16" % n
+    ow = max(1, (n).bit_length())  # Check.indexWidth(n + 1)
+    return dict(name=module.replace("direkt_", ""), harness="credits.sv", top="fv_credits",
+                ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
+                defines=dict(DUT=module, N=n, OW=ow), props=CREDITS_PROPS)
+
+
 def bridge_issue(direction, k, cover_k):
     module = "direkt_bridge_issue_%s_e4_mem200000000_n16_s16" % direction
     return dict(name="bridge_issue_%s_n16" % direction, harness="bridge_issue.sv",
@@ -118,6 +127,10 @@ CONFIGS = [
     arbiter("direkt_arbiter_rr_n3", 3, 1, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n2_3_1", 2, 2, [3, 1], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n3_4_2_1", 3, 2, [4, 2, 1], k=10, cover_k=12),
+    # the bridge's status credits, on their own (16, fewer and one in flight)
+    credits(16, k=10, cover_k=40),
+    credits(8, k=10, cover_k=40),
+    credits(1, k=10, cover_k=60),
     # the bridge's variants: ready from the offer
     arbiter("direkt_arbiter_fixed_n2_o", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2_o", 2, 1, [], k=10, cover_k=12),

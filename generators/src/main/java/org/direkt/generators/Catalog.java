@@ -10,6 +10,7 @@ import java.util.function.Function;
 
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.Credits;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.fifo.AsyncFifo;
@@ -210,6 +211,9 @@ public final class Catalog {
             r.add(new ReadyLatencyAdapter().elaborate(new ReadyLatencyAdapter.Params(160, d)));
         }
         r.add(new SkidBuffer().elaborate(new SkidBuffer.Params(160)));
+        // the bridge's status credits with fewer in flight than status places (proved in formal/)
+        r.add(new Credits().elaborate(new Credits.Params(8, 16)));
+        r.add(new Credits().elaborate(new Credits.Params(1, 16)));
         r.add(new Bridge().elaborate(Bridge.Params.defaults()));
         return r;
     }
