@@ -26,7 +26,7 @@ help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
 	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus)"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
-	@echo "make regress  long simulations"
+	@echo "make regress  long simulations and long proofs"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
@@ -55,7 +55,8 @@ test-sim: build
 	  (cd sim && SIM=$$sim $(PYTEST) -q tb) || exit 1; \
 	done
 
-# The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log.
+# The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log. Then
+# the long proofs (the default preset's 16-slot ID pool).
 regress: build
 	@mkdir -p sim/build; pids=""; \
 	for sim in $(SIMS); do \
@@ -65,6 +66,7 @@ regress: build
 	rc=0; for pid in $$pids; do wait $$pid || rc=1; done; \
 	for sim in $(SIMS); do echo "== $$sim: $$(tail -n 1 sim/build/regress-$$sim.log)"; done; \
 	if [ $$rc -ne 0 ]; then grep -h -A40 -m3 "FAILED\|Error" sim/build/regress-*.log | head -120; fi; \
+	echo "== long proofs (formal/run.py --long)"; python3 formal/run.py --long || rc=1; \
 	exit $$rc
 
 demo: build

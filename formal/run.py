@@ -14,6 +14,7 @@ shows that the assumptions leave the interesting behaviour possible (non-vacuity
     python3 formal/run.py --only data_in_order --only "async_fifo_w64_d16 helpers"
     python3 formal/run.py --list
     python3 formal/run.py --ip /tmp/broken-ip      # the same proofs on another copy of ip/
+    python3 formal/run.py --long                   # the long proofs (`make regress` runs them)
     python3 formal/run.py --only "async_fifo_w64_d16 helpers" --depth 40   # a deeper base case
 
 Output: one line per property, `PASSED  <config>  <property>  (k-induction, depth K, ...)`
@@ -52,6 +53,9 @@ ASYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_
 BRIDGE_ISSUE_PROPS = ["credit_invariant", "no_status_dropped", "outstanding_bounded", "id_unique",
                       "only_admitted_reach_mover", "host_passthrough",
                       "one_status_per_descriptor", "helpers", "reachable"]
+ID_POOL_PROPS = ["id_unique", "any_free_exact", "issued_exact", "helpers", "reachable"]
+STATUS_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "reject_waits",
+                "events_exact", "stamp_exact", "helpers", "reachable"]
 CREDITS_PROPS = ["no_push_when_full", "outstanding_exact", "inflight_bounded", "helpers", "reachable"]
 ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
@@ -103,6 +107,23 @@ def credits(n, k, cover_k):
                 defines=dict(DUT=module, N=n, OW=ow), props=CREDITS_PROPS)
 
 
+def id_pool(n, k, cover_k):
+    module = "direkt_bridge_id_pool_n%d" % n
+    defines = dict(DUT=module, N=n, SW=(n - 1).bit_length())
+    if n == 16:
+        defines["N16"] = 1
+    return dict(name=module.replace("direkt_", ""), harness="id_pool.sv", top="fv_id_pool",
+                ip=[module], multiclock=False, depth=k, cover_depth=cover_k, map_memories=True,
+                defines=defines, props=ID_POOL_PROPS)
+
+
+def status(n, k, cover_k):
+    module = "direkt_bridge_status_n%d" % n
+    return dict(name=module.replace("direkt_", ""), harness="status.sv", top="fv_status",
+                ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
+                defines=dict(DUT=module), props=STATUS_PROPS)
+
+
 def bridge_issue(direction, k, cover_k):
     module = "direkt_bridge_issue_%s_e4_mem200000000_n16_s16" % direction
     return dict(name="bridge_issue_%s_n16" % direction, harness="bridge_issue.sv",
@@ -131,6 +152,10 @@ CONFIGS = [
     credits(16, k=10, cover_k=40),
     credits(8, k=10, cover_k=40),
     credits(1, k=10, cover_k=60),
+    # the bridge's kernel descriptor IDs, on their own (4 slots here; 16 in LONG_CONFIGS)
+    id_pool(4, k=1, cover_k=8),
+    # the bridge's kernel statuses, on their own
+    status(16, k=2, cover_k=8),
     # the bridge's variants: ready from the offer
     arbiter("direkt_arbiter_fixed_n2_o", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2_o", 2, 1, [], k=10, cover_k=12),
@@ -143,6 +168,12 @@ CONFIGS = [
 BRIDGE_CONFIGS = [
     bridge_issue("rd", k=8, cover_k=24),
     bridge_issue("wr", k=8, cover_k=24),
+]
+
+# The same proofs at the default preset's size where they take minutes each (z3 on every word of
+# the 16-slot retired queue); `make regress` runs them:  python3 formal/run.py --long
+LONG_CONFIGS = [
+    id_pool(16, k=1, cover_k=20),
 ]
 
 # --------------------------------------------------------------------------- model building
@@ -252,8 +283,10 @@ def build_model(cfg, prop, ip_dir, wd):
             stage2.append("connect -nomap -nounset -set \\%s \\%s" % (wire, internal))
     stage2 += [
         # collect the memories as SMT arrays (no memory_dff: registered read data stays the
-        # IP's own register; no memory_map: z3 handles the arrays far better)
+        # IP's own register; no memory_map: z3 handles the arrays far better, except where a
+        # helper invariant ranges over every word of a small memory: map_memories)
         "memory_collect",
+    ] + (["memory_map"] if cfg.get("map_memories") else []) + [
         "opt_clean",
         "check -assert",          # fails on any undriven wire, e.g. a misspelt tap
         "clk2fflogic" if cfg["multiclock"] else "async2sync",
@@ -379,6 +412,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the proofs and exit")
     ap.add_argument("--bridge", action="store_true",
                     help="the bridge admission unit's proofs instead (harness not yet inductive)")
+    ap.add_argument("--long", action="store_true",
+                    help="the long proofs instead (the default preset's 16-slot ID pool)")
     args = ap.parse_args()
 
     for tool in ("yosys", "yosys-smtbmc", "z3"):
@@ -386,7 +421,7 @@ def main():
             print("missing tool: %s" % tool)
             return 2
 
-    todo = [(c, p) for c in (BRIDGE_CONFIGS if args.bridge else CONFIGS) for p in c["props"]
+    todo = [(c, p) for c in (BRIDGE_CONFIGS if args.bridge else LONG_CONFIGS if args.long else CONFIGS) for p in c["props"]
             if not args.only or any(s in "%s %s" % (c["name"], p) for s in args.only)]
     if args.list:
         for c, p in todo:

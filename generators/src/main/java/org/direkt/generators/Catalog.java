@@ -11,6 +11,7 @@ import java.util.function.Function;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Credits;
+import org.direkt.generators.bridge.IdPool;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.fifo.AsyncFifo;
@@ -214,6 +215,8 @@ public final class Catalog {
         // the bridge's status credits with fewer in flight than status places (proved in formal/)
         r.add(new Credits().elaborate(new Credits.Params(8, 16)));
         r.add(new Credits().elaborate(new Credits.Params(1, 16)));
+        // the ID pool with 4 slots: small enough for `make formal` to prove every slot's life
+        r.add(new IdPool().elaborate(new IdPool.Params(4)));
         r.add(new Bridge().elaborate(Bridge.Params.defaults()));
         return r;
     }
