@@ -25,6 +25,7 @@ final class Checker {
     private final Set<Signal> domainInProgress = new HashSet<>();
     private final Map<String, Set<String>> combPaths = new LinkedHashMap<>();
     private final Set<Expr> reportedTemps = new HashSet<>();
+    private final Map<String, String> crossingInputs = new LinkedHashMap<>();
 
     Checker(ModuleBuilder m) {
         this.m = m;
@@ -32,6 +33,11 @@ final class Checker {
 
     Map<String, Set<String>> combPaths() {
         return combPaths;
+    }
+
+    /** The input ports that reach a synchroniser straight, each with the synchroniser's path. */
+    Map<String, String> crossingInputs() {
+        return crossingInputs;
     }
 
     List<Diagnostic> run() {
@@ -146,11 +152,19 @@ final class Checker {
         }
     }
 
-    /** Cummings' rule: what crosses comes straight from a flop of its source domain, no logic in between. */
+    /**
+     * Cummings' rule: what crosses comes straight from a flop of its source domain, no logic in
+     * between, at every level of the hierarchy. A pin that reaches a synchroniser (the primitive's
+     * own data input, or an input port that a child passes on to one, however deep) must be driven
+     * by a register (or a child's registered output) or by an input port of this module, and such
+     * an input port is then a crossing input of this module in turn, checked where it is driven.
+     */
     private void checkSynchroniserInputs() {
         for (Instance inst : m.instances) {
             for (Signal childPort : inst.child().ports()) {
-                if (childPort.kind() != Signal.Kind.ASYNC_INPUT) {
+                String reaches = childPort.kind() == Signal.Kind.ASYNC_INPUT ? null
+                        : inst.child().crossingInputs().get(childPort.name());
+                if (childPort.kind() != Signal.Kind.ASYNC_INPUT && reaches == null) {
                     continue;
                 }
                 Signal pin = inst.pin(childPort.name());
@@ -158,13 +172,19 @@ final class Checker {
                 if (d == null || d.isEmpty()) {
                     continue;
                 }
+                String what = reaches == null ? "synchroniser '" + inst.name() + "' input"
+                        : "input '" + childPort.name() + "' of instance '" + inst.name() + "' (" + inst.child().name()
+                                + ") reaches synchroniser " + reaches + " and";
                 Stmt.Assign a = Drivers.single(d);
                 boolean straight = a != null && a.value() instanceof Signal src
                         && (Module.isFlop(src) || src.kind() == Signal.Kind.INPUT);
                 if (!straight) {
                     Stmt.Assign at = Drivers.first(d);
-                    error(at.loc(), "synchroniser '%s' input is driven by %s: what crosses a clock domain must come straight from a register of its source domain, with no logic or condition in between",
-                            inst.name(), a == null ? "conditional assignments" : a.value().describe());
+                    error(at.loc(), "%s is driven by %s: what crosses a clock domain must come straight from a register of its source domain, with no logic or condition in between",
+                            what, a == null ? "conditional assignments" : a.value().describe());
+                } else if (((Signal) a.value()).kind() == Signal.Kind.INPUT) {
+                    String path = "'" + inst.name() + (reaches == null ? "'" : "." + reaches.substring(1));
+                    crossingInputs.putIfAbsent(((Signal) a.value()).name(), path);
                 }
             }
         }

@@ -20,9 +20,11 @@ public final class Module {
     private final List<Stmt> body;
     private final List<Diagnostic> warnings;
     private final Map<String, Set<String>> combPaths;
+    private final Map<String, String> crossingInputs;
     private final List<String> doc;
 
-    Module(ModuleBuilder b, List<Diagnostic> warnings, Map<String, Set<String>> combPaths) {
+    Module(ModuleBuilder b, List<Diagnostic> warnings, Map<String, Set<String>> combPaths,
+            Map<String, String> crossingInputs) {
         this.name = b.name();
         this.generatorClass = b.generatorClass();
         this.params = b.params();
@@ -37,6 +39,7 @@ public final class Module {
         this.body = List.copyOf(b.body);
         this.warnings = List.copyOf(warnings);
         this.combPaths = Map.copyOf(combPaths);
+        this.crossingInputs = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(crossingInputs));
         this.doc = List.copyOf(b.doc);
     }
 
@@ -137,6 +140,15 @@ public final class Module {
             case INST_OUT -> s.instance.child().isRegisteredOutput(s.pin);
             default -> false;
         };
+    }
+
+    /**
+     * The input ports that reach a synchroniser inside this module with nothing in between, each
+     * with the synchroniser's instance path (e.g. {@code 'u_rd.u_sync'}): what drives them must be
+     * a register of the source domain, which a parent's elaboration checks.
+     */
+    public Map<String, String> crossingInputs() {
+        return crossingInputs;
     }
 
     /** For each output port, the input ports it depends on combinationally. */

@@ -394,7 +394,8 @@ public final class ModuleBuilder {
         if (!errors.isEmpty()) {
             throw new ElaborationException(errors);
         }
-        return new Module(this, found.stream().filter(d -> !d.isError()).toList(), checker.combPaths());
+        return new Module(this, found.stream().filter(d -> !d.isError()).toList(), checker.combPaths(),
+                checker.crossingInputs());
     }
 
     String generatorClass() {

@@ -330,6 +330,102 @@ class ElaborationErrorTest {
         }, l, "synchroniser 'u_sync' input is driven by wire 'w'", "straight from a register");
     }
 
+    /** A module that synchronises its input a_x (domain a) into domain b: legal on its own. */
+    private static Module syncsItsInput(String name) {
+        return Lambda.build(name, m -> {
+            m.domain(A);
+            m.domain(B);
+            Signal x = m.input("a_x", 2, A);
+            m.output("b_o", 2, B).set(Sync.bits(m, "u_sync", x, B, 2));
+        });
+    }
+
+    /** A module that passes its input a_y straight to a child that synchronises it. */
+    private static Module passesItOn(String name, Module child) {
+        return Lambda.build(name, m -> {
+            m.domain(A);
+            m.domain(B);
+            Instance u = m.instance("u_leaf", child).clock("a", A).clock("b", B);
+            u.pin("a_x").set(m.input("a_y", 2, A));
+            m.output("b_o", 2, B).set(u.pin("b_o"));
+        });
+    }
+
+    @Test
+    void crossingInputIsCheckedInTheParent() {
+        Module leaf = syncsItsInput("leaf2");
+        assertEquals("'u_sync'", leaf.crossingInputs().get("a_x"));
+        Lambda.Line l = new Lambda.Line();
+        Diagnostic d = fails(m -> {
+            m.domain(A);
+            m.domain(B);
+            Signal i1 = m.input("a_i1", 2, A);
+            Signal i2 = m.input("a_i2", 2, A);
+            Instance u = m.instance("u_leaf", leaf).clock("a", A).clock("b", B);
+            l.value = here(); u.pin("a_x").set(i1.and(i2));
+            m.output("b_o", 2, B).set(u.pin("b_o"));
+        }, l, "input 'a_x' of instance 'u_leaf' (leaf2) reaches synchroniser 'u_sync'", "straight from a register");
+        assertTrue(d.message().contains("and"), d.message());
+    }
+
+    @Test
+    void crossingInputIsCheckedThreeLevelsUp() {
+        Module mid = passesItOn("mid3", syncsItsInput("leaf3"));
+        assertEquals("'u_leaf.u_sync'", mid.crossingInputs().get("a_y"));
+        Lambda.Line l = new Lambda.Line();
+        fails(m -> {
+            m.domain(A);
+            m.domain(B);
+            Signal i1 = m.input("a_i1", 2, A);
+            Signal i2 = m.input("a_i2", 2, A);
+            Instance u = m.instance("u_mid", mid).clock("a", A).clock("b", B);
+            l.value = here(); u.pin("a_y").set(i1.and(i2));
+            m.output("b_o", 2, B).set(u.pin("b_o"));
+        }, l, "input 'a_y' of instance 'u_mid' (mid3) reaches synchroniser 'u_leaf.u_sync'", "straight from a register");
+    }
+
+    @Test
+    void crossingInputIsCheckedThroughAConditionThreeLevelsUp() {
+        Module mid = passesItOn("mid3c", syncsItsInput("leaf3c"));
+        Lambda.Line l = new Lambda.Line();
+        fails(m -> {
+            m.domain(A);
+            m.domain(B);
+            Signal i1 = m.input("a_i1", 2, A);
+            Signal c = m.input("a_c", 1, A);
+            Reg r = m.reg("r", 2, A).init(0);
+            r.set(i1);
+            Instance u = m.instance("u_mid", mid).clock("a", A).clock("b", B);
+            l.value = here(); u.pin("a_y").set(0);
+            m.when(c, () -> u.pin("a_y").set(r));
+            m.output("b_o", 2, B).set(u.pin("b_o"));
+        }, l, "input 'a_y' of instance 'u_mid' (mid3c)", "conditional assignments");
+    }
+
+    @Test
+    void crossingInputFromARegisterOrTheTopIsAccepted() {
+        Module mid = passesItOn("mid3ok", syncsItsInput("leaf3ok"));
+        Module fromReg = Lambda.build("top_reg", m -> {
+            m.domain(A);
+            m.domain(B);
+            Reg r = m.reg("r", 2, A).init(0);
+            r.set(m.input("a_i", 2, A));
+            Instance u = m.instance("u_mid", mid).clock("a", A).clock("b", B);
+            u.pin("a_y").set(r);
+            m.output("b_o", 2, B).set(u.pin("b_o"));
+        });
+        assertTrue(fromReg.crossingInputs().isEmpty(), fromReg.crossingInputs()::toString);
+        // a top-level input passed straight down is a crossing input of the top: its driver is the user's
+        Module passed = Lambda.build("top_in", m -> {
+            m.domain(A);
+            m.domain(B);
+            Instance u = m.instance("u_mid", mid).clock("a", A).clock("b", B);
+            u.pin("a_y").set(m.input("a_z", 2, A));
+            m.output("b_o", 2, B).set(u.pin("b_o"));
+        });
+        assertEquals("'u_mid.u_leaf.u_sync'", passed.crossingInputs().get("a_z"));
+    }
+
     @Test
     void synchroniserNeedsTwoStages() {
         Lambda.Line l = new Lambda.Line();
