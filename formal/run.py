@@ -56,6 +56,8 @@ BRIDGE_ISSUE_PROPS = ["credit_invariant", "no_status_dropped", "outstanding_boun
 ID_POOL_PROPS = ["id_unique", "any_free_exact", "issued_exact", "helpers", "reachable"]
 STATUS_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "reject_waits",
                 "events_exact", "stamp_exact", "helpers", "reachable"]
+STATUS_PAPER_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "reject_waits",
+                      "events_exact", "cycles_exact", "helpers", "reachable"]
 CREDITS_PROPS = ["no_push_when_full", "outstanding_exact", "inflight_bounded", "helpers", "reachable"]
 ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
@@ -124,6 +126,14 @@ def status(n, k, cover_k):
                 defines=dict(DUT=module), props=STATUS_PROPS)
 
 
+def status_paper(n, k, cover_k):
+    # the paper preset's: the kernel's own IDs, cycle-count statuses
+    module = "direkt_bridge_status_n%d_pid_cyc" % n
+    return dict(name=module.replace("direkt_", ""), harness="status_paper.sv",
+                top="fv_status_paper", ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
+                defines=dict(DUT=module), props=STATUS_PAPER_PROPS)
+
+
 def bridge_issue(direction, k, cover_k):
     module = "direkt_bridge_issue_%s_e4_mem200000000_n16_s16" % direction
     return dict(name="bridge_issue_%s_n16" % direction, harness="bridge_issue.sv",
@@ -156,6 +166,7 @@ CONFIGS = [
     id_pool(4, k=1, cover_k=8),
     # the bridge's kernel statuses, on their own
     status(16, k=2, cover_k=8),
+    status_paper(16, k=2, cover_k=8),
     # the bridge's variants: ready from the offer
     arbiter("direkt_arbiter_fixed_n2_o", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2_o", 2, 1, [], k=10, cover_k=12),

@@ -12,6 +12,7 @@ import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Credits;
 import org.direkt.generators.bridge.IdPool;
+import org.direkt.generators.bridge.StatusBuilder;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.fifo.AsyncFifo;
@@ -217,6 +218,8 @@ public final class Catalog {
         r.add(new Credits().elaborate(new Credits.Params(1, 16)));
         // the ID pool with 4 slots: small enough for `make formal` to prove every slot's life
         r.add(new IdPool().elaborate(new IdPool.Params(4)));
+        // the paper preset's status builder (the kernel's IDs, cycle-count statuses), proved on its own
+        r.add(new StatusBuilder().elaborate(new StatusBuilder.Params(Bridge.IdMode.PAPER, 16, false, true)));
         r.add(new Bridge().elaborate(Bridge.Params.defaults()));
         return r;
     }
