@@ -68,13 +68,14 @@ public final class Consistency {
                     + " " + port.width());
         }
         Map<String, String> tclPorts = new TreeMap<>();
-        Matcher m = PORT_LINE.matcher(text(files, Overlay.HW_TCL));
+        String hwTcl = Overlay.hwTcl(top.name());
+        Matcher m = PORT_LINE.matcher(text(files, hwTcl));
         while (m.find()) {
             if (tclPorts.put(m.group(2), m.group(4) + " " + m.group(5)) != null) {
-                problems.add(Overlay.HW_TCL + " declares port " + m.group(2) + " twice");
+                problems.add(hwTcl + " declares port " + m.group(2) + " twice");
             }
         }
-        compare(problems, "Verilog " + topFile, vPorts, Overlay.HW_TCL, tclPorts);
+        compare(problems, "Verilog " + topFile, vPorts, hwTcl, tclPorts);
 
         // 2. board_spec.xml channels = manifest channels = Verilog channel ports
         Set<String> boardChannels = new TreeSet<>();

@@ -48,10 +48,14 @@ public final class Overlay {
     /** Where each artifact goes, relative to the overlay directory. */
     public static final String BOARD_SPEC = "board_spec.xml";
     public static final String IP_DIR = "ip";
-    public static final String HW_TCL = "direkt_bridge_hw.tcl";
     public static final String INTEGRATE_TCL = "direkt_integrate.tcl";
     public static final String HEADER = "include/direkt_dma.h";
     public static final String OVERLAY_MD = "OVERLAY.md";
+
+    /** The Platform Designer component, named after the bridge's top module (its instance name): {@code <top>_hw.tcl}. */
+    public static String hwTcl(String top) {
+        return top + "_hw.tcl";
+    }
 
     /** The inputs of one run. {@code config} (a JSON file) and {@code preset} exclude each other. */
     public record Request(Path bsp, String board, Path config, String preset) {
@@ -141,7 +145,7 @@ public final class Overlay {
         Map<String, byte[]> out = new LinkedHashMap<>();
         out.put(BOARD_SPEC, edited.getBytes(spec.charset()));
         verilog.forEach((name, text) -> out.put(IP_DIR + "/" + name + ".v", utf8(text)));
-        out.put(HW_TCL, utf8(Templates.render("direkt_bridge_hw.tcl.vm", model)));
+        out.put(hwTcl(top.name()), utf8(Templates.render("direkt_bridge_hw.tcl.vm", model)));
         out.put(INTEGRATE_TCL, utf8(Templates.render("direkt_integrate.tcl.vm", model)));
         out.put(HEADER, utf8(Templates.render("direkt_dma.h.vm", model)));
         out.put(Manifest.FILE_NAME, utf8(Manifest.json(p)));

@@ -345,9 +345,14 @@ public final class Bridge extends Generator<Bridge.Params> {
         }
     }
 
+    /**
+     * The top is named after the Platform Designer instance ({@code direkt_bridge} by default), as
+     * an IP generator names a variant's top after the user's variant name; its submodules carry a
+     * hash of their parameters ({@link org.direkt.generators.Names}), so two bridges live in one project.
+     */
     @Override
     public String moduleName(Params p) {
-        return "direkt_bridge";
+        return p.instance();
     }
 
     @Override

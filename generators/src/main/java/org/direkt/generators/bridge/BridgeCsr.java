@@ -5,9 +5,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
+import org.direkt.generators.Names;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
 import org.direkt.hdl.ModuleBuilder;
@@ -54,10 +57,28 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         return java.util.stream.Stream.concat(Layout.CSR_EVENTS.stream(), alarms.stream()).toList();
     }
 
+    /**
+     * The bridge parameters the CSR's contents depend on: the window table, the counters, the
+     * OUTSTANDING width, and what the CONFIG and FPGA_MEM registers report.
+     */
+    static final List<String> SETTINGS = List.of("windows", "inflight", "counters", "id_mode", "status_mode", "sync_stages",
+            "fpga_mem", "word_order");
+
+    /** The windows, the descriptors in flight and the counters, then a hash ({@link Names#hashed}) of {@link #SETTINGS}. */
     @Override
     public String moduleName(Params p) {
         Bridge.Params b = p.bridge();
-        return "direkt_bridge_csr_e" + b.windowEntries() + "_n" + b.inflight() + (b.counters() ? "" : "_nc");
+        return Names.hashed("direkt_bridge_csr_e" + b.windowEntries() + "_n" + b.inflight() + (b.counters() ? "" : "_nc"),
+                settings(b, d -> SETTINGS.contains(d.name())));
+    }
+
+    /**
+     * {@code key=value} of the bridge parameters {@code keep} accepts, in the order of
+     * {@link BridgeParam#ALL}: the canonical string a bridge submodule's name hashes.
+     */
+    static String settings(Bridge.Params b, Predicate<BridgeParam<?>> keep) {
+        return BridgeParam.ALL.stream().filter(keep).map(d -> d.name() + "=" + d.text(b))
+                .collect(Collectors.joining(" "));
     }
 
     @Override

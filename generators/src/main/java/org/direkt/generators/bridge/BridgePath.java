@@ -41,9 +41,15 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
             Signal hostBuffered) {
     }
 
+    /**
+     * The direction, then a hash ({@link org.direkt.generators.Names#hashed}) of every bridge
+     * parameter but the instance (which names nothing inside) and the other direction's channel ids.
+     */
     @Override
     public String moduleName(Params p) {
-        return "direkt_bridge_" + p.direction().tag();
+        String t = p.direction().tag();
+        return org.direkt.generators.Names.hashed("direkt_bridge_" + t, "direction=" + t + " " + BridgeCsr.settings(p.bridge(),
+                d -> !d.name().equals("instance") && (!d.component().equals("channels") || d.name().startsWith(t + "_"))));
     }
 
     @Override

@@ -113,7 +113,7 @@ public final class Manifest {
 
     static Map<String, Object> bridge(Bridge.Params p) {
         Map<String, Object> b = new LinkedHashMap<>();
-        b.put("top", "direkt_bridge");
+        b.put("top", new Bridge().moduleName(p));
         for (BridgeParam<?> d : BridgeParam.ALL) {
             if (d.manifestKey() != null) {
                 b.put(d.manifestKey(), d.json(p));

@@ -4,6 +4,7 @@ import static org.direkt.generators.Check.require;
 
 import java.util.regex.Pattern;
 
+import org.direkt.generators.Names;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Instance;
@@ -72,9 +73,19 @@ public final class ChannelPort extends Unit<ChannelPort.Params, ChannelPort.Io> 
     public static final ClockDomain KERNEL = new ClockDomain("kernel", "kernel_clk", "kernel_resetn",
             ClockDomain.ResetPolarity.ACTIVE_LOW, ClockDomain.ResetKind.SYNC);
 
+    /**
+     * The channel id, width and register slice, then a hash ({@link Names#hashed}) of what the
+     * contents depend on beyond them: the port's name and direction, and with a register slice the
+     * kernel domain (its clock and reset). Not the instance, which names nothing inside.
+     */
     @Override
     public String moduleName(Params p) {
-        return "direkt_chan_" + p.channel().chanId() + "_w" + p.channel().width() + (p.registered() ? "_r" : "");
+        Channel c = p.channel();
+        ClockDomain k = p.kernelDomain();
+        String canonical = "port=" + c.port() + " type=" + c.type().xmlName() + " width=" + c.width() + " registered="
+                + p.registered() + (p.registered() ? " kernel=" + String.join(",", k.name(), k.clock(), k.reset(),
+                        k.polarity().name(), k.kind().name()) : "");
+        return Names.hashed("direkt_chan_" + c.chanId() + "_w" + c.width() + (p.registered() ? "_r" : ""), canonical);
     }
 
     @Override

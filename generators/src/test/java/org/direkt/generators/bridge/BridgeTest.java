@@ -50,7 +50,8 @@ class BridgeTest {
         Module top = new Bridge().elaborate(with(Map.of("reset", "active_high")));
         List<String> names = top.ports().stream().map(Signal::name).toList();
         assertTrue(names.contains("dma_rst") && !names.contains("dma_resetn"), names.toString());
-        String v = VerilogEmitter.emit(top).get("direkt_bridge_rd");
+        String rd = top.instances().stream().filter(i -> i.name().equals("u_rd")).findFirst().orElseThrow().child().name();
+        String v = VerilogEmitter.emit(top).get(rd);
         assertTrue(v.contains("(~kernel_resetn)"), "active-high FIFO resets see the inverted kernel reset");
         assertTrue(v.contains(".rst          (dma_rst)") || v.contains("(dma_rst)"), v);
     }
