@@ -27,7 +27,7 @@ JSON (bench/results/bridge.json), every number measured:
                             with 1 / 16 in flight (model and k = 1..16 under bandwidth)
     area                    {"<preset>": ...} for every preset: the whole direkt_bridge top (both
                             directions and the CSR block) synthesised as one, plus each submodule
-                            on its own (direkt_bridge_rd, direkt_bridge_wr, the CSR) for reference
+                            on its own (direkt_bridge_rd_h*, direkt_bridge_wr_h*, the CSR) for reference
     area_by_preset          {"<preset>": {"luts", "luts_arith", "ffs", "ram_bits"}}: the whole top's
                             figures from area, side by side
     expectations            {name: {"pass": bool, "value": x, "bound": ...}}
@@ -133,9 +133,12 @@ def measure_area(work: Path) -> dict:
         manifest = json.loads((rtl / "direkt-overlay.json").read_text())
         whole = area.measure(rtl, emitted.top, logs)
         parts = {}
-        csr = sorted(f.stem for f in rtl.glob("direkt_bridge_csr*.v"))
-        for top in ("direkt_bridge_rd", "direkt_bridge_wr", *csr):
-            if (rtl / f"{top}.v").is_file():
+        # The direction paths and the CSR block: their names end in a hash of their parameters.
+        for pattern in ("direkt_bridge_rd_h*.v", "direkt_bridge_wr_h*.v", "direkt_bridge_csr*.v"):
+            found = sorted(f.stem for f in rtl.glob(pattern))
+            if not found:
+                raise SystemExit(f"bench-bridge: {rtl} has no {pattern}: the generator's module names changed")
+            for top in found:
                 parts[top] = area.measure(rtl, top, logs)
         b = manifest.get("bridge", {})
         result[preset] = {

@@ -12,99 +12,99 @@
 `default_nettype none
 
 module direkt_bridge (
-  input  wire         kernel_clk,           // @[Bridge.java:365]
-  input  wire         kernel_resetn,        // @[Bridge.java:365]
-  input  wire         dma_clk,              // @[Bridge.java:366]
-  input  wire         dma_resetn,           // @[Bridge.java:366]
-  input  wire [6:0]   csr_address,          // @[Bridge.java:369]
-  input  wire         csr_read,             // @[Bridge.java:370]
-  input  wire         csr_write,            // @[Bridge.java:371]
-  input  wire [31:0]  csr_writedata,        // @[Bridge.java:372]
-  output wire [31:0]  csr_readdata,         // @[Bridge.java:373]
-  output wire         csr_readdatavalid,    // @[Bridge.java:374]
-  input  wire [255:0] rd_desc_data,         // @[Bridge.java:385]
-  input  wire         rd_desc_valid,        // @[Bridge.java:385]
-  output wire         rd_desc_ready,        // @[Bridge.java:385]
-  output wire [63:0]  rd_status_data,       // @[Bridge.java:386]
-  output wire         rd_status_valid,      // @[Bridge.java:386]
-  input  wire         rd_status_ready,      // @[Bridge.java:386]
-  input  wire [159:0] rd_host_desc_data,    // @[Bridge.java:387]
-  input  wire         rd_host_desc_valid,   // @[Bridge.java:387]
-  output wire         rd_host_desc_ready,   // @[Bridge.java:387]
-  output wire [159:0] rd_dma_desc_data,     // @[Bridge.java:388]
-  output wire         rd_dma_desc_valid,    // @[Bridge.java:388]
-  input  wire         rd_dma_desc_ready,    // @[Bridge.java:388]
-  input  wire         rd_dma_status_valid,  // @[Bridge.java:389]
-  input  wire [31:0]  rd_dma_status_data,   // @[Bridge.java:390]
-  output wire         rd_host_status_valid, // @[Bridge.java:391]
-  output wire [31:0]  rd_host_status_data,  // @[Bridge.java:392]
-  input  wire [255:0] wr_desc_data,         // @[Bridge.java:385]
-  input  wire         wr_desc_valid,        // @[Bridge.java:385]
-  output wire         wr_desc_ready,        // @[Bridge.java:385]
-  output wire [63:0]  wr_status_data,       // @[Bridge.java:386]
-  output wire         wr_status_valid,      // @[Bridge.java:386]
-  input  wire         wr_status_ready,      // @[Bridge.java:386]
-  input  wire [159:0] wr_host_desc_data,    // @[Bridge.java:387]
-  input  wire         wr_host_desc_valid,   // @[Bridge.java:387]
-  output wire         wr_host_desc_ready,   // @[Bridge.java:387]
-  output wire [159:0] wr_dma_desc_data,     // @[Bridge.java:388]
-  output wire         wr_dma_desc_valid,    // @[Bridge.java:388]
-  input  wire         wr_dma_desc_ready,    // @[Bridge.java:388]
-  input  wire         wr_dma_status_valid,  // @[Bridge.java:389]
-  input  wire [31:0]  wr_dma_status_data,   // @[Bridge.java:390]
-  output wire         wr_host_status_valid, // @[Bridge.java:391]
-  output wire [31:0]  wr_host_status_data   // @[Bridge.java:392]
+  input  wire         kernel_clk,           // @[Bridge.java:370]
+  input  wire         kernel_resetn,        // @[Bridge.java:370]
+  input  wire         dma_clk,              // @[Bridge.java:371]
+  input  wire         dma_resetn,           // @[Bridge.java:371]
+  input  wire [6:0]   csr_address,          // @[Bridge.java:374]
+  input  wire         csr_read,             // @[Bridge.java:375]
+  input  wire         csr_write,            // @[Bridge.java:376]
+  input  wire [31:0]  csr_writedata,        // @[Bridge.java:377]
+  output wire [31:0]  csr_readdata,         // @[Bridge.java:378]
+  output wire         csr_readdatavalid,    // @[Bridge.java:379]
+  input  wire [255:0] rd_desc_data,         // @[Bridge.java:390]
+  input  wire         rd_desc_valid,        // @[Bridge.java:390]
+  output wire         rd_desc_ready,        // @[Bridge.java:390]
+  output wire [63:0]  rd_status_data,       // @[Bridge.java:391]
+  output wire         rd_status_valid,      // @[Bridge.java:391]
+  input  wire         rd_status_ready,      // @[Bridge.java:391]
+  input  wire [159:0] rd_host_desc_data,    // @[Bridge.java:392]
+  input  wire         rd_host_desc_valid,   // @[Bridge.java:392]
+  output wire         rd_host_desc_ready,   // @[Bridge.java:392]
+  output wire [159:0] rd_dma_desc_data,     // @[Bridge.java:393]
+  output wire         rd_dma_desc_valid,    // @[Bridge.java:393]
+  input  wire         rd_dma_desc_ready,    // @[Bridge.java:393]
+  input  wire         rd_dma_status_valid,  // @[Bridge.java:394]
+  input  wire [31:0]  rd_dma_status_data,   // @[Bridge.java:395]
+  output wire         rd_host_status_valid, // @[Bridge.java:396]
+  output wire [31:0]  rd_host_status_data,  // @[Bridge.java:397]
+  input  wire [255:0] wr_desc_data,         // @[Bridge.java:390]
+  input  wire         wr_desc_valid,        // @[Bridge.java:390]
+  output wire         wr_desc_ready,        // @[Bridge.java:390]
+  output wire [63:0]  wr_status_data,       // @[Bridge.java:391]
+  output wire         wr_status_valid,      // @[Bridge.java:391]
+  input  wire         wr_status_ready,      // @[Bridge.java:391]
+  input  wire [159:0] wr_host_desc_data,    // @[Bridge.java:392]
+  input  wire         wr_host_desc_valid,   // @[Bridge.java:392]
+  output wire         wr_host_desc_ready,   // @[Bridge.java:392]
+  output wire [159:0] wr_dma_desc_data,     // @[Bridge.java:393]
+  output wire         wr_dma_desc_valid,    // @[Bridge.java:393]
+  input  wire         wr_dma_desc_ready,    // @[Bridge.java:393]
+  input  wire         wr_dma_status_valid,  // @[Bridge.java:394]
+  input  wire [31:0]  wr_dma_status_data,   // @[Bridge.java:395]
+  output wire         wr_host_status_valid, // @[Bridge.java:396]
+  output wire [31:0]  wr_host_status_data   // @[Bridge.java:397]
 );
 
-  wire [31:0]  u_csr_csr_readdata;        // @[Bridge.java:368]
-  wire         u_csr_csr_readdatavalid;   // @[Bridge.java:368]
-  wire [175:0] u_csr_win_base;            // @[Bridge.java:368]
-  wire [111:0] u_csr_win_mask;            // @[Bridge.java:368]
-  wire [3:0]   u_csr_win_allow_rd;        // @[Bridge.java:368]
-  wire [3:0]   u_csr_win_allow_wr;        // @[Bridge.java:368]
-  reg  [31:0]  now;                       // @[Bridge.java:377]
-  wire         u_rd_rd_desc_ready;        // @[Bridge.java:383]
-  wire [63:0]  u_rd_rd_status_data;       // @[Bridge.java:383]
-  wire         u_rd_rd_status_valid;      // @[Bridge.java:383]
-  wire         u_rd_rd_host_desc_ready;   // @[Bridge.java:383]
-  wire [159:0] u_rd_rd_dma_desc_data;     // @[Bridge.java:383]
-  wire         u_rd_rd_dma_desc_valid;    // @[Bridge.java:383]
-  wire         u_rd_rd_host_status_valid; // @[Bridge.java:383]
-  wire [31:0]  u_rd_rd_host_status_data;  // @[Bridge.java:383]
-  wire         u_rd_ev_kernel_issued;     // @[Bridge.java:383]
-  wire         u_rd_ev_completed;         // @[Bridge.java:383]
-  wire         u_rd_ev_rejected;          // @[Bridge.java:383]
-  wire         u_rd_ev_aborted;           // @[Bridge.java:383]
-  wire         u_rd_ev_host_issued;       // @[Bridge.java:383]
-  wire         u_rd_ev_host_completed;    // @[Bridge.java:383]
-  wire         u_rd_ev_spurious;          // @[Bridge.java:383]
-  wire         u_rd_ev_overflow;          // @[Bridge.java:383]
-  wire         u_rd_ev_host_overflow;     // @[Bridge.java:383]
-  wire [3:0]   u_rd_ev_error;             // @[Bridge.java:383]
-  wire [4:0]   u_rd_outstanding;          // @[Bridge.java:383]
-  wire [2:0]   u_rd_host_buffered;        // @[Bridge.java:383]
-  wire         u_wr_wr_desc_ready;        // @[Bridge.java:383]
-  wire [63:0]  u_wr_wr_status_data;       // @[Bridge.java:383]
-  wire         u_wr_wr_status_valid;      // @[Bridge.java:383]
-  wire         u_wr_wr_host_desc_ready;   // @[Bridge.java:383]
-  wire [159:0] u_wr_wr_dma_desc_data;     // @[Bridge.java:383]
-  wire         u_wr_wr_dma_desc_valid;    // @[Bridge.java:383]
-  wire         u_wr_wr_host_status_valid; // @[Bridge.java:383]
-  wire [31:0]  u_wr_wr_host_status_data;  // @[Bridge.java:383]
-  wire         u_wr_ev_kernel_issued;     // @[Bridge.java:383]
-  wire         u_wr_ev_completed;         // @[Bridge.java:383]
-  wire         u_wr_ev_rejected;          // @[Bridge.java:383]
-  wire         u_wr_ev_aborted;           // @[Bridge.java:383]
-  wire         u_wr_ev_host_issued;       // @[Bridge.java:383]
-  wire         u_wr_ev_host_completed;    // @[Bridge.java:383]
-  wire         u_wr_ev_spurious;          // @[Bridge.java:383]
-  wire         u_wr_ev_overflow;          // @[Bridge.java:383]
-  wire         u_wr_ev_host_overflow;     // @[Bridge.java:383]
-  wire [3:0]   u_wr_ev_error;             // @[Bridge.java:383]
-  wire [4:0]   u_wr_outstanding;          // @[Bridge.java:383]
-  wire [2:0]   u_wr_host_buffered;        // @[Bridge.java:383]
+  wire [31:0]  u_csr_csr_readdata;        // @[Bridge.java:373]
+  wire         u_csr_csr_readdatavalid;   // @[Bridge.java:373]
+  wire [175:0] u_csr_win_base;            // @[Bridge.java:373]
+  wire [111:0] u_csr_win_mask;            // @[Bridge.java:373]
+  wire [3:0]   u_csr_win_allow_rd;        // @[Bridge.java:373]
+  wire [3:0]   u_csr_win_allow_wr;        // @[Bridge.java:373]
+  reg  [31:0]  now;                       // @[Bridge.java:382]
+  wire         u_rd_rd_desc_ready;        // @[Bridge.java:388]
+  wire [63:0]  u_rd_rd_status_data;       // @[Bridge.java:388]
+  wire         u_rd_rd_status_valid;      // @[Bridge.java:388]
+  wire         u_rd_rd_host_desc_ready;   // @[Bridge.java:388]
+  wire [159:0] u_rd_rd_dma_desc_data;     // @[Bridge.java:388]
+  wire         u_rd_rd_dma_desc_valid;    // @[Bridge.java:388]
+  wire         u_rd_rd_host_status_valid; // @[Bridge.java:388]
+  wire [31:0]  u_rd_rd_host_status_data;  // @[Bridge.java:388]
+  wire         u_rd_ev_kernel_issued;     // @[Bridge.java:388]
+  wire         u_rd_ev_completed;         // @[Bridge.java:388]
+  wire         u_rd_ev_rejected;          // @[Bridge.java:388]
+  wire         u_rd_ev_aborted;           // @[Bridge.java:388]
+  wire         u_rd_ev_host_issued;       // @[Bridge.java:388]
+  wire         u_rd_ev_host_completed;    // @[Bridge.java:388]
+  wire         u_rd_ev_spurious;          // @[Bridge.java:388]
+  wire         u_rd_ev_overflow;          // @[Bridge.java:388]
+  wire         u_rd_ev_host_overflow;     // @[Bridge.java:388]
+  wire [3:0]   u_rd_ev_error;             // @[Bridge.java:388]
+  wire [4:0]   u_rd_outstanding;          // @[Bridge.java:388]
+  wire [2:0]   u_rd_host_buffered;        // @[Bridge.java:388]
+  wire         u_wr_wr_desc_ready;        // @[Bridge.java:388]
+  wire [63:0]  u_wr_wr_status_data;       // @[Bridge.java:388]
+  wire         u_wr_wr_status_valid;      // @[Bridge.java:388]
+  wire         u_wr_wr_host_desc_ready;   // @[Bridge.java:388]
+  wire [159:0] u_wr_wr_dma_desc_data;     // @[Bridge.java:388]
+  wire         u_wr_wr_dma_desc_valid;    // @[Bridge.java:388]
+  wire         u_wr_wr_host_status_valid; // @[Bridge.java:388]
+  wire [31:0]  u_wr_wr_host_status_data;  // @[Bridge.java:388]
+  wire         u_wr_ev_kernel_issued;     // @[Bridge.java:388]
+  wire         u_wr_ev_completed;         // @[Bridge.java:388]
+  wire         u_wr_ev_rejected;          // @[Bridge.java:388]
+  wire         u_wr_ev_aborted;           // @[Bridge.java:388]
+  wire         u_wr_ev_host_issued;       // @[Bridge.java:388]
+  wire         u_wr_ev_host_completed;    // @[Bridge.java:388]
+  wire         u_wr_ev_spurious;          // @[Bridge.java:388]
+  wire         u_wr_ev_overflow;          // @[Bridge.java:388]
+  wire         u_wr_ev_host_overflow;     // @[Bridge.java:388]
+  wire [3:0]   u_wr_ev_error;             // @[Bridge.java:388]
+  wire [4:0]   u_wr_outstanding;          // @[Bridge.java:388]
+  wire [2:0]   u_wr_host_buffered;        // @[Bridge.java:388]
 
-  // @[Bridge.java:378]
+  // @[Bridge.java:383]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       now <= 32'd0;
@@ -113,44 +113,44 @@ module direkt_bridge (
     end
   end
 
-  assign csr_readdata = u_csr_csr_readdata; // @[Bridge.java:373]
+  assign csr_readdata = u_csr_csr_readdata; // @[Bridge.java:378]
 
-  assign csr_readdatavalid = u_csr_csr_readdatavalid; // @[Bridge.java:374]
+  assign csr_readdatavalid = u_csr_csr_readdatavalid; // @[Bridge.java:379]
 
-  assign rd_desc_ready = u_rd_rd_desc_ready; // @[Bridge.java:385]
+  assign rd_desc_ready = u_rd_rd_desc_ready; // @[Bridge.java:390]
 
-  assign rd_status_data = u_rd_rd_status_data; // @[Bridge.java:386]
+  assign rd_status_data = u_rd_rd_status_data; // @[Bridge.java:391]
 
-  assign rd_status_valid = u_rd_rd_status_valid; // @[Bridge.java:386]
+  assign rd_status_valid = u_rd_rd_status_valid; // @[Bridge.java:391]
 
-  assign rd_host_desc_ready = u_rd_rd_host_desc_ready; // @[Bridge.java:387]
+  assign rd_host_desc_ready = u_rd_rd_host_desc_ready; // @[Bridge.java:392]
 
-  assign rd_dma_desc_data = u_rd_rd_dma_desc_data; // @[Bridge.java:388]
+  assign rd_dma_desc_data = u_rd_rd_dma_desc_data; // @[Bridge.java:393]
 
-  assign rd_dma_desc_valid = u_rd_rd_dma_desc_valid; // @[Bridge.java:388]
+  assign rd_dma_desc_valid = u_rd_rd_dma_desc_valid; // @[Bridge.java:393]
 
-  assign rd_host_status_valid = u_rd_rd_host_status_valid; // @[Bridge.java:391]
+  assign rd_host_status_valid = u_rd_rd_host_status_valid; // @[Bridge.java:396]
 
-  assign rd_host_status_data = u_rd_rd_host_status_data; // @[Bridge.java:392]
+  assign rd_host_status_data = u_rd_rd_host_status_data; // @[Bridge.java:397]
 
-  assign wr_desc_ready = u_wr_wr_desc_ready; // @[Bridge.java:385]
+  assign wr_desc_ready = u_wr_wr_desc_ready; // @[Bridge.java:390]
 
-  assign wr_status_data = u_wr_wr_status_data; // @[Bridge.java:386]
+  assign wr_status_data = u_wr_wr_status_data; // @[Bridge.java:391]
 
-  assign wr_status_valid = u_wr_wr_status_valid; // @[Bridge.java:386]
+  assign wr_status_valid = u_wr_wr_status_valid; // @[Bridge.java:391]
 
-  assign wr_host_desc_ready = u_wr_wr_host_desc_ready; // @[Bridge.java:387]
+  assign wr_host_desc_ready = u_wr_wr_host_desc_ready; // @[Bridge.java:392]
 
-  assign wr_dma_desc_data = u_wr_wr_dma_desc_data; // @[Bridge.java:388]
+  assign wr_dma_desc_data = u_wr_wr_dma_desc_data; // @[Bridge.java:393]
 
-  assign wr_dma_desc_valid = u_wr_wr_dma_desc_valid; // @[Bridge.java:388]
+  assign wr_dma_desc_valid = u_wr_wr_dma_desc_valid; // @[Bridge.java:393]
 
-  assign wr_host_status_valid = u_wr_wr_host_status_valid; // @[Bridge.java:391]
+  assign wr_host_status_valid = u_wr_wr_host_status_valid; // @[Bridge.java:396]
 
-  assign wr_host_status_data = u_wr_wr_host_status_data; // @[Bridge.java:392]
+  assign wr_host_status_data = u_wr_wr_host_status_data; // @[Bridge.java:397]
 
-  // @[Bridge.java:368]
-  direkt_bridge_csr_e4_n16 u_csr (
+  // @[Bridge.java:373]
+  direkt_bridge_csr_e4_n16_he1033aec u_csr (
     .clk                  (dma_clk),
     .rst                  (~dma_resetn),
     .csr_address          (csr_address),
@@ -189,8 +189,8 @@ module direkt_bridge (
     .wr_host_buffered     (u_wr_host_buffered)
   );
 
-  // @[Bridge.java:383]
-  direkt_bridge_rd u_rd (
+  // @[Bridge.java:388]
+  direkt_bridge_rd_h3ea13ac3 u_rd (
     .kernel_clk           (kernel_clk),
     .kernel_resetn        (kernel_resetn),
     .dma_clk              (dma_clk),
@@ -229,8 +229,8 @@ module direkt_bridge (
     .host_buffered        (u_rd_host_buffered)
   );
 
-  // @[Bridge.java:383]
-  direkt_bridge_wr u_wr (
+  // @[Bridge.java:388]
+  direkt_bridge_wr_h7147edf4 u_wr (
     .kernel_clk           (kernel_clk),
     .kernel_resetn        (kernel_resetn),
     .dma_clk              (dma_clk),

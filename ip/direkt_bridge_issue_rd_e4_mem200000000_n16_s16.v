@@ -65,19 +65,19 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
   reg  [3:0]   reject_slot;           // @[BridgeIssue.java:116]
   wire         load;                  // @[BridgeIssue.java:120]
   wire [3:0]   alloc_slot;            // @[BridgeIssue.java:130]
-  wire         mover_push;            // @[BridgeIssue.java:133]
-  wire         mover_pop;             // @[BridgeIssue.java:135]
+  wire         mover_push;            // @[BridgeIssue.java:134]
+  wire         mover_pop;             // @[BridgeIssue.java:136]
   reg  [159:0] mover_queue [0:3];     // @[BridgeIssue.java:104]
 
   assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:96]
 
-  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:186]
+  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:187]
 
-  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:189]
+  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:190]
 
-  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:160]
+  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:161]
 
-  // @[BridgeIssue.java:140]
+  // @[BridgeIssue.java:141]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_wr <= 3'd0;
@@ -88,7 +88,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:141]
+  // @[BridgeIssue.java:142]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_rd <= 3'd0;
@@ -99,7 +99,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:143]
+  // @[BridgeIssue.java:144]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_count <= 3'd0;
@@ -110,7 +110,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:145]
+  // @[BridgeIssue.java:146]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_valid <= 1'b0;
@@ -119,7 +119,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:147]
+  // @[BridgeIssue.java:148]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -132,7 +132,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:148]
+  // @[BridgeIssue.java:149]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -143,7 +143,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:150]
+  // @[BridgeIssue.java:151]
   always @(posedge clk) begin
     if (rst) begin
       reject_slot <= 4'd0;
@@ -158,9 +158,9 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
 
   assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:131]
 
-  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:134]
+  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:135]
 
-  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:136]
+  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:137]
 
   assign q_ready = load; // @[BridgeIssue.java:127]
 
@@ -168,30 +168,30 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
 
   assign d_valid = mover_queue_valid; // @[BridgeIssue.java:109]
 
-  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:169]
+  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:170]
 
-  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:170]
+  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:171]
 
-  assign ks_valid = u_status_push; // @[BridgeIssue.java:192]
+  assign ks_valid = u_status_push; // @[BridgeIssue.java:193]
 
-  assign ks_data = u_status_push_data; // @[BridgeIssue.java:193]
+  assign ks_data = u_status_push_data; // @[BridgeIssue.java:194]
 
-  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:195]
+  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:196]
 
-  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:196]
+  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:197]
 
-  assign ev_error = reject_error; // @[BridgeIssue.java:197]
+  assign ev_error = reject_error; // @[BridgeIssue.java:198]
 
-  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:199]
+  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:200]
 
-  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:200]
+  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:201]
 
-  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:201]
+  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:202]
 
-  // @[BridgeIssue.java:138]
+  // @[BridgeIssue.java:139]
   always @(posedge clk) begin
     if (1'b1) begin
-      mover_queue[mover_queue_wr[1:0]] <= {6'd0, 8'd128 | {4'd0, alloc_slot}, q_data[145:128], q_data[127:64], q_data[63:0]};
+      mover_queue[mover_queue_wr[1:0]] <= {6'd0, {1'b1, {3'd0, alloc_slot}}, q_data[145:128], q_data[127:64], q_data[63:0]};
     end
   end
 

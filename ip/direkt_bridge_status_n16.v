@@ -37,28 +37,28 @@ module direkt_bridge_status_n16 (
 
   wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:89]
   wire                                                           ms_kernel;          // @[StatusBuilder.java:91]
-  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:93]
-  reg                                                            m1_valid;           // @[StatusBuilder.java:96]
-  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:97]
-  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:98]
-  reg                                                            m1_mover;           // @[StatusBuilder.java:99]
-  wire                                                           ms_legit;           // @[StatusBuilder.java:100]
-  wire                                                           reject_take;        // @[StatusBuilder.java:114]
-  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:122]
-  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:143]
-  wire                                                    [63:0] entry;              // @[StatusBuilder.java:145]
-  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:149]
-  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:153]
-  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:154]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:142]
+  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:94]
+  reg                                                            m1_valid;           // @[StatusBuilder.java:97]
+  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:98]
+  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:99]
+  reg                                                            m1_mover;           // @[StatusBuilder.java:100]
+  wire                                                           ms_legit;           // @[StatusBuilder.java:101]
+  wire                                                           reject_take;        // @[StatusBuilder.java:115]
+  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:123]
+  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:144]
+  wire                                                    [63:0] entry;              // @[StatusBuilder.java:146]
+  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:150]
+  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:155]
+  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:156]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:143]
 
   assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:90]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:92]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:93]
 
-  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:94]
+  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:95]
 
-  // @[StatusBuilder.java:126]
+  // @[StatusBuilder.java:127]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -67,7 +67,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:131]
+  // @[StatusBuilder.java:132]
   always @(posedge clk) begin
     if (rst) begin
       m1_slot <= 4'd0;
@@ -76,7 +76,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:133]
+  // @[StatusBuilder.java:134]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -85,7 +85,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:128]
+  // @[StatusBuilder.java:129]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -94,17 +94,17 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:105]
+  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:106]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:115]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:116]
 
-  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:124]
+  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:125]
 
-  assign elapsed = elapsed_q; // @[StatusBuilder.java:158]
+  assign elapsed = elapsed_q; // @[StatusBuilder.java:160]
 
-  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:152]
+  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:154]
 
-  // @[StatusBuilder.java:150]
+  // @[StatusBuilder.java:151]
   always @(posedge clk) begin
     if (rst) begin
       now_prev <= 32'hffffffff;
@@ -113,7 +113,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:156]
+  // @[StatusBuilder.java:158]
   always @(posedge clk) begin
     if (rst) begin
       tag_q <= 32'd0;
@@ -122,7 +122,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:157]
+  // @[StatusBuilder.java:159]
   always @(posedge clk) begin
     if (rst) begin
       elapsed_q <= 32'd0;
@@ -131,29 +131,29 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:110]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:111]
 
-  assign hs_data = ms_data; // @[StatusBuilder.java:111]
+  assign hs_data = ms_data; // @[StatusBuilder.java:112]
 
-  assign reject_taken = reject_take; // @[StatusBuilder.java:116]
+  assign reject_taken = reject_take; // @[StatusBuilder.java:117]
 
-  assign back = ms_legit; // @[StatusBuilder.java:135]
+  assign back = ms_legit; // @[StatusBuilder.java:136]
 
-  assign back_slot = ms_slot; // @[StatusBuilder.java:136]
+  assign back_slot = ms_slot; // @[StatusBuilder.java:137]
 
-  assign push = m1_valid; // @[StatusBuilder.java:180]
+  assign push = m1_valid; // @[StatusBuilder.java:182]
 
-  assign push_slot = m1_slot; // @[StatusBuilder.java:182]
+  assign push_slot = m1_slot; // @[StatusBuilder.java:184]
 
-  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:161]
+  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:163]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:185]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:187]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:186]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:188]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:187]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:189]
 
-  // @[StatusBuilder.java:151]
+  // @[StatusBuilder.java:152]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= {stamp_tag, now_prev};

@@ -31,26 +31,26 @@ module direkt_bridge_status_n16_pid_cyc (
 
   wire                                                    [7:0]  ms_id;               // @[StatusBuilder.java:89]
   wire                                                           ms_kernel;           // @[StatusBuilder.java:91]
-  wire                                                    [6:0]  ms_slot;             // @[StatusBuilder.java:93]
-  reg                                                            m1_valid;            // @[StatusBuilder.java:96]
-  reg                                                     [3:0]  m1_error;            // @[StatusBuilder.java:98]
-  reg                                                            m1_mover;            // @[StatusBuilder.java:99]
-  wire                                                           ms_legit;            // @[StatusBuilder.java:100]
-  wire                                                           reject_take;         // @[StatusBuilder.java:114]
-  wire                                                    [31:0] elapsed;             // @[StatusBuilder.java:143]
-  wire                                                    [31:0] entry;               // @[StatusBuilder.java:169]
-  reg                                                     [31:0] entry_q;             // @[StatusBuilder.java:170]
-  reg                                                     [31:0] reject_stamp;        // @[StatusBuilder.java:171]
-  reg                                                            m1_reject;           // @[StatusBuilder.java:173]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:127]; // @[StatusBuilder.java:142]
+  wire                                                    [6:0]  ms_slot;             // @[StatusBuilder.java:94]
+  reg                                                            m1_valid;            // @[StatusBuilder.java:97]
+  reg                                                     [3:0]  m1_error;            // @[StatusBuilder.java:99]
+  reg                                                            m1_mover;            // @[StatusBuilder.java:100]
+  wire                                                           ms_legit;            // @[StatusBuilder.java:101]
+  wire                                                           reject_take;         // @[StatusBuilder.java:115]
+  wire                                                    [31:0] elapsed;             // @[StatusBuilder.java:144]
+  wire                                                    [31:0] entry;               // @[StatusBuilder.java:171]
+  reg                                                     [31:0] entry_q;             // @[StatusBuilder.java:172]
+  reg                                                     [31:0] reject_stamp;        // @[StatusBuilder.java:173]
+  reg                                                            m1_reject;           // @[StatusBuilder.java:175]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:127]; // @[StatusBuilder.java:143]
 
   assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:90]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:92]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:93]
 
-  assign ms_slot = ms_id[6:0]; // @[StatusBuilder.java:94]
+  assign ms_slot = ms_id[6:0]; // @[StatusBuilder.java:95]
 
-  // @[StatusBuilder.java:126]
+  // @[StatusBuilder.java:127]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -59,7 +59,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:133]
+  // @[StatusBuilder.java:134]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -68,7 +68,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:128]
+  // @[StatusBuilder.java:129]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -77,15 +77,15 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  assign ms_legit = ms_kernel & (waiting != {4'd0, m1_valid}); // @[StatusBuilder.java:108]
+  assign ms_legit = ms_kernel & (waiting != {4'd0, m1_valid}); // @[StatusBuilder.java:109]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:115]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:116]
 
-  assign elapsed = now - (m1_reject ? reject_stamp : entry); // @[StatusBuilder.java:175]
+  assign elapsed = now - (m1_reject ? reject_stamp : entry); // @[StatusBuilder.java:177]
 
-  assign entry = entry_q; // @[StatusBuilder.java:170]
+  assign entry = entry_q; // @[StatusBuilder.java:172]
 
-  // @[StatusBuilder.java:172]
+  // @[StatusBuilder.java:174]
   always @(posedge clk) begin
     if (rst) begin
       reject_stamp <= 32'd0;
@@ -96,7 +96,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:174]
+  // @[StatusBuilder.java:176]
   always @(posedge clk) begin
     if (rst) begin
       m1_reject <= 1'b0;
@@ -105,30 +105,30 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:110]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:111]
 
-  assign hs_data = ms_data; // @[StatusBuilder.java:111]
+  assign hs_data = ms_data; // @[StatusBuilder.java:112]
 
-  assign reject_taken = reject_take; // @[StatusBuilder.java:116]
+  assign reject_taken = reject_take; // @[StatusBuilder.java:117]
 
-  assign push = m1_valid; // @[StatusBuilder.java:180]
+  assign push = m1_valid; // @[StatusBuilder.java:182]
 
-  assign push_data = {{32{m1_error != 4'd0}}, elapsed}; // @[StatusBuilder.java:176]
+  assign push_data = {{32{m1_error != 4'd0}}, elapsed}; // @[StatusBuilder.java:178]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:185]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:187]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:186]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:188]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:187]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:189]
 
-  // @[StatusBuilder.java:167]
+  // @[StatusBuilder.java:169]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= now;
     end
   end
 
-  // @[StatusBuilder.java:170]
+  // @[StatusBuilder.java:172]
   always @(posedge clk) begin
     if (1'b1) begin
       entry_q <= stamp_table[ms_slot];

@@ -1,5 +1,5 @@
 """Bench for direkt's OpenCL I/O channel port (generator ``channel_port``; top
-``direkt_chan_<chan_id>_w<width>`` or ``..._r`` when registered).
+``direkt_chan_<chan_id>_w<width>_h<hash>``, ``_r`` before the hash when registered).
 
 The module is the BSP end of one OpenCL I/O channel (board_spec.xml
 ``<channels><interface port=... type=... width=... chan_id=.../>``):
@@ -365,15 +365,17 @@ def test_channel_port(cfg):
     kind, width, registered = cfg
     port, chan_id = NAMES[kind]
     params = {"port": port, "type": kind, "width": width, "chan_id": chan_id, "registered": registered}
-    top = f"direkt_chan_{chan_id}_w{width}" + ("_r" if registered else "")
+    # The readable part of the name, then a hash of the parameters the contents depend on.
+    name = re.compile(rf"direkt_chan_{chan_id}_w{width}" + ("_r" if registered else "") + r"_h[0-9a-f]{8}")
     run = run_bench(
         bench="channel_port",
         example="channel_port",
         module=Path(__file__).stem,
         params=params,
-        expected_top=top,
         emitter="generators",
     )
+    top = run.top
+    assert name.fullmatch(top), f"top {top!r} is not named {name.pattern}"
     # The port list, exactly (names, directions, widths), from the emitted Verilog.
     got = verilog_ports(run.build_dir / "rtl" / f"{top}.v", top)
     want = expected_ports(port, kind, width, registered)

@@ -51,7 +51,7 @@ public final class OverlayModel {
         }
         m.put("channels", channels);
         List<Map<String, Object>> cl = new ArrayList<>();
-        for (Layout.Field f : Layout.CLDESC.fields()) {
+        for (Layout.Field f : Layout.resolve(Layout.CLDESC).fields()) {
             Map<String, Object> fm = new LinkedHashMap<>();
             fm.put("name", f.name());
             fm.put("word", f.lsb() / 32);
@@ -62,9 +62,9 @@ public final class OverlayModel {
             cl.add(fm);
         }
         m.put("cldesc", cl);
-        m.put("statusTagged", fields(Layout.KERNEL_STATUS_TAGGED));
-        m.put("statusCycles", fields(Layout.KERNEL_STATUS_CYCLES));
-        m.put("moverStatus", fields(Layout.MOVER_STATUS));
+        m.put("statusTagged", fields(Layout.resolve(Layout.KERNEL_STATUS_TAGGED)));
+        m.put("statusCycles", fields(Layout.resolve(Layout.KERNEL_STATUS_CYCLES)));
+        m.put("moverStatus", fields(Layout.resolve(Layout.MOVER_STATUS)));
         List<Map<String, Object>> errors = new ArrayList<>();
         for (Layout.Error e : Layout.Error.values()) {
             Map<String, Object> em = new LinkedHashMap<>();

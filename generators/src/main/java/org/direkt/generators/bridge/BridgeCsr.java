@@ -128,7 +128,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         // needed: below 20 the mask keeps every bit from 20 (as 20 does), above 48 none below 48.
         int hi = Layout.WINDOW_MAX_LOG2;
         Signal sizeIn = m.wire("size_written", 6);
-        sizeIn.set(writedata.bits(5, 0));
+        sizeIn.set(HdlWords.get(writedata, Layout.CSR_WINDOW_SIZE, "log2"));
         List<Expr> maskBits = new ArrayList<>();
         for (int j = hi - 1; j >= lo; j--) {
             maskBits.add(sizeIn.le(m.lit(j, 6)));
@@ -143,28 +143,37 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             Reg base = m.reg("win" + w + "_base", bits, cd).init(0);
             Reg size = m.reg("win" + w + "_size", 6, cd).init(lo);
             Reg mask = m.reg("win" + w + "_mask", maskBitsWidth, cd).init((1L << maskBitsWidth) - 1);
-            Reg ctrl = m.reg("win" + w + "_ctrl", 3, cd).init(0);
+            // One register per CTRL field, written from and read back at the field's place.
+            Map<String, Reg> ctrl = new LinkedHashMap<>();
+            for (String f : List.of("enable", "allow_rd", "allow_wr")) {
+                ctrl.put(f, m.reg("win" + w + "_" + f, Layout.resolve(wc).field(f).width(), cd).init(0));
+            }
             int at = Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * w;
             int baseLo = at + regs.indexOf("BASE_LO");
             int baseHi = at + regs.indexOf("BASE_HI");
             int sizeAt = at + regs.indexOf("SIZE");
             int ctrlAt = at + regs.indexOf("CTRL");
-            m.when(write.and(address.eq(baseLo)), () -> base.set(Expr.cat(base.bits(bits - 1, 32 - lo), writedata.bits(31, lo))))
-                    .elseWhen(write.and(address.eq(baseHi)), () -> base.set(Expr.cat(writedata, base.bits(31 - lo, 0))));
+            // The base register holds address bits [63:lo]: BASE_LO's field is its low part, BASE_HI's the rest.
+            Layout.Word bl = Layout.CSR_WINDOW_BASE_LO;
+            Layout.Word bh = Layout.CSR_WINDOW_BASE_HI;
+            int lowPart = Layout.resolve(bl).field("base").width();
+            m.when(write.and(address.eq(baseLo)), () -> base.set(Expr.cat(base.bits(bits - 1, lowPart), HdlWords.get(writedata, bl, "base"))))
+                    .elseWhen(write.and(address.eq(baseHi)), () -> base.set(Expr.cat(HdlWords.get(writedata, bh, "base"),
+                            base.bits(lowPart - 1, 0))));
             m.when(write.and(address.eq(sizeAt)), () -> {
                 size.set(sizeIn);
                 mask.set(maskIn);
             });
-            m.when(write.and(address.eq(ctrlAt)), () -> ctrl.set(writedata.bits(2, 0)));
-            readable.put(baseLo, Expr.cat(base.bits(31 - lo, 0), m.lit(0, lo)));
-            readable.put(baseHi, base.bits(bits - 1, 32 - lo));
+            m.when(write.and(address.eq(ctrlAt)), () -> ctrl.forEach((f, r) -> r.set(HdlWords.get(writedata, wc, f))));
+            readable.put(baseLo, HdlWords.pack(m, bl, Map.of("base", base.bits(lowPart - 1, 0))));
+            readable.put(baseHi, HdlWords.pack(m, bh, Map.of("base", base.bits(bits - 1, lowPart))));
             readable.put(sizeAt, HdlWords.pack(m, Layout.CSR_WINDOW_SIZE, Map.of("log2", size)));
-            readable.put(ctrlAt, ctrl.zext(32));
+            readable.put(ctrlAt, HdlWords.pack(m, wc, ctrl));
             bases.add(base);
             masks.add(mask);
-            Expr en = ctrl.bit(wc.field("enable").lsb());
-            allowRd.add(en.and(ctrl.bit(wc.field("allow_rd").lsb())));
-            allowWr.add(en.and(ctrl.bit(wc.field("allow_wr").lsb())));
+            Expr en = ctrl.get("enable");
+            allowRd.add(en.and(ctrl.get("allow_rd")));
+            allowWr.add(en.and(ctrl.get("allow_wr")));
         }
         io.winBase().set(cat(bases));
         io.winMask().set(cat(masks));
@@ -177,8 +186,11 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         List<Direction> dirs = io.directions();
         for (int d = 0; d < dirs.size(); d++) {
             int block = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d;
-            readable.put(block + Layout.CSR_OUTSTANDING_INDEX, dirs.get(d).outstanding().zext(32));
-            readable.put(block + Layout.CSR_HOST_BUFFERED_INDEX, dirs.get(d).hostBuffered().zext(32));
+            int cw = Layout.resolve(Layout.CSR_LEVEL).field("count").width();
+            readable.put(block + Layout.CSR_OUTSTANDING_INDEX,
+                    HdlWords.pack(m, Layout.CSR_LEVEL, Map.of("count", dirs.get(d).outstanding().zext(cw))));
+            readable.put(block + Layout.CSR_HOST_BUFFERED_INDEX,
+                    HdlWords.pack(m, Layout.CSR_LEVEL, Map.of("count", dirs.get(d).hostBuffered().zext(cw))));
         }
         m.when(write.and(address.eq(Layout.CSR_LAST_ERROR_OFFSET)), () -> lastError.set(0))
                 .elseWhen(dirs.get(1).events().get("rejected"), () -> lastError.set(HdlWords.pack(m, le,
@@ -212,7 +224,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                 }
             }
             bank.events().set(cat(events));
-            bank.clear().set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(writedata.bit(0)));
+            bank.clear().set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(HdlWords.get(writedata, Layout.CSR_CONTROL, "clear_counters")));
             // Direction d's block is 0x10 * (d + 1): the group is the block number less one, the index the low nibble.
             int ib = Check.indexWidth(per);
             Expr group = address.bits(address.width() - 1, 4).minus(1).trunc(cp.groupBits());

@@ -128,8 +128,9 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
 
         Expr kid = p.managed() ? null : HdlWords.get(q, w, "id");
         Signal slot = m.wire("alloc_slot", sw);
-        slot.set(p.managed() ? pool.freeSlot() : kid.bits(6, 0));
-        Expr id = p.managed() ? m.lit(Layout.KERNEL_ID_FIRST, 8).or(slot.zext(8)) : kid;
+        slot.set(p.managed() ? pool.freeSlot() : HdlWords.get(kid, Layout.DESC_ID, "slot"));
+        Expr id = p.managed() ? HdlWords.pack(m, Layout.DESC_ID, Map.of("kernel", m.lit(1, 1),
+                "slot", slot.zext(Layout.DESC_ID.field("slot").width()))) : kid;
         Signal push = m.wire("mover_push", 1);
         push.set(load.and(HdlWords.get(q, w, "pass")));
         Signal pop = m.wire("mover_pop", 1);
@@ -157,7 +158,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         if (pool != null) {
             pool.alloc().set(load);
             pool.handed().set(pop);
-            pool.handedSlot().set(HdlWords.get(io.d().data(), Layout.MOVER_DESC, "id").bits(sw - 1, 0));
+            pool.handedSlot().set(HdlWords.get(HdlWords.get(io.d().data(), Layout.MOVER_DESC, "id"), Layout.DESC_ID, "slot").trunc(sw));
             pool.back().set(status.back());
             pool.backSlot().set(status.backSlot());
             pool.release().set(status.push());

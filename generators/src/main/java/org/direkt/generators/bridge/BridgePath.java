@@ -113,7 +113,8 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         } else {
             List<Expr> words = new ArrayList<>();
             for (int i = 0; i < Layout.CLDESC_WORDS; i++) {
-                words.add(core.data().bits(32 * i + 31, 32 * i));
+                int wb = Layout.CLDESC_WORD_BITS;
+                words.add(core.data().bits(wb * i + wb - 1, wb * i));
             }
             cldesc.set(Expr.cat(words.toArray(Expr[]::new)));
         }

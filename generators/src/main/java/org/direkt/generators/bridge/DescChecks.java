@@ -186,7 +186,7 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
         // Applied last-to-first so the first failing check in Layout.Error order wins.
         err = Expr.mux(src.bits(1, 0).or(dst.bits(1, 0)).orR(), m.lit(Layout.Error.UNALIGNED.code(), 4), err);
         if (p.idMode() == IdMode.PAPER) {
-            err = Expr.mux(HdlWords.get(in, cross, "id").bit(7).not(), m.lit(Layout.Error.BAD_ID.code(), 4), err);
+            err = Expr.mux(HdlWords.get(HdlWords.get(in, cross, "id"), Layout.DESC_ID, "kernel").not(), m.lit(Layout.Error.BAD_ID.code(), 4), err);
         }
         err = Expr.mux(HdlWords.get(in, cross, "zero_length"), m.lit(Layout.Error.ZERO_LENGTH.code(), 4), err);
         err = Expr.mux(HdlWords.get(in, cross, "too_long"), m.lit(Layout.Error.TOO_LONG.code(), 4), err);

@@ -14,7 +14,8 @@ final class HdlWords {
     }
 
     /** Concatenates the named fields at their Layout positions; fields not named are zero. */
-    static Expr pack(ModuleBuilder m, Layout.Word word, Map<String, ? extends Expr> values) {
+    static Expr pack(ModuleBuilder m, Layout.Word asked, Map<String, ? extends Expr> values) {
+        Layout.Word word = Layout.resolve(asked);
         for (String name : values.keySet()) {
             word.field(name);
         }
@@ -37,7 +38,7 @@ final class HdlWords {
 
     /** The bits of field {@code name} of {@code value}. */
     static Expr get(Expr value, Layout.Word word, String name) {
-        Layout.Field f = word.field(name);
+        Layout.Field f = Layout.resolve(word).field(name);
         return value.bits(f.msb(), f.lsb());
     }
 }

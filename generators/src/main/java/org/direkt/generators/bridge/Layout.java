@@ -29,6 +29,56 @@ public final class Layout {
     private Layout() {
     }
 
+    private static final ThreadLocal<Map<String, Word>> MOVED = ThreadLocal.withInitial(Map::of);
+
+    /**
+     * The word in force for {@code w}: {@code w} itself, or the word of the same name that a
+     * {@link #withWords} scope put in its place. Every reader of a position (the generators through
+     * their word helpers, the manifest, the header model) asks here, so moving a field moves it
+     * everywhere at once.
+     */
+    public static Word resolve(Word w) {
+        return MOVED.get().getOrDefault(w.name(), w);
+    }
+
+    /**
+     * Runs {@code body} with each of {@code replacements} in force in place of the word of the same
+     * name (same width; the fields may sit anywhere), on this thread. Used to show that a moved field
+     * reaches the Verilog, the manifest and the header together.
+     */
+    public static <T> T withWords(List<Word> replacements, java.util.function.Supplier<T> body) {
+        Map<String, Word> moved = new LinkedHashMap<>(MOVED.get());
+        for (Word r : replacements) {
+            Word original = byName(r.name());
+            if (original.bits() != r.bits()) {
+                throw new IllegalArgumentException(r.name() + " is " + original.bits() + " bits; the replacement is " + r.bits());
+            }
+            moved.put(r.name(), r);
+        }
+        Map<String, Word> before = MOVED.get();
+        MOVED.set(Map.copyOf(moved));
+        try {
+            return body.get();
+        } finally {
+            MOVED.set(before);
+        }
+    }
+
+    private static Word byName(String name) {
+        for (Word w : allWords()) {
+            if (w.name().equals(name)) {
+                return w;
+            }
+        }
+        throw new IllegalArgumentException("no Layout word named '" + name + "'");
+    }
+
+    private static List<Word> allWords() {
+        return List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID, STAMP_TAGGED,
+                CSR_CONFIG, CSR_LAST_ERROR, CSR_ALARMS, CSR_CONTROL, CSR_LEVEL, CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI,
+                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL);
+    }
+
     /** Bumped whenever a field below moves; the manifest carries it and readers refuse others. */
     public static final int VERSION = 2;
 
@@ -114,6 +164,8 @@ public final class Layout {
     // ------------------------------------------------------------------ kernel descriptor
 
     public static final int CLDESC_WORDS = 8;
+    /** Bits of one cldesc word xi: word i sits at {@code [CLDESC_WORD_BITS * (i + 1) - 1 : CLDESC_WORD_BITS * i]}. */
+    public static final int CLDESC_WORD_BITS = 32;
 
     /** x4 as the published kernel packs it: {@code (id << 18) | (bytes >> 2)}. */
     public static final Word CLDESC = new Word("cldesc", 256, List.of(
@@ -202,6 +254,20 @@ public final class Layout {
     public static final int KERNEL_ID_FIRST = 128;
     public static final int KERNEL_ID_LAST = 255;
 
+    /**
+     * A descriptor ID (the mover descriptor's and status's {@code id} field): the top bit tells a
+     * kernel's ID (128..255) from the host's (0..127); the rest is the slot (managed IDs) or the
+     * kernel's own number.
+     */
+    public static final Word DESC_ID = new Word("desc_id", 8, List.of(
+            f("slot", 0, 7, "managed IDs: the bridge's slot; paper IDs: the kernel's number; host IDs: the host's"),
+            f("kernel", 7, 1, "1: a kernel's descriptor (128..255), 0: the host's (0..127)")));
+
+    /** The bridge's stamp table entry, tagged status: the kernel's tag beside the stamp. */
+    public static final Word STAMP_TAGGED = new Word("stamp_tagged", 64, List.of(
+            f("stamp", 0, 32, "dma_clk cycle count the cycle before admission"),
+            f("tag", 32, 32, "the kernel's tag (x5)")));
+
     // ------------------------------------------------------------------ CSR map (32-bit registers, word addresses)
 
     /** One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action). */
@@ -223,6 +289,25 @@ public final class Layout {
     public static final int CSR_LAST_ERROR_OFFSET = 0x05;
     public static final int CSR_CONTROL_OFFSET = 0x06;
     public static final int CSR_ALARMS_OFFSET = 0x07;
+
+    /** CONTROL (write only, generated with the counters). */
+    public static final Word CSR_CONTROL = new Word("csr_control", 32, List.of(
+            f("clear_counters", 0, 1, "write 1: clear every event counter"),
+            f("reserved", 1, 31, "write 0")));
+
+    /** RD_/WR_OUTSTANDING and RD_/WR_HOST_BUFFERED: a live count. */
+    public static final Word CSR_LEVEL = new Word("csr_level", 32, List.of(
+            f("count", 0, 8, "the count"),
+            f("reserved", 8, 24, "0")));
+
+    /** WINi_BASE_LO: window base address [31:0]; bits below the smallest window are not kept. */
+    public static final Word CSR_WINDOW_BASE_LO = new Word("csr_window_base_lo", 32, List.of(
+            f("ignored", 0, 20, "reads 0: below the smallest window (WINDOW_MIN_LOG2)"),
+            f("base", 20, 12, "base address [31:20]")));
+
+    /** WINi_BASE_HI: window base address [63:32]. */
+    public static final Word CSR_WINDOW_BASE_HI = new Word("csr_window_base_hi", 32, List.of(
+            f("base", 0, 32, "base address [63:32]")));
     /** Counters of direction d (0 = rd, 1 = wr) start at {@code 0x10 + 0x10 * d}. */
     public static final int CSR_COUNTERS_OFFSET = 0x10;
     public static final int CSR_COUNTERS_STRIDE = 0x10;
@@ -309,7 +394,7 @@ public final class Layout {
         regs.add(new CsrReg("FPGA_MEM_HI", CSR_FPGA_MEM_HI_OFFSET, "ro", "configured FPGA memory bytes [63:32]"));
         regs.add(new CsrReg("LAST_ERROR", CSR_LAST_ERROR_OFFSET, "wc", "last rejection (csr_last_error fields); any write clears it"));
         if (counters) {
-            regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "write 1 to bit 0: clear every counter"));
+            regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "csr_control fields: write clear_counters = 1 to clear every counter"));
         }
         regs.add(new CsrReg("ALARMS", CSR_ALARMS_OFFSET, "wc", "csr_alarms fields, sticky; any write clears them"));
         for (int d = 0; d < 2; d++) {
@@ -344,24 +429,39 @@ public final class Layout {
 
     /** Packs a cldesc from its fields; see {@link #CLDESC}. */
     public static BigInteger pack(Word w, Map<String, ? extends Number> values) {
-        return w.pack(values);
+        return resolve(w).pack(values);
     }
 
     public static Map<String, BigInteger> unpack(Word w, BigInteger value) {
-        return w.unpack(value);
+        return resolve(w).unpack(value);
     }
 
     /** The eight 32-bit words of a cldesc value, x0 first. */
     public static long[] cldescWords(BigInteger cldesc) {
         long[] x = new long[CLDESC_WORDS];
         for (int i = 0; i < CLDESC_WORDS; i++) {
-            x[i] = cldesc.shiftRight(32 * i).and(BigInteger.valueOf(0xFFFF_FFFFL)).longValue();
+            x[i] = cldesc.shiftRight(CLDESC_WORD_BITS * i).and(BigInteger.ONE.shiftLeft(CLDESC_WORD_BITS).subtract(BigInteger.ONE))
+                    .longValue();
         }
         return x;
     }
 
+    /** The CSR registers' words, as in force, for the manifest. */
+    public static List<Word> csrWords() {
+        List<Word> out = new ArrayList<>();
+        for (Word w : List.of(CSR_CONFIG, CSR_LAST_ERROR, CSR_WINDOW_CTRL, CSR_WINDOW_SIZE, CSR_ALARMS, CSR_CONTROL, CSR_LEVEL,
+                CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI)) {
+            out.add(resolve(w));
+        }
+        return out;
+    }
+
     /** Every word, for the manifest. */
     public static List<Word> words() {
-        return new ArrayList<>(List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES));
+        List<Word> out = new ArrayList<>();
+        for (Word w : List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID)) {
+            out.add(resolve(w));
+        }
+        return out;
     }
 }

@@ -41,11 +41,9 @@ public final class Manifest {
         for (Layout.Word w : Layout.words()) {
             words.put(w.name(), word(w));
         }
-        words.put(Layout.CSR_CONFIG.name(), word(Layout.CSR_CONFIG));
-        words.put(Layout.CSR_LAST_ERROR.name(), word(Layout.CSR_LAST_ERROR));
-        words.put(Layout.CSR_WINDOW_CTRL.name(), word(Layout.CSR_WINDOW_CTRL));
-        words.put(Layout.CSR_WINDOW_SIZE.name(), word(Layout.CSR_WINDOW_SIZE));
-        words.put(Layout.CSR_ALARMS.name(), word(Layout.CSR_ALARMS));
+        for (Layout.Word w : Layout.csrWords()) {
+            words.put(w.name(), word(w));
+        }
         l.put("words", words);
         l.put("cldesc_words", Layout.CLDESC_WORDS);
         l.put("max_dwords", Layout.MAX_DWORDS);

@@ -89,9 +89,10 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         Signal msId = m.wire("ms_id", 8);
         msId.set(HdlWords.get(io.msData(), ms, "id"));
         Signal msKernel = m.wire("ms_kernel", 1);
-        msKernel.set(io.msValid().and(msId.bit(7)));
+        Expr msIsKernel = HdlWords.get(msId, Layout.DESC_ID, "kernel");
+        msKernel.set(io.msValid().and(msIsKernel));
         Signal msSlot = m.wire("ms_slot", sw);
-        msSlot.set(msId.bits(sw - 1, 0));
+        msSlot.set(HdlWords.get(msId, Layout.DESC_ID, "slot").trunc(sw));
 
         Reg stValid = m.reg("m1_valid", 1, cd).init(0);
         Reg stSlot = io.pushSlot() != null ? m.reg("m1_slot", sw, cd).init(0) : null;
@@ -99,7 +100,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         Reg stMover = p.events() ? m.reg("m1_mover", 1, cd).init(0) : null;
         Signal legit = m.wire("ms_legit", 1);
         if (p.idMode() == IdMode.MANAGED) {
-            Expr inRange = msId.bits(6, 0).zext(8).lt(m.lit(p.inflight(), 8));
+            Expr inRange = HdlWords.get(msId, Layout.DESC_ID, "slot").zext(8).lt(m.lit(p.inflight(), 8));
             Expr issued = io.waiting().and(m.lit(1, p.inflight()).shl(msSlot)).orR()
                     .or(io.late().and(io.lateSlot().eq(msSlot)));
             legit.set(msKernel.and(inRange).and(issued));
@@ -107,7 +108,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
             // One status per outstanding descriptor at most: the one in the stage is already counted.
             legit.set(msKernel.and(io.waiting().ne(stValid.zext(p.countBits()))));
         }
-        io.hsValid().set(io.msValid().and(msId.bit(7).not()));
+        io.hsValid().set(io.msValid().and(msIsKernel.not()));
         io.hsData().set(io.msData());
 
         // A rejection waits while any kernel-range status arrives (the mover's cannot be held back).
@@ -148,13 +149,14 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
             // difference taken a cycle early is the same count of cycles.
             Reg nowPrev = m.reg("now_prev", 32, cd).init(0xFFFF_FFFFL);
             nowPrev.set(io.now());
-            table.write(io.stampSlot(), Expr.cat(io.stampTag(), nowPrev), io.stamp());
+            table.write(io.stampSlot(), HdlWords.pack(m, Layout.STAMP_TAGGED, Map.of("tag", io.stampTag(), "stamp", nowPrev)),
+                    io.stamp());
             entry.set(table.readAsync(slot));
             Reg tagQ = m.reg("tag_q", 32, cd).init(0);
             Reg elapsedQ = m.reg("elapsed_q", 32, cd).init(0);
             // Loaded every cycle: only a cycle with a status behind it (m1_valid) uses them.
-            tagQ.set(entry.bits(63, 32));
-            elapsedQ.set(io.now().minus(entry.bits(31, 0)));
+            tagQ.set(HdlWords.get(entry, Layout.STAMP_TAGGED, "tag"));
+            elapsedQ.set(io.now().minus(HdlWords.get(entry, Layout.STAMP_TAGGED, "stamp")));
             elapsed.set(elapsedQ);
             int eb = Layout.ELAPSED_BITS;
             Expr sat = Expr.mux(elapsed.bits(31, eb).orR(), m.lit((1L << eb) - 1, eb), elapsed.bits(eb - 1, 0));
