@@ -50,6 +50,9 @@ SYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_e
                    "exact_flags", "data_in_order", "helpers", "reachable"]
 ASYNC_FIFO_PROPS = ["never_exceeds_depth", "no_accept_when_full", "no_emit_when_empty",
                     "data_in_order", "sync_stage_gray_lags", "helpers", "reachable"]
+ASYNC_FIFO_SR_PROPS = ["gray_one_bit", "sync_stage_gray_lags", "never_exceeds_depth",
+                       "no_accept_when_full", "no_emit_when_empty", "data_in_order", "reset_blocks",
+                       "drop_only_when_flushing", "flush_drains", "helpers", "reachable"]
 BRIDGE_ISSUE_PROPS = ["credit_invariant", "no_status_dropped", "outstanding_bounded", "id_unique",
                       "only_admitted_reach_mover", "host_passthrough",
                       "one_status_per_descriptor", "helpers", "reachable"]
@@ -84,6 +87,25 @@ def async_fifo(width, k, data_k, cover_k, lookahead=False):
                 prop_depth=dict(data_in_order=data_k),
                 defines=dict(DUT=module, WIDTH=width, LA=int(lookahead)),
                 props=ASYNC_FIFO_PROPS)
+
+
+def async_fifo_sr(width, regout, lookahead, k, data_k, cover_k, read_pointer=False):
+    # the `_sr` variants (either side reset alone): regout 1 for registered read data (`_r`);
+    # lookahead: the full flag a cycle ahead (`_la`), with regout also the read pointer one ahead
+    # in registers; read_pointer: the write side outputs the read pointer it sees (`_p`)
+    module = "direkt_async_fifo_w%d_d16%s%s%s_sr" % (width, "_r" if regout else "",
+                                                   "_p" if read_pointer else "",
+                                                   "_la" if lookahead else "")
+    wr = "direkt_async_fifo_wr_d16" + ("_p" if read_pointer else "") + ("_rf" if lookahead else "") + "_sr"
+    rd = "direkt_async_fifo_rd_d16" + ("_r" if regout else "") + ("_la" if lookahead and regout else "") + "_sr"
+    return dict(name=module.replace("direkt_", ""), harness="async_fifo_sr.sv", top="fv_async_fifo_sr",
+                ip=[module, wr, rd, "direkt_sync_w5_s2_pu0", "direkt_sync_w1_s2_pu0"],
+                multiclock=True, depth=k, cover_depth=cover_k,
+                prop_depth=dict(data_in_order=data_k),
+                defines=dict(DUT=module, WIDTH=width, REGOUT=int(regout), LA=int(lookahead and regout),
+                             RF=int(lookahead), RP=int(read_pointer)),
+                props=ASYNC_FIFO_SR_PROPS[:-2] + (["read_pointer_lags"] if read_pointer else [])
+                + ASYNC_FIFO_SR_PROPS[-2:])
 
 
 def arbiter(module, n, policy, weights, k, cover_k):
@@ -152,6 +174,10 @@ CONFIGS = [
     async_fifo(64, k=8, data_k=6, cover_k=44),
     # the bridge's descriptor crossing (default preset: 221-bit words)
     async_fifo(221, k=8, data_k=6, cover_k=44, lookahead=True),
+    # either side reset alone, no reset assumption: the plain one and the bridge's two crossings
+    async_fifo_sr(160, True, False, k=8, data_k=6, cover_k=90),
+    async_fifo_sr(221, True, True, k=8, data_k=6, cover_k=90),
+    async_fifo_sr(64, False, True, k=8, data_k=6, cover_k=90, read_pointer=True),
     arbiter("direkt_arbiter_fixed_n2", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_fixed_n3", 3, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2", 2, 1, [], k=10, cover_k=12),

@@ -129,9 +129,10 @@ public final class Catalog {
             return new SyncFifo().elaborate(new SyncFifo.Params(a.integer("width", 8), depth, showAhead,
                     a.flag("registered", !showAhead), a.integer("almost_full", depth)));
         }));
-        ENTRIES.put("async_fifo", new Entry("width=8 depth=16 sync_stages=2 registered=true", a ->
+        ENTRIES.put("async_fifo", new Entry("width=8 depth=16 sync_stages=2 registered=true write_read_pointer=false lookahead=false side_reset=false", a ->
                 new AsyncFifo().elaborate(new AsyncFifo.Params(a.integer("width", 8), a.integer("depth", 16),
-                        a.integer("sync_stages", 2), a.flag("registered", true)))));
+                        a.integer("sync_stages", 2), a.flag("registered", true), a.flag("write_read_pointer", false),
+                        a.flag("lookahead", false), a.flag("side_reset", false)))));
         ENTRIES.put("skid_buffer", new Entry("width=8", a ->
                 new SkidBuffer().elaborate(new SkidBuffer.Params(a.integer("width", 8)))));
         ENTRIES.put("rl_adapter", new Entry("width=8 direction=rl0_to_rl1|rl1_to_rl0", a ->
@@ -197,6 +198,11 @@ public final class Catalog {
         for (int w : new int[] {160, 256, 64}) {
             r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(w, 16)));
         }
+        // either side reset alone (proved in formal/): the plain one, and the bridge's two crossings
+        // (descriptors: registered, lookahead; statuses: unregistered, write-side read pointer, lookahead)
+        r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(160, 16).withSideReset()));
+        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(221, 16, 2, true, false, true, true)));
+        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(64, 16, 2, false, true, true, true)));
         r.add(new SyncFifo().elaborate(SyncFifo.Params.of(160, 16)));
         for (int n : new int[] {2, 3}) {
             r.add(new Arbiter().elaborate(Arbiter.Params.fixed(n)));

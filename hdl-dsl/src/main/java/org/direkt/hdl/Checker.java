@@ -158,6 +158,9 @@ final class Checker {
      * own data input, or an input port that a child passes on to one, however deep) must be driven
      * by a register (or a child's registered output) or by an input port of this module, and such
      * an input port is then a crossing input of this module in turn, checked where it is driven.
+     * A domain's reset port may feed one too (a reset carried into another domain): the parent
+     * connects it through the domain binding, so no logic of this module sits in between, and a
+     * module that carries its reset states that the reset must come from a flip-flop.
      */
     private void checkSynchroniserInputs() {
         for (Instance inst : m.instances) {
@@ -177,7 +180,7 @@ final class Checker {
                                 + ") reaches synchroniser " + reaches + " and";
                 Stmt.Assign a = Drivers.single(d);
                 boolean straight = a != null && a.value() instanceof Signal src
-                        && (Module.isFlop(src) || src.kind() == Signal.Kind.INPUT);
+                        && (Module.isFlop(src) || src.kind() == Signal.Kind.INPUT || src.kind() == Signal.Kind.RESET);
                 if (!straight) {
                     Stmt.Assign at = Drivers.first(d);
                     error(at.loc(), "%s is driven by %s: what crosses a clock domain must come straight from a register of its source domain, with no logic or condition in between",
@@ -437,6 +440,10 @@ final class Checker {
                 clocked.add(r.domain());
                 if (r.resetValue() != null) {
                     reset.add(r.domain());
+                    if (m.isClocked(r.domain()) && !m.hasReset(r.domain())) {
+                        error(r.loc(), "%s has a reset value, but domain '%s' has no reset in module %s (declared with clockOnlyDomain): give it a power-up value instead",
+                                r.describe(), r.domain().name(), m.name());
+                    }
                 }
                 if (r.enable() != null) {
                     mark.accept(r.enable());
@@ -461,8 +468,11 @@ final class Checker {
         }
         for (Instance inst : m.instances) {
             inst.bindings.forEach((childDomain, parent) -> {
-                if (inst.child().isClocked(inst.child().domain(childDomain))) {
+                ClockDomain cd = inst.child().domain(childDomain);
+                if (inst.child().isClocked(cd)) {
                     clocked.add(parent);
+                }
+                if (inst.child().hasReset(cd)) {
                     reset.add(parent);
                 }
             });
@@ -473,9 +483,12 @@ final class Checker {
             if (clk == null) {
                 continue;
             }
+            if (rst != null && used.containsKey(rst)) {
+                reset.add(d);
+            }
             if (!clocked.contains(d)) {
                 warning(clk.loc(), "clock '%s' of domain '%s' is never used", clk.name(), d.name());
-            } else if (!reset.contains(d)) {
+            } else if (rst != null && !reset.contains(d)) {
                 warning(rst.loc(), "reset '%s' of domain '%s' is never used: no register of the domain has a reset value", rst.name(), d.name());
             }
         }

@@ -64,13 +64,17 @@ public final class Instance {
             throw ElaborationException.at(at, "domain '%s' of instance '%s' needs a clock, but '%s' has none in module %s (declared with passThroughDomain)",
                     childDomain, name, parent.name(), owner.name());
         }
+        if (child.hasReset(cd) && owner.isClocked(parent) && !owner.hasReset(parent)) {
+            throw ElaborationException.at(at, "domain '%s' of instance '%s' needs a reset, but '%s' has none in module %s (declared with clockOnlyDomain)",
+                    childDomain, name, parent.name(), owner.name());
+        }
         if (bindings.containsKey(childDomain)) {
             throw ElaborationException.at(at, "domain '%s' of instance '%s' is already bound (at %s)",
                     childDomain, name, bindingLocs.get(childDomain));
         }
         // Opposite polarity of the same kind is a plain inversion (emitted as ~rst at the pin);
         // a synchronous and an asynchronous reset cannot be joined that way.
-        if (child.isClocked(cd) && cd.kind() != parent.kind()) {
+        if (child.hasReset(cd) && cd.kind() != parent.kind()) {
             throw ElaborationException.at(at, "reset mismatch binding domain '%s' of instance '%s' to '%s': child reset is %s %s, parent's is %s %s",
                     childDomain, name, parent.name(), cd.polarity(), cd.kind(), parent.polarity(), parent.kind());
         }

@@ -71,9 +71,14 @@ public final class Module {
         return domains.stream().filter(d -> d.name().equals(domainName)).findFirst().orElse(null);
     }
 
-    /** True when the module has clock and reset ports for the domain (false for a pass-through domain). */
+    /** True when the module has a clock port for the domain (false for a pass-through domain). */
     public boolean isClocked(ClockDomain d) {
         return clocks.containsKey(d.name());
+    }
+
+    /** True when the module has a reset port for the domain (false for a clock-only or pass-through domain). */
+    public boolean hasReset(ClockDomain d) {
+        return resets.containsKey(d.name());
     }
 
     Signal clockOf(ClockDomain d) {

@@ -76,6 +76,39 @@ public final class ModuleBuilder {
     }
 
     /**
+     * Declares a clock domain with a clock port and no reset port: its registers hold their power-up
+     * values ({@link Reg#powerUp}) and no reset moves them (a reset value there is an error). For
+     * state that must outlive every reset, such as the synchroniser of a pointer that never jumps.
+     */
+    public ClockDomain clockOnlyDomain(ClockDomain cd) {
+        SourceLoc loc = SourceLoc.capture();
+        checkOpen(loc);
+        checkNewDomain(cd, loc);
+        Signal clk = newPort(Signal.Kind.CLOCK, cd.clock(), 1, cd, loc);
+        domains.add(cd);
+        clocks.put(cd.name(), clk);
+        return cd;
+    }
+
+    /**
+     * The reset port of domain {@code cd}, to read as logic, asserted at the domain's polarity: for
+     * logic that must follow the reset although no register of it is cleared (a FIFO side that
+     * refuses words while its reset is high), or a reset carried to another domain through
+     * {@link Sync}. Reading it counts as using the reset.
+     */
+    public Signal reset(ClockDomain cd) {
+        SourceLoc loc = SourceLoc.capture();
+        checkOpen(loc);
+        requireDomain(cd, loc);
+        Signal rst = resets.get(cd.name());
+        if (rst == null) {
+            throw ElaborationException.at(loc, "domain '%s' has no reset port in module %s (declared with %s)",
+                    cd.name(), name, isClocked(cd) ? "clockOnlyDomain" : "passThroughDomain");
+        }
+        return rst;
+    }
+
+    /**
      * Declares a domain this module only passes signals through: its ports belong to the domain,
      * but the module has no clock or reset port for it, so it can hold no register or memory. A
      * purely combinational module (a connection, a multiplexer) declares its domains this way.
@@ -96,9 +129,13 @@ public final class ModuleBuilder {
         }
     }
 
-    /** True when the domain has clock and reset ports here (declared with {@link #domain}). */
+    /** True when the domain has a clock port here (declared with {@link #domain} or {@link #clockOnlyDomain}). */
     boolean isClocked(ClockDomain cd) {
         return clocks.containsKey(cd.name());
+    }
+
+    boolean hasReset(ClockDomain cd) {
+        return resets.containsKey(cd.name());
     }
 
     void requireClocked(ClockDomain cd, String what, SourceLoc loc) {

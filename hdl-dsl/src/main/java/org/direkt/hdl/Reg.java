@@ -6,11 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A register of one clock domain: optional reset value, optional clock enable, and Verilog
- * attributes. A register must have a name before elaboration ends.
+ * A register of one clock domain: optional reset value, optional power-up value, optional clock
+ * enable, and Verilog attributes. A register must have a name before elaboration ends.
  */
 public final class Reg extends Signal {
     private BigInteger resetValue;
+    private BigInteger powerUpValue;
     private Expr enable;
     private SourceLoc enableLoc;
     private final Map<String, String> attributes = new LinkedHashMap<>();
@@ -32,6 +33,31 @@ public final class Reg extends Signal {
 
     public Reg init(BigInteger value) {
         resetValue = Expr.lit(value, width(), SourceLoc.capture()).value();
+        return this;
+    }
+
+    /**
+     * The value the register holds when the FPGA is configured, emitted as the declaration's
+     * initialiser ({@code reg [4:0] x = 5'd0;}), which Intel's and AMD's tools load into the flop at
+     * configuration and Yosys keeps as its {@code init} attribute. Independent of {@link #init}: a
+     * register may have a power-up value, a reset value, or both; without a reset value it has no
+     * reset branch, so no reset ever moves it (a pointer that crosses clock domains and must never
+     * jump). Not for ASIC flows, where flops have no defined power-up state.
+     */
+    public Reg powerUp(long value) {
+        return powerUp(BigInteger.valueOf(value));
+    }
+
+    public Reg powerUp(BigInteger value) {
+        SourceLoc loc = SourceLoc.capture();
+        if (value.signum() < 0) {
+            throw ElaborationException.at(loc, "power-up value %s of %s is negative: register values are unsigned", value, describe());
+        }
+        if (value.bitLength() > width()) {
+            throw ElaborationException.at(loc, "power-up value %s of %s needs %d bits and does not fit in its %d bits",
+                    value, describe(), value.bitLength(), width());
+        }
+        powerUpValue = value;
         return this;
     }
 
@@ -59,6 +85,11 @@ public final class Reg extends Signal {
 
     public BigInteger resetValue() {
         return resetValue;
+    }
+
+    /** The power-up value, or null when the register has none. */
+    public BigInteger powerUpValue() {
+        return powerUpValue;
     }
 
     public Expr enable() {

@@ -1,5 +1,7 @@
 package org.direkt.hdl;
 
+import java.math.BigInteger;
+
 /**
  * The one legal way for a signal to enter another clock domain. What crosses must come straight
  * from a register of its source domain; multi-bit values must be Gray-coded (one bit changes at a
@@ -21,6 +23,30 @@ public final class Sync {
         }
         m.requireDomain(to, loc);
         Instance inst = m.instance(instName, new SyncCell(), new SyncCell.Params(src.width(), stages, to.polarity(), to.kind()));
+        inst.clock("dst", to);
+        inst.pin("d").set(src);
+        return inst.pin("q");
+    }
+
+    /**
+     * As {@link #bits}, through a synchroniser that no reset clears ({@link ResetlessSyncCell}):
+     * every stage holds {@code powerUp} from configuration on and then only ever what it sampled.
+     * For a value that must not jump when the destination domain is reset, such as a Gray pointer
+     * whose source is never reset either.
+     */
+    public static Signal bitsWithoutReset(ModuleBuilder m, String instName, Signal src, ClockDomain to, int stages, long powerUp) {
+        SourceLoc loc = SourceLoc.capture();
+        if (stages < 2) {
+            throw ElaborationException.at(loc, "synchroniser '%s' has %d stage(s): at least 2 flip-flops are needed against metastability",
+                    instName, stages);
+        }
+        BigInteger value = BigInteger.valueOf(powerUp);
+        if (value.signum() < 0 || value.bitLength() > src.width()) {
+            throw ElaborationException.at(loc, "synchroniser '%s': power-up value %d does not fit in the %d bits of %s",
+                    instName, powerUp, src.width(), src.describe());
+        }
+        m.requireDomain(to, loc);
+        Instance inst = m.instance(instName, new ResetlessSyncCell(), new ResetlessSyncCell.Params(src.width(), stages, value));
         inst.clock("dst", to);
         inst.pin("d").set(src);
         return inst.pin("q");

@@ -148,12 +148,20 @@ public final class VerilogEmitter {
                     continue;
                 }
                 String attrs = "";
-                if (s instanceof Reg r && !r.attributes().isEmpty()) {
-                    List<String> parts = new ArrayList<>();
-                    r.attributes().forEach((k, v) -> parts.add(k + " = \"" + v + "\""));
-                    attrs = "(* " + String.join(", ", parts) + " *) ";
+                String powerUp = "";
+                if (s instanceof Reg r) {
+                    if (!r.attributes().isEmpty()) {
+                        List<String> parts = new ArrayList<>();
+                        r.attributes().forEach((k, v) -> parts.add(k + " = \"" + v + "\""));
+                        attrs = "(* " + String.join(", ", parts) + " *) ";
+                    }
+                    // The declaration initialiser: loaded at configuration by the FPGA tools, the init
+                    // attribute (and the proofs' initial state) in Yosys.
+                    if (r.powerUpValue() != null) {
+                        powerUp = " = " + literal(r.powerUpValue(), r.width());
+                    }
                 }
-                decls.add(new String[] {attrs + kw, range(s.width()), s.name() + ";", s.loc().locator()});
+                decls.add(new String[] {attrs + kw, range(s.width()), s.name() + powerUp + ";", s.loc().locator()});
             }
             for (Memory mem : m.memories()) {
                 String attrs = mem.isDistributed() ? "(* ram_style = \"distributed\", ramstyle = \"MLAB\" *) " : "";

@@ -24,8 +24,12 @@ import org.direkt.hdl.Unit;
  */
 public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFifoReader.Io> {
 
-    /** The read side's ports; {@code rdEn} is null unless the output is registered. */
-    public record Io(Signal ready, Signal wrPtrGraySync, Signal valid, Signal rdAddr, Signal rdPtrGray, Signal rdEn) {
+    /**
+     * The read side's ports; {@code rdEn} is null unless the output is registered, {@code wrRstSync}
+     * (the write side's reset, synchronised) unless {@link Params#sideReset}.
+     */
+    public record Io(Signal ready, Signal wrPtrGraySync, Signal valid, Signal rdAddr, Signal rdPtrGray, Signal rdEn,
+            Signal wrRstSync) {
     }
 
     /**
@@ -33,11 +37,19 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
      * binary and Gray, so the pop only picks between flip-flops: the RAM address and the next valid
      * flag are one multiplexer from the pop instead of an increment, a Gray encode and a compare.
      * A few flip-flops more, for a read side that keeps its speed inside a large design.
+     * {@code sideReset}: no reset moves a register (each starts at its power-up value); while its own
+     * reset or the write side's ({@code wr_rst_sync}) is high the side flushes: {@code valid} is low
+     * and every word present is dropped, one a cycle, so the read pointer walks up to the write
+     * pointer one Gray step at a time.
      */
-    public record Params(int depth, boolean registeredOutput, boolean lookahead) {
+    public record Params(int depth, boolean registeredOutput, boolean lookahead, boolean sideReset) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoReader", "depth", depth, "must be a power of two >= 2");
             require(!lookahead || registeredOutput, "AsyncFifoReader", "lookahead", lookahead, "needs registeredOutput");
+        }
+
+        public Params(int depth, boolean registeredOutput, boolean lookahead) {
+            this(depth, registeredOutput, lookahead, false);
         }
 
         public Params(int depth, boolean registeredOutput) {
@@ -47,7 +59,8 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_async_fifo_rd_d" + p.depth() + (p.registeredOutput() ? "_r" : "") + (p.lookahead() ? "_la" : "");
+        return "direkt_async_fifo_rd_d" + p.depth() + (p.registeredOutput() ? "_r" : "") + (p.lookahead() ? "_la" : "")
+                + (p.sideReset() ? "_sr" : "");
     }
 
     @Override
@@ -56,7 +69,8 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
         int aw = Check.log2(p.depth());
         int pw = aw + 1;
         return new Io(at.in("ready", 1, cd), at.in("wr_ptr_gray_sync", pw, cd), at.out("valid", 1, cd),
-                at.out("rd_addr", aw, cd), at.out("rd_ptr_gray", pw, cd), p.registeredOutput() ? at.out("rd_en", 1, cd) : null);
+                at.out("rd_addr", aw, cd), at.out("rd_ptr_gray", pw, cd), p.registeredOutput() ? at.out("rd_en", 1, cd) : null,
+                p.sideReset() ? at.in("wr_rst_sync", 1, cd) : null);
     }
 
     @Override
@@ -70,49 +84,97 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
         Signal rdAddr = io.rdAddr();
         Signal rdPtrGrayOut = io.rdPtrGray();
 
-        Reg rdBin = m.reg("rd_ptr_bin", pw, cd).init(0);
-        Reg rdGray = m.reg("rd_ptr_gray_q", pw, cd).init(0);
-        Signal next = m.wire("rd_ptr_next", pw);
+        boolean sr = p.sideReset();
+        // With sideReset and lookahead the next pointer is needed only as an address: its low bits.
+        boolean nextLow = sr && p.lookahead();
+        Signal rdBin = null;
+        Reg rdGray;
+        Reg rdLow = null;
+        if (sr) {
+            // Power-up values only: a pointer that a reset cleared would jump, and the write side's
+            // synchroniser could catch a mix of old and new bits. The binary pointer's top bit is
+            // the Gray pointer's, so only the low bits are kept apart.
+            rdLow = m.reg("rd_ptr_bin_lo", aw, cd).powerUp(0);
+            rdGray = m.reg("rd_ptr_gray_q", pw, cd).powerUp(0);
+            if (!nextLow) {
+                rdBin = m.wire("rd_ptr_bin", pw);
+                rdBin.set(Expr.cat(rdGray.bit(aw), rdLow));
+            }
+        } else {
+            rdBin = m.reg("rd_ptr_bin", pw, cd).init(0);
+            rdGray = m.reg("rd_ptr_gray_q", pw, cd).init(0);
+        }
+        Signal next = nextLow ? m.wire("rd_ptr_next_lo", aw) : m.wire("rd_ptr_next", pw);
         Signal nextGray = m.wire("rd_ptr_next_gray", pw);
         Signal pop = m.wire("pop", 1);
+        // What takes the word shown: the consumer, and with sideReset a flush (either side's reset
+        // high), which drops it unseen, so the FIFO empties a word a cycle and the space goes back.
+        Expr take = ready;
+        Expr shown = null;
+        if (sr) {
+            Signal flush = m.wire("flush", 1);
+            flush.set(m.reset(cd).or(io.wrRstSync()));
+            take = ready.or(flush);
+            shown = flush.not();
+        }
 
         if (p.lookahead()) {
-            Reg validQ = m.reg("valid_q", 1, cd).init(0);
-            Reg binInc = m.reg("rd_ptr_bin_inc", pw, cd).init(1);
-            Reg grayInc = m.reg("rd_ptr_gray_inc", pw, cd).init(1);
-            pop.set(validQ.and(ready));
-            next.set(Expr.mux(pop, binInc, rdBin));
+            Reg validQ;
+            Signal binInc;
+            Reg binIncLow = null;
+            Reg grayInc;
+            if (sr) {
+                validQ = m.reg("valid_q", 1, cd).powerUp(0);
+                binIncLow = m.reg("rd_ptr_bin_inc_lo", aw, cd).powerUp(1);
+                grayInc = m.reg("rd_ptr_gray_inc", pw, cd).powerUp(1);
+                binInc = m.wire("rd_ptr_bin_inc", pw);
+                binInc.set(Expr.cat(grayInc.bit(aw), binIncLow));
+            } else {
+                validQ = m.reg("valid_q", 1, cd).init(0);
+                binInc = m.reg("rd_ptr_bin_inc", pw, cd).init(1);
+                grayInc = m.reg("rd_ptr_gray_inc", pw, cd).init(1);
+            }
+            pop.set(validQ.and(take));
+            next.set(nextLow ? Expr.mux(pop, binIncLow, rdLow) : Expr.mux(pop, binInc, rdBin));
             nextGray.set(Expr.mux(pop, grayInc, rdGray));
             Signal binInc2 = m.wire("rd_ptr_bin_inc2", pw);
             binInc2.set(binInc.plus(1));
-            binInc.set(Expr.mux(pop, binInc2, binInc));
+            if (sr) {
+                binIncLow.set(Expr.mux(pop, binInc2.trunc(aw), binIncLow));
+            } else {
+                ((Reg) binInc).set(Expr.mux(pop, binInc2, binInc));
+            }
             grayInc.set(Expr.mux(pop, Gray.encode(binInc2), grayInc));
             // The word at `next` exists when its pointer differs from the synchronised write pointer.
             validQ.set(Expr.mux(pop, grayInc.ne(wrPtrGray), rdGray.ne(wrPtrGray)));
-            valid.set(validQ);
-            io.rdEn().set(validQ.not().or(ready));
-            rdAddr.set(next.trunc(aw));
+            valid.set(sr ? validQ.and(shown) : validQ);
+            io.rdEn().set(validQ.not().or(take));
+            rdAddr.set(nextLow ? next : next.trunc(aw));
         } else if (p.registeredOutput()) {
-            Reg validQ = m.reg("valid_q", 1, cd).init(0);
-            pop.set(validQ.and(ready));
-            next.set(Expr.mux(pop, rdBin.plus(1), rdBin));
+            Reg validQ = sr ? m.reg("valid_q", 1, cd).powerUp(0) : m.reg("valid_q", 1, cd).init(0);
+            pop.set(validQ.and(take));
+            next.set(sr ? rdBin.plus(pop.zext(pw)) : Expr.mux(pop, rdBin.plus(1), rdBin));
             nextGray.set(Gray.encode(next));
             // The word at `next` exists when its pointer differs from the synchronised write pointer.
             validQ.set(nextGray.ne(wrPtrGray));
-            valid.set(validQ);
+            valid.set(sr ? validQ.and(shown) : validQ);
             // Read only when the read-data register may change, so a stalled word stays put.
-            io.rdEn().set(validQ.not().or(ready));
+            io.rdEn().set(validQ.not().or(take));
             rdAddr.set(next.trunc(aw));
         } else {
             Signal notEmpty = m.wire("not_empty", 1);
             notEmpty.set(rdGray.ne(wrPtrGray));
-            pop.set(notEmpty.and(ready));
-            next.set(Expr.mux(pop, rdBin.plus(1), rdBin));
+            pop.set(notEmpty.and(take));
+            next.set(sr ? rdBin.plus(pop.zext(pw)) : Expr.mux(pop, rdBin.plus(1), rdBin));
             nextGray.set(Gray.encode(next));
-            valid.set(notEmpty);
-            rdAddr.set(rdBin.trunc(aw));
+            valid.set(sr ? notEmpty.and(shown) : notEmpty);
+            rdAddr.set(sr ? rdLow : rdBin.trunc(aw));
         }
-        rdBin.set(next);
+        if (sr) {
+            rdLow.set(nextLow ? next : next.trunc(aw));
+        } else {
+            ((Reg) rdBin).set(next);
+        }
         rdGray.set(nextGray);
         rdPtrGrayOut.set(rdGray);
     }

@@ -29,10 +29,16 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
      * {@code readPointerOutput}: also output {@code rd_ptr_seen}, the synchronised read pointer decoded
      * into a register (a cycle staler still than the synchroniser; the write pointer less it is never
      * below the words really held). {@code registeredFull}: the full flag from a flip-flop.
+     * {@code sideReset}: no reset moves a register (each starts at its power-up value); the reset
+     * only refuses words while it is high, so the Gray pointer never jumps.
      */
-    public record Params(int depth, boolean readPointerOutput, boolean registeredFull) {
+    public record Params(int depth, boolean readPointerOutput, boolean registeredFull, boolean sideReset) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoWriter", "depth", depth, "must be a power of two >= 2");
+        }
+
+        public Params(int depth, boolean readPointerOutput, boolean registeredFull) {
+            this(depth, readPointerOutput, registeredFull, false);
         }
 
         public Params(int depth, boolean readPointerOutput) {
@@ -46,7 +52,8 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_async_fifo_wr_d" + p.depth() + (p.readPointerOutput() ? "_p" : "") + (p.registeredFull() ? "_rf" : "");
+        return "direkt_async_fifo_wr_d" + p.depth() + (p.readPointerOutput() ? "_p" : "") + (p.registeredFull() ? "_rf" : "")
+                + (p.sideReset() ? "_sr" : "");
     }
 
     @Override
@@ -71,8 +78,21 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         Signal wrAddr = io.wrAddr();
         Signal wrPtrGrayOut = io.wrPtrGray();
 
-        Reg wrBin = m.reg("wr_ptr_bin", pw, cd).init(0);
-        Reg wrGray = m.reg("wr_ptr_gray_q", pw, cd).init(0);
+        Signal wrBin;
+        Reg wrGray;
+        Reg wrLow = null;
+        if (p.sideReset()) {
+            // Power-up values only: a pointer that a reset cleared would jump, and the read side's
+            // synchroniser could catch a mix of old and new bits. The binary pointer's top bit is
+            // the Gray pointer's (Gray code keeps the top bit), so only the low bits are kept apart.
+            wrLow = m.reg("wr_ptr_bin_lo", aw, cd).powerUp(0);
+            wrGray = m.reg("wr_ptr_gray_q", pw, cd).powerUp(0);
+            wrBin = m.wire("wr_ptr_bin", pw);
+            wrBin.set(Expr.cat(wrGray.bit(aw), wrLow));
+        } else {
+            wrBin = m.reg("wr_ptr_bin", pw, cd).init(0);
+            wrGray = m.reg("wr_ptr_gray_q", pw, cd).init(0);
+        }
 
         // Full: the Gray write pointer equals the read pointer with its top two bits inverted
         // (Cummings), i.e. the writer is exactly one lap ahead.
@@ -81,24 +101,33 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
                 : Expr.cat(rdPtrGray.bits(pw - 1, pw - 2).not(), rdPtrGray.bits(pw - 3, 0));
         Signal full = m.wire("full", 1);
         Signal push = m.wire("push", 1);
-        push.set(valid.and(full.not()));
+        // With sideReset nothing is taken while the reset is high, and the read side drains what
+        // it holds.
+        Expr room = p.sideReset() ? full.not().and(m.reset(cd).not()) : full.not();
+        push.set(p.sideReset() ? valid.and(ready) : valid.and(room));
         Signal next = m.wire("wr_ptr_next", pw);
-        next.set(Expr.mux(push, wrBin.plus(1), wrBin));
-        wrBin.set(next);
+        // The push as the adder's carry in is the smaller circuit; with the registered flag the
+        // increment is computed for it anyway, and the push only picks.
+        next.set(p.sideReset() && !p.registeredFull() ? wrBin.plus(push.zext(pw)) : Expr.mux(push, wrBin.plus(1), wrBin));
+        if (p.sideReset()) {
+            wrLow.set(next.trunc(aw));
+        } else {
+            ((Reg) wrBin).set(next);
+        }
         wrGray.set(Gray.encode(next));
         if (p.registeredFull()) {
             // Next cycle's flag against the read pointer seen now (which can only move on, so the flag
             // is never late to rise): both outcomes from flip-flops, the push picks one.
             Signal wrGrayInc = m.wire("wr_ptr_gray_inc", pw);
             wrGrayInc.set(Gray.encode(wrBin.plus(1)));
-            Reg fullQ = m.reg("full_q", 1, cd).init(0);
+            Reg fullQ = p.sideReset() ? m.reg("full_q", 1, cd).powerUp(0) : m.reg("full_q", 1, cd).init(0);
             fullQ.set(Expr.mux(push, wrGrayInc.eq(lapAhead), wrGray.eq(lapAhead)));
             full.set(fullQ);
         } else {
             full.set(wrGray.eq(lapAhead));
         }
 
-        ready.set(full.not());
+        ready.set(room);
         if (p.registeredFull()) {
             // The free place at the write pointer is written in every cycle the flag allows, word or
             // not (it counts only once pushed): the RAM's many write enables hang on a flip-flop,
@@ -107,12 +136,12 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         } else {
             wrEn.set(push);
         }
-        wrAddr.set(wrBin.trunc(aw));
+        wrAddr.set(p.sideReset() ? wrLow : wrBin.trunc(aw));
         wrPtrGrayOut.set(wrGray);
         if (p.readPointerOutput()) {
             // Registered: the Gray decode stays off its users' paths; one cycle more of lag is harmless
             // (a lagging read pointer only ever overstates the words held).
-            Reg rdBin = m.reg("rd_ptr_seen_q", pw, cd).init(0);
+            Reg rdBin = p.sideReset() ? m.reg("rd_ptr_seen_q", pw, cd).powerUp(0) : m.reg("rd_ptr_seen_q", pw, cd).init(0);
             rdBin.set(Gray.decode(rdPtrGray));
             io.rdPtrSeen().set(rdBin);
         }

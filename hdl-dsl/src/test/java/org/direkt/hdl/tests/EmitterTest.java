@@ -49,7 +49,8 @@ class EmitterTest {
                 Arguments.of("simple_ram_w8_d16", (Supplier<Module>) () -> new SimpleRam().elaborate(new SimpleRam.Params(8, 16))),
                 Arguments.of("ops_w8", (Supplier<Module>) () -> new TestDesigns.AllOps().elaborate(new TestDesigns.AllOps.Params(8))),
                 Arguments.of("reset_async_low", (Supplier<Module>) () -> new TestDesigns.ResetStyles().elaborate(new TestDesigns.ResetStyles.Params(true))),
-                Arguments.of("reset_sync_high", (Supplier<Module>) () -> new TestDesigns.ResetStyles().elaborate(new TestDesigns.ResetStyles.Params(false))));
+                Arguments.of("reset_sync_high", (Supplier<Module>) () -> new TestDesigns.ResetStyles().elaborate(new TestDesigns.ResetStyles.Params(false))),
+                Arguments.of("power_up_w4", (Supplier<Module>) () -> new TestDesigns.PowerUp().elaborate(new TestDesigns.PowerUp.Params(4))));
     }
 
     @ParameterizedTest(name = "{0}")

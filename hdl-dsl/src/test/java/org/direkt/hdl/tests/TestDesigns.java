@@ -7,7 +7,7 @@ import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
 
-/** Small designs that exercise the emitter: every operator, every reset style, when chains. */
+/** Small designs that exercise the emitter: every operator, every reset style, when chains, power-up values. */
 final class TestDesigns {
     private TestDesigns() {
     }
@@ -88,6 +88,40 @@ final class TestDesigns {
             m.when(acc.eq(0), () -> flag.set(1)).otherwise(() -> flag.set(0));
             m.output("acc_q", 8, cd).set(acc);
             m.output("zero", 1, cd).set(flag);
+        }
+    }
+
+    /**
+     * Power-up values: a Gray counter no reset moves, its reset read as logic (it only holds the
+     * count), carried with the counter into another domain through synchronisers no reset clears,
+     * and a register with both a power-up and a reset value.
+     */
+    static final class PowerUp extends Generator<PowerUp.Params> {
+        record Params(int width) {
+        }
+
+        @Override
+        public String moduleName(Params p) {
+            return "direkt_test_power_up_w" + p.width();
+        }
+
+        @Override
+        protected void build(ModuleBuilder m, Params p) {
+            ClockDomain a = m.domain(ClockDomain.of("a"));
+            ClockDomain b = m.domain(ClockDomain.of("b"));
+            Signal inc = m.input("a_inc", 1, a);
+            Reg bin = m.reg("a_bin", p.width(), a).powerUp(3);
+            Reg gray = m.reg("a_gray", p.width(), a).powerUp(2);
+            Signal next = m.wire("a_next", p.width());
+            next.set(bin.plus(inc.and(m.reset(a).not()).zext(p.width())));
+            bin.set(next);
+            gray.set(next.xor(next.shr(1)));
+            Signal grayInB = org.direkt.hdl.Sync.bitsWithoutReset(m, "u_gray_sync", gray, b, 2, 2);
+            Signal rstInB = org.direkt.hdl.Sync.bitsWithoutReset(m, "u_rst_sync", m.reset(a), b, 3, 1);
+            Reg seen = m.reg("b_seen", p.width(), b).powerUp(5).init(1);
+            seen.set(grayInB);
+            m.output("b_gray", p.width(), b).set(seen);
+            m.output("b_a_rst", 1, b).set(rstInB);
         }
     }
 }

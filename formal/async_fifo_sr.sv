@@ -1,0 +1,335 @@
+// Formal harness for the dual-clock FIFOs that tolerate one side's reset,
+// direkt_async_fifo_w<W>_d16_..._sr (AsyncFifo with sideReset): no reset moves a pointer, the
+// write side takes nothing while wr_rst is high, and the read side drops the words it holds,
+// one a cycle, while rd_rst or the synchronised wr_rst (rd_wr_rst) is high.
+//
+// The IP is instantiated unchanged (the top and its submodules u_wr, u_rd, u_rd_ptr_sync,
+// u_wr_ptr_sync, u_wr_rst_sync). formal/run.py reads this file with
+//   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D REGOUT=<0|1> -D LA=<0|1> -D RF=<0|1>
+//                -D RP=<0|1> -D CHECK_<property>
+// and builds the model with `clk2fflogic`, exactly as for async_fifo.sv (see there for the
+// model of the two clocks and for taps): REGOUT=1 registered read data (`_r`), LA=1 the read
+// side keeps the pointer one ahead in registers (`_r_la`), RF=1 the write side's full flag
+// comes from a flip-flop (`_la`), RP=1 the write side outputs the read pointer it sees
+// (`wr_rd_ptr`, `_p`).
+//
+// No assumption at all (the cover run `reachable` alone fixes the data, see there). Clocks,
+// wr_rst, rd_rst, s_valid, s_data and m_ready are free in every global step from the first one
+// on: any clock ratio and phase, either reset asserted at any moment for any length, alone or
+// with the other, also never. The proofs start where the FPGA starts: every register of the IP
+// that has a power-up value (the declaration initialiser, the init attribute in Yosys) holds it
+// in the first step of the base case; the read-data register and the memory start arbitrary.
+// The induction step starts anywhere the helper invariants allow.
+//
+// Taps (driven by run.py after `flatten`) are read only by assertions and by ghost state that
+// only assertions and covers read. f_ipop (the read side's pop, a word taken: delivered or
+// dropped) counts the words that leave; h_ptrs ties that count to the read pointer, so a wrong
+// tap fails a proof rather than passing one:
+//@tap f_wlo     = dut.u_wr.wr_ptr_bin_lo
+//@tap f_wg      = dut.u_wr.wr_ptr_gray_q
+//@tap f_rlo     = dut.u_rd.rd_ptr_bin_lo
+//@tap f_rg      = dut.u_rd.rd_ptr_gray_q
+//@tap f_ipop    = dut.u_rd.pop
+//@tap f_wsync0  = dut.u_wr_ptr_sync.stage0
+//@tap f_wsync1  = dut.u_wr_ptr_sync.stage1
+//@tap f_rsync0  = dut.u_rd_ptr_sync.stage0
+//@tap f_rsync1  = dut.u_rd_ptr_sync.stage1
+//@tap f_mem_head   = dut.mem[f_addr_head]
+//@tap f_mem_first  = dut.mem[f_addr_first]
+//@tap f_mem_second = dut.mem[f_addr_second]
+//@tap f_rv       = dut.u_rd.valid_q             if REGOUT>=1
+//@tap f_dq       = dut.rd_data_q                if REGOUT>=1
+//@tap f_binclo   = dut.u_rd.rd_ptr_bin_inc_lo   if LA>=1
+//@tap f_ginc     = dut.u_rd.rd_ptr_gray_inc     if LA>=1
+//@tap f_fullq    = dut.u_wr.full_q              if RF>=1
+//@tap f_wr_rd_ptr = dut.wr_rd_ptr               if RP>=1
+// (the taps a configuration lacks are tied off below)
+//
+// The binary pointers keep their top bit in the Gray register (Gray code keeps the top bit):
+// the write pointer is {wr_ptr_gray_q[4], wr_ptr_bin_lo}, likewise the read pointer.
+`default_nettype none
+
+module fv_async_fifo_sr;
+  localparam W  = `WIDTH;
+  localparam D  = 16;
+  localparam AW = 4;
+  localparam PW = 5;
+
+  wire          wr_clk  = $anyseq;
+  wire          rd_clk  = $anyseq;
+  wire          wr_rst  = $anyseq;
+  wire          rd_rst  = $anyseq;
+  wire [W-1:0]  s_data  = $anyseq;
+  wire          s_valid = $anyseq;
+  wire          m_ready = $anyseq;
+  wire          s_ready;
+  wire [W-1:0]  m_data;
+  wire          m_valid;
+  wire          rd_wr_rst;
+
+  // (RP: the output wr_rd_ptr is read through the tap f_wr_rd_ptr, so one instantiation fits
+  // every configuration)
+  `DUT dut (
+    .wr_clk(wr_clk), .wr_rst(wr_rst), .rd_clk(rd_clk), .rd_rst(rd_rst),
+    .s_data(s_data), .s_valid(s_valid), .s_ready(s_ready),
+    .m_data(m_data), .m_valid(m_valid), .m_ready(m_ready),
+    .rd_wr_rst(rd_wr_rst)
+  );
+
+  // taps (driven by run.py, see above)
+  wire [AW-1:0] f_wlo, f_rlo;
+  wire [PW-1:0] f_wg, f_rg;
+  wire          f_ipop;                 // the read side takes the word it shows (delivered or dropped)
+  wire [PW-1:0] f_wsync0, f_wsync1;     // write pointer, Gray, in the read domain
+  wire [PW-1:0] f_rsync0, f_rsync1;     // read pointer, Gray, in the write domain
+  wire [W-1:0]  f_mem_head, f_mem_first, f_mem_second;
+  wire          f_rv;                   // REGOUT: the registered valid flag
+  wire [W-1:0]  f_dq;                   // REGOUT: the read-data register
+  wire [AW-1:0] f_binclo;               // LA: the read pointer one ahead, low bits ...
+  wire [PW-1:0] f_ginc;                 // ... and in Gray
+  wire          f_fullq;                // RF: the registered full flag
+  wire [PW-1:0] f_wr_rd_ptr;            // RP: the output wr_rd_ptr
+  generate
+    if (`REGOUT == 0) begin : g_no_regout
+      assign f_rv = 1'b0;
+      assign f_dq = {W{1'b0}};
+    end
+    if (`LA == 0) begin : g_no_lookahead
+      assign f_binclo = {AW{1'b0}};
+      assign f_ginc = {PW{1'b0}};
+    end
+    if (`RF == 0) begin : g_no_rf
+      assign f_fullq = 1'b0;
+    end
+    if (`RP == 0) begin : g_no_rp
+      assign f_wr_rd_ptr = {PW{1'b0}};
+    end
+  endgenerate
+
+  wire [PW-1:0] f_wb   = {f_wg[AW], f_wlo};
+  wire [PW-1:0] f_rb   = {f_rg[AW], f_rlo};
+  wire [PW-1:0] f_binc = {f_ginc[AW], f_binclo};
+
+  function [PW-1:0] bin2gray(input [PW-1:0] b);
+    bin2gray = b ^ (b >> 1);
+  endfunction
+
+  // distance modulo 32 from `behind` up to `ahead`, zero-extended so that comparisons and
+  // sums are not evaluated (and wrapped) at a wider or narrower width
+  function [6:0] dist(input [PW-1:0] ahead, input [PW-1:0] behind);
+    dist = {2'b00, ahead - behind};
+  endfunction
+
+  // ---------------------------------------------------------------- reference model
+  // Words accepted (write side, at the port) and words taken from the FIFO (read side: each one
+  // delivered at the port or dropped by a flush), modulo 32 like the IP's pointers. Nothing is
+  // ever reset: the counts start at 0 with the IP's pointers and run for ever.
+  wire push    = s_valid && s_ready;
+  wire deliver = m_valid && m_ready;
+  wire take    = f_ipop || deliver;     // a delivery the IP did not count as taken fails h_ptrs
+  wire drop    = take && !deliver;      // a word leaves without being delivered
+  wire flush   = rd_rst || rd_wr_rst;
+  reg [PW-1:0] f_wcnt = 0, f_rcnt = 0;
+  always @(posedge wr_clk) if (push) f_wcnt <= f_wcnt + 1'b1;
+  always @(posedge rd_clk) if (take) f_rcnt <= f_rcnt + 1'b1;
+  wire [PW-1:0] f_level = f_wcnt - f_rcnt;    // words held
+
+  // Two consecutive tracked words (as in async_fifo.sv): at an arbitrary point (f_arm, free)
+  // the next accepted word is the first tracked word, the one after it the second; their data
+  // are arbitrary constants, a word is tracked only if it carries them (else tracking stops for
+  // good). A tracked word leaves the FIFO delivered or dropped.
+  //   f_wtrk: 0 idle, 1 first accepted, 2 both accepted, 3 not tracking
+  //   f_rtrk: 0 none taken, 1 first taken, 2 both taken
+  wire         f_arm = $anyseq;
+  wire [W-1:0] f_d1  = $anyconst;
+  wire [W-1:0] f_d2  = $anyconst;
+  reg  [1:0]   f_wtrk = 2'd0, f_rtrk = 2'd0;
+  reg [PW-1:0] f_idx;
+  always @(posedge wr_clk)
+    case (f_wtrk)
+      2'd0: if (push && f_arm) begin
+              f_idx  <= f_wcnt;
+              f_wtrk <= (s_data == f_d1) ? 2'd1 : 2'd3;
+            end
+      2'd1: if (push) f_wtrk <= (s_data == f_d2) ? 2'd2 : 2'd3;
+      default: ;
+    endcase
+  always @(posedge rd_clk)
+    if (take) begin
+      if (f_rtrk == 2'd0 && (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rcnt == f_idx) f_rtrk <= 2'd1;
+      else if (f_rtrk == 2'd1 && f_wtrk == 2'd2) f_rtrk <= 2'd2;
+    end
+
+  wire [PW-1:0] f_idx2 = f_idx + 1'b1;
+  wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
+  wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
+  wire [AW-1:0] f_addr_head   = f_rlo;
+  wire          f_first_held  = (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rtrk == 2'd0;
+  wire          f_second_held = f_wtrk == 2'd2 && f_rtrk != 2'd2;
+
+  // Ghost copies of the synchroniser stages, in binary: the same clock and sampling instant as
+  // the stage (and, like it, no reset), but they sample the binary pointer where the stage
+  // samples its Gray code. f_y2 is the value before f_y1, what rd_ptr_seen_q decoded (RP).
+  reg [PW-1:0] f_x0 = 0, f_x1 = 0;           // write pointer, as sampled in the read domain
+  reg [PW-1:0] f_y0 = 0, f_y1 = 0, f_y2 = 0; // read pointer, as sampled in the write domain
+  always @(posedge rd_clk) begin f_x0 <= f_wb; f_x1 <= f_x0; end
+  always @(posedge wr_clk) begin f_y0 <= f_rb; f_y1 <= f_y0; f_y2 <= f_y1; end
+
+  // the read side holds a word it can show: the word at the read pointer is below the
+  // synchronised write pointer (registered read data: and has been read into the register)
+  wire f_present = `REGOUT ? f_rv : f_rb != f_x1;
+
+  // the crossing Gray pointers one global step earlier (from the second step on)
+  reg          f_past = 1'b0;
+  reg [PW-1:0] f_wg_prev, f_rg_prev;
+  always @($global_clock) begin
+    f_past    <= 1'b1;
+    f_wg_prev <= f_wg;
+    f_rg_prev <= f_rg;
+  end
+
+  // ---------------------------------------------------------------- properties
+  always @* begin
+`ifdef CHECK_gray_one_bit
+    // The point of the design: no reset moves a pointer, so each crossing Gray pointer changes
+    // in at most one bit per global step, from the first step on, whatever the resets do. A
+    // synchroniser flop that samples it while it changes can only resolve to the old or the
+    // new pointer.
+    wr_gray_one_bit: assert (!f_past || ((f_wg ^ f_wg_prev) & ((f_wg ^ f_wg_prev) - 1'b1)) == 0);
+    rd_gray_one_bit: assert (!f_past || ((f_rg ^ f_rg_prev) & ((f_rg ^ f_rg_prev) - 1'b1)) == 0);
+`endif
+`ifdef CHECK_sync_stage_gray_lags
+    // Each synchroniser stage holds the Gray code of a value the pointer really held, lagging
+    // it by 0..16 (within one lap), stage1 not ahead of stage0.
+    wr_sync_gray: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1));
+    wr_sync_lags: assert (dist(f_wb, f_x0) <= dist(f_wb, f_x1) && dist(f_wb, f_x1) <= D);
+    rd_sync_gray: assert (f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
+    rd_sync_lags: assert (dist(f_rb, f_y0) <= dist(f_rb, f_y1) && dist(f_rb, f_y1) <= D);
+`endif
+`ifdef CHECK_never_exceeds_depth
+    never_exceeds_depth: assert (f_level <= D);
+`endif
+`ifdef CHECK_no_accept_when_full
+    no_accept_when_full: assert (!(f_level == D && s_ready));
+`endif
+`ifdef CHECK_no_emit_when_empty
+    // never a word that was not accepted (or was already taken)
+    no_emit_when_empty: assert (!(f_level == 0 && m_valid));
+`endif
+`ifdef CHECK_data_in_order
+    // Words come out intact and in the order accepted, each at most once (the head moves on by
+    // one word per word taken); a word not delivered was dropped (drop_only_when_flushing).
+    first_word_intact: assert (!(m_valid && f_first_held && f_rcnt == f_idx) || m_data == f_d1);
+    second_word_intact: assert (!(m_valid && f_wtrk == 2'd2 && f_rtrk == 2'd1) || m_data == f_d2);
+    second_not_before_written: assert (!(m_valid && f_wtrk == 2'd1 && f_rtrk == 2'd1));
+`endif
+`ifdef CHECK_reset_blocks
+    // nothing accepted while the write side is in reset, nothing shown while the read side
+    // flushes (its own reset or the write side's, synchronised)
+    no_accept_in_reset: assert (!(wr_rst && s_ready));
+    no_emit_in_flush: assert (!(flush && m_valid));
+`endif
+`ifdef CHECK_drop_only_when_flushing
+    // a word leaves without being delivered only in a read cycle with rd_rst or rd_wr_rst high
+    drop_only_when_flushing: assert (!drop || flush);
+`endif
+`ifdef CHECK_flush_drains
+    // and while it flushes, the read side takes a word in every rd_clk cycle that it holds one
+    // (the word at the read pointer, announced by the synchronised write pointer; with
+    // registered read data, once read into the output register), whatever m_ready does
+    flush_drains: assert (!(flush && f_present) || take);
+`endif
+`ifdef CHECK_read_pointer_lags
+    // RP: wr_rd_ptr is a value the read pointer really held, never ahead of it, so the write
+    // pointer less it never understates the words held (what a credit scheme relies on)
+    read_pointer_lags: assert (!`RP || (dist(f_rb, f_wr_rd_ptr) <= dist(f_wb, f_wr_rd_ptr) &&
+                                        dist(f_wb, f_wr_rd_ptr) <= D));
+`endif
+  end
+
+`ifdef CHECK_reachable
+  // Non-vacuity and the two reset scenarios, as BMC covers from power-up (run.py proves these
+  // with cover, not induction). Each scenario: the FIFO fills, one side alone is reset (the
+  // other's reset never rises) and the FIFO empties with m_ready low all the while, so every
+  // held word was dropped by the flush; then a word accepted after that reset comes out, the
+  // only word ever delivered.
+  reg f_wr_rst_ever = 1'b0, f_rd_rst_ever = 1'b0;
+  reg [1:0] f_ndel = 2'd0;
+  always @($global_clock) begin
+    if (wr_rst) f_wr_rst_ever <= 1'b1;
+    if (rd_rst) f_rd_rst_ever <= 1'b1;
+  end
+  always @(posedge rd_clk) if (deliver && f_ndel != 2'd3) f_ndel <= f_ndel + 1'b1;
+  // the data play no part in these scenarios: one value keeps the 70-step search small (an
+  // assumption only narrows what a cover may use, so what it reaches stays reachable without it)
+  always @* assume (s_data == {W{1'b0}});
+
+  reg f_full_seen = 1'b0, f_emptied = 1'b0, f_ready_early = 1'b0;
+  always @($global_clock) begin
+    if (f_level == D) f_full_seen <= 1'b1;
+    if (f_full_seen && f_level == 0) f_emptied <= 1'b1;
+    if (m_ready && !f_emptied) f_ready_early <= 1'b1;
+  end
+  reg          f_late = 1'b0, f_late_out = 1'b0;   // the word accepted after the reset
+  reg [PW-1:0] f_late_idx;
+  always @(posedge wr_clk)
+    if (push && f_emptied && !f_late && !rd_rst) begin
+      f_late <= 1'b1;
+      f_late_idx <= f_wcnt;
+    end
+  always @(posedge rd_clk)
+    if (deliver && f_late && f_rcnt == f_late_idx) f_late_out <= 1'b1;
+
+  always @* begin
+    cover (f_level == D && !s_ready);                                        // fills, and says so
+    cover (f_rtrk == 2'd2);                                                  // both tracked words taken
+    cover (f_late_out && f_ndel == 2'd1 && !f_ready_early &&
+           f_wr_rst_ever && !f_rd_rst_ever);                                 // write-side reset alone
+    cover (f_late_out && f_ndel == 2'd1 && !f_ready_early &&
+           f_rd_rst_ever && !f_wr_rst_ever);                                 // read-side reset alone
+  end
+`endif
+
+  // ---------------------------------------------------------------- helpers
+  // Invariants that make the properties inductive, asserted (so proven) in every run. The data
+  // ones only where the data property is proven; the run `helpers` proves the others alone.
+`ifdef CHECK_data_in_order
+ `define DATA_HELPERS
+`endif
+  always @* begin
+    h_ptrs: assert (f_wb == f_wcnt && f_rb == f_rcnt);
+    h_gray: assert (f_wg == bin2gray(f_wb) && f_rg == bin2gray(f_rb));
+    h_ghost: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1) &&
+                     f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
+    h_level: assert (dist(f_wb, f_rb) <= D);
+    // read <= x1 <= x0 <= write (write-pointer synchroniser), all within one lap
+    h_wr_chain: assert (dist(f_x1, f_rb) <= dist(f_x0, f_rb) &&
+                        dist(f_x0, f_rb) <= dist(f_wb, f_rb));
+    // y2 <= y1 <= y0 <= read <= write (read-pointer synchroniser), write - y2 within one lap
+    h_rd_chain: assert (dist(f_y1, f_y2) <= dist(f_y0, f_y2) && dist(f_y0, f_y2) <= dist(f_rb, f_y2) &&
+                        dist(f_rb, f_y2) <= dist(f_wb, f_y2) && dist(f_wb, f_y2) <= D);
+    // RP: the read pointer the write side outputs is the one before the synchroniser's last
+    h_seen: assert (!`RP || f_wr_rd_ptr == f_y2);
+    // LA: the pointer one ahead is one ahead
+    h_la_inc: assert (!`LA || (f_binc == f_rb + 1'b1 && f_ginc == bin2gray(f_rb + 1'b1)));
+    // RF: the registered full flag is clear only while the write pointer is less than a lap
+    // ahead of the read pointer the write side sees
+    h_rf_full: assert (!`RF || f_fullq || dist(f_wb, f_y1) < D);
+    // REGOUT: a valid output word lies below the synchronised write pointer ...
+    h_valid: assert (!`REGOUT || !f_rv || f_rb != f_x1);
+`ifdef DATA_HELPERS
+    // ... and is the memory word at the read pointer
+    h_dq: assert (!`REGOUT || !f_rv || f_dq == f_mem_head);
+    h_states: assert (f_rtrk != 2'd3 && (f_wtrk != 2'd0 || f_rtrk == 2'd0) &&
+                      (f_rtrk != 2'd2 || f_wtrk == 2'd2));
+    h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
+    h_first_mem: assert (!f_first_held || f_mem_first == f_d1);
+    h_ws1: assert (f_wtrk != 2'd1 || f_wcnt == f_idx2);
+    h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
+    h_second_mem: assert (!f_second_held || f_mem_second == f_d2);
+    h_rs1: assert (!(f_rtrk == 2'd1 && f_wtrk != 2'd3) || f_rcnt == f_idx2);
+`endif
+  end
+endmodule
+
+`default_nettype wire
