@@ -6,25 +6,25 @@
 `default_nettype none
 
 module direkt_sync_w5_s2_pu0 (
-  input  wire       clk, // @[ResetlessSyncCell.java:40]
-  input  wire [4:0] d,   // @[ResetlessSyncCell.java:42]
-  output wire [4:0] q    // @[ResetlessSyncCell.java:43]
+  input  wire       clk, // @[ResetlessSyncCell.java:36]
+  input  wire [4:0] d,   // @[SyncCell.java:49]
+  output wire [4:0] q    // @[SyncCell.java:50]
 );
 
-  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [4:0] stage0 = 5'd0; // @[ResetlessSyncCell.java:46]
-  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [4:0] stage1 = 5'd0; // @[ResetlessSyncCell.java:46]
+  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [4:0] stage0 = 5'd0; // @[SyncCell.java:53]
+  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [4:0] stage1 = 5'd0; // @[SyncCell.java:53]
 
-  // @[ResetlessSyncCell.java:50]
+  // @[SyncCell.java:57]
   always @(posedge clk) begin
     stage0 <= d;
   end
 
-  // @[ResetlessSyncCell.java:52]
+  // @[SyncCell.java:59]
   always @(posedge clk) begin
     stage1 <= stage0;
   end
 
-  assign q = stage1; // @[ResetlessSyncCell.java:54]
+  assign q = stage1; // @[SyncCell.java:61]
 
 endmodule
 

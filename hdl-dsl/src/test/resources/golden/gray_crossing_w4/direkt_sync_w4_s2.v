@@ -6,16 +6,16 @@
 `default_nettype none
 
 module direkt_sync_w4_s2 (
-  input  wire       clk, // @[SyncCell.java:38]
-  input  wire       rst, // @[SyncCell.java:38]
-  input  wire [3:0] d,   // @[SyncCell.java:40]
-  output wire [3:0] q    // @[SyncCell.java:41]
+  input  wire       clk, // @[SyncCell.java:39]
+  input  wire       rst, // @[SyncCell.java:39]
+  input  wire [3:0] d,   // @[SyncCell.java:49]
+  output wire [3:0] q    // @[SyncCell.java:50]
 );
 
-  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [3:0] stage0; // @[SyncCell.java:44]
-  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [3:0] stage1; // @[SyncCell.java:44]
+  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [3:0] stage0; // @[SyncCell.java:53]
+  (* ASYNC_REG = "TRUE", altera_attribute = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS" *) reg  [3:0] stage1; // @[SyncCell.java:53]
 
-  // @[SyncCell.java:48]
+  // @[SyncCell.java:57]
   always @(posedge clk) begin
     if (rst) begin
       stage0 <= 4'd0;
@@ -24,7 +24,7 @@ module direkt_sync_w4_s2 (
     end
   end
 
-  // @[SyncCell.java:50]
+  // @[SyncCell.java:59]
   always @(posedge clk) begin
     if (rst) begin
       stage1 <= 4'd0;
@@ -33,7 +33,7 @@ module direkt_sync_w4_s2 (
     end
   end
 
-  assign q = stage1; // @[SyncCell.java:52]
+  assign q = stage1; // @[SyncCell.java:61]
 
 endmodule
 

@@ -1,8 +1,6 @@
 package org.direkt.hdl;
 
 import java.math.BigInteger;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The synchroniser module for state that must outlive every reset: the chain of {@link SyncCell}
@@ -28,8 +26,6 @@ public final class ResetlessSyncCell extends Generator<ResetlessSyncCell.Params>
         }
     }
 
-    private static final String INTEL_SYNC = "-name SYNCHRONIZER_IDENTIFICATION FORCED_IF_ASYNCHRONOUS";
-
     @Override
     public String moduleName(Params p) {
         return "direkt_sync_w" + p.width() + "_s" + p.stages() + "_pu" + p.powerUp();
@@ -39,18 +35,6 @@ public final class ResetlessSyncCell extends Generator<ResetlessSyncCell.Params>
     protected void build(ModuleBuilder m, Params p) {
         ClockDomain dst = m.clockOnlyDomain(new ClockDomain("dst", "clk", "rst",
                 ClockDomain.ResetPolarity.ACTIVE_HIGH, ClockDomain.ResetKind.SYNC));
-        Signal d = m.asyncInput("d", p.width());
-        Signal q = m.output("q", p.width(), dst);
-        List<Reg> stages = new ArrayList<>();
-        for (int i = 0; i < p.stages(); i++) {
-            stages.add(m.reg("stage" + i, p.width(), dst).powerUp(p.powerUp())
-                    .attribute("ASYNC_REG", "TRUE")
-                    .attribute("altera_attribute", INTEL_SYNC));
-        }
-        stages.getFirst().set(d);
-        for (int i = 1; i < p.stages(); i++) {
-            stages.get(i).set(stages.get(i - 1));
-        }
-        q.set(stages.getLast());
+        SyncCell.chain(m, dst, p.width(), p.stages(), r -> r.powerUp(p.powerUp()));
     }
 }

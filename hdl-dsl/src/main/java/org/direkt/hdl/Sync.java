@@ -17,12 +17,19 @@ public final class Sync {
      */
     public static Signal bits(ModuleBuilder m, String instName, Signal src, ClockDomain to, int stages) {
         SourceLoc loc = SourceLoc.capture();
+        requireStages(instName, stages, loc);
+        m.requireDomain(to, loc);
+        return wire(m.instance(instName, new SyncCell(), new SyncCell.Params(src.width(), stages, to.polarity(), to.kind())), src, to);
+    }
+
+    private static void requireStages(String instName, int stages, SourceLoc loc) {
         if (stages < 2) {
             throw ElaborationException.at(loc, "synchroniser '%s' has %d stage(s): at least 2 flip-flops are needed against metastability",
                     instName, stages);
         }
-        m.requireDomain(to, loc);
-        Instance inst = m.instance(instName, new SyncCell(), new SyncCell.Params(src.width(), stages, to.polarity(), to.kind()));
+    }
+
+    private static Signal wire(Instance inst, Signal src, ClockDomain to) {
         inst.clock("dst", to);
         inst.pin("d").set(src);
         return inst.pin("q");
@@ -36,19 +43,13 @@ public final class Sync {
      */
     public static Signal bitsWithoutReset(ModuleBuilder m, String instName, Signal src, ClockDomain to, int stages, long powerUp) {
         SourceLoc loc = SourceLoc.capture();
-        if (stages < 2) {
-            throw ElaborationException.at(loc, "synchroniser '%s' has %d stage(s): at least 2 flip-flops are needed against metastability",
-                    instName, stages);
-        }
+        requireStages(instName, stages, loc);
         BigInteger value = BigInteger.valueOf(powerUp);
         if (value.signum() < 0 || value.bitLength() > src.width()) {
             throw ElaborationException.at(loc, "synchroniser '%s': power-up value %d does not fit in the %d bits of %s",
                     instName, powerUp, src.width(), src.describe());
         }
         m.requireDomain(to, loc);
-        Instance inst = m.instance(instName, new ResetlessSyncCell(), new ResetlessSyncCell.Params(src.width(), stages, value));
-        inst.clock("dst", to);
-        inst.pin("d").set(src);
-        return inst.pin("q");
+        return wire(m.instance(instName, new ResetlessSyncCell(), new ResetlessSyncCell.Params(src.width(), stages, value)), src, to);
     }
 }

@@ -2,6 +2,7 @@ package org.direkt.hdl;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The synchroniser module: a chain of at least two flip-flops in the destination domain, each
@@ -37,19 +38,27 @@ public final class SyncCell extends Generator<SyncCell.Params> {
     protected void build(ModuleBuilder m, Params p) {
         ClockDomain dst = m.domain(new ClockDomain("dst", "clk",
                 p.polarity() == ClockDomain.ResetPolarity.ACTIVE_LOW ? "rst_n" : "rst", p.polarity(), p.kind()));
-        Signal d = m.asyncInput("d", p.width());
-        Signal q = m.output("q", p.width(), dst);
-        List<Reg> stages = new ArrayList<>();
-        for (int i = 0; i < p.stages(); i++) {
-            stages.add(m.reg("stage" + i, p.width(), dst).init(0)
+        chain(m, dst, p.width(), p.stages(), r -> r.init(0));
+    }
+
+    /**
+     * The chain itself, shared with {@link ResetlessSyncCell}: input {@code d} (no domain), output
+     * {@code q} in {@code dst}, {@code stages} marked flops, each given its start value by {@code start}.
+     */
+    static void chain(ModuleBuilder m, ClockDomain dst, int width, int stages, UnaryOperator<Reg> start) {
+        Signal d = m.asyncInput("d", width);
+        Signal q = m.output("q", width, dst);
+        List<Reg> regs = new ArrayList<>();
+        for (int i = 0; i < stages; i++) {
+            regs.add(start.apply(m.reg("stage" + i, width, dst))
                     .attribute("ASYNC_REG", "TRUE")
                     .attribute("altera_attribute", INTEL_SYNC));
         }
-        stages.getFirst().set(d);
-        for (int i = 1; i < p.stages(); i++) {
-            stages.get(i).set(stages.get(i - 1));
+        regs.getFirst().set(d);
+        for (int i = 1; i < stages; i++) {
+            regs.get(i).set(regs.get(i - 1));
         }
-        q.set(stages.getLast());
+        q.set(regs.getLast());
     }
 
 }
