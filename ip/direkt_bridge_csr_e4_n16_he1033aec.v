@@ -8,87 +8,87 @@
 `default_nettype none
 
 module direkt_bridge_csr_e4_n16_he1033aec (
-  input  wire         clk,                  // @[BridgeCsr.java:87]
-  input  wire         rst,                  // @[BridgeCsr.java:87]
-  input  wire [6:0]   csr_address,          // @[BridgeCsr.java:89]
-  input  wire         csr_read,             // @[BridgeCsr.java:90]
-  input  wire         csr_write,            // @[BridgeCsr.java:91]
-  input  wire [31:0]  csr_writedata,        // @[BridgeCsr.java:92]
-  output wire [31:0]  csr_readdata,         // @[BridgeCsr.java:93]
-  output wire         csr_readdatavalid,    // @[BridgeCsr.java:94]
-  output wire [175:0] win_base,             // @[BridgeCsr.java:95]
-  output wire [111:0] win_mask,             // @[BridgeCsr.java:96]
-  output wire [3:0]   win_allow_rd,         // @[BridgeCsr.java:97]
-  output wire [3:0]   win_allow_wr,         // @[BridgeCsr.java:98]
-  input  wire         rd_ev_kernel_issued,  // @[BridgeCsr.java:105]
-  input  wire         rd_ev_completed,      // @[BridgeCsr.java:105]
-  input  wire         rd_ev_rejected,       // @[BridgeCsr.java:105]
-  input  wire         rd_ev_aborted,        // @[BridgeCsr.java:105]
-  input  wire         rd_ev_host_issued,    // @[BridgeCsr.java:105]
-  input  wire         rd_ev_host_completed, // @[BridgeCsr.java:105]
-  input  wire         rd_ev_spurious,       // @[BridgeCsr.java:105]
-  input  wire         rd_ev_overflow,       // @[BridgeCsr.java:105]
-  input  wire         rd_ev_host_overflow,  // @[BridgeCsr.java:105]
-  input  wire [3:0]   rd_ev_error,          // @[BridgeCsr.java:107]
-  input  wire [4:0]   rd_outstanding,       // @[BridgeCsr.java:107]
-  input  wire [2:0]   rd_host_buffered,     // @[BridgeCsr.java:108]
-  input  wire         wr_ev_kernel_issued,  // @[BridgeCsr.java:105]
-  input  wire         wr_ev_completed,      // @[BridgeCsr.java:105]
-  input  wire         wr_ev_rejected,       // @[BridgeCsr.java:105]
-  input  wire         wr_ev_aborted,        // @[BridgeCsr.java:105]
-  input  wire         wr_ev_host_issued,    // @[BridgeCsr.java:105]
-  input  wire         wr_ev_host_completed, // @[BridgeCsr.java:105]
-  input  wire         wr_ev_spurious,       // @[BridgeCsr.java:105]
-  input  wire         wr_ev_overflow,       // @[BridgeCsr.java:105]
-  input  wire         wr_ev_host_overflow,  // @[BridgeCsr.java:105]
-  input  wire [3:0]   wr_ev_error,          // @[BridgeCsr.java:107]
-  input  wire [4:0]   wr_outstanding,       // @[BridgeCsr.java:107]
-  input  wire [2:0]   wr_host_buffered      // @[BridgeCsr.java:108]
+  input  wire         clk,                  // @[BridgeCsr.java:76]
+  input  wire         rst,                  // @[BridgeCsr.java:76]
+  input  wire [6:0]   csr_address,          // @[BridgeCsr.java:78]
+  input  wire         csr_read,             // @[BridgeCsr.java:79]
+  input  wire         csr_write,            // @[BridgeCsr.java:80]
+  input  wire [31:0]  csr_writedata,        // @[BridgeCsr.java:81]
+  output wire [31:0]  csr_readdata,         // @[BridgeCsr.java:82]
+  output wire         csr_readdatavalid,    // @[BridgeCsr.java:83]
+  output wire [175:0] win_base,             // @[BridgeCsr.java:84]
+  output wire [111:0] win_mask,             // @[BridgeCsr.java:85]
+  output wire [3:0]   win_allow_rd,         // @[BridgeCsr.java:86]
+  output wire [3:0]   win_allow_wr,         // @[BridgeCsr.java:87]
+  input  wire         rd_ev_kernel_issued,  // @[BridgeCsr.java:94]
+  input  wire         rd_ev_completed,      // @[BridgeCsr.java:94]
+  input  wire         rd_ev_rejected,       // @[BridgeCsr.java:94]
+  input  wire         rd_ev_aborted,        // @[BridgeCsr.java:94]
+  input  wire         rd_ev_host_issued,    // @[BridgeCsr.java:94]
+  input  wire         rd_ev_host_completed, // @[BridgeCsr.java:94]
+  input  wire         rd_ev_spurious,       // @[BridgeCsr.java:94]
+  input  wire         rd_ev_overflow,       // @[BridgeCsr.java:94]
+  input  wire         rd_ev_host_overflow,  // @[BridgeCsr.java:94]
+  input  wire [3:0]   rd_ev_error,          // @[BridgeCsr.java:96]
+  input  wire [4:0]   rd_outstanding,       // @[BridgeCsr.java:96]
+  input  wire [2:0]   rd_host_buffered,     // @[BridgeCsr.java:97]
+  input  wire         wr_ev_kernel_issued,  // @[BridgeCsr.java:94]
+  input  wire         wr_ev_completed,      // @[BridgeCsr.java:94]
+  input  wire         wr_ev_rejected,       // @[BridgeCsr.java:94]
+  input  wire         wr_ev_aborted,        // @[BridgeCsr.java:94]
+  input  wire         wr_ev_host_issued,    // @[BridgeCsr.java:94]
+  input  wire         wr_ev_host_completed, // @[BridgeCsr.java:94]
+  input  wire         wr_ev_spurious,       // @[BridgeCsr.java:94]
+  input  wire         wr_ev_overflow,       // @[BridgeCsr.java:94]
+  input  wire         wr_ev_host_overflow,  // @[BridgeCsr.java:94]
+  input  wire [3:0]   wr_ev_error,          // @[BridgeCsr.java:96]
+  input  wire [4:0]   wr_outstanding,       // @[BridgeCsr.java:96]
+  input  wire [2:0]   wr_host_buffered      // @[BridgeCsr.java:97]
 );
 
-  wire [5:0]  size_written;          // @[BridgeCsr.java:130]
-  wire [27:0] mask_written;          // @[BridgeCsr.java:137]
-  reg  [43:0] win3_base;             // @[BridgeCsr.java:143]
-  reg  [5:0]  win3_size;             // @[BridgeCsr.java:144]
-  reg  [27:0] win3_mask;             // @[BridgeCsr.java:145]
-  reg         win3_enable;           // @[BridgeCsr.java:149]
-  reg         win3_allow_rd;         // @[BridgeCsr.java:149]
-  reg         win3_allow_wr;         // @[BridgeCsr.java:149]
-  reg  [43:0] win2_base;             // @[BridgeCsr.java:143]
-  reg  [5:0]  win2_size;             // @[BridgeCsr.java:144]
-  reg  [27:0] win2_mask;             // @[BridgeCsr.java:145]
-  reg         win2_enable;           // @[BridgeCsr.java:149]
-  reg         win2_allow_rd;         // @[BridgeCsr.java:149]
-  reg         win2_allow_wr;         // @[BridgeCsr.java:149]
-  reg  [43:0] win1_base;             // @[BridgeCsr.java:143]
-  reg  [5:0]  win1_size;             // @[BridgeCsr.java:144]
-  reg  [27:0] win1_mask;             // @[BridgeCsr.java:145]
-  reg         win1_enable;           // @[BridgeCsr.java:149]
-  reg         win1_allow_rd;         // @[BridgeCsr.java:149]
-  reg         win1_allow_wr;         // @[BridgeCsr.java:149]
-  reg  [43:0] win0_base;             // @[BridgeCsr.java:143]
-  reg  [5:0]  win0_size;             // @[BridgeCsr.java:144]
-  reg  [27:0] win0_mask;             // @[BridgeCsr.java:145]
-  reg         win0_enable;           // @[BridgeCsr.java:149]
-  reg         win0_allow_rd;         // @[BridgeCsr.java:149]
-  reg         win0_allow_wr;         // @[BridgeCsr.java:149]
-  reg  [31:0] last_error;            // @[BridgeCsr.java:184]
-  reg  [31:0] alarms;                // @[BridgeCsr.java:201]
-  wire [13:0] u_counters_events;     // @[BridgeCsr.java:219]
-  wire        u_counters_clear;      // @[BridgeCsr.java:219]
-  wire [3:0]  u_counters_read_addr;  // @[BridgeCsr.java:219]
-  wire [31:0] u_counters_read_value; // @[BridgeCsr.java:219]
-  reg  [31:0] readdata1_q;           // @[BridgeCsr.java:260]
-  reg         readdatavalid1_q;      // @[BridgeCsr.java:261]
-  reg         read_counter_q;        // @[BridgeCsr.java:262]
-  reg  [31:0] readdata_q;            // @[BridgeCsr.java:263]
-  reg         readdatavalid_q;       // @[BridgeCsr.java:264]
+  wire [5:0]  size_written;          // @[BridgeCsr.java:119]
+  wire [27:0] mask_written;          // @[BridgeCsr.java:126]
+  reg  [43:0] win3_base;             // @[BridgeCsr.java:132]
+  reg  [5:0]  win3_size;             // @[BridgeCsr.java:133]
+  reg  [27:0] win3_mask;             // @[BridgeCsr.java:134]
+  reg         win3_enable;           // @[BridgeCsr.java:138]
+  reg         win3_allow_rd;         // @[BridgeCsr.java:138]
+  reg         win3_allow_wr;         // @[BridgeCsr.java:138]
+  reg  [43:0] win2_base;             // @[BridgeCsr.java:132]
+  reg  [5:0]  win2_size;             // @[BridgeCsr.java:133]
+  reg  [27:0] win2_mask;             // @[BridgeCsr.java:134]
+  reg         win2_enable;           // @[BridgeCsr.java:138]
+  reg         win2_allow_rd;         // @[BridgeCsr.java:138]
+  reg         win2_allow_wr;         // @[BridgeCsr.java:138]
+  reg  [43:0] win1_base;             // @[BridgeCsr.java:132]
+  reg  [5:0]  win1_size;             // @[BridgeCsr.java:133]
+  reg  [27:0] win1_mask;             // @[BridgeCsr.java:134]
+  reg         win1_enable;           // @[BridgeCsr.java:138]
+  reg         win1_allow_rd;         // @[BridgeCsr.java:138]
+  reg         win1_allow_wr;         // @[BridgeCsr.java:138]
+  reg  [43:0] win0_base;             // @[BridgeCsr.java:132]
+  reg  [5:0]  win0_size;             // @[BridgeCsr.java:133]
+  reg  [27:0] win0_mask;             // @[BridgeCsr.java:134]
+  reg         win0_enable;           // @[BridgeCsr.java:138]
+  reg         win0_allow_rd;         // @[BridgeCsr.java:138]
+  reg         win0_allow_wr;         // @[BridgeCsr.java:138]
+  reg  [31:0] last_error;            // @[BridgeCsr.java:173]
+  reg  [31:0] alarms;                // @[BridgeCsr.java:190]
+  wire [13:0] u_counters_events;     // @[BridgeCsr.java:208]
+  wire        u_counters_clear;      // @[BridgeCsr.java:208]
+  wire [3:0]  u_counters_read_addr;  // @[BridgeCsr.java:208]
+  wire [31:0] u_counters_read_value; // @[BridgeCsr.java:208]
+  reg  [31:0] readdata1_q;           // @[BridgeCsr.java:249]
+  reg         readdatavalid1_q;      // @[BridgeCsr.java:250]
+  reg         read_counter_q;        // @[BridgeCsr.java:251]
+  reg  [31:0] readdata_q;            // @[BridgeCsr.java:252]
+  reg         readdatavalid_q;       // @[BridgeCsr.java:253]
 
-  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:131]
+  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:120]
 
-  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:138]
+  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:127]
 
-  // @[BridgeCsr.java:160]
+  // @[BridgeCsr.java:149]
   always @(posedge clk) begin
     if (rst) begin
       win3_base <= 44'd0;
@@ -101,7 +101,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:164]
+  // @[BridgeCsr.java:153]
   always @(posedge clk) begin
     if (rst) begin
       win3_size <= 6'd20;
@@ -112,7 +112,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:165]
+  // @[BridgeCsr.java:154]
   always @(posedge clk) begin
     if (rst) begin
       win3_mask <= 28'hfffffff;
@@ -123,7 +123,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win3_enable <= 1'b0;
@@ -134,7 +134,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_rd <= 1'b0;
@@ -145,7 +145,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_wr <= 1'b0;
@@ -156,7 +156,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:160]
+  // @[BridgeCsr.java:149]
   always @(posedge clk) begin
     if (rst) begin
       win2_base <= 44'd0;
@@ -169,7 +169,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:164]
+  // @[BridgeCsr.java:153]
   always @(posedge clk) begin
     if (rst) begin
       win2_size <= 6'd20;
@@ -180,7 +180,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:165]
+  // @[BridgeCsr.java:154]
   always @(posedge clk) begin
     if (rst) begin
       win2_mask <= 28'hfffffff;
@@ -191,7 +191,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win2_enable <= 1'b0;
@@ -202,7 +202,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_rd <= 1'b0;
@@ -213,7 +213,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_wr <= 1'b0;
@@ -224,7 +224,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:160]
+  // @[BridgeCsr.java:149]
   always @(posedge clk) begin
     if (rst) begin
       win1_base <= 44'd0;
@@ -237,7 +237,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:164]
+  // @[BridgeCsr.java:153]
   always @(posedge clk) begin
     if (rst) begin
       win1_size <= 6'd20;
@@ -248,7 +248,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:165]
+  // @[BridgeCsr.java:154]
   always @(posedge clk) begin
     if (rst) begin
       win1_mask <= 28'hfffffff;
@@ -259,7 +259,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win1_enable <= 1'b0;
@@ -270,7 +270,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_rd <= 1'b0;
@@ -281,7 +281,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_wr <= 1'b0;
@@ -292,7 +292,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:160]
+  // @[BridgeCsr.java:149]
   always @(posedge clk) begin
     if (rst) begin
       win0_base <= 44'd0;
@@ -305,7 +305,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:164]
+  // @[BridgeCsr.java:153]
   always @(posedge clk) begin
     if (rst) begin
       win0_size <= 6'd20;
@@ -316,7 +316,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:165]
+  // @[BridgeCsr.java:154]
   always @(posedge clk) begin
     if (rst) begin
       win0_mask <= 28'hfffffff;
@@ -327,7 +327,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win0_enable <= 1'b0;
@@ -338,7 +338,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_rd <= 1'b0;
@@ -349,7 +349,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:167]
+  // @[BridgeCsr.java:156]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_wr <= 1'b0;
@@ -360,7 +360,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:195]
+  // @[BridgeCsr.java:184]
   always @(posedge clk) begin
     if (rst) begin
       last_error <= 32'd0;
@@ -375,7 +375,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:210]
+  // @[BridgeCsr.java:199]
   always @(posedge clk) begin
     if (rst) begin
       alarms <= 32'd0;
@@ -388,13 +388,13 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:226]
+  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:215]
 
-  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:227]
+  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:216]
 
-  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:231]
+  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:220]
 
-  // @[BridgeCsr.java:271]
+  // @[BridgeCsr.java:260]
   always @(posedge clk) begin
     if (rst) begin
       readdata1_q <= 32'd0;
@@ -461,7 +461,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:265]
+  // @[BridgeCsr.java:254]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid1_q <= 1'b0;
@@ -470,7 +470,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:276]
+  // @[BridgeCsr.java:265]
   always @(posedge clk) begin
     if (rst) begin
       read_counter_q <= 1'b0;
@@ -481,7 +481,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:280]
+  // @[BridgeCsr.java:269]
   always @(posedge clk) begin
     if (rst) begin
       readdata_q <= 32'd0;
@@ -490,7 +490,7 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  // @[BridgeCsr.java:266]
+  // @[BridgeCsr.java:255]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid_q <= 1'b0;
@@ -499,19 +499,19 @@ module direkt_bridge_csr_e4_n16_he1033aec (
     end
   end
 
-  assign csr_readdata = readdata_q; // @[BridgeCsr.java:281]
+  assign csr_readdata = readdata_q; // @[BridgeCsr.java:270]
 
-  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:282]
+  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:271]
 
-  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:178]
+  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:167]
 
-  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:179]
+  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:168]
 
-  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:180]
+  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:169]
 
-  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:181]
+  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:170]
 
-  // @[BridgeCsr.java:219]
+  // @[BridgeCsr.java:208]
   direkt_counter_bank_g2_n7 u_counters (
     .clk        (clk),
     .rst        (rst),

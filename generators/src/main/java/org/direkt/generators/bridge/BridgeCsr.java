@@ -5,8 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
@@ -69,16 +67,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
     public String moduleName(Params p) {
         Bridge.Params b = p.bridge();
         return Names.hashed("direkt_bridge_csr_e" + b.windowEntries() + "_n" + b.inflight() + (b.counters() ? "" : "_nc"),
-                settings(b, d -> SETTINGS.contains(d.name())));
-    }
-
-    /**
-     * {@code key=value} of the bridge parameters {@code keep} accepts, in the order of
-     * {@link BridgeParam#ALL}: the canonical string a bridge submodule's name hashes.
-     */
-    static String settings(Bridge.Params b, Predicate<BridgeParam<?>> keep) {
-        return BridgeParam.ALL.stream().filter(keep).map(d -> d.name() + "=" + d.text(b))
-                .collect(Collectors.joining(" "));
+                BridgeParam.canonical(b, d -> SETTINGS.contains(d.name())));
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import org.direkt.generators.arb.Arbiter;
@@ -199,6 +200,15 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
             throw new IllegalArgumentException("bridge " + name + " = " + json + ": must be " + kind.what);
         }
         return parse(String.valueOf(json));
+    }
+
+    /**
+     * {@code key=value} of the bridge parameters {@code keep} accepts, in the order of
+     * {@link BridgeParam#ALL}: the canonical string a bridge submodule's name hashes.
+     */
+    public static String canonical(Bridge.Params b, Predicate<BridgeParam<?>> keep) {
+        return BridgeParam.ALL.stream().filter(keep).map(d -> d.name() + "=" + d.text(b))
+                .collect(Collectors.joining(" "));
     }
 
     /** {@code p}'s value as a {@code key=value} argument writes it. */

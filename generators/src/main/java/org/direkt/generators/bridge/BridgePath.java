@@ -48,7 +48,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     @Override
     public String moduleName(Params p) {
         String t = p.direction().tag();
-        return org.direkt.generators.Names.hashed("direkt_bridge_" + t, "direction=" + t + " " + BridgeCsr.settings(p.bridge(),
+        return org.direkt.generators.Names.hashed("direkt_bridge_" + t, "direction=" + t + " " + BridgeParam.canonical(p.bridge(),
                 d -> !d.name().equals("instance") && (!d.component().equals("channels") || d.name().startsWith(t + "_"))));
     }
 
