@@ -45,12 +45,12 @@ module direkt_bridge_status_n16 (
   wire                                                           ms_legit;           // @[StatusBuilder.java:101]
   wire                                                           reject_take;        // @[StatusBuilder.java:115]
   wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:123]
-  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:144]
-  wire                                                    [63:0] entry;              // @[StatusBuilder.java:146]
-  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:150]
-  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:155]
-  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:156]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:143]
+  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:147]
+  wire                                                    [63:0] entry;              // @[StatusBuilder.java:149]
+  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:153]
+  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:158]
+  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:159]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:146]
 
   assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:90]
 
@@ -76,12 +76,12 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:134]
+  // @[StatusBuilder.java:137]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
     end else begin
-      m1_error <= ms_legit ? ((ms_data[11] | ms_data[12]) ? 4'd8 : 4'd0) : reject_error;
+      m1_error <= ms_kernel ? ((ms_data[11] | ms_data[12]) ? 4'd8 : 4'd0) : reject_error;
     end
   end
 
@@ -100,11 +100,11 @@ module direkt_bridge_status_n16 (
 
   assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:125]
 
-  assign elapsed = elapsed_q; // @[StatusBuilder.java:160]
+  assign elapsed = elapsed_q; // @[StatusBuilder.java:163]
 
-  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:154]
+  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:157]
 
-  // @[StatusBuilder.java:151]
+  // @[StatusBuilder.java:154]
   always @(posedge clk) begin
     if (rst) begin
       now_prev <= 32'hffffffff;
@@ -113,7 +113,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:158]
+  // @[StatusBuilder.java:161]
   always @(posedge clk) begin
     if (rst) begin
       tag_q <= 32'd0;
@@ -122,7 +122,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:159]
+  // @[StatusBuilder.java:162]
   always @(posedge clk) begin
     if (rst) begin
       elapsed_q <= 32'd0;
@@ -137,23 +137,23 @@ module direkt_bridge_status_n16 (
 
   assign reject_taken = reject_take; // @[StatusBuilder.java:117]
 
-  assign back = ms_legit; // @[StatusBuilder.java:136]
+  assign back = ms_legit; // @[StatusBuilder.java:139]
 
-  assign back_slot = ms_slot; // @[StatusBuilder.java:137]
+  assign back_slot = ms_slot; // @[StatusBuilder.java:140]
 
-  assign push = m1_valid; // @[StatusBuilder.java:182]
+  assign push = m1_valid; // @[StatusBuilder.java:185]
 
-  assign push_slot = m1_slot; // @[StatusBuilder.java:184]
+  assign push_slot = m1_slot; // @[StatusBuilder.java:187]
 
-  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:163]
+  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:166]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:187]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:190]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:188]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:191]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:189]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:192]
 
-  // @[StatusBuilder.java:152]
+  // @[StatusBuilder.java:155]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= {stamp_tag, now_prev};

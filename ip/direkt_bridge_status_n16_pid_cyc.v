@@ -37,12 +37,12 @@ module direkt_bridge_status_n16_pid_cyc (
   reg                                                            m1_mover;            // @[StatusBuilder.java:100]
   wire                                                           ms_legit;            // @[StatusBuilder.java:101]
   wire                                                           reject_take;         // @[StatusBuilder.java:115]
-  wire                                                    [31:0] elapsed;             // @[StatusBuilder.java:144]
-  wire                                                    [31:0] entry;               // @[StatusBuilder.java:171]
-  reg                                                     [31:0] entry_q;             // @[StatusBuilder.java:172]
-  reg                                                     [31:0] reject_stamp;        // @[StatusBuilder.java:173]
-  reg                                                            m1_reject;           // @[StatusBuilder.java:175]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:127]; // @[StatusBuilder.java:143]
+  wire                                                    [31:0] elapsed;             // @[StatusBuilder.java:147]
+  wire                                                    [31:0] entry;               // @[StatusBuilder.java:174]
+  reg                                                     [31:0] entry_q;             // @[StatusBuilder.java:175]
+  reg                                                     [31:0] reject_stamp;        // @[StatusBuilder.java:176]
+  reg                                                            m1_reject;           // @[StatusBuilder.java:178]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:127]; // @[StatusBuilder.java:146]
 
   assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:90]
 
@@ -59,12 +59,12 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:134]
+  // @[StatusBuilder.java:137]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
     end else begin
-      m1_error <= ms_legit ? ((ms_data[11] | ms_data[12]) ? 4'd8 : 4'd0) : reject_error;
+      m1_error <= ms_kernel ? ((ms_data[11] | ms_data[12]) ? 4'd8 : 4'd0) : reject_error;
     end
   end
 
@@ -81,11 +81,11 @@ module direkt_bridge_status_n16_pid_cyc (
 
   assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:116]
 
-  assign elapsed = now - (m1_reject ? reject_stamp : entry); // @[StatusBuilder.java:177]
+  assign elapsed = now - (m1_reject ? reject_stamp : entry); // @[StatusBuilder.java:180]
 
-  assign entry = entry_q; // @[StatusBuilder.java:172]
+  assign entry = entry_q; // @[StatusBuilder.java:175]
 
-  // @[StatusBuilder.java:174]
+  // @[StatusBuilder.java:177]
   always @(posedge clk) begin
     if (rst) begin
       reject_stamp <= 32'd0;
@@ -96,7 +96,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:176]
+  // @[StatusBuilder.java:179]
   always @(posedge clk) begin
     if (rst) begin
       m1_reject <= 1'b0;
@@ -111,24 +111,24 @@ module direkt_bridge_status_n16_pid_cyc (
 
   assign reject_taken = reject_take; // @[StatusBuilder.java:117]
 
-  assign push = m1_valid; // @[StatusBuilder.java:182]
+  assign push = m1_valid; // @[StatusBuilder.java:185]
 
-  assign push_data = {{32{m1_error != 4'd0}}, elapsed}; // @[StatusBuilder.java:178]
+  assign push_data = {{32{m1_error != 4'd0}}, elapsed}; // @[StatusBuilder.java:181]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:187]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:190]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:188]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:191]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:189]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:192]
 
-  // @[StatusBuilder.java:169]
+  // @[StatusBuilder.java:172]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= now;
     end
   end
 
-  // @[StatusBuilder.java:172]
+  // @[StatusBuilder.java:175]
   always @(posedge clk) begin
     if (1'b1) begin
       entry_q <= stamp_table[ms_slot];

@@ -131,7 +131,10 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         if (stSlot != null) {
             stSlot.set(slot);
         }
-        stError.set(Expr.mux(legit, Expr.mux(moverError, m.lit(Layout.Error.ABORTED.code(), 4), m.lit(0, 4)), io.rejectError()));
+        // Picked by the kind of status, not its legitimacy: a kernel-range status that is not believed
+        // leaves the stage empty (a rejection waits in that cycle), so the error it loads is never
+        // used, and the legitimacy check stays off the error register's path.
+        stError.set(Expr.mux(msKernel, Expr.mux(moverError, m.lit(Layout.Error.ABORTED.code(), 4), m.lit(0, 4)), io.rejectError()));
         if (io.back() != null) {
             io.back().set(legit);
             io.backSlot().set(msSlot);
