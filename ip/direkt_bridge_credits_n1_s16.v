@@ -21,18 +21,16 @@ module direkt_bridge_credits_n1_s16 (
   reg  [4:0] promised_q;    // @[Credits.java:71]
   reg        ok_q;          // @[Credits.java:72]
 
-  // @[Credits.java:74]
+  // @[Credits.java:73]
   always @(posedge clk) begin
     if (rst) begin
       outstanding_q <= 1'b0;
     end else begin
-      if (admit ^ retire) begin
-        outstanding_q <= outstanding_q + 1'b1;
-      end
+      outstanding_q <= (admit ^ retire) ? (outstanding_q + 1'b1) : outstanding_q;
     end
   end
 
-  // @[Credits.java:76]
+  // @[Credits.java:74]
   always @(posedge clk) begin
     if (rst) begin
       promised_q <= 5'd0;
@@ -43,7 +41,7 @@ module direkt_bridge_credits_n1_s16 (
     end
   end
 
-  // @[Credits.java:100]
+  // @[Credits.java:98]
   always @(posedge clk) begin
     if (rst) begin
       ok_q <= 1'b1;
@@ -52,9 +50,9 @@ module direkt_bridge_credits_n1_s16 (
     end
   end
 
-  assign ok = ok_q; // @[Credits.java:101]
+  assign ok = ok_q; // @[Credits.java:99]
 
-  assign outstanding = outstanding_q; // @[Credits.java:102]
+  assign outstanding = outstanding_q; // @[Credits.java:100]
 
 endmodule
 

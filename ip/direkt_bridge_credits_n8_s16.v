@@ -20,20 +20,18 @@ module direkt_bridge_credits_n8_s16 (
   reg  [3:0] outstanding_q; // @[Credits.java:70]
   reg  [4:0] promised_q;    // @[Credits.java:71]
   reg        ok_q;          // @[Credits.java:72]
-  wire [4:0] sum;           // @[Credits.java:90]
+  wire [4:0] sum;           // @[Credits.java:88]
 
-  // @[Credits.java:74]
+  // @[Credits.java:73]
   always @(posedge clk) begin
     if (rst) begin
       outstanding_q <= 4'd0;
     end else begin
-      if (admit ^ retire) begin
-        outstanding_q <= outstanding_q + {{3{retire}}, 1'b1};
-      end
+      outstanding_q <= (admit ^ retire) ? (outstanding_q + {{3{retire}}, 1'b1}) : outstanding_q;
     end
   end
 
-  // @[Credits.java:76]
+  // @[Credits.java:74]
   always @(posedge clk) begin
     if (rst) begin
       promised_q <= 5'd0;
@@ -44,7 +42,7 @@ module direkt_bridge_credits_n8_s16 (
     end
   end
 
-  // @[Credits.java:100]
+  // @[Credits.java:98]
   always @(posedge clk) begin
     if (rst) begin
       ok_q <= 1'b1;
@@ -53,11 +51,11 @@ module direkt_bridge_credits_n8_s16 (
     end
   end
 
-  assign sum = promised_q - rd_ptr; // @[Credits.java:91]
+  assign sum = promised_q - rd_ptr; // @[Credits.java:89]
 
-  assign ok = ok_q; // @[Credits.java:101]
+  assign ok = ok_q; // @[Credits.java:99]
 
-  assign outstanding = outstanding_q; // @[Credits.java:102]
+  assign outstanding = outstanding_q; // @[Credits.java:100]
 
 endmodule
 

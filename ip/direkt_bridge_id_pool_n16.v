@@ -70,14 +70,12 @@ module direkt_bridge_id_pool_n16 (
 
   assign fresh_left = fresh < 5'd16; // @[IdPool.java:69]
 
-  // @[IdPool.java:76]
+  // @[IdPool.java:77]
   always @(posedge clk) begin
     if (rst) begin
       free_count <= 5'd16;
     end else begin
-      if (alloc ^ retire) begin
-        free_count <= free_count + {{4{alloc}}, 1'b1};
-      end
+      free_count <= retire ? (alloc ? free_count : (free_count + 5'd1)) : (alloc ? (free_count - 5'd1) : free_count);
     end
   end
 

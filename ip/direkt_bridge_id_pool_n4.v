@@ -70,14 +70,12 @@ module direkt_bridge_id_pool_n4 (
 
   assign fresh_left = fresh < 3'd4; // @[IdPool.java:69]
 
-  // @[IdPool.java:76]
+  // @[IdPool.java:77]
   always @(posedge clk) begin
     if (rst) begin
       free_count <= 3'd4;
     end else begin
-      if (alloc ^ retire) begin
-        free_count <= free_count + {{2{alloc}}, 1'b1};
-      end
+      free_count <= retire ? (alloc ? free_count : (free_count + 3'd1)) : (alloc ? (free_count - 3'd1) : free_count);
     end
   end
 

@@ -71,11 +71,11 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
 
   assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:96]
 
-  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:187]
+  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:186]
 
-  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:190]
+  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:189]
 
-  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:161]
+  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:160]
 
   // @[BridgeIssue.java:141]
   always @(posedge clk) begin
@@ -99,18 +99,16 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:144]
+  // @[BridgeIssue.java:143]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_count <= 3'd0;
     end else begin
-      if (mover_push ^ mover_pop) begin
-        mover_queue_count <= mover_queue_count + {{2{mover_pop}}, 1'b1};
-      end
+      mover_queue_count <= (mover_push ^ mover_pop) ? (mover_queue_count + {{2{mover_pop}}, 1'b1}) : mover_queue_count;
     end
   end
 
-  // @[BridgeIssue.java:146]
+  // @[BridgeIssue.java:145]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_valid <= 1'b0;
@@ -119,7 +117,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:148]
+  // @[BridgeIssue.java:147]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -132,7 +130,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:149]
+  // @[BridgeIssue.java:148]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -143,7 +141,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:151]
+  // @[BridgeIssue.java:150]
   always @(posedge clk) begin
     if (rst) begin
       reject_slot <= 4'd0;
@@ -168,25 +166,25 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
 
   assign d_valid = mover_queue_valid; // @[BridgeIssue.java:109]
 
-  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:170]
+  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:169]
 
-  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:171]
+  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:170]
 
-  assign ks_valid = u_status_push; // @[BridgeIssue.java:193]
+  assign ks_valid = u_status_push; // @[BridgeIssue.java:192]
 
-  assign ks_data = u_status_push_data; // @[BridgeIssue.java:194]
+  assign ks_data = u_status_push_data; // @[BridgeIssue.java:193]
 
-  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:196]
+  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:195]
 
-  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:197]
+  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:196]
 
-  assign ev_error = reject_error; // @[BridgeIssue.java:198]
+  assign ev_error = reject_error; // @[BridgeIssue.java:197]
 
-  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:200]
+  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:199]
 
-  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:201]
+  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:200]
 
-  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:202]
+  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:201]
 
   // @[BridgeIssue.java:139]
   always @(posedge clk) begin

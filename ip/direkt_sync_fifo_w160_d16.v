@@ -60,15 +60,15 @@ module direkt_sync_fifo_w160_d16 (
 
   assign total = stored; // @[SyncFifo.java:150]
 
-  assign s_ready = total != 5'd16; // @[SyncFifo.java:203]
+  assign s_ready = total != 5'd16; // @[SyncFifo.java:202]
 
   assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:153]
 
   assign m_valid = stored != 5'd0; // @[SyncFifo.java:152]
 
-  assign fill = total; // @[SyncFifo.java:204]
+  assign fill = total; // @[SyncFifo.java:203]
 
-  assign almost_full = total >= 5'd16; // @[SyncFifo.java:205]
+  assign almost_full = total >= 5'd16; // @[SyncFifo.java:204]
 
   // @[SyncFifo.java:140]
   always @(posedge clk) begin

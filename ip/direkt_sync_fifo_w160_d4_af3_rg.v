@@ -59,7 +59,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
 
   assign push = s_valid & s_ready; // @[SyncFifo.java:137]
 
-  // @[SyncFifo.java:195]
+  // @[SyncFifo.java:194]
   always @(posedge clk) begin
     if (rst) begin
       valid_q <= 1'b0;
@@ -68,7 +68,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:193]
+  // @[SyncFifo.java:192]
   always @(posedge clk) begin
     if (rst) begin
       count_q <= 3'd0;
@@ -77,7 +77,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:197]
+  // @[SyncFifo.java:196]
   always @(posedge clk) begin
     if (rst) begin
       ready_q <= 1'b1;
@@ -86,7 +86,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:198]
+  // @[SyncFifo.java:197]
   always @(posedge clk) begin
     if (rst) begin
       almost_full_q <= 1'b0;
@@ -95,17 +95,17 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  assign count_next = (push ^ (m_valid & m_ready)) ? (count_q + {{2{m_valid & m_ready}}, 1'b1}) : count_q; // @[SyncFifo.java:192]
+  assign count_next = (push ^ (m_valid & m_ready)) ? (count_q + {{2{m_valid & m_ready}}, 1'b1}) : count_q; // @[SyncFifo.java:191]
 
-  assign s_ready = ready_q; // @[SyncFifo.java:199]
+  assign s_ready = ready_q; // @[SyncFifo.java:198]
 
   assign m_data = mem[rd_ptr[1:0]]; // @[SyncFifo.java:153]
 
   assign m_valid = valid_q; // @[SyncFifo.java:152]
 
-  assign fill = count_q; // @[SyncFifo.java:200]
+  assign fill = count_q; // @[SyncFifo.java:199]
 
-  assign almost_full = almost_full_q; // @[SyncFifo.java:201]
+  assign almost_full = almost_full_q; // @[SyncFifo.java:200]
 
   // @[SyncFifo.java:140]
   always @(posedge clk) begin

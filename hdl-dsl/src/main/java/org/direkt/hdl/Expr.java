@@ -96,6 +96,38 @@ public abstract sealed class Expr permits Expr.Lit, Expr.Op, Signal, Memory.Asyn
         return new Op(OpKind.ADD, width + 1, loc, List.of(zext(width + 1, loc), o.zext(width + 1, loc)));
     }
 
+    /**
+     * This count's next value when it goes up by one on {@code up} and down by one on {@code down}
+     * (both, or neither: unchanged), modulo 2^width. One adder: plus 1, or plus all ones (minus 1).
+     * {@code up} and {@code down} enter the adder, so use {@link #upDownSelected} where they
+     * arrive late.
+     */
+    public Expr upDown(Expr up, Expr down) {
+        SourceLoc loc = SourceLoc.capture();
+        requireFlag("upDown", up, loc);
+        requireFlag("upDown", down, loc);
+        Expr step = width == 1 ? same(1, loc) : cat(down.repeat(width - 1), lit(1, 1));
+        return mux(up.xor(down), plus(step), this);
+    }
+
+    /**
+     * The same next value as {@link #upDown}, with plus 1 and minus 1 computed from the count
+     * alone, so {@code up} and {@code down} only select among three values at the end of the path:
+     * for a count whose steps are decided late in the cycle. Costs a second adder.
+     */
+    public Expr upDownSelected(Expr up, Expr down) {
+        SourceLoc loc = SourceLoc.capture();
+        requireFlag("upDownSelected", up, loc);
+        requireFlag("upDownSelected", down, loc);
+        return mux(up, mux(down, this, plus(1)), mux(down, minus(1), this));
+    }
+
+    private static void requireFlag(String what, Expr e, SourceLoc loc) {
+        if (e.width != 1) {
+            throw ElaborationException.at(loc, "%s step %s is %d bits wide: it must be 1 bit", what, e.describe(), e.width);
+        }
+    }
+
     /** Full product: width is the sum of the operand widths. */
     public Expr times(Expr o) {
         SourceLoc loc = SourceLoc.capture();

@@ -140,8 +140,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
                 "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)), m.lit(1, 1));
         m.when(push, () -> qWr.set(qWr.plus(1)));
         m.when(pop, () -> qRd.set(qRd.plus(1)));
-        // Up on a push, down on a pop, one adder: plus 1 or plus all ones (minus 1).
-        m.when(push.xor(pop), () -> qCount.set(qCount.plus(Expr.cat(pop.repeat(qa), m.lit(1, 1)))));
+        qCount.set(qCount.upDown(push, pop));
         // Valid next cycle: a word pushed now, or one that stays (two or more, or one not popped).
         qValid.set(push.or(qCount.ge(2)).or(qCount.eq(1).and(pop.not())));
         m.when(load.and(HdlWords.get(q, w, "pass").not()), () -> {

@@ -70,9 +70,7 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
         Reg outstanding = m.reg("outstanding_q", ow, cd).init(0);
         Reg promised = m.reg("promised_q", pw, cd).init(0);
         Reg ok = m.reg("ok_q", 1, cd).init(1);
-        // Up on an admission, down on a release, one adder: plus 1 or plus all ones (minus 1).
-        m.when(io.admit().xor(io.release()), () -> outstanding.set(outstanding.plus(
-                ow == 1 ? m.lit(1, 1) : Expr.cat(io.release().repeat(ow - 1), m.lit(1, 1)))));
+        outstanding.set(outstanding.upDown(io.admit(), io.release()));
         m.when(io.admit(), () -> promised.set(promised.plus(1)));
         Expr okIfNone;
         Expr okIfAdmit;

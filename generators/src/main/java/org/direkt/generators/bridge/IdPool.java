@@ -73,8 +73,8 @@ public final class IdPool extends Unit<IdPool.Params, IdPool.Io> {
         int cw = Check.indexWidth(n + 1);
         Reg freeCount = m.reg("free_count", cw, cd).init(n);
         Reg anyFree = m.reg("any_free_q", 1, cd).init(1);
-        m.when(io.alloc().xor(io.release()), () -> freeCount.set(freeCount.plus(
-                cw == 1 ? m.lit(1, 1) : Expr.cat(io.alloc().repeat(cw - 1), m.lit(1, 1)))));
+        // alloc is decided late (it waits for the checks and the credits): it only selects.
+        freeCount.set(freeCount.upDownSelected(io.release(), io.alloc()));
         Expr atLeast1 = freeCount.ne(0);
         Expr atLeast2 = cw == 1 ? m.lit(0, 1) : freeCount.bits(cw - 1, 1).orR();
         anyFree.set(Expr.mux(io.release(), Expr.mux(io.alloc(), atLeast1, m.lit(1, 1)),

@@ -188,8 +188,7 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
             Reg afQ = m.reg("almost_full_q", 1, cd).init(0);
             Expr leave = p.showAhead() ? mo.valid().and(mo.ready()) : pop;
             Signal countNext = m.wire("count_next", pw);
-            // Up on a push, down on a leave, one adder: plus 1 or plus all ones (minus 1).
-            countNext.set(Expr.mux(push.xor(leave), count.plus(Expr.cat(leave.repeat(pw - 1), m.lit(1, 1))), count));
+            countNext.set(count.upDown(push, leave));
             count.set(countNext);
             if (validQ != null) {
                 validQ.set(countNext.ne(0));
