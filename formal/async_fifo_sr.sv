@@ -11,7 +11,8 @@
 // model of the two clocks and for taps): REGOUT=1 registered read data (`_r`), LA=1 the read
 // side keeps the pointer one ahead in registers (`_r_la`), RF=1 the write side's full flag
 // comes from a flip-flop (`_la`), RP=1 the write side outputs the read pointer it sees
-// (`wr_rd_ptr`, `_p`).
+// (`wr_rd_ptr`, and its own pointer `wr_ptr`, `_p`), WE=1 the write side says when it sees the
+// FIFO empty (`wr_empty`, `_we`).
 //
 // No assumption at all (the cover run `reachable` alone fixes the data, see there). Clocks,
 // wr_rst, rd_rst, s_valid, s_data and m_ready are free in every global step from the first one
@@ -43,6 +44,8 @@
 //@tap f_ginc     = dut.u_rd.rd_ptr_gray_inc     if LA>=1
 //@tap f_fullq    = dut.u_wr.full_q              if RF>=1
 //@tap f_wr_rd_ptr = dut.wr_rd_ptr               if RP>=1
+//@tap f_wr_ptr    = dut.wr_ptr                  if RP>=1
+//@tap f_wr_empty  = dut.wr_empty                if WE>=1
 // (the taps a configuration lacks are tied off below)
 //
 // The binary pointers keep their top bit in the Gray register (Gray code keeps the top bit):
@@ -89,6 +92,8 @@ module fv_async_fifo_sr;
   wire [PW-1:0] f_ginc;                 // ... and in Gray
   wire          f_fullq;                // RF: the registered full flag
   wire [PW-1:0] f_wr_rd_ptr;            // RP: the output wr_rd_ptr
+  wire [PW-1:0] f_wr_ptr;               // RP: the output wr_ptr
+  wire          f_wr_empty;             // WE: the output wr_empty
   generate
     if (`REGOUT == 0) begin : g_no_regout
       assign f_rv = 1'b0;
@@ -103,6 +108,10 @@ module fv_async_fifo_sr;
     end
     if (`RP == 0) begin : g_no_rp
       assign f_wr_rd_ptr = {PW{1'b0}};
+      assign f_wr_ptr = {PW{1'b0}};
+    end
+    if (`WE == 0) begin : g_no_we
+      assign f_wr_empty = 1'b0;
     end
   endgenerate
 
@@ -244,6 +253,13 @@ module fv_async_fifo_sr;
     // pointer less it never understates the words held (what a credit scheme relies on)
     read_pointer_lags: assert (!`RP || (dist(f_rb, f_wr_rd_ptr) <= dist(f_wb, f_wr_rd_ptr) &&
                                         dist(f_wb, f_wr_rd_ptr) <= D));
+    // and wr_ptr is the write pointer itself
+    write_pointer_exact: assert (!`RP || f_wr_ptr == f_wb);
+`endif
+`ifdef CHECK_write_empty_sound
+    // WE: wr_empty is never high while the FIFO holds a word (every word written has left:
+    // delivered or dropped), whatever the clocks and resets do
+    write_empty_sound: assert (!`WE || !f_wr_empty || f_wb == f_rb);
 `endif
   end
 

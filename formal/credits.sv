@@ -6,17 +6,19 @@
 // Exactly one CHECK_<property> selects the property under proof; the helper invariants are
 // asserted in every run (CHECK_helpers proves them alone).
 //
-//@tap f_prom = dut.promised_q
+// No taps: the unit's state is its outstanding count, read at its port.
 //
 // Environment (everything else free in every cycle, $anyseq):
-//   E1  rst is high in the first cycle; later rst is free (the harness state resets with it).
+//   E1  rst is high in the first cycle; later rst is free. It clears the harness's count of
+//       descriptors awaiting a status (the bridge forgets them, and the mover's late statuses for
+//       them are dropped, never pushed) but not the FIFO: its pointers are never reset.
 //   E2  The user admits only while ok is high, and retires (pushes a status) only for a
 //       descriptor it admitted and has not retired yet (f_out != 0, counted by the harness).
 //   E3  The status FIFO is the harness's, as counts modulo 32: f_w words written (one per
 //       retire), f_r words read (a free pop while it holds a word), f_seen the reads as the
 //       write side sees them (never ahead of f_r, catching up by any amount in any cycle):
-//       rd_ptr is f_seen, as the FIFO's wr_rd_ptr is (what async_fifo.sv proves of the
-//       synchronised pointer, reduced to counts).
+//       wr_ptr is f_w and rd_ptr is f_seen, as the FIFO's wr_ptr and wr_rd_ptr are (what
+//       async_fifo_sr.sv proves of them, reduced to counts).
 `default_nettype none
 
 module fv_credits (
@@ -31,21 +33,21 @@ module fv_credits (
   wire          f_pop  = $anyseq;
   wire [4:0]    f_adv  = $anyseq;
   wire          ok;
+  wire          drained;
   wire [`OW-1:0] outstanding;
   reg  [4:0]    f_w, f_r, f_seen;
   reg  [5:0]    f_out;                          // admitted, not yet retired
 
   `DUT dut (
-    .clk(clk), .rst(rst), .admit(admit), .retire(retire), .rd_ptr(f_seen),
-    .ok(ok), .outstanding(outstanding)
+    .clk(clk), .rst(rst), .admit(admit), .retire(retire), .wr_ptr(f_w), .rd_ptr(f_seen),
+    .ok(ok), .outstanding(outstanding), .drained(drained)
   );
-
-  // taps (driven by run.py)
-  wire [4:0]    f_prom;
 
   // ---------------------------------------------------------------- environment
   reg f_past = 1'b0;
+  reg f_past_rst = 1'b0;
   always @(posedge clk) f_past <= 1'b1;
+  always @(posedge clk) f_past_rst <= rst;
   always @* if (!f_past) assume (rst);                                   // E1
   always @* if (!rst) begin
     assume (!admit || ok);                                               // E2
@@ -55,15 +57,15 @@ module fv_credits (
   wire [4:0] f_fill = f_w - f_r;                // words in the FIFO
   wire [4:0] f_view = f_w - f_seen;             // as its write side sees them
   wire [4:0] f_r_n  = f_r + (f_pop && f_fill != 0);
-  always @(posedge clk)
-    if (rst) begin
-      f_w <= 0; f_r <= 0; f_seen <= 0; f_out <= 0;
-    end else begin
-      f_w    <= f_w + retire;
-      f_r    <= f_r_n;
-      f_seen <= (f_adv <= f_r_n - f_seen) ? f_seen + f_adv : f_seen;   // E3
-      f_out  <= f_out + admit - retire;
-    end
+  initial begin
+    f_w = 0; f_r = 0; f_seen = 0;
+  end
+  always @(posedge clk) begin
+    f_w    <= f_w + (!rst && retire);
+    f_r    <= f_r_n;
+    f_seen <= (f_adv <= f_r_n - f_seen) ? f_seen + f_adv : f_seen;     // E3
+    f_out  <= rst ? 6'd0 : f_out + admit - retire;
+  end
   wire [5:0] f_sum = f_out + {1'b0, f_view};    // promised places: outstanding + seen fill
 
   // ---------------------------------------------------------------- properties
@@ -78,6 +80,10 @@ module fv_credits (
 `ifdef CHECK_inflight_bounded
     inflight_bounded: assert (f_out <= N);
 `endif
+`ifdef CHECK_drained_exact
+    // nothing outstanding and the FIFO empty as its write side sees it
+    drained_exact: assert (drained == (f_out == 0 && f_view == 0));
+`endif
   end
 
 `ifdef CHECK_reachable
@@ -86,13 +92,16 @@ module fv_credits (
     cover (f_view == D);                                  // the FIFO full as the write side sees it
     cover (!ok && f_out == 0 && f_view == D);             // admission held back by the FIFO's fill alone
     cover (ok && f_view != f_fill && f_sum == D - 1);     // a lagging view, one place left
+    cover (drained && f_w != 0);                          // drained after statuses went through
+    cover (f_past_rst && f_view != 0);                    // out of a reset with words in the FIFO
   end
 `endif
 
   // ---------------------------------------------------------------- helpers
+  // (the FIFO is never reset: its model holds through the unit's resets too)
+  always @* if (f_past) h_fifo: assert (f_fill <= f_view && f_view <= D);
   always @* if (f_past && !rst) begin
-    h_promised: assert (f_prom == f_w + f_out[4:0] && outstanding == f_out);
-    h_fifo: assert (f_fill <= f_view && f_view <= D);
+    h_outstanding: assert (outstanding == f_out);
     h_sum: assert (f_sum <= D && f_out <= N);
     h_ok: assert (!ok || (f_sum < D && f_out < N));
   end

@@ -61,7 +61,7 @@ STATUS_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "r
                 "events_exact", "stamp_exact", "helpers", "reachable"]
 STATUS_PAPER_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "reject_waits",
                       "events_exact", "cycles_exact", "helpers", "reachable"]
-CREDITS_PROPS = ["no_push_when_full", "outstanding_exact", "inflight_bounded", "helpers", "reachable"]
+CREDITS_PROPS = ["no_push_when_full", "outstanding_exact", "inflight_bounded", "drained_exact", "helpers", "reachable"]
 ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
 
@@ -89,23 +89,24 @@ def async_fifo(width, k, data_k, cover_k, lookahead=False):
                 props=ASYNC_FIFO_PROPS)
 
 
-def async_fifo_sr(width, regout, lookahead, k, data_k, cover_k, read_pointer=False):
+def async_fifo_sr(width, regout, lookahead, k, data_k, cover_k, read_pointer=False, write_empty=False):
     # the `_sr` variants (either side reset alone): regout 1 for registered read data (`_r`);
     # lookahead: the full flag a cycle ahead (`_la`), with regout also the read pointer one ahead
-    # in registers; read_pointer: the write side outputs the read pointer it sees (`_p`)
-    module = "direkt_async_fifo_w%d_d16%s%s%s_sr" % (width, "_r" if regout else "",
-                                                   "_p" if read_pointer else "",
-                                                   "_la" if lookahead else "")
-    wr = "direkt_async_fifo_wr_d16" + ("_p" if read_pointer else "") + ("_rf" if lookahead else "") + "_sr"
+    # in registers; read_pointer: the write side outputs the read pointer it sees and its own (`_p`);
+    # write_empty: the write side says when it sees the FIFO empty (`_we`)
+    module = "direkt_async_fifo_w%d_d16%s%s%s%s_sr" % (width, "_r" if regout else "", "_p" if read_pointer else "",
+                                                     "_la" if lookahead else "", "_we" if write_empty else "")
+    wr = "direkt_async_fifo_wr_d16" + ("_p" if read_pointer else "") + ("_rf" if lookahead else "") \
+        + ("_e" if write_empty else "") + "_sr"
     rd = "direkt_async_fifo_rd_d16" + ("_r" if regout else "") + ("_la" if lookahead and regout else "") + "_sr"
     return dict(name=module.replace("direkt_", ""), harness="async_fifo_sr.sv", top="fv_async_fifo_sr",
                 ip=[module, wr, rd, "direkt_sync_w5_s2_pu0", "direkt_sync_w1_s2_pu0"],
                 multiclock=True, depth=k, cover_depth=cover_k,
                 prop_depth=dict(data_in_order=data_k),
                 defines=dict(DUT=module, WIDTH=width, REGOUT=int(regout), LA=int(lookahead and regout),
-                             RF=int(lookahead), RP=int(read_pointer)),
+                             RF=int(lookahead), RP=int(read_pointer), WE=int(write_empty)),
                 props=ASYNC_FIFO_SR_PROPS[:-2] + (["read_pointer_lags"] if read_pointer else [])
-                + ASYNC_FIFO_SR_PROPS[-2:])
+                + (["write_empty_sound"] if write_empty else []) + ASYNC_FIFO_SR_PROPS[-2:])
 
 
 def arbiter(module, n, policy, weights, k, cover_k):
@@ -172,11 +173,9 @@ CONFIGS = [
     async_fifo(160, k=8, data_k=6, cover_k=44),
     async_fifo(256, k=8, data_k=6, cover_k=44),
     async_fifo(64, k=8, data_k=6, cover_k=44),
-    # the bridge's descriptor crossing (default preset: 221-bit words)
-    async_fifo(221, k=8, data_k=6, cover_k=44, lookahead=True),
     # either side reset alone, no reset assumption: the plain one and the bridge's two crossings
     async_fifo_sr(160, True, False, k=8, data_k=6, cover_k=90),
-    async_fifo_sr(221, True, True, k=8, data_k=6, cover_k=90),
+    async_fifo_sr(221, True, True, k=8, data_k=6, cover_k=90, write_empty=True),
     async_fifo_sr(64, False, True, k=8, data_k=6, cover_k=90, read_pointer=True),
     arbiter("direkt_arbiter_fixed_n2", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_fixed_n3", 3, 0, [], k=10, cover_k=12),

@@ -21,9 +21,9 @@ module direkt_async_fifo_rd_d16_r (
   wire [4:0] rd_ptr_next;      // @[AsyncFifoReader.java:107]
   wire [4:0] rd_ptr_next_gray; // @[AsyncFifoReader.java:108]
   wire       pop;              // @[AsyncFifoReader.java:109]
-  reg        valid_q;          // @[AsyncFifoReader.java:154]
+  reg        valid_q;          // @[AsyncFifoReader.java:157]
 
-  // @[AsyncFifoReader.java:176]
+  // @[AsyncFifoReader.java:179]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_bin <= 5'd0;
@@ -32,7 +32,7 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:181]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_gray_q <= 5'd0;
@@ -41,13 +41,13 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:156]
+  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:159]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:157]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:160]
 
-  assign pop = valid_q & ready; // @[AsyncFifoReader.java:155]
+  assign pop = valid_q & ready; // @[AsyncFifoReader.java:158]
 
-  // @[AsyncFifoReader.java:159]
+  // @[AsyncFifoReader.java:162]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       valid_q <= 1'b0;
@@ -56,13 +56,13 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  assign valid = valid_q; // @[AsyncFifoReader.java:160]
+  assign valid = valid_q; // @[AsyncFifoReader.java:163]
 
-  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:163]
+  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:166]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:179]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:182]
 
-  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:162]
+  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:165]
 
 endmodule
 

@@ -29,12 +29,12 @@ module direkt_async_fifo_rd_d16_r_la_sr (
   wire [4:0] rd_ptr_bin_inc;           // @[AsyncFifoReader.java:130]
   wire [4:0] rd_ptr_bin_inc2;          // @[AsyncFifoReader.java:140]
 
-  // @[AsyncFifoReader.java:174]
+  // @[AsyncFifoReader.java:177]
   always @(posedge rd_clk) begin
     rd_ptr_bin_lo <= rd_ptr_next_lo;
   end
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:181]
   always @(posedge rd_clk) begin
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
@@ -68,9 +68,9 @@ module direkt_async_fifo_rd_d16_r_la_sr (
 
   assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:150]
 
-  assign rd_addr = rd_ptr_next_lo; // @[AsyncFifoReader.java:152]
+  assign rd_addr = valid_q ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:155]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:179]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:182]
 
   assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:151]
 

@@ -24,40 +24,40 @@ module direkt_async_fifo_rd_d16_r_sr (
   wire [4:0] rd_ptr_next_gray;     // @[AsyncFifoReader.java:108]
   wire       pop;                  // @[AsyncFifoReader.java:109]
   wire       flush;                // @[AsyncFifoReader.java:115]
-  reg        valid_q = 1'b0;       // @[AsyncFifoReader.java:154]
+  reg        valid_q = 1'b0;       // @[AsyncFifoReader.java:157]
 
-  // @[AsyncFifoReader.java:174]
+  // @[AsyncFifoReader.java:177]
   always @(posedge rd_clk) begin
     rd_ptr_bin_lo <= rd_ptr_next[3:0];
   end
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:181]
   always @(posedge rd_clk) begin
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
 
   assign rd_ptr_bin = {rd_ptr_gray_q[4], rd_ptr_bin_lo}; // @[AsyncFifoReader.java:101]
 
-  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:156]
+  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:159]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:157]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:160]
 
-  assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:155]
+  assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:158]
 
   assign flush = rd_rst | wr_rst_sync; // @[AsyncFifoReader.java:116]
 
-  // @[AsyncFifoReader.java:159]
+  // @[AsyncFifoReader.java:162]
   always @(posedge rd_clk) begin
     valid_q <= rd_ptr_next_gray != wr_ptr_gray_sync;
   end
 
-  assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:160]
+  assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:163]
 
-  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:163]
+  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:166]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:179]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:182]
 
-  assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:162]
+  assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:165]
 
 endmodule
 

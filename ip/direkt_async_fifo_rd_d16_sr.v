@@ -23,35 +23,35 @@ module direkt_async_fifo_rd_d16_sr (
   wire [4:0] rd_ptr_next_gray;     // @[AsyncFifoReader.java:108]
   wire       pop;                  // @[AsyncFifoReader.java:109]
   wire       flush;                // @[AsyncFifoReader.java:115]
-  wire       not_empty;            // @[AsyncFifoReader.java:165]
+  wire       not_empty;            // @[AsyncFifoReader.java:168]
 
-  // @[AsyncFifoReader.java:174]
+  // @[AsyncFifoReader.java:177]
   always @(posedge rd_clk) begin
     rd_ptr_bin_lo <= rd_ptr_next[3:0];
   end
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:181]
   always @(posedge rd_clk) begin
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
 
   assign rd_ptr_bin = {rd_ptr_gray_q[4], rd_ptr_bin_lo}; // @[AsyncFifoReader.java:101]
 
-  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:168]
+  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:171]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:169]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:172]
 
-  assign pop = not_empty & (ready | flush); // @[AsyncFifoReader.java:167]
+  assign pop = not_empty & (ready | flush); // @[AsyncFifoReader.java:170]
 
   assign flush = rd_rst | wr_rst_sync; // @[AsyncFifoReader.java:116]
 
-  assign not_empty = rd_ptr_gray_q != wr_ptr_gray_sync; // @[AsyncFifoReader.java:166]
+  assign not_empty = rd_ptr_gray_q != wr_ptr_gray_sync; // @[AsyncFifoReader.java:169]
 
-  assign valid = not_empty & ~flush; // @[AsyncFifoReader.java:170]
+  assign valid = not_empty & ~flush; // @[AsyncFifoReader.java:173]
 
-  assign rd_addr = rd_ptr_bin_lo; // @[AsyncFifoReader.java:171]
+  assign rd_addr = rd_ptr_bin_lo; // @[AsyncFifoReader.java:174]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:179]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:182]
 
 endmodule
 

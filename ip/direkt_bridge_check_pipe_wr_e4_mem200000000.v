@@ -8,56 +8,67 @@
 `default_nettype none
 
 module direkt_bridge_check_pipe_wr_e4_mem200000000 (
-  input  wire         clk,       // @[CheckPipeline.java:49]
-  input  wire         rst,       // @[CheckPipeline.java:49]
-  input  wire [220:0] k_data,    // @[CheckPipeline.java:52]
-  input  wire         k_valid,   // @[CheckPipeline.java:52]
-  output wire         k_ready,   // @[CheckPipeline.java:52]
-  input  wire [175:0] win_base,  // @[CheckPipeline.java:53]
-  input  wire [111:0] win_mask,  // @[CheckPipeline.java:53]
-  input  wire [3:0]   win_allow, // @[CheckPipeline.java:53]
-  output wire [187:0] q_data,    // @[CheckPipeline.java:54]
-  output wire         q_valid,   // @[CheckPipeline.java:54]
-  input  wire         q_ready    // @[CheckPipeline.java:54]
+  input  wire         clk,       // @[CheckPipeline.java:50]
+  input  wire         rst,       // @[CheckPipeline.java:50]
+  input  wire [220:0] k_data,    // @[CheckPipeline.java:53]
+  input  wire         k_valid,   // @[CheckPipeline.java:53]
+  output wire         k_ready,   // @[CheckPipeline.java:53]
+  input  wire [175:0] win_base,  // @[CheckPipeline.java:54]
+  input  wire [111:0] win_mask,  // @[CheckPipeline.java:54]
+  input  wire [3:0]   win_allow, // @[CheckPipeline.java:54]
+  output wire [187:0] q_data,    // @[CheckPipeline.java:55]
+  output wire         q_valid,   // @[CheckPipeline.java:55]
+  input  wire         q_ready,   // @[CheckPipeline.java:55]
+  output wire         idle       // @[CheckPipeline.java:55]
 );
 
-  reg  [2:0]   room;                 // @[CheckPipeline.java:63]
-  wire         take;                 // @[CheckPipeline.java:64]
-  wire         u_checks_out_valid;   // @[CheckPipeline.java:69]
-  wire [184:0] u_checks_out_data;    // @[CheckPipeline.java:69]
-  wire [43:0]  u_windows_pcie_first; // @[CheckPipeline.java:72]
-  wire         u_windows_crosses_1m; // @[CheckPipeline.java:72]
-  wire [3:0]   u_windows_hits;       // @[CheckPipeline.java:72]
-  wire         fpga_ok;              // @[CheckPipeline.java:90]
-  wire [187:0] checked;              // @[CheckPipeline.java:94]
-  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:100]
-  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:101]
-  reg  [2:0]   queue_count;          // @[CheckPipeline.java:102]
-  reg          queue_valid;          // @[CheckPipeline.java:103]
-  wire         queue_push;           // @[CheckPipeline.java:104]
-  wire         queue_pop;            // @[CheckPipeline.java:106]
-  reg  [187:0] queue [0:3];          // @[CheckPipeline.java:99]
+  reg  [2:0]   room;                 // @[CheckPipeline.java:64]
+  reg          k_ready_q;            // @[CheckPipeline.java:66]
+  wire         take;                 // @[CheckPipeline.java:67]
+  wire         u_checks_out_valid;   // @[CheckPipeline.java:73]
+  wire [184:0] u_checks_out_data;    // @[CheckPipeline.java:73]
+  wire [43:0]  u_windows_pcie_first; // @[CheckPipeline.java:76]
+  wire         u_windows_crosses_1m; // @[CheckPipeline.java:76]
+  wire [3:0]   u_windows_hits;       // @[CheckPipeline.java:76]
+  wire         fpga_ok;              // @[CheckPipeline.java:94]
+  wire [187:0] checked;              // @[CheckPipeline.java:98]
+  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:104]
+  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:105]
+  reg  [2:0]   queue_count;          // @[CheckPipeline.java:106]
+  reg          queue_valid;          // @[CheckPipeline.java:107]
+  wire         queue_push;           // @[CheckPipeline.java:108]
+  wire         queue_pop;            // @[CheckPipeline.java:110]
+  reg  [187:0] queue [0:3];          // @[CheckPipeline.java:103]
 
-  // @[CheckPipeline.java:118]
+  // @[CheckPipeline.java:121]
   always @(posedge clk) begin
     if (rst) begin
       room <= 3'd4;
     end else begin
-      room <= (room - {2'd0, take}) + {2'd0, q_valid & q_ready};
+      room <= ((q_valid & q_ready) ^ take) ? (room + {{2{take}}, 1'b1}) : room;
     end
   end
 
-  assign take = k_valid & (room != 3'd0); // @[CheckPipeline.java:65]
+  // @[CheckPipeline.java:124]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_ready_q <= 1'b1;
+    end else begin
+      k_ready_q <= (q_valid & q_ready) | (take ? (room != 3'd1) : (room != 3'd0));
+    end
+  end
 
-  assign u_windows_pcie_first = k_data[127:84]; // @[CheckPipeline.java:75]
+  assign take = k_valid & k_ready_q; // @[CheckPipeline.java:68]
 
-  assign u_windows_crosses_1m = u_checks_out_data[182]; // @[CheckPipeline.java:80]
+  assign u_windows_pcie_first = k_data[127:84]; // @[CheckPipeline.java:79]
 
-  assign fpga_ok = u_checks_out_data[183] & ~u_checks_out_data[184]; // @[CheckPipeline.java:91]
+  assign u_windows_crosses_1m = u_checks_out_data[182]; // @[CheckPipeline.java:84]
 
-  assign checked = {((u_checks_out_data[181:178] == 4'd0) & |u_windows_hits) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:95]
+  assign fpga_ok = u_checks_out_data[183] & ~u_checks_out_data[184]; // @[CheckPipeline.java:95]
 
-  // @[CheckPipeline.java:109]
+  assign checked = {((u_checks_out_data[181:178] == 4'd0) & |u_windows_hits) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:99]
+
+  // @[CheckPipeline.java:113]
   always @(posedge clk) begin
     if (rst) begin
       queue_wr <= 3'd0;
@@ -68,7 +79,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:110]
+  // @[CheckPipeline.java:114]
   always @(posedge clk) begin
     if (rst) begin
       queue_rd <= 3'd0;
@@ -79,20 +90,16 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:111]
+  // @[CheckPipeline.java:115]
   always @(posedge clk) begin
     if (rst) begin
       queue_count <= 3'd0;
     end else begin
-      if (queue_push & ~queue_pop) begin
-        queue_count <= queue_count + 3'd1;
-      end else if (queue_pop & ~queue_push) begin
-        queue_count <= queue_count - 3'd1;
-      end
+      queue_count <= (queue_push ^ queue_pop) ? (queue_count + {{2{queue_pop}}, 1'b1}) : queue_count;
     end
   end
 
-  // @[CheckPipeline.java:114]
+  // @[CheckPipeline.java:117]
   always @(posedge clk) begin
     if (rst) begin
       queue_valid <= 1'b0;
@@ -101,24 +108,26 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:105]
+  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:109]
 
-  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:107]
+  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:111]
 
-  assign k_ready = room != 3'd0; // @[CheckPipeline.java:66]
+  assign k_ready = k_ready_q; // @[CheckPipeline.java:69]
 
-  assign q_data = queue[queue_rd[1:0]]; // @[CheckPipeline.java:116]
+  assign q_data = queue[queue_rd[1:0]]; // @[CheckPipeline.java:119]
 
-  assign q_valid = queue_valid; // @[CheckPipeline.java:115]
+  assign q_valid = queue_valid; // @[CheckPipeline.java:118]
 
-  // @[CheckPipeline.java:108]
+  assign idle = room == 3'd4; // @[CheckPipeline.java:70]
+
+  // @[CheckPipeline.java:112]
   always @(posedge clk) begin
     if (queue_push) begin
       queue[queue_wr[1:0]] <= checked;
     end
   end
 
-  // @[CheckPipeline.java:69]
+  // @[CheckPipeline.java:73]
   direkt_bridge_checks_wr_mem200000000 u_checks (
     .clk       (clk),
     .rst       (rst),
@@ -128,7 +137,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     .out_data  (u_checks_out_data)
   );
 
-  // @[CheckPipeline.java:72]
+  // @[CheckPipeline.java:76]
   direkt_bridge_windows_wr_e4 u_windows (
     .clk        (clk),
     .rst        (rst),

@@ -8,21 +8,22 @@
 `default_nettype none
 
 module direkt_bridge_credits_n16_s16 (
-  input  wire       clk,        // @[Credits.java:57]
-  input  wire       rst,        // @[Credits.java:57]
-  input  wire       admit,      // @[Credits.java:58]
-  input  wire       retire,     // @[Credits.java:58]
-  input  wire [4:0] rd_ptr,     // @[Credits.java:58]
-  output wire       ok,         // @[Credits.java:58]
-  output wire [4:0] outstanding // @[Credits.java:59]
+  input  wire       clk,         // @[Credits.java:59]
+  input  wire       rst,         // @[Credits.java:59]
+  input  wire       admit,       // @[Credits.java:60]
+  input  wire       retire,      // @[Credits.java:60]
+  input  wire [4:0] wr_ptr,      // @[Credits.java:60]
+  input  wire [4:0] rd_ptr,      // @[Credits.java:61]
+  output wire       ok,          // @[Credits.java:61]
+  output wire [4:0] outstanding, // @[Credits.java:62]
+  output wire       drained      // @[Credits.java:62]
 );
 
-  reg  [4:0] outstanding_q; // @[Credits.java:70]
-  reg  [4:0] promised_q;    // @[Credits.java:71]
-  reg        ok_q;          // @[Credits.java:72]
-  wire [4:0] sum;           // @[Credits.java:88]
+  reg  [4:0] outstanding_q; // @[Credits.java:73]
+  reg        ok_q;          // @[Credits.java:75]
+  wire [4:0] sum;           // @[Credits.java:93]
 
-  // @[Credits.java:73]
+  // @[Credits.java:76]
   always @(posedge clk) begin
     if (rst) begin
       outstanding_q <= 5'd0;
@@ -31,31 +32,22 @@ module direkt_bridge_credits_n16_s16 (
     end
   end
 
-  // @[Credits.java:74]
+  // @[Credits.java:105]
   always @(posedge clk) begin
     if (rst) begin
-      promised_q <= 5'd0;
-    end else begin
-      if (admit) begin
-        promised_q <= promised_q + 5'd1;
-      end
-    end
-  end
-
-  // @[Credits.java:98]
-  always @(posedge clk) begin
-    if (rst) begin
-      ok_q <= 1'b1;
+      ok_q <= 1'b0;
     end else begin
       ok_q <= admit ? (~sum[4] & ~&sum[3:0]) : ~sum[4];
     end
   end
 
-  assign sum = promised_q - rd_ptr; // @[Credits.java:89]
+  assign sum = (wr_ptr + outstanding_q) - rd_ptr; // @[Credits.java:94]
 
-  assign ok = ok_q; // @[Credits.java:99]
+  assign ok = ok_q; // @[Credits.java:106]
 
-  assign outstanding = outstanding_q; // @[Credits.java:100]
+  assign outstanding = outstanding_q; // @[Credits.java:107]
+
+  assign drained = sum == 5'd0; // @[Credits.java:98]
 
 endmodule
 

@@ -8,20 +8,21 @@
 `default_nettype none
 
 module direkt_bridge_credits_n1_s16 (
-  input  wire       clk,        // @[Credits.java:57]
-  input  wire       rst,        // @[Credits.java:57]
-  input  wire       admit,      // @[Credits.java:58]
-  input  wire       retire,     // @[Credits.java:58]
-  input  wire [4:0] rd_ptr,     // @[Credits.java:58]
-  output wire       ok,         // @[Credits.java:58]
-  output wire       outstanding // @[Credits.java:59]
+  input  wire       clk,         // @[Credits.java:59]
+  input  wire       rst,         // @[Credits.java:59]
+  input  wire       admit,       // @[Credits.java:60]
+  input  wire       retire,      // @[Credits.java:60]
+  input  wire [4:0] wr_ptr,      // @[Credits.java:60]
+  input  wire [4:0] rd_ptr,      // @[Credits.java:61]
+  output wire       ok,          // @[Credits.java:61]
+  output wire       outstanding, // @[Credits.java:62]
+  output wire       drained      // @[Credits.java:62]
 );
 
-  reg        outstanding_q; // @[Credits.java:70]
-  reg  [4:0] promised_q;    // @[Credits.java:71]
-  reg        ok_q;          // @[Credits.java:72]
+  reg  outstanding_q; // @[Credits.java:73]
+  reg  ok_q;          // @[Credits.java:75]
 
-  // @[Credits.java:73]
+  // @[Credits.java:76]
   always @(posedge clk) begin
     if (rst) begin
       outstanding_q <= 1'b0;
@@ -30,29 +31,20 @@ module direkt_bridge_credits_n1_s16 (
     end
   end
 
-  // @[Credits.java:74]
+  // @[Credits.java:105]
   always @(posedge clk) begin
     if (rst) begin
-      promised_q <= 5'd0;
+      ok_q <= 1'b0;
     end else begin
-      if (admit) begin
-        promised_q <= promised_q + 5'd1;
-      end
+      ok_q <= admit ? 1'b0 : ((outstanding_q == 1'b0) & (wr_ptr != {~rd_ptr[4], rd_ptr[3:0]}));
     end
   end
 
-  // @[Credits.java:98]
-  always @(posedge clk) begin
-    if (rst) begin
-      ok_q <= 1'b1;
-    end else begin
-      ok_q <= admit ? 1'b0 : ((outstanding_q == 1'b0) & (promised_q != {~rd_ptr[4], rd_ptr[3:0]}));
-    end
-  end
+  assign ok = ok_q; // @[Credits.java:106]
 
-  assign ok = ok_q; // @[Credits.java:99]
+  assign outstanding = outstanding_q; // @[Credits.java:107]
 
-  assign outstanding = outstanding_q; // @[Credits.java:100]
+  assign drained = (outstanding_q == 1'b0) & (wr_ptr == rd_ptr); // @[Credits.java:88]
 
 endmodule
 

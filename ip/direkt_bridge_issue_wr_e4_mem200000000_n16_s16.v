@@ -10,74 +10,82 @@
 `default_nettype none
 
 module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
-  input  wire         clk,          // @[BridgeIssue.java:67]
-  input  wire         rst,          // @[BridgeIssue.java:67]
-  input  wire [187:0] q_data,       // @[BridgeIssue.java:70]
-  input  wire         q_valid,      // @[BridgeIssue.java:70]
-  output wire         q_ready,      // @[BridgeIssue.java:70]
-  output wire [159:0] d_data,       // @[BridgeIssue.java:71]
-  output wire         d_valid,      // @[BridgeIssue.java:71]
-  input  wire         d_ready,      // @[BridgeIssue.java:71]
-  input  wire         ms_valid,     // @[BridgeIssue.java:71]
-  input  wire [31:0]  ms_data,      // @[BridgeIssue.java:71]
-  output wire         hs_valid,     // @[BridgeIssue.java:72]
-  output wire [31:0]  hs_data,      // @[BridgeIssue.java:72]
-  output wire         ks_valid,     // @[BridgeIssue.java:72]
-  output wire [63:0]  ks_data,      // @[BridgeIssue.java:72]
-  input  wire [4:0]   ks_rd_ptr,    // @[BridgeIssue.java:73]
-  input  wire [31:0]  now,          // @[BridgeIssue.java:73]
-  output wire [4:0]   outstanding,  // @[BridgeIssue.java:73]
-  output wire         ev_rejected,  // @[BridgeIssue.java:74]
-  output wire [3:0]   ev_error,     // @[BridgeIssue.java:74]
-  output wire         ev_completed, // @[BridgeIssue.java:74]
-  output wire         ev_aborted,   // @[BridgeIssue.java:75]
-  output wire         ev_spurious   // @[BridgeIssue.java:75]
+  input  wire         clk,          // @[BridgeIssue.java:72]
+  input  wire         rst,          // @[BridgeIssue.java:72]
+  input  wire [187:0] q_data,       // @[BridgeIssue.java:75]
+  input  wire         q_valid,      // @[BridgeIssue.java:75]
+  output wire         q_ready,      // @[BridgeIssue.java:75]
+  output wire [159:0] d_data,       // @[BridgeIssue.java:76]
+  output wire         d_valid,      // @[BridgeIssue.java:76]
+  input  wire         d_ready,      // @[BridgeIssue.java:76]
+  input  wire         ms_valid,     // @[BridgeIssue.java:76]
+  input  wire [31:0]  ms_data,      // @[BridgeIssue.java:76]
+  output wire         hs_valid,     // @[BridgeIssue.java:77]
+  output wire [31:0]  hs_data,      // @[BridgeIssue.java:77]
+  output wire         ks_valid,     // @[BridgeIssue.java:77]
+  output wire [63:0]  ks_data,      // @[BridgeIssue.java:77]
+  input  wire [4:0]   ks_wr_ptr,    // @[BridgeIssue.java:78]
+  input  wire [4:0]   ks_rd_ptr,    // @[BridgeIssue.java:78]
+  input  wire         absorb,       // @[BridgeIssue.java:78]
+  output wire         absorbing,    // @[BridgeIssue.java:78]
+  input  wire [31:0]  now,          // @[BridgeIssue.java:79]
+  output wire [4:0]   outstanding,  // @[BridgeIssue.java:79]
+  output wire         drained,      // @[BridgeIssue.java:79]
+  output wire         ev_rejected,  // @[BridgeIssue.java:80]
+  output wire [3:0]   ev_error,     // @[BridgeIssue.java:80]
+  output wire         ev_completed, // @[BridgeIssue.java:80]
+  output wire         ev_aborted,   // @[BridgeIssue.java:81]
+  output wire         ev_spurious   // @[BridgeIssue.java:81]
 );
 
-  wire [3:0]   check_error;           // @[BridgeIssue.java:95]
-  wire         u_credits_ok;          // @[BridgeIssue.java:98]
-  wire [4:0]   u_credits_outstanding; // @[BridgeIssue.java:98]
-  wire         u_status_hs_valid;     // @[BridgeIssue.java:99]
-  wire [31:0]  u_status_hs_data;      // @[BridgeIssue.java:99]
-  wire         u_status_reject_taken; // @[BridgeIssue.java:99]
-  wire         u_status_stamp;        // @[BridgeIssue.java:99]
-  wire [31:0]  u_status_stamp_tag;    // @[BridgeIssue.java:99]
-  wire         u_status_back;         // @[BridgeIssue.java:99]
-  wire [3:0]   u_status_back_slot;    // @[BridgeIssue.java:99]
-  wire         u_status_push;         // @[BridgeIssue.java:99]
-  wire [3:0]   u_status_push_slot;    // @[BridgeIssue.java:99]
-  wire [63:0]  u_status_push_data;    // @[BridgeIssue.java:99]
-  wire         u_status_ev_completed; // @[BridgeIssue.java:99]
-  wire         u_status_ev_aborted;   // @[BridgeIssue.java:99]
-  wire         u_status_ev_spurious;  // @[BridgeIssue.java:99]
-  wire [3:0]   u_ids_free_slot;       // @[BridgeIssue.java:100]
-  wire         u_ids_any_free;        // @[BridgeIssue.java:100]
-  wire [3:0]   u_ids_handed_slot;     // @[BridgeIssue.java:100]
-  wire [15:0]  u_ids_issued;          // @[BridgeIssue.java:100]
-  wire         u_ids_late;            // @[BridgeIssue.java:100]
-  wire [3:0]   u_ids_late_slot;       // @[BridgeIssue.java:100]
-  reg  [2:0]   mover_queue_wr;        // @[BridgeIssue.java:105]
-  reg  [2:0]   mover_queue_rd;        // @[BridgeIssue.java:106]
-  reg  [2:0]   mover_queue_count;     // @[BridgeIssue.java:107]
-  reg          mover_queue_valid;     // @[BridgeIssue.java:108]
-  reg          reject_valid;          // @[BridgeIssue.java:112]
-  reg  [3:0]   reject_error;          // @[BridgeIssue.java:113]
-  reg  [3:0]   reject_slot;           // @[BridgeIssue.java:116]
-  wire         load;                  // @[BridgeIssue.java:120]
-  wire [3:0]   alloc_slot;            // @[BridgeIssue.java:130]
-  wire         mover_push;            // @[BridgeIssue.java:134]
-  wire         mover_pop;             // @[BridgeIssue.java:136]
-  reg  [159:0] mover_queue [0:3];     // @[BridgeIssue.java:104]
+  wire [3:0]   check_error;            // @[BridgeIssue.java:101]
+  wire         u_credits_ok;           // @[BridgeIssue.java:104]
+  wire [4:0]   u_credits_outstanding;  // @[BridgeIssue.java:104]
+  wire         u_credits_drained;      // @[BridgeIssue.java:104]
+  wire         u_status_hs_valid;      // @[BridgeIssue.java:105]
+  wire [31:0]  u_status_hs_data;       // @[BridgeIssue.java:105]
+  wire         u_status_reject_taken;  // @[BridgeIssue.java:105]
+  wire         u_status_stamp;         // @[BridgeIssue.java:105]
+  wire [31:0]  u_status_stamp_tag;     // @[BridgeIssue.java:105]
+  wire         u_status_back;          // @[BridgeIssue.java:105]
+  wire [3:0]   u_status_back_slot;     // @[BridgeIssue.java:105]
+  wire         u_status_push;          // @[BridgeIssue.java:105]
+  wire [3:0]   u_status_push_slot;     // @[BridgeIssue.java:105]
+  wire [63:0]  u_status_push_data;     // @[BridgeIssue.java:105]
+  wire         u_status_ev_completed;  // @[BridgeIssue.java:105]
+  wire         u_status_ev_aborted;    // @[BridgeIssue.java:105]
+  wire         u_status_ev_spurious;   // @[BridgeIssue.java:105]
+  wire [3:0]   u_ids_free_slot;        // @[BridgeIssue.java:106]
+  wire         u_ids_any_free;         // @[BridgeIssue.java:106]
+  wire [3:0]   u_ids_handed_slot;      // @[BridgeIssue.java:106]
+  wire [15:0]  u_ids_issued;           // @[BridgeIssue.java:106]
+  wire         u_ids_late;             // @[BridgeIssue.java:106]
+  wire [3:0]   u_ids_late_slot;        // @[BridgeIssue.java:106]
+  reg  [2:0]   mover_queue_wr;         // @[BridgeIssue.java:111]
+  reg  [2:0]   mover_queue_rd;         // @[BridgeIssue.java:112]
+  reg  [2:0]   mover_queue_count;      // @[BridgeIssue.java:113]
+  reg          mover_queue_valid;      // @[BridgeIssue.java:114]
+  reg          reject_valid;           // @[BridgeIssue.java:118]
+  reg  [3:0]   reject_error;           // @[BridgeIssue.java:119]
+  reg  [3:0]   reject_slot;            // @[BridgeIssue.java:122]
+  reg          admit_gate;             // @[BridgeIssue.java:129]
+  reg          absorb_q;               // @[BridgeIssue.java:130]
+  wire         load;                   // @[BridgeIssue.java:132]
+  wire [3:0]   alloc_slot;             // @[BridgeIssue.java:143]
+  wire         mover_push;             // @[BridgeIssue.java:147]
+  wire         mover_pop;              // @[BridgeIssue.java:149]
+  wire [2:0]   mover_queue_count_next; // @[BridgeIssue.java:156]
+  reg  [159:0] mover_queue [0:3];      // @[BridgeIssue.java:110]
 
-  assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:96]
+  assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:102]
 
-  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:186]
+  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:204]
 
-  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:189]
+  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:207]
 
-  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:160]
+  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:178]
 
-  // @[BridgeIssue.java:141]
+  // @[BridgeIssue.java:154]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_wr <= 3'd0;
@@ -88,7 +96,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:142]
+  // @[BridgeIssue.java:155]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_rd <= 3'd0;
@@ -99,16 +107,16 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:143]
+  // @[BridgeIssue.java:158]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_count <= 3'd0;
     end else begin
-      mover_queue_count <= (mover_push ^ mover_pop) ? (mover_queue_count + {{2{mover_pop}}, 1'b1}) : mover_queue_count;
+      mover_queue_count <= mover_queue_count_next;
     end
   end
 
-  // @[BridgeIssue.java:145]
+  // @[BridgeIssue.java:162]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_valid <= 1'b0;
@@ -117,7 +125,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:147]
+  // @[BridgeIssue.java:164]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -130,7 +138,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:148]
+  // @[BridgeIssue.java:165]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -141,7 +149,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:150]
+  // @[BridgeIssue.java:167]
   always @(posedge clk) begin
     if (rst) begin
       reject_slot <= 4'd0;
@@ -152,59 +160,85 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  assign load = q_valid & (((u_credits_ok & (mover_queue_count < 3'd3)) & ~reject_valid) & u_ids_any_free); // @[BridgeIssue.java:126]
+  // @[BridgeIssue.java:160]
+  always @(posedge clk) begin
+    if (rst) begin
+      admit_gate <= 1'b0;
+    end else begin
+      admit_gate <= ((mover_queue_count_next < 3'd3) & ~((load & ~q_data[187]) | (reject_valid & ~u_status_reject_taken))) & ~absorb;
+    end
+  end
 
-  assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:131]
+  // @[BridgeIssue.java:131]
+  always @(posedge clk) begin
+    if (rst) begin
+      absorb_q <= 1'b1;
+    end else begin
+      absorb_q <= absorb;
+    end
+  end
 
-  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:135]
+  assign load = q_valid & ((u_credits_ok & admit_gate) & u_ids_any_free); // @[BridgeIssue.java:137]
 
-  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:137]
+  assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:144]
 
-  assign q_ready = load; // @[BridgeIssue.java:127]
+  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:148]
 
-  assign d_data = mover_queue[mover_queue_rd[1:0]]; // @[BridgeIssue.java:110]
+  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:150]
 
-  assign d_valid = mover_queue_valid; // @[BridgeIssue.java:109]
+  assign mover_queue_count_next = (mover_push ^ mover_pop) ? (mover_queue_count + {{2{mover_pop}}, 1'b1}) : mover_queue_count; // @[BridgeIssue.java:157]
 
-  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:169]
+  assign q_ready = ((u_credits_ok & admit_gate) & u_ids_any_free) | absorb_q; // @[BridgeIssue.java:139]
 
-  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:170]
+  assign d_data = mover_queue[mover_queue_rd[1:0]]; // @[BridgeIssue.java:116]
 
-  assign ks_valid = u_status_push; // @[BridgeIssue.java:192]
+  assign d_valid = mover_queue_valid; // @[BridgeIssue.java:115]
 
-  assign ks_data = u_status_push_data; // @[BridgeIssue.java:193]
+  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:187]
 
-  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:195]
+  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:188]
 
-  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:196]
+  assign ks_valid = u_status_push; // @[BridgeIssue.java:210]
 
-  assign ev_error = reject_error; // @[BridgeIssue.java:197]
+  assign ks_data = u_status_push_data; // @[BridgeIssue.java:211]
 
-  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:199]
+  assign absorbing = absorb_q; // @[BridgeIssue.java:140]
 
-  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:200]
+  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:213]
 
-  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:201]
+  assign drained = u_credits_drained; // @[BridgeIssue.java:214]
 
-  // @[BridgeIssue.java:139]
+  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:215]
+
+  assign ev_error = reject_error; // @[BridgeIssue.java:216]
+
+  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:218]
+
+  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:219]
+
+  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:220]
+
+  // @[BridgeIssue.java:152]
   always @(posedge clk) begin
     if (1'b1) begin
       mover_queue[mover_queue_wr[1:0]] <= {6'd0, {1'b1, {3'd0, alloc_slot}}, q_data[145:128], q_data[127:64], q_data[63:0]};
     end
   end
 
-  // @[BridgeIssue.java:98]
+  // @[BridgeIssue.java:104]
   direkt_bridge_credits_n16_s16 u_credits (
     .clk         (clk),
     .rst         (rst),
     .admit       (load),
     .retire      (u_status_push),
+    .wr_ptr      (ks_wr_ptr),
     .rd_ptr      (ks_rd_ptr),
     .ok          (u_credits_ok),
-    .outstanding (u_credits_outstanding)
+    .outstanding (u_credits_outstanding),
+    .drained     (u_credits_drained)
   );
 
-  // @[BridgeIssue.java:99]
+  // @[BridgeIssue.java:105]
   direkt_bridge_status_n16 u_status (
     .clk          (clk),
     .rst          (rst),
@@ -233,7 +267,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     .ev_spurious  (u_status_ev_spurious)
   );
 
-  // @[BridgeIssue.java:100]
+  // @[BridgeIssue.java:106]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

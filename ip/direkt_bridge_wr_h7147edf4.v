@@ -8,157 +8,215 @@
 `default_nettype none
 
 module direkt_bridge_wr_h7147edf4 (
-  input  wire         kernel_clk,           // @[BridgePath.java:59]
-  input  wire         kernel_resetn,        // @[BridgePath.java:59]
-  input  wire         dma_clk,              // @[BridgePath.java:60]
-  input  wire         dma_resetn,           // @[BridgePath.java:60]
-  input  wire [255:0] wr_desc_data,         // @[BridgePath.java:64]
-  input  wire         wr_desc_valid,        // @[BridgePath.java:64]
-  output wire         wr_desc_ready,        // @[BridgePath.java:64]
-  output wire [63:0]  wr_status_data,       // @[BridgePath.java:65]
-  output wire         wr_status_valid,      // @[BridgePath.java:65]
-  input  wire         wr_status_ready,      // @[BridgePath.java:65]
-  input  wire [159:0] wr_host_desc_data,    // @[BridgePath.java:66]
-  input  wire         wr_host_desc_valid,   // @[BridgePath.java:66]
-  output wire         wr_host_desc_ready,   // @[BridgePath.java:66]
-  output wire [159:0] wr_dma_desc_data,     // @[BridgePath.java:67]
-  output wire         wr_dma_desc_valid,    // @[BridgePath.java:67]
-  input  wire         wr_dma_desc_ready,    // @[BridgePath.java:67]
-  input  wire         wr_dma_status_valid,  // @[BridgePath.java:68]
-  input  wire [31:0]  wr_dma_status_data,   // @[BridgePath.java:69]
-  output wire         wr_host_status_valid, // @[BridgePath.java:70]
-  output wire [31:0]  wr_host_status_data,  // @[BridgePath.java:71]
-  input  wire [31:0]  now,                  // @[BridgePath.java:72]
-  input  wire [175:0] win_base,             // @[BridgePath.java:73]
-  input  wire [111:0] win_mask,             // @[BridgePath.java:74]
-  input  wire [3:0]   win_allow,            // @[BridgePath.java:75]
-  output wire         ev_kernel_issued,     // @[BridgePath.java:78]
-  output wire         ev_completed,         // @[BridgePath.java:78]
-  output wire         ev_rejected,          // @[BridgePath.java:78]
-  output wire         ev_aborted,           // @[BridgePath.java:78]
-  output wire         ev_host_issued,       // @[BridgePath.java:78]
-  output wire         ev_host_completed,    // @[BridgePath.java:78]
-  output wire         ev_spurious,          // @[BridgePath.java:78]
-  output wire         ev_overflow,          // @[BridgePath.java:78]
-  output wire         ev_host_overflow,     // @[BridgePath.java:78]
-  output wire [3:0]   ev_error,             // @[BridgePath.java:81]
-  output wire [4:0]   outstanding,          // @[BridgePath.java:82]
-  output wire [2:0]   host_buffered         // @[BridgePath.java:83]
+  input  wire         kernel_clk,           // @[BridgePath.java:73]
+  input  wire         kernel_resetn,        // @[BridgePath.java:73]
+  input  wire         dma_clk,              // @[BridgePath.java:74]
+  input  wire         dma_resetn,           // @[BridgePath.java:74]
+  input  wire [255:0] wr_desc_data,         // @[BridgePath.java:78]
+  input  wire         wr_desc_valid,        // @[BridgePath.java:78]
+  output wire         wr_desc_ready,        // @[BridgePath.java:78]
+  output wire [63:0]  wr_status_data,       // @[BridgePath.java:79]
+  output wire         wr_status_valid,      // @[BridgePath.java:79]
+  input  wire         wr_status_ready,      // @[BridgePath.java:79]
+  input  wire [159:0] wr_host_desc_data,    // @[BridgePath.java:80]
+  input  wire         wr_host_desc_valid,   // @[BridgePath.java:80]
+  output wire         wr_host_desc_ready,   // @[BridgePath.java:80]
+  output wire [159:0] wr_dma_desc_data,     // @[BridgePath.java:81]
+  output wire         wr_dma_desc_valid,    // @[BridgePath.java:81]
+  input  wire         wr_dma_desc_ready,    // @[BridgePath.java:81]
+  input  wire         wr_dma_status_valid,  // @[BridgePath.java:82]
+  input  wire [31:0]  wr_dma_status_data,   // @[BridgePath.java:83]
+  output wire         wr_host_status_valid, // @[BridgePath.java:84]
+  output wire [31:0]  wr_host_status_data,  // @[BridgePath.java:85]
+  input  wire [31:0]  now,                  // @[BridgePath.java:86]
+  input  wire [175:0] win_base,             // @[BridgePath.java:87]
+  input  wire [111:0] win_mask,             // @[BridgePath.java:88]
+  input  wire [3:0]   win_allow,            // @[BridgePath.java:89]
+  output wire         ev_kernel_issued,     // @[BridgePath.java:92]
+  output wire         ev_completed,         // @[BridgePath.java:92]
+  output wire         ev_rejected,          // @[BridgePath.java:92]
+  output wire         ev_aborted,           // @[BridgePath.java:92]
+  output wire         ev_host_issued,       // @[BridgePath.java:92]
+  output wire         ev_host_completed,    // @[BridgePath.java:92]
+  output wire         ev_spurious,          // @[BridgePath.java:92]
+  output wire         ev_overflow,          // @[BridgePath.java:92]
+  output wire         ev_host_overflow,     // @[BridgePath.java:92]
+  output wire [3:0]   ev_error,             // @[BridgePath.java:95]
+  output wire [4:0]   outstanding,          // @[BridgePath.java:96]
+  output wire [2:0]   host_buffered         // @[BridgePath.java:97]
 );
 
-  wire         u_wr_desc_chan_wr_desc_ready;     // @[BridgePath.java:101]
-  wire [255:0] u_wr_desc_chan_core_data;         // @[BridgePath.java:101]
-  wire         u_wr_desc_chan_core_valid;        // @[BridgePath.java:101]
-  wire [63:0]  u_wr_status_chan_wr_status_data;  // @[BridgePath.java:103]
-  wire         u_wr_status_chan_wr_status_valid; // @[BridgePath.java:103]
-  wire         u_wr_status_chan_core_ready;      // @[BridgePath.java:103]
-  wire [255:0] cldesc;                           // @[BridgePath.java:110]
-  wire [220:0] u_desc_fifo_s_data;               // @[BridgePath.java:143]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:143]
-  wire [220:0] u_desc_fifo_m_data;               // @[BridgePath.java:143]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:143]
-  wire         u_checks_k_ready;                 // @[BridgePath.java:151]
-  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:151]
-  wire         u_checks_q_valid;                 // @[BridgePath.java:151]
-  wire         u_issue_q_ready;                  // @[BridgePath.java:156]
-  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:156]
-  wire         u_issue_d_valid;                  // @[BridgePath.java:156]
-  wire         u_issue_d_ready;                  // @[BridgePath.java:156]
-  wire         u_issue_hs_valid;                 // @[BridgePath.java:156]
-  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:156]
-  wire         u_issue_ks_valid;                 // @[BridgePath.java:156]
-  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:156]
-  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:156]
-  wire         u_issue_ev_rejected;              // @[BridgePath.java:156]
-  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:156]
-  wire         u_issue_ev_completed;             // @[BridgePath.java:156]
-  wire         u_issue_ev_aborted;               // @[BridgePath.java:156]
-  wire         u_issue_ev_spurious;              // @[BridgePath.java:156]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:161]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:161]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:161]
-  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:161]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:170]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:170]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:170]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:170]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:170]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:170]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:176]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:176]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:176]
-  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:176]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:180]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:180]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:180]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:180]
-  wire         hand_over;                        // @[BridgePath.java:207]
+  wire         u_wr_desc_chan_wr_desc_ready;     // @[BridgePath.java:115]
+  wire [255:0] u_wr_desc_chan_core_data;         // @[BridgePath.java:115]
+  wire         u_wr_desc_chan_core_valid;        // @[BridgePath.java:115]
+  wire         u_wr_desc_chan_core_ready;        // @[BridgePath.java:115]
+  wire [63:0]  u_wr_status_chan_wr_status_data;  // @[BridgePath.java:117]
+  wire         u_wr_status_chan_wr_status_valid; // @[BridgePath.java:117]
+  wire         u_wr_status_chan_core_ready;      // @[BridgePath.java:117]
+  wire [255:0] cldesc;                           // @[BridgePath.java:124]
+  wire [220:0] u_desc_fifo_s_data;               // @[BridgePath.java:157]
+  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:157]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:157]
+  wire [220:0] u_desc_fifo_m_data;               // @[BridgePath.java:157]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:157]
+  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:157]
+  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:157]
+  reg          k_reset_req;                      // @[BridgePath.java:161]
+  reg          k_reset_ack;                      // @[BridgePath.java:162]
+  wire         u_ack_sync_q;                     // @[BridgePath.java:163]
+  wire         u_req_sync_q;                     // @[BridgePath.java:164]
+  reg          k_hold;                           // @[BridgePath.java:169]
+  wire         u_checks_k_ready;                 // @[BridgePath.java:176]
+  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:176]
+  wire         u_checks_q_valid;                 // @[BridgePath.java:176]
+  wire         u_checks_idle;                    // @[BridgePath.java:176]
+  wire         u_issue_q_ready;                  // @[BridgePath.java:181]
+  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:181]
+  wire         u_issue_d_valid;                  // @[BridgePath.java:181]
+  wire         u_issue_d_ready;                  // @[BridgePath.java:181]
+  wire         u_issue_hs_valid;                 // @[BridgePath.java:181]
+  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:181]
+  wire         u_issue_ks_valid;                 // @[BridgePath.java:181]
+  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:181]
+  wire         u_issue_absorbing;                // @[BridgePath.java:181]
+  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:181]
+  wire         u_issue_drained;                  // @[BridgePath.java:181]
+  wire         u_issue_ev_rejected;              // @[BridgePath.java:181]
+  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:181]
+  wire         u_issue_ev_completed;             // @[BridgePath.java:181]
+  wire         u_issue_ev_aborted;               // @[BridgePath.java:181]
+  wire         u_issue_ev_spurious;              // @[BridgePath.java:181]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:186]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:186]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:186]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:186]
+  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:186]
+  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:186]
+  wire         k_absorb;                         // @[BridgePath.java:205]
+  reg          k_drained;                        // @[BridgePath.java:209]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:215]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:215]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:215]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:215]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:215]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:215]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:221]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:221]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:221]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:221]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:225]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:225]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:225]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:225]
+  wire         hand_over;                        // @[BridgePath.java:252]
 
-  assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:112]
+  assign u_wr_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:173]
 
-  assign u_desc_fifo_s_data = {{1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~|cldesc[63:33], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:147]
+  assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:126]
 
-  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:191]
+  assign u_desc_fifo_s_data = {{1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~|cldesc[63:33], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:172]
 
-  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:190]
+  assign u_desc_fifo_s_valid = u_wr_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:171]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:178]
+  // @[BridgePath.java:165]
+  always @(posedge kernel_clk) begin
+    if (!kernel_resetn) begin
+      k_reset_req <= 1'b1;
+    end else begin
+      k_reset_req <= k_reset_req & ~(u_ack_sync_q & u_desc_fifo_wr_empty);
+    end
+  end
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:184]
+  // @[BridgePath.java:211]
+  always @(posedge dma_clk) begin
+    if (!dma_resetn) begin
+      k_reset_ack <= 1'b0;
+    end else begin
+      k_reset_ack <= k_reset_ack ? (u_req_sync_q | ~u_checks_idle) : (u_req_sync_q & k_drained);
+    end
+  end
 
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:208]
+  // @[BridgePath.java:198]
+  always @(posedge kernel_clk) begin
+    if (!kernel_resetn) begin
+      k_hold <= 1'b1;
+    end else begin
+      k_hold <= (k_reset_req | u_ack_sync_q) | u_status_fifo_rd_wr_rst;
+    end
+  end
 
-  assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:105]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:236]
 
-  assign wr_status_data = u_wr_status_chan_wr_status_data; // @[BridgePath.java:106]
+  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:206]
 
-  assign wr_status_valid = u_wr_status_chan_wr_status_valid; // @[BridgePath.java:106]
+  // @[BridgePath.java:210]
+  always @(posedge dma_clk) begin
+    if (!dma_resetn) begin
+      k_drained <= 1'b0;
+    end else begin
+      k_drained <= u_issue_drained & u_issue_absorbing;
+    end
+  end
 
-  assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:172]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:235]
 
-  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:192]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:223]
 
-  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:192]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:229]
 
-  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:197]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:253]
 
-  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:198]
+  assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:119]
 
-  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:216]
+  assign wr_status_data = u_wr_status_chan_wr_status_data; // @[BridgePath.java:120]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:216]
+  assign wr_status_valid = u_wr_status_chan_wr_status_valid; // @[BridgePath.java:120]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:216]
+  assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:217]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:216]
+  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:237]
 
-  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:216]
+  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:237]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:216]
+  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:242]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:216]
+  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:243]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:216]
+  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:261]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:216]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:261]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:217]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:261]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:218]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:261]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:219]
+  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:261]
 
-  // @[BridgePath.java:101]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:261]
+
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:261]
+
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:261]
+
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:261]
+
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:262]
+
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:263]
+
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:264]
+
+  // @[BridgePath.java:115]
   direkt_chan_direkt_wr_desc_w256_hbaae255d u_wr_desc_chan (
     .wr_desc_data  (wr_desc_data),
     .wr_desc_valid (wr_desc_valid),
     .wr_desc_ready (u_wr_desc_chan_wr_desc_ready),
     .core_data     (u_wr_desc_chan_core_data),
     .core_valid    (u_wr_desc_chan_core_valid),
-    .core_ready    (u_desc_fifo_s_ready)
+    .core_ready    (u_wr_desc_chan_core_ready)
   );
 
-  // @[BridgePath.java:103]
+  // @[BridgePath.java:117]
   direkt_chan_direkt_wr_status_w64_h875b3ef7 u_wr_status_chan (
     .wr_status_data  (u_wr_status_chan_wr_status_data),
     .wr_status_valid (u_wr_status_chan_wr_status_valid),
@@ -168,21 +226,39 @@ module direkt_bridge_wr_h7147edf4 (
     .core_ready      (u_wr_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:143]
-  direkt_async_fifo_w221_d16_r_la u_desc_fifo (
-    .wr_clk  (kernel_clk),
-    .wr_rst  (~kernel_resetn),
-    .rd_clk  (dma_clk),
-    .rd_rst  (~dma_resetn),
-    .s_data  (u_desc_fifo_s_data),
-    .s_valid (u_wr_desc_chan_core_valid),
-    .s_ready (u_desc_fifo_s_ready),
-    .m_data  (u_desc_fifo_m_data),
-    .m_valid (u_desc_fifo_m_valid),
-    .m_ready (u_checks_k_ready)
+  // @[BridgePath.java:157]
+  direkt_async_fifo_w221_d16_r_la_we_sr u_desc_fifo (
+    .wr_clk    (kernel_clk),
+    .wr_rst    (~kernel_resetn),
+    .rd_clk    (dma_clk),
+    .rd_rst    (~dma_resetn),
+    .s_data    (u_desc_fifo_s_data),
+    .s_valid   (u_desc_fifo_s_valid),
+    .s_ready   (u_desc_fifo_s_ready),
+    .m_data    (u_desc_fifo_m_data),
+    .m_valid   (u_desc_fifo_m_valid),
+    .m_ready   (u_checks_k_ready),
+    .rd_wr_rst (u_desc_fifo_rd_wr_rst),
+    .wr_empty  (u_desc_fifo_wr_empty)
   );
 
-  // @[BridgePath.java:151]
+  // @[BridgePath.java:163]
+  direkt_sync_w1_s2_rn u_ack_sync (
+    .clk   (kernel_clk),
+    .rst_n (kernel_resetn),
+    .d     (k_reset_ack),
+    .q     (u_ack_sync_q)
+  );
+
+  // @[BridgePath.java:164]
+  direkt_sync_w1_s2_rn u_req_sync (
+    .clk   (dma_clk),
+    .rst_n (dma_resetn),
+    .d     (k_reset_req),
+    .q     (u_req_sync_q)
+  );
+
+  // @[BridgePath.java:176]
   direkt_bridge_check_pipe_wr_e4_mem200000000 u_checks (
     .clk       (dma_clk),
     .rst       (~dma_resetn),
@@ -194,10 +270,11 @@ module direkt_bridge_wr_h7147edf4 (
     .win_allow (win_allow),
     .q_data    (u_checks_q_data),
     .q_valid   (u_checks_q_valid),
-    .q_ready   (u_issue_q_ready)
+    .q_ready   (u_issue_q_ready),
+    .idle      (u_checks_idle)
   );
 
-  // @[BridgePath.java:156]
+  // @[BridgePath.java:181]
   direkt_bridge_issue_wr_e4_mem200000000_n16_s16 u_issue (
     .clk          (dma_clk),
     .rst          (~dma_resetn),
@@ -213,9 +290,13 @@ module direkt_bridge_wr_h7147edf4 (
     .hs_data      (u_issue_hs_data),
     .ks_valid     (u_issue_ks_valid),
     .ks_data      (u_issue_ks_data),
+    .ks_wr_ptr    (u_status_fifo_wr_ptr),
     .ks_rd_ptr    (u_status_fifo_wr_rd_ptr),
+    .absorb       (k_absorb),
+    .absorbing    (u_issue_absorbing),
     .now          (now),
     .outstanding  (u_issue_outstanding),
+    .drained      (u_issue_drained),
     .ev_rejected  (u_issue_ev_rejected),
     .ev_error     (u_issue_ev_error),
     .ev_completed (u_issue_ev_completed),
@@ -223,22 +304,24 @@ module direkt_bridge_wr_h7147edf4 (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:161]
-  direkt_async_fifo_w64_d16_p_la u_status_fifo (
+  // @[BridgePath.java:186]
+  direkt_async_fifo_w64_d16_p_la_sr u_status_fifo (
     .wr_clk    (dma_clk),
     .wr_rst    (~dma_resetn),
     .rd_clk    (kernel_clk),
-    .rd_rst    (~kernel_resetn),
+    .rd_rst    (k_hold),
     .s_data    (u_issue_ks_data),
     .s_valid   (u_issue_ks_valid),
     .s_ready   (u_status_fifo_s_ready),
     .m_data    (u_status_fifo_m_data),
     .m_valid   (u_status_fifo_m_valid),
     .m_ready   (u_wr_status_chan_core_ready),
-    .wr_rd_ptr (u_status_fifo_wr_rd_ptr)
+    .wr_rd_ptr (u_status_fifo_wr_rd_ptr),
+    .rd_wr_rst (u_status_fifo_rd_wr_rst),
+    .wr_ptr    (u_status_fifo_wr_ptr)
   );
 
-  // @[BridgePath.java:170]
+  // @[BridgePath.java:215]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -252,7 +335,7 @@ module direkt_bridge_wr_h7147edf4 (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:176]
+  // @[BridgePath.java:221]
   direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -263,7 +346,7 @@ module direkt_bridge_wr_h7147edf4 (
     .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:180]
+  // @[BridgePath.java:225]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

@@ -36,6 +36,11 @@ cocotb tests (each starts both clocks and resets the bridge):
     ALARMS 0.
 ``mover_abort``       mover reports aborted / flushed -> ABORTED status, no data, counters.
 ``reset_mid_traffic`` reset with descriptors inside the bridge and the mover (documented below).
+``kernel_reset``      the kernel reset alone, again and again (1 to 40 kernel cycles), in the middle of
+    random traffic on both directions with host traffic running: no status from before a reset
+    reaches the next kernel (tags, counts), every job whose status came back moved its bytes, the
+    host's traffic all exact, then every ID and credit in flight at once (600 kernel descriptors
+    short; 100,000 with DIREKT_REGRESS=1).
 ``arbiter_bound``     host and kernel both saturating: the longest run of grants to one side while
     the other waits; round robin must be 1, other policies are reported.
 ``pipelined``         many descriptors in flight with random status back-pressure: issued ==
@@ -855,6 +860,154 @@ async def reset_mid_traffic(dut):
         assert len(b.movers[t].log) == taken[t] + 24, f"{t}: {len(b.movers[t].log) - taken[t]} fresh descriptors at the mover"
         await b.check_counters(t, "after reset", kernel_issued=24, completed=24, spurious=held[t], rejected=1)
     await b.check_no_alarms("after reset traffic")
+    b.check_models()
+
+
+KRESET_DESCS = 100_000 if REGRESS else 600  # kernel descriptors in `kernel_reset`, both directions together
+
+
+@cocotb.test(**TIMEOUT)
+async def kernel_reset(dut):
+    """Kernel resets alone, in the middle of random traffic on both directions with the host's
+    traffic running: no status from before a reset reaches the next kernel, every ID and credit
+    comes back, host traffic untouched (module doc)."""
+    b = Bench(dut, "kernel_reset", gpu_pages=128 if REGRESS else 16, mover_latency=40, bytes_per_cycle=16)
+    await b.start()
+    await b.open_gpu_window()
+    for mv in b.movers.values():
+        mv.set_ready("p70")
+    kr, kv = kernel_reset_pin(dut, b.m)
+    inflight = int(b.m.bridge["inflight"])
+    hosts = {t: HostController(dut, t, b.m, max_outstanding=8, valid="p30", seed=b.rng.randrange(1 << 30)) for t in DIRECTIONS}
+    kernels = {t: PipelinedKernel(dut, t, b.m, status_ready="random", valid="p80", seed=b.rng.randrange(1 << 30))
+               for t in DIRECTIONS}
+    # Every destination is used once: a descriptor of a kernel that was reset may still be moved
+    # afterwards (the mover had it), and must not touch what a later job is checked against.
+    gp = {"rd": 0, "wr": b.gpu.size // 2}
+    fp = {"rd": b.fpga_base, "wr": b.fpga_base + 64 * MB}
+    hp = {"rd": 0, "wr": HOST_SIZE // 2}
+    hfp = {"rd": b.fpga_base + 128 * MB, "wr": b.fpga_base + 160 * MB}
+    completed: dict[str, list] = {t: [] for t in DIRECTIONS}  # jobs whose status came back
+    since_reset: dict[str, list] = {t: [] for t in DIRECTIONS}  # jobs of the kernel running now
+    host_jobs = []
+    stats = {"resets": 0, "lost": 0, "added": 0, "reset_cycles": []}
+
+    def add_kernel(t: str) -> None:
+        n = 4 * b.rng.randint(1, 32)
+        off = gp[t]
+        if off // b.gpu.page_size != (off + n - 1) // b.gpu.page_size:
+            off = gp[t] = (off // b.gpu.page_size + 1) * b.gpu.page_size
+        assert gp[t] + n <= (b.gpu.size // 2 if t == "rd" else b.gpu.size), "GPU BAR too small for the bench"
+        src, dst = b.ends(t, b.gpu.bus(off), fp[t])
+        if t == "wr":
+            b.fpga.write(src, b.rng.randbytes(n))
+        since_reset[t].append(kernels[t].add(src, dst, n, on_status=lambda j, t=t: completed[t].append(j)))
+        gp[t] += n
+        fp[t] += n
+        stats["added"] += 1
+
+    def add_host(t: str) -> None:
+        n = 4 * b.rng.randint(1, 64)
+        if hp[t] + n > (HOST_SIZE // 2 if t == "rd" else HOST_SIZE):
+            return
+        src, dst = b.ends(t, HOST_BUS + hp[t], hfp[t])
+        if t == "wr":
+            b.fpga.write(src, b.rng.randbytes(n))
+        hosts[t].submit(src, dst, n)
+        host_jobs.append((t, src, dst, n))
+        hp[t] += n
+        hfp[t] += n
+
+    async def kernel_reset_pulse(cycles: int) -> None:
+        await RisingEdge(dut.kernel_clk)
+        for k in kernels.values():
+            k.enabled = False
+            stats["lost"] += len(k.forget())
+        for t in DIRECTIONS:
+            since_reset[t].clear()
+        kr.value = kv
+        await ClockCycles(dut.kernel_clk, cycles)
+        kr.value = 1 - kv
+        for k in kernels.values():
+            k.enabled = True
+        stats["resets"] += 1
+        stats["reset_cycles"].append(cycles)
+
+    per_round = 200
+    while stats["added"] < KRESET_DESCS:
+        for _ in range(per_round // 2):
+            for t in DIRECTIONS:
+                add_kernel(t)
+                if b.rng.random() < 0.3:
+                    add_host(t)
+        # Mid-traffic: descriptors at the mover, in the bridge and in the kernels' queues.
+        want = sum(k.received for k in kernels.values()) + b.rng.randrange(per_round // 4, per_round // 2)
+        for _ in range(200_000):
+            if sum(k.received for k in kernels.values()) >= want and all(b.movers[t].pending for t in DIRECTIONS):
+                break
+            await RisingEdge(dut.dma_clk)
+        # Short (one cycle) to long, against a dma_clk that may be slower or faster.
+        await kernel_reset_pulse(b.rng.choice([1, 2, 3, b.rng.randint(4, 40)]))
+        if stats["resets"] % 8 == 0:
+            b.log.info("kernel_reset: %d resets, %d kernel descriptors added", stats["resets"], stats["added"])
+    # The last kernel finishes its work.
+    for _ in range(per_round // 2):
+        for t in DIRECTIONS:
+            add_kernel(t)
+    for t in DIRECTIONS:
+        await b.drain(kernels[t], 200_000)
+    for _ in range(200_000):
+        if all(h.idle for h in hosts.values()) and all(mv.idle for mv in b.movers.values()):
+            break
+        await RisingEdge(dut.dma_clk)
+    for t in DIRECTIONS:
+        assert hosts[t].idle, f"{t}: {len(hosts[t].outstanding)} host status(es) never came back"
+        assert b.movers[t].idle
+        assert await b.csr.outstanding(t) == 0, f"{t}: the bridge still counts descriptors outstanding"
+    # Every ID and credit is back: the next kernel gets all of them in flight at once.
+    for mv in b.movers.values():
+        mv.hold_status = True
+    taken = {t: len(b.movers[t].log) for t in DIRECTIONS}
+    for t in DIRECTIONS:
+        for _ in range(inflight):
+            add_kernel(t)
+    for _ in range(50_000):
+        if all(len(b.movers[t].log) - taken[t] == inflight for t in DIRECTIONS):
+            break
+        await RisingEdge(dut.dma_clk)
+    for t in DIRECTIONS:
+        got = b.movers[t].log[taken[t]:]
+        assert len(got) == inflight, f"{t}: only {len(got)} of {inflight} descriptors reached the mover: IDs or credits lost"
+        if not b.paper_ids:
+            lo, _ = b.m.layout["ids"]["kernel"]
+            assert sorted(d.id for d in got) == list(range(lo, lo + inflight)), f"{t}: IDs in flight {sorted(d.id for d in got)}"
+    for mv in b.movers.values():
+        mv.hold_status = False
+    for t in DIRECTIONS:
+        await b.drain(kernels[t], 50_000)
+    # No stale status: every status the kernels took was one of their own jobs (the kernel models
+    # fail on a tag not in flight, or a status with nothing in flight); each such job's bytes are
+    # there (tagged: a status names its job; cycles: the last kernel's jobs, all complete now).
+    for t in DIRECTIONS:
+        assert all(j.status is not None for j in since_reset[t])
+        for j in (completed[t] if b.tagged else since_reset[t]):
+            b.check_status_ok(j.status, f"{t} job {j.src:#x} -> {j.dst:#x}")
+            ok = b.fpga.read(j.dst, j.nbytes) == b.pcie.read(j.src, j.nbytes) if t == "rd" else \
+                b.pcie.read(j.dst, j.nbytes) == b.fpga.read(j.src, j.nbytes)
+            assert ok, f"{t} job {j.src:#x} -> {j.dst:#x} ({j.nbytes} B): data differs"
+        assert kernels[t].errors == [] and hosts[t].errors == []
+        await b.check_counters(t, "kernel resets", spurious=0, rejected=0)
+        assert hosts[t].completed == hosts[t].sent
+    for t, src, dst, n in host_jobs:
+        ok = b.fpga.read(dst, n) == b.pcie.read(src, n) if t == "rd" else b.pcie.read(dst, n) == b.fpga.read(src, n)
+        assert ok, f"{t} host {src:#x} -> {dst:#x} ({n} B): data differs"
+    await b.check_no_alarms("kernel resets")
+    b.log.info("kernel_reset: %d kernel resets (%s kernel cycles), %d kernel descriptors added, %d forgotten by a reset, "
+               "%d statuses to the kernels, %d host descriptors, all exact", stats["resets"],
+               sorted(set(stats["reset_cycles"])), stats["added"], stats["lost"],
+               sum(len(c) for c in completed.values()), len(host_jobs))
+    if REGRESS:
+        assert stats["added"] >= 100_000
     b.check_models()
 
 

@@ -199,9 +199,10 @@ public final class Catalog {
             r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(w, 16)));
         }
         // either side reset alone (proved in formal/): the plain one, and the bridge's two crossings
-        // (descriptors: registered, lookahead; statuses: unregistered, write-side read pointer, lookahead)
+        // (descriptors: registered, lookahead, write-side empty flag; statuses: unregistered,
+        // write-side pointers, lookahead)
         r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(160, 16).withSideReset()));
-        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(221, 16, 2, true, false, true, true)));
+        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(221, 16, 2, true, false, true, true, true)));
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(64, 16, 2, false, true, true, true)));
         r.add(new SyncFifo().elaborate(SyncFifo.Params.of(160, 16)));
         for (int n : new int[] {2, 3}) {

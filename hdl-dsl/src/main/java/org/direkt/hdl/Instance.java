@@ -17,6 +17,7 @@ public final class Instance {
     private final Map<String, Signal> pins = new LinkedHashMap<>();
     final Map<String, ClockDomain> bindings = new LinkedHashMap<>();
     final Map<String, SourceLoc> bindingLocs = new LinkedHashMap<>();
+    final Map<String, Reg> resetOverrides = new LinkedHashMap<>();
 
     Instance(ModuleBuilder owner, String name, Module child, SourceLoc loc) {
         this.owner = owner;
@@ -80,6 +81,34 @@ public final class Instance {
         }
         bindings.put(childDomain, parent);
         bindingLocs.put(childDomain, at);
+        return this;
+    }
+
+    /**
+     * Resets the child's domain {@code childDomain}, already bound to a parent domain, with
+     * register {@code rst} of that parent domain (high: asserted) in place of the parent's reset
+     * port: for a child that must also be held by a condition of the parent's own (a side of a
+     * FIFO that drops words while the parent holds it). A register, so the reset never glitches.
+     */
+    public Instance reset(String childDomain, Reg rst) {
+        SourceLoc at = SourceLoc.capture();
+        ClockDomain parent = bindings.get(childDomain);
+        if (parent == null) {
+            throw ElaborationException.at(at, "reset of domain '%s' of instance '%s': bind the domain with clock(...) first",
+                    childDomain, name);
+        }
+        ClockDomain cd = child.domain(childDomain);
+        if (!child.hasReset(cd)) {
+            throw ElaborationException.at(at, "domain '%s' of instance '%s' (%s) has no reset to drive", childDomain, name, child.name());
+        }
+        if (rst.width() != 1 || rst.domain() == null || !rst.domain().name().equals(parent.name())) {
+            throw ElaborationException.at(at, "reset of domain '%s' of instance '%s': %s must be a 1-bit register of domain '%s'",
+                    childDomain, name, rst.describe(), parent.name());
+        }
+        if (resetOverrides.containsKey(childDomain)) {
+            throw ElaborationException.at(at, "reset of domain '%s' of instance '%s' is already driven", childDomain, name);
+        }
+        resetOverrides.put(childDomain, rst);
         return this;
     }
 

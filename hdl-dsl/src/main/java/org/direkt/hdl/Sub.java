@@ -12,6 +12,12 @@ public record Sub<IO>(Instance instance, IO io) {
         return this;
     }
 
+    /** Drives the reset of the unit's domain {@code childDomain} from register {@code rst} ({@link Instance#reset}). */
+    public Sub<IO> reset(ClockDomain childDomain, Reg rst) {
+        instance.reset(childDomain.name(), rst);
+        return this;
+    }
+
     /** Binds every domain of the unit to {@code parent}. */
     public Sub<IO> clock(ClockDomain parent) {
         instance.clock(parent);

@@ -317,6 +317,10 @@ public final class VerilogEmitter {
                 String net = switch (p.kind()) {
                     case CLOCK -> m.clockOf(inst.bindings.get(p.domain().name())).name();
                     case RESET -> {
+                        Reg own = inst.resetOverrides.get(p.domain().name());
+                        if (own != null) {
+                            yield p.domain().activeLow() ? "~" + own.name() : own.name();
+                        }
                         ClockDomain parent = inst.bindings.get(p.domain().name());
                         String rst = m.resetOf(parent).name();
                         yield parent.polarity() == p.domain().polarity() ? rst : "~" + rst;

@@ -25,6 +25,11 @@ import org.direkt.hdl.Unit;
  * (its valid flag a register, so neither the arbiter nor the mover's ready reaches back into the
  * admission logic); a failing one waits in a register for the status builder. A rejected
  * descriptor never reaches the mover; every admitted descriptor pushes exactly one status.
+ *
+ * <p>From the cycle after {@code absorb} rises until the cycle after it falls ({@code absorbing},
+ * a register), while the kernel side is being reset, nothing is admitted: every checked
+ * descriptor is taken and discarded (it was the old kernel's), and what was admitted before runs
+ * its course, its status pushed as ever for the kernel side to drop.
  */
 public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> {
 
@@ -52,7 +57,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
     }
 
     public record Io(Stream q, Stream d, Signal msValid, Signal msData, Signal hsValid, Signal hsData, Signal ksValid,
-            Signal ksData, Signal ksRdPtr, Signal now, Signal outstanding, Signal evRejected, Signal evError,
+            Signal ksData, Signal ksWrPtr, Signal ksRdPtr, Signal absorb, Signal absorbing, Signal now, Signal outstanding, Signal drained, Signal evRejected, Signal evError,
             Signal evCompleted, Signal evAborted, Signal evSpurious) {
     }
 
@@ -70,7 +75,8 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         return new Io(at.sink("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd),
                 at.source("d", AvalonSt.source(Layout.MOVER_DESC.bits()), cd), at.in("ms_valid", 1, cd), at.in("ms_data", sb, cd),
                 at.out("hs_valid", 1, cd), at.out("hs_data", sb, cd), at.out("ks_valid", 1, cd), at.out("ks_data", 64, cd),
-                at.in("ks_rd_ptr", c.fillBits(), cd), at.in("now", 32, cd), at.out("outstanding", c.countBits(), cd),
+                at.in("ks_wr_ptr", c.fillBits(), cd), at.in("ks_rd_ptr", c.fillBits(), cd), at.in("absorb", 1, cd), at.out("absorbing", 1, cd),
+                at.in("now", 32, cd), at.out("outstanding", c.countBits(), cd), at.out("drained", 1, cd),
                 at.out("ev_rejected", 1, cd), at.out("ev_error", 4, cd), p.events() ? at.out("ev_completed", 1, cd) : null,
                 p.events() ? at.out("ev_aborted", 1, cd) : null, p.events() ? at.out("ev_spurious", 1, cd) : null);
     }
@@ -116,15 +122,22 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         Reg rejSlot = status.rejectSlot() != null ? m.reg("reject_slot", sw, cd).init(0) : null;
 
         // Admission needs a credit, an ID, a place in the queue and the reject register free,
-        // all read from registers, whether the descriptor passes or not.
+        // all flip-flops, whether the descriptor passes or not. The queue keeps one place free, so
+        // the word at its write pointer is never one it holds; that it has one is a register too.
+        // The queue place, the free reject register and not absorbing are one register, computed a
+        // cycle ahead (gate); absorbing is a register too (absorb_q), rising and falling with it.
+        Reg gate = m.reg("admit_gate", 1, cd).init(0);
+        Reg absorbing = m.reg("absorb_q", 1, cd).init(1);
+        absorbing.set(io.absorb());
         Signal load = m.wire("load", 1);
-        // The queue keeps one place free, so the word at its write pointer is never one it holds.
-        Expr room = credits.ok().and(qCount.lt(m.lit(MOVER_QUEUE - 1, qa + 1))).and(reject.not());
+        Expr room = credits.ok().and(gate);
         if (pool != null) {
             room = room.and(pool.anyFree());
         }
         load.set(io.q().valid().and(room));
-        io.q().ready().set(load);
+        // Ready does not wait for valid (absorbing: every word is taken and discarded).
+        io.q().ready().set(room.or(absorbing));
+        io.absorbing().set(absorbing);
 
         Expr kid = p.managed() ? null : HdlWords.get(q, w, "id");
         Signal slot = m.wire("alloc_slot", sw);
@@ -140,7 +153,11 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
                 "dst", HdlWords.get(q, w, "dst"), "dwords", HdlWords.get(q, w, "dwords"), "id", id)), m.lit(1, 1));
         m.when(push, () -> qWr.set(qWr.plus(1)));
         m.when(pop, () -> qRd.set(qRd.plus(1)));
-        qCount.set(qCount.upDown(push, pop));
+        Signal qCountNext = m.wire("mover_queue_count_next", qa + 1);
+        qCountNext.set(qCount.upDown(push, pop));
+        qCount.set(qCountNext);
+        Expr rejectNext = load.and(HdlWords.get(q, w, "pass").not()).or(reject.and(status.rejectTaken().not()));
+        gate.set(qCountNext.lt(m.lit(MOVER_QUEUE - 1, qa + 1)).and(rejectNext.not()).and(io.absorb().not()));
         // Valid next cycle: a word pushed now, or one that stays (two or more, or one not popped).
         qValid.set(push.or(qCount.ge(2)).or(qCount.eq(1).and(pop.not())));
         m.when(load.and(HdlWords.get(q, w, "pass").not()), () -> {
@@ -153,6 +170,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
 
         credits.admit().set(load);
         credits.release().set(status.push());
+        credits.wrPtr().set(io.ksWrPtr());
         credits.rdPtr().set(io.ksRdPtr());
         if (pool != null) {
             pool.alloc().set(load);
@@ -193,6 +211,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         io.ksData().set(status.pushData());
 
         io.outstanding().set(credits.outstanding());
+        io.drained().set(credits.drained());
         io.evRejected().set(status.rejectTaken());
         io.evError().set(rejErr);
         if (p.events()) {

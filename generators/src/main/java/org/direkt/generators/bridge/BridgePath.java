@@ -15,8 +15,10 @@ import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
 import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Ports;
+import org.direkt.hdl.Reg;
 import org.direkt.hdl.Signal;
 import org.direkt.hdl.Stream;
+import org.direkt.hdl.Sync;
 import org.direkt.hdl.Unit;
 
 /**
@@ -28,6 +30,18 @@ import org.direkt.hdl.Unit;
  *                                     |                                                          ^ host desc (RL 1->0)
  * status channel <-------- async FIFO <- status (StatusBuilder) <- mover status -> host status (IDs 0..127)
  * </pre>
+ *
+ * <p>A kernel reset alone (the dma domain running on) is a handshake across the two crossings, whose
+ * FIFOs tolerate either side's reset ({@link AsyncFifo.Params#withSideReset}). The kernel side's
+ * {@code k_reset_req} is set by the kernel reset; while it or the answer {@code k_reset_ack} (as
+ * the kernel side sees it) is high the kernel side holds: it takes no descriptor and drops every
+ * status it reads. The dma side absorbs while it sees the request or holds its answer: it admits
+ * nothing and discards every checked descriptor (the old kernel's), while what it admitted before
+ * runs its course and pushes its status (for the kernel side to drop), returning its credit and
+ * ID. It answers once nothing is outstanding and the status FIFO is empty as its write side sees
+ * it; the kernel side drops its request once it sees the answer and the descriptor FIFO empty as
+ * its write side sees it (every old descriptor gone); the dma side drops the answer once it sees
+ * the request gone and the checks empty, and the kernel side opens when it sees that.
  */
 public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
@@ -141,11 +155,22 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         fields.putAll(DescChecks.crossSums(cp, fields.get("src"), fields.get("dst"), fields.get("dwords")));
 
         AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(cross.bits(), b.descFifoDepth(), b.syncStages(), true, false, true))
+                new AsyncFifo.Params(cross.bits(), b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
                 .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
-        descFifo.s().valid().set(core.valid());
+        // ---- the kernel reset handshake, kernel side (its dma side below)
+        Reg kReq = m.reg("k_reset_req", 1, kernel).init(1);
+        Reg ack = m.reg("k_reset_ack", 1, dma).init(0);
+        Signal ackSeen = Sync.bits(m, "u_ack_sync", ack, kernel, b.syncStages());
+        Signal reqSeen = Sync.bits(m, "u_req_sync", kReq, dma, b.syncStages());
+        kReq.set(kReq.and(ackSeen.and(descFifo.wrEmpty()).not()));
+        // A register (set below), so that the kernel side's channel handshakes and the status FIFO's
+        // read pointer hang on a flip-flop: it rises a cycle after the request (the kernel is in
+        // reset then) and falls a cycle after the answer is seen gone (later is safe).
+        Reg hold = m.reg("k_hold", 1, kernel).init(1);
+
+        descFifo.s().valid().set(core.valid().and(hold.not()));
         descFifo.s().data().set(HdlWords.pack(m, cross, fields));
-        core.ready().set(descFifo.s().ready());
+        core.ready().set(descFifo.s().ready().and(hold.not()));
 
         // ---- dma side: checks, admission, statuses
         CheckPipeline.Io checks = m.sub("u_checks", new CheckPipeline(), new CheckPipeline.Params(ip.window())).clock(dma).io();
@@ -159,12 +184,32 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
         // The status FIFO's output is not registered: its word reaches the channel a kernel cycle sooner.
         AsyncFifo.Io statusFifo = m.sub("u_status_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true))
-                .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel).io();
+                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset())
+                .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel)
+                // Held, the kernel side drops every status: the read side's reset is the hold (the
+                // kernel reset sets it), so the FIFO's own flush does it.
+                .reset(org.direkt.generators.Domains.READ, hold).io();
         statusFifo.s().valid().set(issue.ksValid());
         statusFifo.s().data().set(issue.ksData());
+        issue.ksWrPtr().set(statusFifo.wrPtr());
         issue.ksRdPtr().set(statusFifo.wrRdPtr());
         m.connect(statusFifo.m(), statusPort.core());
+        // (also while the dma side is in reset, whose descriptor FIFO side drops words)
+        hold.set(kReq.or(ackSeen).or(statusFifo.rdWrRst()));
+
+        // ---- the kernel reset handshake, dma side
+        // The kernel reset through the descriptor FIFO's own synchroniser too, a cycle sooner maybe.
+        // The admission unit registers it (absorbing): starting a cycle late is safe (what is admitted
+        // meanwhile runs its course and is waited for), and it ends a cycle after the answer falls,
+        // long before the kernel side can see that and open.
+        Signal absorb = m.wire("k_absorb", 1);
+        absorb.set(reqSeen.or(ack).or(descFifo.rdWrRst()));
+        // Drained, registered: sampled only once absorbing (no admission since), so the answer never
+        // follows a state an admission had already changed.
+        Reg drained = m.reg("k_drained", 1, dma).init(0);
+        drained.set(issue.drained().and(issue.absorbing()));
+        ack.set(Expr.mux(ack, reqSeen.or(checks.idle().not()), reqSeen.and(drained)));
+        issue.absorb().set(absorb);
 
         // Host descriptors arrive as they would at the mover (ready latency 1).
         ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),

@@ -23,7 +23,8 @@ import org.direkt.hdl.Unit;
  * ({@link DescChecks} and {@link WindowCheck}) is a register, stage B combines them into a small
  * show-ahead queue; neither stage stalls. Instead a word is taken from {@code k} only while the queue has a
  * place for it that no word already in flight has claimed ({@code room}), so no ready signal runs
- * back through the stages: {@code k_ready} is a register's output.
+ * back through the stages: {@code k_ready} is a register's output. {@code idle}: no word in either
+ * stage (every place unclaimed).
  */
 public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipeline.Io> {
 
@@ -36,7 +37,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         }
     }
 
-    public record Io(Stream k, Signal winBase, Signal winMask, Signal winAllow, Stream q) {
+    public record Io(Stream k, Signal winBase, Signal winMask, Signal winAllow, Stream q, Signal idle) {
     }
 
     @Override
@@ -51,7 +52,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         DescChecks.Params c = p.window().checks();
         return new Io(at.sink("k", AvalonSt.source(DescChecks.crossWord(c).bits()), cd),
                 at.in("win_base", WindowCheck.BITS * e, cd), at.in("win_mask", WindowCheck.MASK_BITS * e, cd), at.in("win_allow", e, cd),
-                at.source("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd));
+                at.source("q", AvalonSt.source(WindowCheck.checkedWord(p.window()).bits()), cd), at.out("idle", 1, cd));
     }
 
     @Override
@@ -61,9 +62,12 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         ClockDomain cd = Domains.MAIN;
         int rw = Check.indexWidth(QUEUE_DEPTH + 1);
         Reg room = m.reg("room", rw, cd).init(QUEUE_DEPTH);
+        // room != 0 in a register of its own: the crossing FIFO's read side hangs on a flip-flop.
+        Reg ready = m.reg("k_ready_q", 1, cd).init(1);
         Signal take = m.wire("take", 1);
-        take.set(io.k().valid().and(room.ne(0)));
-        io.k().ready().set(room.ne(0));
+        take.set(io.k().valid().and(ready));
+        io.k().ready().set(ready);
+        io.idle().set(room.eq(QUEUE_DEPTH));
 
         DescChecks.Params cp = p.window().checks();
         DescChecks.Io a = m.sub("u_checks", new DescChecks(), cp).clock(cd).io();
@@ -108,13 +112,15 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         queue.write(wr.trunc(qa), checked, push);
         m.when(push, () -> wr.set(wr.plus(1)));
         m.when(pop, () -> rd.set(rd.plus(1)));
-        m.when(push.and(pop.not()), () -> count.set(count.plus(1)))
-                .elseWhen(pop.and(push.not()), () -> count.set(count.minus(1)));
+        count.set(count.upDown(push, pop));
         // The head's valid flag is a register: a word pushed now, or one that stays.
         valid.set(push.or(count.ge(2)).or(count.eq(1).and(pop.not())));
         io.q().valid().set(valid);
         io.q().data().set(queue.readAsync(rd.trunc(qa)));
         // A place is claimed when a word is taken and given back when the admission stage pops one.
-        room.set(room.minus(take.zext(rw)).plus(io.q().fire().zext(rw)));
+        room.set(room.upDown(io.q().fire(), take));
+        // Next cycle's room != 0: a place given back leaves one; otherwise the last one is gone
+        // when it is taken now (a take needs room != 0).
+        ready.set(io.q().fire().or(Expr.mux(take, room.ne(1), room.ne(0))));
     }
 }

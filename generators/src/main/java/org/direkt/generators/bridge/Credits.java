@@ -18,12 +18,13 @@ import org.direkt.hdl.Unit;
  * fewer than {@code inflight} are outstanding. Every admitted descriptor pushes exactly one status,
  * so a mover status, which cannot be held back, always finds room.
  *
- * <p>That sum is kept without adding: outstanding plus the FIFO's write pointer only grows at an
- * admission (a push moves one from outstanding to the pointer), so a {@code promised} pointer counts
- * admissions and the sum is {@code promised} less the read pointer the write side sees
- * ({@code rd_ptr}, lagging the real one: the sum is never understated). {@code ok} is a register
- * computed a cycle ahead, from the sum then plus the admission then (the sum can only have fallen
- * since), so it is never more permissive than the rule, and its path is one subtraction.
+ * <p>The sum is the FIFO's write pointer ({@code wr_ptr}) plus outstanding less the read pointer the
+ * write side sees ({@code rd_ptr}, lagging the real one: the sum is never understated). The FIFO's
+ * pointers are not moved by a reset (it tolerates either side's reset alone), so the sum is taken
+ * from the FIFO's own write pointer rather than from a count of this unit's: a reset clears
+ * {@code outstanding} (the descriptors it forgets push no status) and leaves the FIFO's words
+ * counted. {@code ok} is a register computed a cycle ahead, from the sum then plus the admission
+ * then (the sum can only have fallen since), so it is never more permissive than the rule.
  */
 public final class Credits extends Unit<Credits.Params, Credits.Io> {
 
@@ -44,7 +45,8 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
         }
     }
 
-    public record Io(Signal admit, Signal release, Signal rdPtr, Signal ok, Signal outstanding) {
+    /** {@code drained}: nothing outstanding and the FIFO empty as its write side sees it. */
+    public record Io(Signal admit, Signal release, Signal wrPtr, Signal rdPtr, Signal ok, Signal outstanding, Signal drained) {
     }
 
     @Override
@@ -55,8 +57,9 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
     @Override
     protected Io ports(Ports at, Params p) {
         ClockDomain cd = at.domain(Domains.MAIN);
-        return new Io(at.in("admit", 1, cd), at.in("retire", 1, cd), at.in("rd_ptr", p.fillBits(), cd), at.out("ok", 1, cd),
-                at.out("outstanding", p.countBits(), cd));
+        return new Io(at.in("admit", 1, cd), at.in("retire", 1, cd), at.in("wr_ptr", p.fillBits(), cd),
+                at.in("rd_ptr", p.fillBits(), cd), at.out("ok", 1, cd),
+                at.out("outstanding", p.countBits(), cd), at.out("drained", 1, cd));
     }
 
     @Override
@@ -68,27 +71,31 @@ public final class Credits extends Unit<Credits.Params, Credits.Io> {
         int pw = p.fillBits();
         int aw = pw - 1;
         Reg outstanding = m.reg("outstanding_q", ow, cd).init(0);
-        Reg promised = m.reg("promised_q", pw, cd).init(0);
-        Reg ok = m.reg("ok_q", 1, cd).init(1);
+        // 0 out of reset: the FIFO may still hold words from before it, counted from the next cycle on.
+        Reg ok = m.reg("ok_q", 1, cd).init(0);
         outstanding.set(outstanding.upDown(io.admit(), io.release()));
-        m.when(io.admit(), () -> promised.set(promised.plus(1)));
+        // Outstanding never exceeds inflight <= the FIFO's depth, so it fits the pointer width.
+        Expr out = ow == pw ? outstanding : outstanding.zext(pw);
         Expr okIfNone;
         Expr okIfAdmit;
         if (p.inflight() == 1) {
             // The one admitted now uses the only place in flight up; the FIFO's room then matters
-            // only while none is outstanding: a place is left unless promised is a whole lap (the
+            // only while none is outstanding: a place is left unless wr_ptr is a whole lap (the
             // depth) ahead of rd_ptr, an equality with rd_ptr's top bit flipped.
             Expr lapAhead = Expr.cat(io.rdPtr().bit(aw).not(), io.rdPtr().bits(aw - 1, 0));
-            okIfNone = outstanding.eq(0).and(promised.ne(lapAhead));
+            okIfNone = outstanding.eq(0).and(io.wrPtr().ne(lapAhead));
             okIfAdmit = m.lit(0, 1);
+            io.drained().set(outstanding.eq(0).and(io.wrPtr().eq(io.rdPtr())));
         } else {
             // The sum never exceeds the depth (the rule keeps it there; a lagging rd_ptr only lowers
             // it later), so it fits the pointer width and the bounds are bit tests, not comparators:
             // sum < depth is a clear top bit, sum < depth - 1 also excludes depth - 1 (all low bits set).
             Signal sum = m.wire("sum", pw);
-            sum.set(promised.minus(io.rdPtr()));
+            sum.set(io.wrPtr().plus(out).minus(io.rdPtr()));
             okIfNone = sum.bit(aw).not();
             okIfAdmit = okIfNone.and(sum.bits(aw - 1, 0).andR().not());
+            // Both terms are never negative, so a sum of 0 is each of them 0.
+            io.drained().set(sum.eq(0));
             if (p.inflight() < p.statusDepth()) {
                 // With as many places as descriptors in flight the first bound implies the second.
                 okIfNone = okIfNone.and(outstanding.lt(m.lit(p.inflight(), ow)));

@@ -62,17 +62,19 @@ import org.direkt.hdl.Unit;
 public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
 
     /**
-     * Sink {@code s} (write domain), source {@code m} (read domain); {@code wrRdPtr} is null unless
-     * {@link Params#writeReadPointer}, {@code rdWrRst} (the write side's reset as the read domain sees
-     * it) unless {@link Params#sideReset}.
+     * Sink {@code s} (write domain), source {@code m} (read domain); {@code wrRdPtr} and {@code wrPtr}
+     * are null unless {@link Params#writeReadPointer}, {@code rdWrRst} (the write side's reset as the
+     * read domain sees it) unless {@link Params#sideReset}.
      */
-    public record Io(Stream s, Stream m, Signal wrRdPtr, Signal rdWrRst) {
+    public record Io(Stream s, Stream m, Signal wrRdPtr, Signal rdWrRst, Signal wrPtr, Signal wrEmpty) {
     }
 
     /**
      * {@code writeReadPointer}: also output {@code wr_rd_ptr}, the read pointer in binary as the write
      * domain sees it (from a register after the synchroniser: it lags the real one by a few cycles, so
-     * the write pointer less it is never fewer than the words really held), for credit schemes.
+     * the write pointer less it is never fewer than the words really held), and {@code wr_ptr}, the
+     * write pointer in binary, for credit schemes and for a write side that waits for the FIFO to
+     * empty (the two equal: every word written has left).
      * {@code lookahead}: the flags a cycle ahead, for a FIFO inside a large design where routing
      * stretches every logic level: {@code s_ready} straight from a flip-flop (full computed a cycle
      * ahead from the synchronised read pointer: it rises as soon as the last place is taken and falls
@@ -81,16 +83,23 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
      * ({@link AsyncFifoReader.Params#lookahead}). The full flag then sees the read pointer exactly as
      * late as {@code wr_rd_ptr} does, so a credit scheme on {@code wr_rd_ptr} never meets it.
      * {@code sideReset}: either side may be reset alone (see the class comment); adds the output
-     * {@code rd_wr_rst}.
+     * {@code rd_wr_rst}. {@code writeEmpty}: also output {@code wr_empty}, high when the write side
+     * sees the FIFO empty (its pointer equals the read pointer it sees, which lags: never high while
+     * a word is held), for a write side that waits until every word it wrote has left.
      */
     public record Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
-            boolean lookahead, boolean sideReset) {
+            boolean lookahead, boolean sideReset, boolean writeEmpty) {
         public Params {
             require(width >= 1 && width <= 4096, "AsyncFifo", "width", width, "must be in 1..4096");
             require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "AsyncFifo", "depth", depth,
                     "must be a power of two in 2..65536 (Gray pointers need a power-of-two lap)");
             require(syncStages >= 2 && syncStages <= 8, "AsyncFifo", "syncStages", syncStages,
                     "must be in 2..8 (at least two flops against metastability)");
+        }
+
+        public Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
+                boolean lookahead, boolean sideReset) {
+            this(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, sideReset, false);
         }
 
         public Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
@@ -113,7 +122,12 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
 
         /** The same FIFO with {@code sideReset}: either side may be reset alone. */
         public Params withSideReset() {
-            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, true);
+            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, true, writeEmpty);
+        }
+
+        /** The same FIFO with {@code writeEmpty}: the write side says when it sees the FIFO empty. */
+        public Params withWriteEmpty() {
+            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, sideReset, true);
         }
     }
 
@@ -121,7 +135,7 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
     public String moduleName(Params p) {
         return "direkt_async_fifo_w" + p.width() + "_d" + p.depth()
                 + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "") + (p.writeReadPointer() ? "_p" : "")
-                + (p.lookahead() ? "_la" : "") + (p.sideReset() ? "_sr" : "");
+                + (p.lookahead() ? "_la" : "") + (p.writeEmpty() ? "_we" : "") + (p.sideReset() ? "_sr" : "");
     }
 
     @Override
@@ -131,7 +145,9 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
         AvalonSt type = AvalonSt.source(p.width());
         return new Io(at.sink("s", type, wr), at.source("m", type, rd),
                  p.writeReadPointer() ? at.out("wr_rd_ptr", Check.log2(p.depth()) + 1, wr) : null,
-                 p.sideReset() ? at.out("rd_wr_rst", 1, rd) : null);
+                 p.sideReset() ? at.out("rd_wr_rst", 1, rd) : null,
+                 p.writeReadPointer() ? at.out("wr_ptr", Check.log2(p.depth()) + 1, wr) : null,
+                 p.writeEmpty() ? at.out("wr_empty", 1, wr) : null);
     }
 
     @Override
@@ -165,7 +181,8 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
         Stream mo = io.m();
 
         AsyncFifoWriter.Io writer = m.sub("u_wr", new AsyncFifoWriter(),
-                new AsyncFifoWriter.Params(p.depth(), p.writeReadPointer(), p.lookahead(), p.sideReset())).clock(Domains.WRITE, wr).io();
+                new AsyncFifoWriter.Params(p.depth(), p.writeReadPointer(), p.lookahead(), p.sideReset(), p.writeEmpty()))
+                .clock(Domains.WRITE, wr).io();
         AsyncFifoReader.Io reader = m.sub("u_rd", new AsyncFifoReader(),
                 new AsyncFifoReader.Params(p.depth(), p.registeredOutput(), p.lookahead() && p.registeredOutput(), p.sideReset()))
                 .clock(Domains.READ, rd).io();
@@ -190,6 +207,10 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
 
         if (p.writeReadPointer()) {
             io.wrRdPtr().set(writer.rdPtrSeen());
+            io.wrPtr().set(writer.wrPtr());
+        }
+        if (p.writeEmpty()) {
+            io.wrEmpty().set(writer.empty());
         }
         writer.valid().set(s.valid());
         s.ready().set(writer.ready());

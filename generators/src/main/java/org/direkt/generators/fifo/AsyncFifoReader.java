@@ -149,7 +149,10 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
             validQ.set(Expr.mux(pop, grayInc.ne(wrPtrGray), rdGray.ne(wrPtrGray)));
             valid.set(sr ? validQ.and(shown) : validQ);
             io.rdEn().set(validQ.not().or(take));
-            rdAddr.set(nextLow ? next : next.trunc(aw));
+            // The address the RAM is read at only matters when it is read: with a word shown, that is
+            // a pop (read the one after); without, the head. So a register picks it, and neither the
+            // consumer's ready nor a flush reaches the RAM's many address inputs.
+            rdAddr.set(nextLow ? Expr.mux(validQ, binIncLow, rdLow) : Expr.mux(validQ, binInc, rdBin).trunc(aw));
         } else if (p.registeredOutput()) {
             Reg validQ = sr ? m.reg("valid_q", 1, cd).powerUp(0) : m.reg("valid_q", 1, cd).init(0);
             pop.set(validQ.and(take));

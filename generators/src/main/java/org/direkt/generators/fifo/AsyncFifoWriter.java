@@ -20,21 +20,27 @@ import org.direkt.hdl.Unit;
  */
 public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFifoWriter.Io> {
 
-    /** The write side's ports; {@code rdPtrSeen} is null unless {@link Params#readPointerOutput}. */
+    /** The write side's ports; {@code rdPtrSeen} and {@code wrPtr} are null unless {@link Params#readPointerOutput}. */
     public record Io(Signal valid, Signal rdPtrGraySync, Signal ready, Signal wrEn, Signal wrAddr, Signal wrPtrGray,
-            Signal rdPtrSeen) {
+            Signal rdPtrSeen, Signal wrPtr, Signal empty) {
     }
 
     /**
      * {@code readPointerOutput}: also output {@code rd_ptr_seen}, the synchronised read pointer decoded
      * into a register (a cycle staler still than the synchroniser; the write pointer less it is never
-     * below the words really held). {@code registeredFull}: the full flag from a flip-flop.
+     * below the words really held), and {@code wr_ptr}, the write pointer in binary. {@code registeredFull}: the full flag from a flip-flop.
      * {@code sideReset}: no reset moves a register (each starts at its power-up value); the reset
-     * only refuses words while it is high, so the Gray pointer never jumps.
+     * only refuses words while it is high, so the Gray pointer never jumps. {@code emptyOutput}: also
+     * output {@code empty}, the Gray pointer equal to the synchronised read pointer (which lags, so
+     * it is never high while a word is held).
      */
-    public record Params(int depth, boolean readPointerOutput, boolean registeredFull, boolean sideReset) {
+    public record Params(int depth, boolean readPointerOutput, boolean registeredFull, boolean sideReset, boolean emptyOutput) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoWriter", "depth", depth, "must be a power of two >= 2");
+        }
+
+        public Params(int depth, boolean readPointerOutput, boolean registeredFull, boolean sideReset) {
+            this(depth, readPointerOutput, registeredFull, sideReset, false);
         }
 
         public Params(int depth, boolean readPointerOutput, boolean registeredFull) {
@@ -53,7 +59,7 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
     @Override
     public String moduleName(Params p) {
         return "direkt_async_fifo_wr_d" + p.depth() + (p.readPointerOutput() ? "_p" : "") + (p.registeredFull() ? "_rf" : "")
-                + (p.sideReset() ? "_sr" : "");
+                + (p.emptyOutput() ? "_e" : "") + (p.sideReset() ? "_sr" : "");
     }
 
     @Override
@@ -63,7 +69,8 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         int pw = aw + 1;
         return new Io(at.in("valid", 1, cd), at.in("rd_ptr_gray_sync", pw, cd), at.out("ready", 1, cd),
                 at.out("wr_en", 1, cd), at.out("wr_addr", aw, cd), at.out("wr_ptr_gray", pw, cd),
-                p.readPointerOutput() ? at.out("rd_ptr_seen", pw, cd) : null);
+                p.readPointerOutput() ? at.out("rd_ptr_seen", pw, cd) : null, p.readPointerOutput() ? at.out("wr_ptr", pw, cd) : null,
+                p.emptyOutput() ? at.out("empty", 1, cd) : null);
     }
 
     @Override
@@ -138,12 +145,16 @@ public final class AsyncFifoWriter extends Unit<AsyncFifoWriter.Params, AsyncFif
         }
         wrAddr.set(p.sideReset() ? wrLow : wrBin.trunc(aw));
         wrPtrGrayOut.set(wrGray);
+        if (p.emptyOutput()) {
+            io.empty().set(wrGray.eq(rdPtrGray));
+        }
         if (p.readPointerOutput()) {
             // Registered: the Gray decode stays off its users' paths; one cycle more of lag is harmless
             // (a lagging read pointer only ever overstates the words held).
             Reg rdBin = p.sideReset() ? m.reg("rd_ptr_seen_q", pw, cd).powerUp(0) : m.reg("rd_ptr_seen_q", pw, cd).init(0);
             rdBin.set(Gray.decode(rdPtrGray));
             io.rdPtrSeen().set(rdBin);
+            io.wrPtr().set(wrBin);
         }
     }
 }
