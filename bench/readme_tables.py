@@ -55,7 +55,10 @@ def bridge_latency(b: dict) -> str:
         f"{b['latency_desc']['min']}..{b['latency_desc_cycles']}", "latency_desc_cycles")
     row("mover status valid -> kernel status valid (kernel_clk cycles)",
         f"{b['latency_status']['min']}..{b['latency_status_cycles']}", "latency_status_cycles")
-    row("kernel descriptors per dma_clk cycle, no host load", f"{b['kernel_issue_rate']:.2f}", "kernel_issue_rate")
+    rates = b.get("kernel_issue_rate_by_preset") or {b["simulated_preset"]: b["kernel_issue_rate"]}
+    for preset, rate in rates.items():
+        row(f"kernel descriptors per dma_clk cycle, no host load (`preset={preset}`)", f"{rate:.2f}",
+            f"kernel_issue_rate (preset={preset})")
     load = b["issue_rate_with_host_load"]
     lines.append(f"| same, host saturating too | kernel {load['kernel']:.2f}, host {load['host']:.2f} | | |")
     row("4 KB transfers, fraction of the mover model's peak, 16 in flight (1 in flight: "

@@ -163,10 +163,11 @@ class BridgeParamTest {
         assertEquals(Bridge.Params.defaults(), Bridge.Params.PRESETS.get("default").get());
         assertEquals(Bridge.Params.paper(), Bridge.Params.PRESETS.get("paper").get());
         assertEquals(Bridge.Params.lean(), Bridge.Params.PRESETS.get("lean").get());
-        assertEquals(Set.of("counters"), differing(Bridge.Params.paper(), Bridge.Params.lean()));
+        assertEquals(Set.of("counters", "descFifoDepth"), differing(Bridge.Params.paper(), Bridge.Params.lean()));
         Bridge.Params lean = Bridge.Params.lean();
         assertEquals(1, lean.windowEntries());
         assertEquals(false, lean.counters());
+        assertEquals(8, lean.descFifoDepth());
         assertEquals(Bridge.ChannelIds.PAPER, lean.channels());
         assertEquals(Arbiter.Policy.FIXED_PRIORITY, lean.policy());
         assertEquals(ClockDomain.ResetPolarity.ACTIVE_LOW, lean.dmaResetPolarity());
