@@ -1027,9 +1027,14 @@ class PipelinedKernel:
                     self._v.set(1)
                 else:
                     self._v.set(0)
-            sr = 1 if next(self._sr_pat) else 0
+            # A kernel in reset takes no status.
+            sr = 1 if next(self._sr_pat) and self.enabled else 0
             self._sr.set(sr)
             await ReadOnly()
+            if not self.enabled:
+                # Reset came at this edge (after this cycle's pins were set): whatever the pins
+                # did this cycle belongs to the kernel that was reset, and forget() dropped it.
+                continue
             if offered is not None and self._ready.value == 1:
                 offered.issued_cycle = self.cycle
                 if self.tagged:
