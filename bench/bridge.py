@@ -31,6 +31,8 @@ JSON (bench/results/bridge.json), every number measured:
                             on its own (direkt_bridge_rd_h*, direkt_bridge_wr_h*, the CSR) for reference
     area_by_preset          {"<preset>": {"luts", "luts_arith", "ffs", "ram_bits"}}: the whole top's
                             figures from area, side by side
+    bringup_cost            {"preset", "with", "without", "added"}: the bring-up registers' cost, the
+                            default preset measured with and without them (area["default bringup=false"])
     expectations            {name: {"pass": bool, "value": x, "bound": ...}}
 
 Expected: latency_desc_cycles <= sync_stages + 5; latency_status_cycles <= sync_stages + 3;
@@ -90,12 +92,12 @@ def _class_missing(text: str) -> bool:
     return "ClassNotFoundException" in text or "NoClassDefFoundError" in text
 
 
-def emit_bridge(preset: str, out: Path):
+def emit_bridge(preset: str, out: Path, **extra: str):
     from direkt_sim import emit as _emit
 
     for attempt in range(CLASS_RETRIES):
         try:
-            return _emit.emit("bridge", {"preset": preset}, out, "generators")
+            return _emit.emit("bridge", {"preset": preset, **extra}, out, "generators")
         except _emit.EmitError as exc:
             if not _class_missing(str(exc)) or attempt == CLASS_RETRIES - 1:
                 raise
@@ -123,13 +125,20 @@ def list_presets() -> list[str]:
     raise AssertionError("unreachable")
 
 
+# What the bring-up registers cost: the preset that has them, measured again without them.
+BRINGUP_PRESET = "default"
+BRINGUP_OFF = f"{BRINGUP_PRESET} bringup=false"
+
+
 def measure_area(work: Path) -> dict:
-    """Yosys on the whole direkt_bridge top and on each of its submodules, per preset."""
+    """Yosys on the whole direkt_bridge top and on each of its submodules, per preset, and the
+    bring-up preset once more without its bring-up registers (key BRINGUP_OFF)."""
     result = {}
-    for preset in list_presets():
-        rtl = work / f"rtl-{preset}"
-        emitted = emit_bridge(preset, rtl)
-        logs = work / f"yosys-{preset}"
+    for preset in list_presets() + [BRINGUP_OFF]:
+        name, _, extra = preset.partition(" ")
+        rtl = work / f"rtl-{preset.replace(' ', '-').replace('=', '-')}"
+        emitted = emit_bridge(name, rtl, **dict(kv.split("=", 1) for kv in extra.split()))
+        logs = work / f"yosys-{preset.replace(' ', '-').replace('=', '-')}"
         logs.mkdir(parents=True, exist_ok=True)
         manifest = json.loads((rtl / "direkt-overlay.json").read_text())
         whole = area.measure(rtl, emitted.top, logs)
@@ -296,7 +305,14 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     if not area_result:
         unmet.append("area: no measurement")
     res["area_by_preset"] = {p: {k: a[k] for k in ("luts", "luts_arith", "ffs", "ram_bits")}
-                             for p, a in (area_result or {}).items()}
+                             for p, a in (area_result or {}).items() if p != BRINGUP_OFF}
+    on, off = (area_result or {}).get(BRINGUP_PRESET), (area_result or {}).get(BRINGUP_OFF)
+    res["bringup_cost"] = None if not (on and off) else {
+        "preset": BRINGUP_PRESET, "with": {k: on[k] for k in ("luts", "ffs", "ram_bits")},
+        "without": {k: off[k] for k in ("luts", "ffs", "ram_bits")},
+        "added": {k: on[k] - off[k] for k in ("luts", "ffs", "ram_bits")}}
+    if res["bringup_cost"] is None:
+        unmet.append("bringup_cost: no measurement")
 
     exp = {}
 
@@ -315,7 +331,7 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     b1, b16 = res["bw_4k_inflight_1"], res["bw_4k_inflight_16"]
     expect("bw_4k_inflight_16", b16, f">= 2 * bw_4k_inflight_1 = {2 * b1 if b1 is not None else None}",
            None if b1 is None or b16 is None else b16 >= 2 * b1, "bw_4k_inflight_16 >= 2 * bw_4k_inflight_1")
-    presets = list(area_result or {})
+    presets = list(res["area_by_preset"])
     for p in list(LUT_BOUNDS) + [p for p in presets if p not in LUT_BOUNDS]:
         a = res["area_by_preset"].get(p)
         checks = [("ffs", FF_BOUND), ("ram_bits", RAM_BITS_BOUND)]

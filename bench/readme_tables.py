@@ -74,6 +74,11 @@ def bridge_area(b: dict) -> str:
         limit = LIMITS.get(preset)
         lines.append(f"| `preset={preset}` | {a['luts']:,} ({a['luts_arith']:,}) | "
                      f"{'<= ' + format(limit, ',') if limit else ''} | {a['ffs']:,} | {a['ram_bits']:,} |")
+    cost = b.get("bringup_cost")
+    if cost:
+        w, add = cost["without"], cost["added"]
+        lines.append(f"| `preset={cost['preset']} bringup=false` (the bring-up registers' cost: {add['luts']:+,} ALUTs, "
+                     f"{add['ffs']:+,} FFs, {add['ram_bits']:+,} RAM bits) | {w['luts']:,} | | {w['ffs']:,} | {w['ram_bits']:,} |")
     lines.append(f"| published extension, Quartus on Arria 10 | +{PUBLISHED_ALMS:,} ALMs, about "
                  f"{round(PUBLISHED_ALMS * ALUTS_PER_ALM):,} ALUTs | | +{PUBLISHED_REGISTERS:,} registers | "
                  f"+{PUBLISHED_M20K} M20K ({PUBLISHED_M20K * 20480:,} bits) |")

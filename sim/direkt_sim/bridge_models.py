@@ -446,6 +446,10 @@ class DataMover:
         self.forbidden: Optional[Callable[[MoverDesc], bool]] = None
         self.on_desc: Optional[Callable[[MoverDesc], None]] = None
         self.hold_status = False
+        # Put into every status's reserved field (bits the bridge must ignore); the last status
+        # word driven, raw (what the bridge's bring-up register must show).
+        self.status_reserved = 0
+        self.last_status: Optional[int] = None
         self.max_dwords = int(manifest.layout["max_dwords"])
         self.fpga_size = int(manifest.bridge["fpga_mem_bytes"])
         self.log: list[MoverDesc] = []
@@ -511,12 +515,13 @@ class DataMover:
         self.bytes_moved += d.nbytes
 
     def _status(self, d: MoverDesc) -> int:
+        r = {"reserved": self.status_reserved} if self.status_reserved else {}
         if d.id in self.flush_ids or (self.flush is not None and self.flush(d)):
-            return self._st.pack(id=d.id, flushed=1, flush_count=1)
+            return self._st.pack(id=d.id, flushed=1, flush_count=1, **r)
         if d.id in self.abort_ids or (self.abort is not None and self.abort(d)):
-            return self._st.pack(id=d.id, aborted=1)
+            return self._st.pack(id=d.id, aborted=1, **r)
         self._move(d)
-        return self._st.pack(id=d.id, completed=1)
+        return self._st.pack(id=d.id, completed=1, **r)
 
     async def _run(self) -> None:
         prev_ready = 0
@@ -528,7 +533,8 @@ class DataMover:
             head = self.pending[0] if self.pending else None
             if head is not None and head.done_cycle <= self.cycle and not self.hold_status:
                 self.pending.popleft()
-                self._st_data.set(self._status(head))
+                self.last_status = self._status(head)
+                self._st_data.set(self.last_status)
                 self._st_valid.set(1)
                 self.statuses += 1
                 self.kernel_statuses += head.kernel
@@ -791,6 +797,25 @@ class Csr:
     async def outstanding(self, direction: str) -> int:
         return await self.read(int(self.csr["counters_offset"]) + int(self.csr["counters_stride"]) * DIRECTIONS.index(direction)
                                + int(self.csr["outstanding_index"]))
+
+    @property
+    def has_bringup(self) -> bool:
+        return bool(self.csr.get("bringup"))
+
+    async def last_desc(self, direction: str) -> int:
+        """Bring-up: the last descriptor channel word of *direction*, from its eight registers
+        (register i holds channel bits [32i+31:32i])."""
+        d = direction.upper()
+        names = sorted((r["name"] for r in self.csr["registers"] if r["name"].startswith(f"{d}_LAST_DESC_")),
+                       key=lambda n: int(n.rsplit("_", 1)[1]))
+        word = 0
+        for i, name in enumerate(names):
+            word |= await self.read(name) << (32 * i)
+        return word
+
+    async def last_mover_status(self, direction: str) -> int:
+        """Bring-up: the last mover status word of *direction*, raw."""
+        return await self.read(f"{direction.upper()}_LAST_MOVER_STATUS")
 
     async def last_error(self) -> dict[str, int]:
         return self.m.word("csr_last_error").unpack(await self.read("LAST_ERROR"))

@@ -11,6 +11,14 @@ and ID range is read from the manifest the emitter wrote next to the Verilog.
 
 cocotb tests (each starts both clocks and resets the bridge):
 
+``bringup_registers``  (first, so it sees the registers as configuration left them) with the
+    bring-up registers: they read 0 after configuration; each direction's LAST_DESC registers hold
+    the last channel word exactly as it was on the channel (word order included: x0 in the
+    register at x0's end; rejected words and the bits the checks refuse included),
+    LAST_MOVER_STATUS the last mover status word exactly as the mover drove it (kernel and host
+    IDs; reserved bits the bridge ignores included); one direction's traffic leaves the other's
+    registers alone and a reset keeps them. Without them: CONFIG says so, the manifest lists none
+    and their offsets read 0.
 ``rejected_before_window_open``  a kernel descriptor issued before the host opens a window is
     rejected (WINDOW), in both directions; the mover never sees it.
 ``csr_windows``       identity registers (CONFIG against the manifest), window registers after reset
@@ -78,7 +86,7 @@ from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, Timer
 from direkt_sim import bench_params, regress_scale, run_bench
 from direkt_sim.bridge_models import (
     DIRECTIONS, Csr, DataMover, GpuBar, HostController, HostRam, KernelModel, Memory, ModelError, PcieSpace,
-    PipelinedKernel, aligned_block, cldesc_fields, dma_reset_pin, kernel_reset_pin, max_bytes, reset_bridge,
+    PipelinedKernel, aligned_block, cldesc_fields, cldesc_word, dma_reset_pin, kernel_reset_pin, max_bytes, reset_bridge,
     split_transfer,
 )
 from direkt_sim.layout import load_manifest
@@ -131,7 +139,10 @@ class Bench:
                                                     "window_entries", "counters")},
                       self.kper, self.dper, cocotb.RANDOM_SEED)
 
+    started = False  # set once any test of this simulation has started the bridge
+
     async def start(self) -> None:
+        Bench.started = True
         dut = self.dut
         for t in DIRECTIONS:
             for s in ("desc_valid", "desc_data", "status_ready", "host_desc_valid", "host_desc_data",
@@ -142,9 +153,11 @@ class Bench:
         kr, kv = kernel_reset_pin(dut, self.m)
         dr, dv = dma_reset_pin(dut, self.m)
         kr.value, dr.value = kv, dv
-        cocotb.start_soon(Clock(dut.kernel_clk, self.kper, "ps").start())
+        # Low first: the first rising edge comes after every input above is in place (the crossing
+        # FIFOs' pointers have no reset, only a power-up value, and must never take an undefined input).
+        cocotb.start_soon(Clock(dut.kernel_clk, self.kper, "ps").start(start_high=False))
         await Timer(self.dper // 3, "ps")  # the clocks are not in phase
-        cocotb.start_soon(Clock(dut.dma_clk, self.dper, "ps").start())
+        cocotb.start_soon(Clock(dut.dma_clk, self.dper, "ps").start(start_high=False))
         for t in DIRECTIONS:
             self.movers[t] = DataMover(dut, t, self.m, self.pcie, self.fpga, latency=self.mover_latency,
                                        bytes_per_cycle=self.bpc, seed=self.rng.randrange(1 << 30))
@@ -219,6 +232,88 @@ async def gpu_fpga_kernel_jobs(b: Bench, k: PipelinedKernel, t: str, gpu_off: in
 
 
 @cocotb.test(**TIMEOUT)
+async def bringup_registers(dut):
+    """Bring-up registers: the last channel word and the last mover status per direction, raw."""
+    fresh = not Bench.started  # first in this module, so first in a simulation that runs it
+    b = Bench(dut, "bringup_registers")
+    await b.start()
+    csr = b.csr
+    config = b.m.word("csr_config").unpack(await csr.read("CONFIG"))
+    bringup_offsets = [int(csr.csr["counters_offset"]) + int(csr.csr["counters_stride"]) * d + 0x0D for d in range(2)] \
+        + list(range(0x30, 0x40))
+    if not csr.has_bringup:
+        assert config["bringup"] == 0, f"CONFIG says bring-up registers ({config}), the manifest lists none"
+        names = [r["name"] for r in csr.csr["registers"] if "LAST_DESC" in r["name"] or "LAST_MOVER" in r["name"]]
+        assert not names, f"the manifest lists {names} without bring-up registers"
+        await b.open_gpu_window()
+        for t in DIRECTIONS:
+            b.check_status_ok(await b.kernels[t].transfer(*b.ends(t, b.gpu.bus(0), b.fpga_base), 64), f"{t} transfer")
+        for off in bringup_offsets:
+            assert await csr.read(off) == 0, f"{off:#x} reads {await csr.read(off):#x} without bring-up registers"
+        b.log.info("bringup_registers: none in this configuration (CONFIG, manifest and offsets agree)")
+        return
+    assert config["bringup"] == 1, f"CONFIG {config} does not say bring-up registers, the manifest lists them"
+    for t in DIRECTIONS:
+        if fresh:
+            assert await csr.last_desc(t) == 0, f"{t} LAST_DESC not 0 after configuration"
+            assert await csr.last_mover_status(t) == 0, f"{t} LAST_MOVER_STATUS not 0 after configuration"
+    await b.open_gpu_window()
+    x0_high = b.m.bridge["word_order"] == "x0_high"
+    x0_reg = int(b.m.layout["cldesc_words"]) - 1 if x0_high else 0
+    st_word = b.m.word("mover_status")
+    hosts = {t: HostController(dut, t, b.m, seed=b.rng.randrange(1 << 30)) for t in DIRECTIONS}
+    seen: dict[str, tuple[int, int]] = {}
+    for n, t in enumerate(DIRECTIONS):
+        mv, k = b.movers[t], b.kernels[t]
+        # A word the checks refuse, with every field the bridge does not pass on set: the
+        # register still shows the word as the kernel put it on the channel.
+        bad = k.fields(*b.ends(t, b.gpu.bus(0x100), b.fpga_base + 0x100), 64, flags=0xA5A5_0001 + n,
+                       reserved=0x8000_0003 + n, len_overflow=0x21)
+        mv.forbidden = lambda d: True
+        b.check_error(await k.issue(bad), "RESERVED", f"{t} descriptor with x6/x7 set")
+        mv.forbidden = None
+        got = await csr.last_desc(t)
+        assert got == cldesc_word(b.m, **bad), f"{t} LAST_DESC {got:#066x}, the channel had {cldesc_word(b.m, **bad):#066x}"
+        assert await csr.read(f"{t.upper()}_LAST_DESC_{x0_reg}") == bad["src_lo"], \
+            f"{t}: x0 is not in LAST_DESC_{x0_reg} (word order {b.m.bridge['word_order']})"
+        # A good one, whose mover status carries bits the bridge ignores.
+        mv.status_reserved = b.rng.randrange(1, st_word["reserved"].mask + 1)
+        good = k.fields(*b.ends(t, b.gpu.bus(0x200 + 0x40 * n), b.fpga_base + 0x200), 64)
+        b.check_status_ok(await k.issue(good), f"{t} good descriptor (mover status reserved bits {mv.status_reserved:#x})")
+        assert await csr.last_desc(t) == cldesc_word(b.m, **good), f"{t} LAST_DESC is not the good descriptor's word"
+        raw = await csr.last_mover_status(t)
+        assert raw == mv.last_status, f"{t} LAST_MOVER_STATUS {raw:#x}, the mover drove {mv.last_status:#x}"
+        f = st_word.unpack(raw)
+        assert f["reserved"] == mv.status_reserved and f["completed"] == 1 and f["id"] >= 128, f"{t}: {f}"
+        # A host descriptor: its status is the direction's last one now; the channel word stays.
+        src, dst = b.ends(t, HOST_BUS + 0x1000 * (n + 1), b.fpga_base + 0x10000)
+        if t == "wr":
+            b.fpga.write(src, bytes(range(64)))
+        hosts[t].submit(src, dst, 64)
+        for _ in range(10_000):
+            if hosts[t].idle:
+                break
+            await RisingEdge(dut.dma_clk)
+        assert hosts[t].idle, f"{t}: the host descriptor's status never came back"
+        raw = await csr.last_mover_status(t)
+        assert raw == mv.last_status and st_word.unpack(raw)["id"] < 128, \
+            f"{t} LAST_MOVER_STATUS {raw:#x} after a host descriptor, the mover drove {mv.last_status:#x}"
+        assert await csr.last_desc(t) == cldesc_word(b.m, **good), f"{t}: a host descriptor changed LAST_DESC"
+        seen[t] = (cldesc_word(b.m, **good), raw)
+        mv.status_reserved = 0
+    # Each direction kept its own; a reset keeps both.
+    for t in DIRECTIONS:
+        assert (await csr.last_desc(t), await csr.last_mover_status(t)) == seen[t], f"{t}: the other direction changed it"
+    await RisingEdge(dut.dma_clk)
+    await reset_bridge(dut, b.m, max(b.kper, b.dper))
+    await ClockCycles(dut.dma_clk, 4)
+    for t in DIRECTIONS:
+        assert (await csr.last_desc(t), await csr.last_mover_status(t)) == seen[t], f"{t}: a reset cleared it"
+    b.log.info("bringup_registers: word order %s, x0 in LAST_DESC_%d; statuses with reserved bits read back raw",
+               b.m.bridge["word_order"], x0_reg)
+
+
+@cocotb.test(**TIMEOUT)
 async def rejected_before_window_open(dut):
     """A kernel descriptor issued before the host opens a window is rejected (WINDOW)."""
     b = Bench(dut, "rejected_before_window_open")
@@ -252,7 +347,7 @@ async def csr_windows(dut):
     want = {"window_entries": m.bridge["window_entries"], "inflight": m.bridge["inflight"],
             "paper_ids": int(m.bridge["id_mode"] == "paper"), "cycles_status": int(m.bridge["status_mode"] == "cycles"),
             "x0_high": int(m.bridge["word_order"] == "x0_high"), "sync_stages": m.bridge["sync_stages"],
-            "counters": int(bool(m.bridge["counters"])), "reserved": 0}
+            "counters": int(bool(m.bridge["counters"])), "bringup": int(bool(m.bridge["bringup"])), "reserved": 0}
     assert cfg == want, f"CONFIG {cfg}, manifest says {want}"
     assert b.has_counters == bool(m.bridge["counters"]), "manifest: events listed without counters (or none with)"
     mem = (await csr.read("FPGA_MEM_HI")) << 32 | await csr.read("FPGA_MEM_LO")
@@ -1154,7 +1249,7 @@ CONFIGS = {
     "paper": ({"preset": "paper"}, [{"kernel_ps": 5000, "dma_ps": 7000}]),
     "lean": ({"preset": "lean"}, [{"kernel_ps": 5000, "dma_ps": 4000}]),
     "small": ({"preset": "default", "inflight": 4, "status_depth": 4, "policy": "fixed_priority",
-               "reset": "active_high", "word_order": "x0_high", "windows": 4},
+               "reset": "active_high", "word_order": "x0_high", "status_mode": "cycles", "windows": 4},
               [{"kernel_ps": 7000, "dma_ps": 5000}]),
 }
 RUNS = [(name, i) for name, (_, ratios) in CONFIGS.items() for i in range(len(ratios))]

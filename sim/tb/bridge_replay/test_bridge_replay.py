@@ -273,9 +273,10 @@ async def replay(dut):
     kr, kv = kernel_reset_pin(dut, m)
     dr, dv = dma_reset_pin(dut, m)
     kr.value, dr.value = kv, dv
-    cocotb.start_soon(Clock(dut.kernel_clk, kper, "ps").start())
+    # Low first, so the first rising edge finds every input in place (see test_bridge.Bench.start).
+    cocotb.start_soon(Clock(dut.kernel_clk, kper, "ps").start(start_high=False))
     await Timer(dper // 3, "ps")
-    cocotb.start_soon(Clock(dut.dma_clk, dper, "ps").start())
+    cocotb.start_soon(Clock(dut.dma_clk, dper, "ps").start(start_high=False))
     mv_cfg = job.get("mover") or {}
     movers = {t: DataMover(dut, t, m, pcie, fpga, latency=_int(mv_cfg.get("latency", 8), "mover.latency", 1, 1 << 20),
                            bytes_per_cycle=_int(mv_cfg.get("bytes_per_cycle", 64), "mover.bytes_per_cycle", 1, 1 << 20))

@@ -35,4 +35,24 @@ public final class Bits {
         }
         return Expr.cat(bits.toArray(Expr[]::new));
     }
+
+    /**
+     * Item {@code index} of {@code items} (2^{@code index.width()} of them, item 0 first), as a tree of
+     * two-way muxes on the index bits, highest bit at the root.
+     */
+    public static Expr select(List<? extends Expr> items, Expr index) {
+        if (items.size() != 1 << index.width()) {
+            throw new IllegalArgumentException(items.size() + " items for a " + index.width() + "-bit index: need "
+                    + (1 << index.width()));
+        }
+        if (items.size() == 1) {
+            return items.getFirst();
+        }
+        int half = items.size() / 2;
+        int top = index.width() - 1;
+        Expr rest = top == 0 ? null : index.bits(top - 1, 0);
+        Expr lo = rest == null ? items.getFirst() : select(items.subList(0, half), rest);
+        Expr hi = rest == null ? items.getLast() : select(items.subList(half, items.size()), rest);
+        return Expr.mux(index.bit(top), hi, lo);
+    }
 }

@@ -86,7 +86,7 @@ public final class Bridge extends Generator<Bridge.Params> {
     public record Params(String instance, ChannelIds channels, int descFifoDepth, int statusFifoDepth, int inflight,
             Arbiter.Policy policy, List<Integer> weights, IdMode idMode, StatusMode statusMode, int windowEntries,
             ClockDomain.ResetPolarity dmaResetPolarity, int syncStages, long fpgaMemBytes, WordOrder wordOrder,
-            boolean registeredChannels, boolean counters) {
+            boolean registeredChannels, boolean counters, boolean bringup) {
         public Params {
             require(instance != null && instance.matches("[A-Za-z_][A-Za-z0-9_]*"), "Bridge", "instance", instance,
                     "must be a Platform Designer instance name (letters, digits, '_')");
@@ -123,16 +123,16 @@ public final class Bridge extends Generator<Bridge.Params> {
                     .inflight(16).policy(Arbiter.Policy.ROUND_ROBIN).weights(List.of()).idMode(IdMode.MANAGED)
                     .statusMode(StatusMode.TAGGED).windowEntries(4).dmaResetPolarity(ClockDomain.ResetPolarity.ACTIVE_LOW)
                     .syncStages(2).fpgaMemBytes(8L << 30).wordOrder(WordOrder.X0_LOW).registeredChannels(false)
-                    .counters(true).build();
+                    .counters(true).bringup(true).build();
         }
 
         /**
          * As the published design: its channel names, the kernel's IDs, cycle-count status, fixed
-         * priority to the host; with one address window and the counters.
+         * priority to the host; with one address window and the counters, without the bring-up registers.
          */
         public static Params paper() {
             return defaults().toBuilder().channels(ChannelIds.PAPER).policy(Arbiter.Policy.FIXED_PRIORITY)
-                    .idMode(IdMode.PAPER).statusMode(StatusMode.CYCLES).windowEntries(1).build();
+                    .idMode(IdMode.PAPER).statusMode(StatusMode.CYCLES).windowEntries(1).bringup(false).build();
         }
 
         /**
@@ -149,7 +149,7 @@ public final class Bridge extends Generator<Bridge.Params> {
 
         /** The named starting points, in the order tools list them. */
         public static final SequencedMap<String, Preset> PRESETS = presets(
-                new Preset(DEFAULT_PRESET, "direkt's own: managed IDs, tagged status, round-robin arbitration", Params::defaults),
+                new Preset(DEFAULT_PRESET, "direkt's own: managed IDs, tagged status, round-robin arbitration, bring-up registers", Params::defaults),
                 new Preset("paper", "the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority; "
                         + "one window, counters", Params::paper),
                 new Preset("lean", "the paper preset without counters, an 8-deep descriptor FIFO: one window, the kernel's IDs", Params::lean));
@@ -193,6 +193,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             private WordOrder wordOrder;
             private boolean registeredChannels;
             private boolean counters;
+            private boolean bringup;
 
             private Builder() {
             }
@@ -214,6 +215,7 @@ public final class Bridge extends Generator<Bridge.Params> {
                 wordOrder = p.wordOrder;
                 registeredChannels = p.registeredChannels;
                 counters = p.counters;
+                bringup = p.bringup;
             }
 
             public Builder instance(String v) {
@@ -302,10 +304,15 @@ public final class Bridge extends Generator<Bridge.Params> {
                 return this;
             }
 
+            public Builder bringup(boolean v) {
+                bringup = v;
+                return this;
+            }
+
             public Params build() {
                 return new Params(instance, channels, descFifoDepth, statusFifoDepth, inflight, policy, weights, idMode,
                         statusMode, windowEntries, dmaResetPolarity, syncStages, fpgaMemBytes, wordOrder, registeredChannels,
-                        counters);
+                        counters, bringup);
             }
         }
 
@@ -408,6 +415,10 @@ public final class Bridge extends Generator<Bridge.Params> {
             report.error().set(path.evError());
             report.outstanding().set(path.outstanding());
             report.hostBuffered().set(path.hostBuffered());
+            if (p.bringup()) {
+                report.lastDesc().set(path.lastDesc());
+                report.lastMoverStatus().set(path.lastMoverStatus());
+            }
         }
     }
 }

@@ -30,8 +30,12 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
     public record Params(Bridge.Params bridge) {
     }
 
-    /** What one direction reports: its events (all, or only "rejected" without counters), last error code, levels. */
-    public record Direction(Map<String, Signal> events, Signal error, Signal outstanding, Signal hostBuffered) {
+    /**
+     * What one direction reports: its events (all, or only "rejected" without counters), last error
+     * code, levels, and with the bring-up registers its last channel word and mover status (else null).
+     */
+    public record Direction(Map<String, Signal> events, Signal error, Signal outstanding, Signal hostBuffered,
+            Signal lastDesc, Signal lastMoverStatus) {
     }
 
     public record Io(Signal address, Signal read, Signal write, Signal writedata, Signal readdata, Signal readdatavalid,
@@ -60,7 +64,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
      * OUTSTANDING width, and what the CONFIG and FPGA_MEM registers report.
      */
     static final List<String> SETTINGS = List.of("windows", "inflight", "counters", "id_mode", "status_mode", "sync_stages",
-            "fpga_mem", "word_order");
+            "fpga_mem", "word_order", "bringup");
 
     /** The windows, the descriptors in flight and the counters, then a hash ({@link Names#hashed}) of {@link #SETTINGS}. */
     @Override
@@ -94,7 +98,9 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                 ev.put(name, at.in(t + "_ev_" + name, 1, cd));
             }
             dirs.add(new Direction(ev, at.in(t + "_ev_error", 4, cd), at.in(t + "_outstanding", ow, cd),
-                    at.in(t + "_host_buffered", 3, cd)));
+                    at.in(t + "_host_buffered", 3, cd),
+                    b.bringup() ? at.in(t + "_last_desc", Layout.CLDESC.bits(), cd) : null,
+                    b.bringup() ? at.in(t + "_last_mover_status", Layout.MOVER_STATUS.bits(), cd) : null));
         }
         return new Io(address, read, write, writedata, readdata, readdatavalid, base, mask, allowRd, allowWr, dirs);
     }
@@ -181,6 +187,37 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             readable.put(block + Layout.CSR_HOST_BUFFERED_INDEX,
                     HdlWords.pack(m, Layout.CSR_LEVEL, Map.of("count", dirs.get(d).hostBuffered().zext(cw))));
         }
+        // The bring-up registers: both directions' last channel words (a block, one mux on the
+        // address's low bits) and last mover statuses, beside the register chain, registered on
+        // their own and picked in the second cycle.
+        Signal bringupWord = null;
+        Expr inBringup = null;
+        if (b.bringup()) {
+            List<Expr> words = new ArrayList<>();
+            int wb = Layout.CLDESC_WORD_BITS;
+            for (Direction dir : dirs) {
+                for (int i = 0; i < Layout.CSR_LAST_DESC_REGS; i++) {
+                    words.add(dir.lastDesc().bits(wb * i + wb - 1, wb * i));
+                }
+            }
+            int ib = Check.indexWidth(words.size());
+            int blockAt = Layout.CSR_LAST_DESC_OFFSET;
+            if (blockAt % words.size() != 0) {
+                throw new IllegalStateException("the bring-up block at " + blockAt + " is not aligned to its " + words.size() + " registers");
+            }
+            Expr inDescBlock = address.bits(address.width() - 1, ib).eq(blockAt >> ib);
+            int[] statusAt = new int[dirs.size()];
+            for (int d = 0; d < dirs.size(); d++) {
+                statusAt[d] = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d + Layout.CSR_LAST_MOVER_STATUS_INDEX;
+            }
+            // Two status registers: one address bit where their offsets differ tells them apart.
+            int differ = Integer.numberOfTrailingZeros(statusAt[0] ^ statusAt[1]);
+            Expr wrStatus = ((statusAt[1] >> differ) & 1) == 1 ? address.bit(differ) : address.bit(differ).not();
+            Expr status = Expr.mux(wrStatus, dirs.get(1).lastMoverStatus(), dirs.get(0).lastMoverStatus());
+            bringupWord = m.wire("bringup_word", 32);
+            bringupWord.set(Expr.mux(inDescBlock, org.direkt.generators.Bits.select(words, address.bits(ib - 1, 0)), status));
+            inBringup = inDescBlock.or(address.eq(statusAt[0])).or(address.eq(statusAt[1]));
+        }
         m.when(write.and(address.eq(Layout.CSR_LAST_ERROR_OFFSET)), () -> lastError.set(0))
                 .elseWhen(dirs.get(1).events().get("rejected"), () -> lastError.set(HdlWords.pack(m, le,
                         Map.of("code", dirs.get(1).error(), "wr", m.lit(1, 1), "valid", m.lit(1, 1)))))
@@ -237,6 +274,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         cfgFields.put("x0_high", m.lit(b.wordOrder() == Bridge.WordOrder.X0_HIGH ? 1 : 0, 1));
         cfgFields.put("sync_stages", m.lit(b.syncStages(), 4));
         cfgFields.put("counters", m.lit(b.counters() ? 1 : 0, 1));
+        cfgFields.put("bringup", m.lit(b.bringup() ? 1 : 0, 1));
         readable.put(Layout.CSR_MAGIC_OFFSET, m.lit(Layout.CSR_MAGIC, 32));
         readable.put(Layout.CSR_VERSION_OFFSET, m.lit(Layout.VERSION, 32));
         readable.put(Layout.CSR_CONFIG_OFFSET, HdlWords.pack(m, cfg, cfgFields));
@@ -249,6 +287,8 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Reg rdata1 = m.reg("readdata1_q", 32, cd).init(0);
         Reg rvalid1 = m.reg("readdatavalid1_q", 1, cd).init(0);
         Reg fromBank = counterRead == null ? null : m.reg("read_counter_q", 1, cd).init(0);
+        Reg fromBringup = bringupWord == null ? null : m.reg("read_bringup_q", 1, cd).init(0);
+        Reg bringupData = bringupWord == null ? null : m.reg("bringup_data_q", 32, cd).powerUp(0).enableWhen(io.read());
         Reg rdata = m.reg("readdata_q", 32, cd).init(0);
         Reg rvalid = m.reg("readdatavalid_q", 1, cd).init(0);
         rvalid1.set(io.read());
@@ -266,7 +306,14 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             }
         });
         Signal counters = counterValue;
-        rdata.set(counters == null ? rdata1 : Expr.mux(fromBank, counters, rdata1));
+        Expr chosen = counters == null ? rdata1 : Expr.mux(fromBank, counters, rdata1);
+        if (fromBringup != null) {
+            Expr in = inBringup;
+            m.when(io.read(), () -> fromBringup.set(in));
+            bringupData.set(bringupWord);
+            chosen = Expr.mux(fromBringup, bringupData, chosen);
+        }
+        rdata.set(chosen);
         io.readdata().set(rdata);
         io.readdatavalid().set(rvalid);
     }

@@ -92,7 +92,10 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
                     "a register slice on the four kernel channels", "registered_channels=true",
                     Params::registeredChannels, Params.Builder::registeredChannels),
             new BridgeParam<>("counters", "counters", "counters", Kind.FLAG, "true|false",
-                    "the CSR's event counters per direction", "counters=false", Params::counters, Params.Builder::counters));
+                    "the CSR's event counters per direction", "counters=false", Params::counters, Params.Builder::counters),
+            new BridgeParam<>("bringup", "bringup", "bringup", Kind.FLAG, "true|false",
+                    "bring-up registers: the CSR keeps the last descriptor channel word and the last mover status per direction, raw",
+                    "bringup=false", Params::bringup, Params.Builder::bringup));
 
     private static BridgeParam<String> channel(Direction d, boolean desc) {
         String role = desc ? "descriptor" : "status";

@@ -52,7 +52,53 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     public record Io(Stream desc, Stream status, Stream hostDesc, Stream dmaDesc, Signal dmaStatusValid,
             Signal dmaStatusData, Signal hostStatusValid, Signal hostStatusData, Signal now, Signal winBase,
             Signal winMask, Signal winAllow, Map<String, Signal> events, Signal evError, Signal outstanding,
-            Signal hostBuffered) {
+            Signal hostBuffered, Signal lastDesc, Signal lastMoverStatus) {
+    }
+
+    /**
+     * The descriptor FIFO's word: the crossing word ({@link DescChecks#crossWord}) and, with the
+     * bring-up registers, above it every cldesc field the crossing word does not carry as
+     * {@code raw_<field>}, so that the dma side can put the channel word back together.
+     */
+    static Layout.Word fifoWord(Layout.Word cross, Bridge.Params b) {
+        if (!b.bringup()) {
+            return cross;
+        }
+        List<Layout.Field> f = new ArrayList<>(cross.fields());
+        int next = cross.bits();
+        for (Layout.Field c : Layout.resolve(Layout.CLDESC).fields()) {
+            if (carrier(cross, c.name()) == null) {
+                f.add(new Layout.Field("raw_" + c.name(), next, c.width(), c.doc()));
+                next += c.width();
+            }
+        }
+        return new Layout.Word("desc_fifo", next, f);
+    }
+
+    /**
+     * The crossing word's field that carries cldesc field {@code name}: the field of that name, or
+     * for {@code <x>_lo} / {@code <x>_hi} the field {@code <x>} they were joined into; null if none.
+     */
+    private static String carrier(Layout.Word cross, String name) {
+        for (String candidate : List.of(name, name.replaceFirst("_(lo|hi)$", ""))) {
+            if (cross.fields().stream().anyMatch(x -> x.name().equals(candidate))) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    /** The channel word for a cldesc and back (the word order is its own inverse). */
+    private static Expr channelOrder(Expr w, Bridge.WordOrder order) {
+        if (order == Bridge.WordOrder.X0_LOW) {
+            return w;
+        }
+        List<Expr> words = new ArrayList<>();
+        int wb = Layout.CLDESC_WORD_BITS;
+        for (int i = 0; i < Layout.CLDESC_WORDS; i++) {
+            words.add(w.bits(wb * i + wb - 1, wb * i));
+        }
+        return Expr.cat(words.toArray(Expr[]::new));
     }
 
     /**
@@ -94,7 +140,9 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         return new Io(desc, status, hostDesc, dmaDesc, msValid, msData, hsValid, hsData, now, winBase, winMask, winAllow,
                 events, at.out("ev_error", 4, dma),
                 at.out("outstanding", new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits(), dma),
-                at.out("host_buffered", 3, dma));
+                at.out("host_buffered", 3, dma),
+                b.bringup() ? at.out("last_desc", Layout.CLDESC.bits(), dma) : null,
+                b.bringup() ? at.out("last_mover_status", statusBits, dma) : null);
     }
 
     @Override
@@ -122,16 +170,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         // Unpack the cldesc: word xi from the channel in the configured word order.
         Stream core = descPort.core();
         Signal cldesc = m.wire("cldesc", Layout.CLDESC.bits());
-        if (b.wordOrder() == Bridge.WordOrder.X0_LOW) {
-            cldesc.set(core.data());
-        } else {
-            List<Expr> words = new ArrayList<>();
-            for (int i = 0; i < Layout.CLDESC_WORDS; i++) {
-                int wb = Layout.CLDESC_WORD_BITS;
-                words.add(core.data().bits(wb * i + wb - 1, wb * i));
-            }
-            cldesc.set(Expr.cat(words.toArray(Expr[]::new)));
-        }
+        cldesc.set(channelOrder(core.data(), b.wordOrder()));
         Layout.Word c = Layout.CLDESC;
         Expr overflow = HdlWords.get(cldesc, c, "len_overflow").orR();
         Expr tooLong = b.idMode() == Bridge.IdMode.MANAGED ? overflow.or(HdlWords.get(cldesc, c, "id").orR()) : overflow;
@@ -153,9 +192,15 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         fields.put("too_long", tooLong);
         fields.put("reserved_set", reservedSet);
         fields.putAll(DescChecks.crossSums(cp, fields.get("src"), fields.get("dst"), fields.get("dwords")));
+        Layout.Word fifoWord = fifoWord(cross, b);
+        for (Layout.Field f : fifoWord.fields()) {
+            if (f.name().startsWith("raw_")) {
+                fields.put(f.name(), HdlWords.get(cldesc, c, f.name().substring("raw_".length())));
+            }
+        }
 
         AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(cross.bits(), b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
+                new AsyncFifo.Params(fifoWord.bits(), b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
                 .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
         // ---- the kernel reset handshake, kernel side (its dma side below)
         Reg kReq = m.reg("k_reset_req", 1, kernel).init(1);
@@ -169,12 +214,16 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Reg hold = m.reg("k_hold", 1, kernel).init(1);
 
         descFifo.s().valid().set(core.valid().and(hold.not()));
-        descFifo.s().data().set(HdlWords.pack(m, cross, fields));
+        descFifo.s().data().set(HdlWords.pack(m, fifoWord, fields));
         core.ready().set(descFifo.s().ready().and(hold.not()));
 
         // ---- dma side: checks, admission, statuses
         CheckPipeline.Io checks = m.sub("u_checks", new CheckPipeline(), new CheckPipeline.Params(ip.window())).clock(dma).io();
-        m.connect(descFifo.m(), checks.k());
+        // The checks take the crossing word: the FIFO word's low part (fifoWord keeps its fields' places).
+        Stream fifoOut = descFifo.m();
+        checks.k().valid().set(fifoOut.valid());
+        fifoOut.ready().set(checks.k().ready());
+        checks.k().data().set(fifoOut.data().bits(cross.bits() - 1, 0));
         checks.winBase().set(io.winBase());
         checks.winMask().set(io.winMask());
         checks.winAllow().set(io.winAllow());
@@ -262,5 +311,32 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         io.evError().set(issue.evError());
         io.outstanding().set(issue.outstanding());
         io.hostBuffered().set(hostRl.fill());
+
+        // ---- bring-up: the last channel word the checks took, put back together from the FIFO
+        // word, and the last mover status, both raw. Not reset (a reset keeps what was seen);
+        // zero from configuration.
+        if (b.bringup()) {
+            Map<String, Expr> back = new LinkedHashMap<>();
+            for (Layout.Field f : Layout.resolve(c).fields()) {
+                String from = carrier(cross, f.name());
+                if (from == null) {
+                    back.put(f.name(), HdlWords.get(fifoOut.data(), fifoWord, "raw_" + f.name()));
+                } else if (from.equals(f.name())) {
+                    back.put(f.name(), HdlWords.get(fifoOut.data(), fifoWord, from));
+                } else {
+                    // <x>_lo / <x>_hi from <x> = {<x>_hi, <x>_lo}, sliced from the FIFO word itself
+                    int at = fifoWord.field(from).lsb() + (f.name().endsWith("_lo") ? 0 : Layout.resolve(c).field(from + "_lo").width());
+                    back.put(f.name(), fifoOut.data().bits(at + f.width() - 1, at));
+                }
+            }
+            Reg lastDesc = m.reg("last_desc_q", Layout.CLDESC.bits(), dma).powerUp(0)
+                    .enableWhen(fifoOut.valid().and(checks.k().ready()));
+            lastDesc.set(channelOrder(HdlWords.pack(m, c, back), b.wordOrder()));
+            Reg lastStatus = m.reg("last_mover_status_q", Layout.MOVER_STATUS.bits(), dma).powerUp(0)
+                    .enableWhen(io.dmaStatusValid());
+            lastStatus.set(io.dmaStatusData());
+            io.lastDesc().set(lastDesc);
+            io.lastMoverStatus().set(lastStatus);
+        }
     }
 }

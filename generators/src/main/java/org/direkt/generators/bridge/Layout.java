@@ -315,6 +315,20 @@ public final class Layout {
     public static final int CSR_OUTSTANDING_INDEX = 0x0F;
     /** Within a direction's block: host descriptors waiting in the bridge's host buffer. */
     public static final int CSR_HOST_BUFFERED_INDEX = 0x0E;
+    /**
+     * Within a direction's block, with the bring-up registers: the last mover status word of this
+     * direction (host or kernel ID) exactly as the mover returned it ({@link #MOVER_STATUS} is the
+     * format the bridge assumes).
+     */
+    public static final int CSR_LAST_MOVER_STATUS_INDEX = 0x0D;
+    /**
+     * With the bring-up registers: the last descriptor channel word of direction d (0 = rd, 1 = wr)
+     * as it was on the channel, before the word order is applied, {@link #CSR_LAST_DESC_REGS}
+     * registers from {@code CSR_LAST_DESC_OFFSET + CSR_LAST_DESC_REGS * d}; register i holds channel
+     * bits {@code [32i+31:32i]}.
+     */
+    public static final int CSR_LAST_DESC_OFFSET = 0x30;
+    public static final int CSR_LAST_DESC_REGS = CLDESC_WORDS;
     public static final int CSR_WINDOW_OFFSET = 0x40;
     public static final int CSR_WINDOW_STRIDE = 8;
 
@@ -339,7 +353,8 @@ public final class Layout {
             f("x0_high", 18, 1, "1: cldesc word x0 sits at channel bits [255:224]"),
             f("sync_stages", 19, 4, "synchroniser stages of the clock crossings"),
             f("counters", 23, 1, "1: the event counters are present"),
-            f("reserved", 24, 8, "0")));
+            f("bringup", 24, 1, "1: the bring-up registers (last descriptor word, last mover status) are present"),
+            f("reserved", 25, 7, "0")));
 
     public static final Word CSR_LAST_ERROR = new Word("csr_last_error", 32, List.of(
             f("code", 0, 4, "error code of the last rejected kernel descriptor"),
@@ -384,8 +399,8 @@ public final class Layout {
             f("log2", 0, 6, "log2 of the window's size in bytes, 20..48; a smaller value acts as 20, a larger as 48"),
             f("reserved", 6, 26, "0")));
 
-    /** The whole register map of a bridge with {@code windowEntries} windows, with or without the event counters. */
-    public static List<CsrReg> csrMap(int windowEntries, boolean counters) {
+        /** The whole register map, with or without the event counters and the bring-up registers. */
+    public static List<CsrReg> csrMap(int windowEntries, boolean counters, boolean bringup) {
         List<CsrReg> regs = new ArrayList<>();
         regs.add(new CsrReg("MAGIC", CSR_MAGIC_OFFSET, "ro", "0x44524B54 (\"DRKT\")"));
         regs.add(new CsrReg("VERSION", CSR_VERSION_OFFSET, "ro", "Layout version"));
@@ -405,10 +420,23 @@ public final class Layout {
                 regs.add(new CsrReg(dir + "_" + ev.toUpperCase(java.util.Locale.ROOT), base + i, "ro",
                         EVENT_DOC.get(ev) + " (32-bit, wraps)"));
             }
+            if (bringup) {
+                regs.add(new CsrReg(dir + "_LAST_MOVER_STATUS", base + CSR_LAST_MOVER_STATUS_INDEX, "ro",
+                        "bring-up: the last mover status word of this direction, raw (0 until the first)"));
+            }
             regs.add(new CsrReg(dir + "_HOST_BUFFERED", base + CSR_HOST_BUFFERED_INDEX, "ro",
                     "host descriptors waiting in the bridge's host buffer"));
             regs.add(new CsrReg(dir + "_OUTSTANDING", base + CSR_OUTSTANDING_INDEX, "ro",
                     "kernel descriptors admitted whose status is not yet pushed"));
+        }
+        for (int d = 0; bringup && d < 2; d++) {
+            String dir = d == 0 ? "RD" : "WR";
+            for (int i = 0; i < CSR_LAST_DESC_REGS; i++) {
+                int lo = CLDESC_WORD_BITS * i;
+                regs.add(new CsrReg(dir + "_LAST_DESC_" + i, CSR_LAST_DESC_OFFSET + CSR_LAST_DESC_REGS * d + i, "ro",
+                        "bring-up: channel bits [" + (lo + CLDESC_WORD_BITS - 1) + ":" + lo + "] of the last descriptor word "
+                                + "the bridge took, as on the channel (0 until the first)"));
+            }
         }
         for (int w = 0; w < windowEntries; w++) {
             int base = CSR_WINDOW_OFFSET + CSR_WINDOW_STRIDE * w;

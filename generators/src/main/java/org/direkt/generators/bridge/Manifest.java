@@ -29,12 +29,12 @@ public final class Manifest {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("format", "direkt-overlay");
         root.put("format_version", FORMAT_VERSION);
-        root.put("layout", layout(p.windowEntries(), p.counters()));
+        root.put("layout", layout(p.windowEntries(), p.counters(), p.bringup()));
         root.put("bridge", bridge(p));
         return root;
     }
 
-    static Map<String, Object> layout(int windowEntries, boolean counters) {
+    static Map<String, Object> layout(int windowEntries, boolean counters, boolean bringup) {
         Map<String, Object> l = new LinkedHashMap<>();
         l.put("version", Layout.VERSION);
         Map<String, Object> words = new LinkedHashMap<>();
@@ -66,13 +66,14 @@ public final class Manifest {
         csr.put("events", counters ? Layout.CSR_EVENTS : List.of());
         csr.put("outstanding_index", Layout.CSR_OUTSTANDING_INDEX);
         csr.put("host_buffered_index", Layout.CSR_HOST_BUFFERED_INDEX);
+        csr.put("bringup", bringup);
         csr.put("window_offset", Layout.CSR_WINDOW_OFFSET);
         csr.put("window_stride", Layout.CSR_WINDOW_STRIDE);
         csr.put("window_regs", Layout.CSR_WINDOW_REGS);
         csr.put("window_min_log2", Layout.WINDOW_MIN_LOG2);
         csr.put("window_max_log2", Layout.WINDOW_MAX_LOG2);
         List<Object> regs = new ArrayList<>();
-        for (Layout.CsrReg r : Layout.csrMap(windowEntries, counters)) {
+        for (Layout.CsrReg r : Layout.csrMap(windowEntries, counters, bringup)) {
             Map<String, Object> reg = new LinkedHashMap<>();
             reg.put("name", r.name());
             reg.put("offset", r.offset());

@@ -165,9 +165,11 @@ class BridgeTest {
 
     @Test
     void csrRegistersNeverShareAnOffset() {
-        List<Layout.CsrReg> regs = Layout.csrMap(32, true);
-        assertEquals(regs.size(), regs.stream().map(Layout.CsrReg::offset).distinct().count());
-        int aw = BridgeCsr.addressWidth(32);
-        assertTrue(regs.stream().allMatch(r -> r.offset() < (1 << aw)), "every register is addressable");
+        for (int e : new int[] {1, 32}) {
+            List<Layout.CsrReg> regs = Layout.csrMap(e, true, true);
+            assertEquals(regs.size(), regs.stream().map(Layout.CsrReg::offset).distinct().count(), e + " windows: " + regs);
+            int aw = BridgeCsr.addressWidth(e);
+            assertTrue(regs.stream().allMatch(r -> r.offset() < (1 << aw)), e + " windows: every register is addressable");
+        }
     }
 }
