@@ -31,6 +31,7 @@ side.
 
 import argparse
 import concurrent.futures
+import glob
 import os
 import re
 import shutil
@@ -167,6 +168,21 @@ def bridge_issue(direction, k, cover_k):
                 props=BRIDGE_ISSUE_PROPS)
 
 
+def _desc_crossing_bits():
+    # The default bridge's descriptor crossing, as ip/ holds it (its width follows the bridge's
+    # crossing word, bring-up fields included): the `_r_la_we_sr` FIFO its rd path instantiates.
+    found = set()
+    for path in glob.glob(os.path.join(IP, "direkt_bridge_rd_h*.v")):
+        with open(path) as f:
+            found.update(re.findall(r"\bdirekt_async_fifo_w(\d+)_d16_r_la_we_sr\b", f.read()))
+    if len(found) != 1:
+        raise SystemExit("formal: expected the rd path in %s to instantiate one direkt_async_fifo_w*_d16_r_la_we_sr, "
+                         "found %s (run make ip)" % (IP, sorted(found)))
+    return int(found.pop())
+
+
+DESC_CROSSING_BITS = _desc_crossing_bits()
+
 CONFIGS = [
     sync_fifo("direkt_sync_fifo_w160_d16", 160, 16, 16, 0, k=20, data_k=5, cover_k=24),
     sync_fifo("direkt_sync_fifo_w160_d4_af3_rg", 160, 4, 3, 0, k=12, data_k=5, cover_k=12, regflags=1),
@@ -175,7 +191,10 @@ CONFIGS = [
     async_fifo(64, k=8, data_k=6, cover_k=44),
     # either side reset alone, no reset assumption: the plain one and the bridge's two crossings
     async_fifo_sr(160, True, False, k=8, data_k=6, cover_k=90),
-    async_fifo_sr(221, True, True, k=8, data_k=6, cover_k=90, write_empty=True),
+    # the descriptor crossing's build (registered, lookahead, write-side empty) at 32 bits: the
+    # logic is the same at every width but the memory word's; the crossing at its own width
+    # (DESC_CROSSING_BITS) takes minutes per property and is in LONG_CONFIGS
+    async_fifo_sr(32, True, True, k=8, data_k=6, cover_k=90, write_empty=True),
     async_fifo_sr(64, False, True, k=8, data_k=6, cover_k=90, read_pointer=True),
     arbiter("direkt_arbiter_fixed_n2", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_fixed_n3", 3, 0, [], k=10, cover_k=12),
@@ -210,6 +229,7 @@ BRIDGE_CONFIGS = [
 # the 16-slot retired queue); `make regress` runs them:  python3 formal/run.py --long
 LONG_CONFIGS = [
     id_pool(16, k=1, cover_k=20),
+    async_fifo_sr(DESC_CROSSING_BITS, True, True, k=8, data_k=6, cover_k=90, write_empty=True),
 ]
 
 # --------------------------------------------------------------------------- model building

@@ -198,11 +198,14 @@ public final class Catalog {
         for (int w : new int[] {160, 256, 64}) {
             r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(w, 16)));
         }
-        // either side reset alone (proved in formal/): the plain one, and the bridge's two crossings
-        // (descriptors: registered, lookahead, write-side empty flag; statuses: unregistered,
+        // either side reset alone (proved in formal/): the plain one, and the default bridge's two
+        // crossings (descriptors, as wide as its word: registered, lookahead, write-side empty flag; statuses: unregistered,
         // write-side pointers, lookahead)
         r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(160, 16).withSideReset()));
-        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(221, 16, 2, true, false, true, true, true)));
+        int crossing = org.direkt.generators.bridge.Bridge.Params.defaults().descCrossingBits(
+                org.direkt.generators.bridge.Bridge.Direction.RD);
+        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(crossing, 16, 2, true, false, true, true, true)));
+        r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(32, 16, 2, true, false, true, true, true)));
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(64, 16, 2, false, true, true, true)));
         r.add(new SyncFifo().elaborate(SyncFifo.Params.of(160, 16)));
         for (int n : new int[] {2, 3}) {

@@ -330,6 +330,11 @@ public final class Bridge extends Generator<Bridge.Params> {
             return new ClockDomain("dma", "dma_clk", low ? "dma_resetn" : "dma_rst", dmaResetPolarity, ClockDomain.ResetKind.SYNC);
         }
 
+        /** Bits of a word of direction d's descriptor crossing FIFO (kernel_clk -> dma_clk). */
+        public int descCrossingBits(Direction d) {
+            return BridgePath.fifoWord(DescChecks.crossWord(issue(d).checks()), this).bits();
+        }
+
         public BridgeIssue.Params issue(Direction d) {
             DescChecks.Params checks = new DescChecks.Params(d, idMode, statusMode == StatusMode.TAGGED, fpgaMemBytes);
             return new BridgeIssue.Params(new WindowCheck.Params(checks, windowEntries), inflight, statusFifoDepth, counters);
