@@ -20,11 +20,12 @@ SIMS := verilator icarus
 readme-check:
 	@python3 bench/readme_tables.py --check
 
-.PHONY: readme-check help setup build test test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing clean
+.PHONY: readme-check help setup build test driver test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
 	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus)"
+	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
 	@echo "make regress  long simulations and long proofs"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
@@ -39,12 +40,20 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup readme-check test-java lint formal test-sim
+test: setup readme-check test-java lint formal driver test-sim
 
 test-java:
 	$(MVN) test
 	@cat */target/surefire-reports/*.txt | awk '/Tests run:/ {gsub(",", ""); r += $$3; f += $$5; e += $$7; s += $$9} \
 	  END {printf "junit: %d tests, %d failures, %d errors, %d skipped\n", r, f, e, s}'
+
+# The importer kernel module (host-runtime/driver), built with -Werror against Debian's 6.1 headers
+# (scripts/kernel-headers.sh fetches and unpacks them under build/kernel).
+driver: setup
+	@kdir=$$(scripts/kernel-headers.sh) && mkdir -p build/kernel \
+	  && { $(MAKE) -C host-runtime/driver KDIR=$$kdir > build/kernel/driver.log 2>&1 \
+	       || { cat build/kernel/driver.log; echo "driver: the build failed (log: build/kernel/driver.log)" >&2; exit 1; }; } \
+	  && echo "driver: host-runtime/driver/direkt_importer.ko built with -Werror against $$(basename $$kdir)"
 
 lint: build
 	@scripts/lint.sh

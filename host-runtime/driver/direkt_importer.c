@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * direkt importer: imports a range of a dma-buf for an FPGA (a PCI device another driver owns) and
+ * returns the bus addresses the FPGA's DMA engine must use for it. The contract, every ioctl and
+ * errno, the locking and the lifetime are in docs/importer-contract.md.
+ *
+ * Each import is a dynamic attachment (peer-to-peer allowed, a real move_notify) of the dma-buf to
+ * the FPGA's struct device, mapped under the buffer's reservation lock. Only the DMA side of the
+ * table is read. When the exporter moves or revokes the memory, move_notify unmaps the attachment
+ * at once and queues the handle for DIREKT_IOC_REVOCATIONS; the addresses are dead from then on.
+ * Closing the file releases every import it holds.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/iommu.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "direkt_importer.h"
+
+/* Revoked handles queued per open file before the oldest are dropped (and `more` stays set). */
+#define REVOCATION_QUEUE 256
+
+static atomic_t stat_attachments = ATOMIC_INIT(0);
+static atomic_t stat_mappings = ATOMIC_INIT(0);
+static atomic_t stat_revoked = ATOMIC_INIT(0);
+
+struct importer_file {
+	struct xarray imports;        /* handle -> struct import */
+	spinlock_t revoked_lock;      /* the ring below; taken inside the reservation lock */
+	u32 revoked[REVOCATION_QUEUE];
+	unsigned int revoked_head, revoked_count;
+	bool revoked_overflow;
+};
+
+struct import {
+	struct importer_file *file;
+	u32 handle;
+	struct pci_dev *pdev;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;         /* NULL once unmapped (revoked or released); under the resv lock */
+};
+
+static void queue_revocation(struct importer_file *f, u32 handle)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->revoked_lock, flags);
+	if (f->revoked_count == REVOCATION_QUEUE) {
+		f->revoked_head = (f->revoked_head + 1) % REVOCATION_QUEUE;
+		f->revoked_count--;
+		f->revoked_overflow = true;
+	}
+	f->revoked[(f->revoked_head + f->revoked_count) % REVOCATION_QUEUE] = handle;
+	f->revoked_count++;
+	spin_unlock_irqrestore(&f->revoked_lock, flags);
+}
+
+/* Called with the reservation lock held. */
+static void unmap_locked(struct import *imp)
+{
+	dma_resv_assert_held(imp->dmabuf->resv);
+	if (imp->sgt) {
+		dma_buf_unmap_attachment(imp->attach, imp->sgt, DMA_BIDIRECTIONAL);
+		imp->sgt = NULL;
+		atomic_dec(&stat_mappings);
+	}
+}
+
+/* The exporter is moving the memory (the reservation lock is held): the addresses are dead. */
+static void importer_move_notify(struct dma_buf_attachment *attach)
+{
+	struct import *imp = attach->importer_priv;
+
+	if (!imp->sgt)
+		return;
+	unmap_locked(imp);
+	atomic_inc(&stat_revoked);
+	queue_revocation(imp->file, imp->handle);
+}
+
+static const struct dma_buf_attach_ops importer_attach_ops = {
+	.allow_peer2peer = true,
+	.move_notify = importer_move_notify,
+};
+
+static void import_free(struct import *imp)
+{
+	dma_resv_lock(imp->dmabuf->resv, NULL);
+	unmap_locked(imp);
+	dma_resv_unlock(imp->dmabuf->resv);
+	dma_buf_detach(imp->dmabuf, imp->attach);
+	atomic_dec(&stat_attachments);
+	dma_buf_put(imp->dmabuf);
+	pci_dev_put(imp->pdev);
+	kfree(imp);
+}
+
+/* Kernel-internal codes from the exporter, to the documented ones. */
+static int exporter_errno(long err)
+{
+	if (err == -ENOMEM)
+		return -ENOMEM;
+	if (err == -EINTR || err == -ERESTARTSYS)
+		return -EINTR;
+	/* -EOPNOTSUPP, -EBUSY, -EINVAL, -EIO, ...: the exporter refuses this device or P2P. */
+	return -EOPNOTSUPP;
+}
+
+/*
+ * The segments of [offset, offset + length) in buffer order, from the DMA side of the table
+ * (reservation lock held): written to out (up to max of them; out may be NULL to count). Returns
+ * how many the range has, or a negative errno.
+ */
+static long range_segments(struct import *imp, const struct direkt_import *req, struct iommu_domain *translating,
+			   struct direkt_segment *out, u32 max)
+{
+	u64 at = 0, start = req->offset, end = req->offset + req->length;
+	struct scatterlist *sg;
+	long n = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(imp->sgt, sg, i) {
+		u64 addr = sg_dma_address(sg), len = sg_dma_len(sg);
+		u64 lo = max(at, start), hi = min(at + len, end);
+
+		if (lo < hi) {
+			u64 bus = addr + (lo - at), probe;
+
+			/* With the FPGA's IOMMU translating, every address must be mapped in its domain:
+			 * an untranslated address (a raw BAR address, say) would reach the wrong memory. */
+			for (probe = bus & PAGE_MASK; translating && probe < bus + (hi - lo); probe += PAGE_SIZE)
+				if (!iommu_iova_to_phys(translating, probe))
+					return -ENXIO;
+			if (out && n < max) {
+				out[n].bus_addr = bus;
+				out[n].len = hi - lo;
+			}
+			n++;
+		}
+		at += len;
+		if (at >= end)
+			break;
+	}
+	if (at < end)
+		return -ERANGE; /* the table is shorter than the buffer says it is */
+	return n;
+}
+
+static long do_import(struct importer_file *f, struct direkt_import __user *uarg)
+{
+	struct direkt_segment *segs = NULL;
+	struct direkt_import req;
+	struct iommu_domain *dom;
+	struct sg_table *sgt;
+	struct import *imp;
+	long n;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.reserved0 || req.reserved1 || req.pci_device > 31 || req.pci_function > 7 || !req.length)
+		return -EINVAL;
+	if (req.offset + req.length < req.offset)
+		return -ERANGE;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return -ENOMEM;
+	imp->file = f;
+	imp->pdev = pci_get_domain_bus_and_slot(req.pci_domain, req.pci_bus,
+						PCI_DEVFN(req.pci_device, req.pci_function));
+	if (!imp->pdev) {
+		ret = -ENODEV;
+		goto free;
+	}
+	imp->dmabuf = dma_buf_get(req.dmabuf_fd);
+	if (IS_ERR(imp->dmabuf)) {
+		/* -EBADF: no such fd; -EINVAL: an fd that is not a dma-buf */
+		ret = PTR_ERR(imp->dmabuf);
+		ret = ret == -EBADF ? -EBADF : -EINVAL;
+		goto put_pdev;
+	}
+	if (req.offset + req.length > imp->dmabuf->size) {
+		ret = -ERANGE;
+		goto put_buf;
+	}
+	/* Let the exporter coalesce contiguous pages into one segment (the FPGA has no segment limit). */
+	if (dma_get_max_seg_size(&imp->pdev->dev) < UINT_MAX)
+		dma_set_max_seg_size(&imp->pdev->dev, UINT_MAX);
+
+	imp->attach = dma_buf_dynamic_attach(imp->dmabuf, &imp->pdev->dev, &importer_attach_ops, imp);
+	if (IS_ERR(imp->attach)) {
+		ret = exporter_errno(PTR_ERR(imp->attach));
+		goto put_buf;
+	}
+	atomic_inc(&stat_attachments);
+
+	ret = dma_resv_lock_interruptible(imp->dmabuf->resv, NULL);
+	if (ret) {
+		ret = -EINTR;
+		goto detach;
+	}
+	sgt = dma_buf_map_attachment(imp->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		dma_resv_unlock(imp->dmabuf->resv);
+		ret = exporter_errno(PTR_ERR(sgt));
+		goto detach;
+	}
+	imp->sgt = sgt;
+	atomic_inc(&stat_mappings);
+
+	dom = iommu_get_domain_for_dev(&imp->pdev->dev);
+	if (dom && !(dom->type & __IOMMU_DOMAIN_PAGING))
+		dom = NULL;
+	/* Collected under the lock, copied out after it: a user page fault never waits on it. */
+	n = range_segments(imp, &req, dom, NULL, 0);
+	if (n >= 0) {
+		segs = kvcalloc(max_t(long, min_t(long, n, req.max_segments), 1), sizeof(*segs), GFP_KERNEL);
+		n = segs ? range_segments(imp, &req, dom, segs, req.max_segments) : -ENOMEM;
+	}
+	dma_resv_unlock(imp->dmabuf->resv);
+	if (n < 0) {
+		ret = n;
+		goto detach;
+	}
+	req.nr_segments = n;
+	if (n > req.max_segments) {
+		ret = copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : -E2BIG;
+		goto detach;
+	}
+	if (copy_to_user(u64_to_user_ptr(req.segments), segs, n * sizeof(*segs))) {
+		ret = -EFAULT;
+		goto detach;
+	}
+	ret = xa_alloc(&f->imports, &imp->handle, imp, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto detach;
+	}
+	req.handle = imp->handle;
+	if (copy_to_user(uarg, &req, sizeof(req))) {
+		xa_erase(&f->imports, imp->handle);
+		ret = -EFAULT;
+		goto detach;
+	}
+	kvfree(segs);
+	return 0;
+
+detach:
+	kvfree(segs);
+	import_free(imp);
+	return ret;
+put_buf:
+	dma_buf_put(imp->dmabuf);
+put_pdev:
+	pci_dev_put(imp->pdev);
+free:
+	kfree(imp);
+	return ret;
+}
+
+static long do_release(struct importer_file *f, struct direkt_release __user *uarg)
+{
+	struct direkt_release req;
+	struct import *imp;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved)
+		return -EINVAL;
+	imp = xa_erase(&f->imports, req.handle);
+	if (!imp)
+		return -ENOENT;
+	import_free(imp);
+	return 0;
+}
+
+static long do_revocations(struct importer_file *f, struct direkt_revocations __user *uarg)
+{
+	struct direkt_revocations req;
+	u32 *taken;
+	unsigned long flags;
+	unsigned int i;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved)
+		return -EINVAL;
+	req.max = min_t(u32, req.max, REVOCATION_QUEUE);
+	taken = kcalloc(max_t(u32, req.max, 1), sizeof(*taken), GFP_KERNEL);
+	if (!taken)
+		return -ENOMEM;
+	spin_lock_irqsave(&f->revoked_lock, flags);
+	req.count = min_t(u32, req.max, f->revoked_count);
+	for (i = 0; i < req.count; i++)
+		taken[i] = f->revoked[(f->revoked_head + i) % REVOCATION_QUEUE];
+	f->revoked_head = (f->revoked_head + req.count) % REVOCATION_QUEUE;
+	f->revoked_count -= req.count;
+	req.more = f->revoked_count > 0 || f->revoked_overflow;
+	if (!f->revoked_count)
+		f->revoked_overflow = false;
+	spin_unlock_irqrestore(&f->revoked_lock, flags);
+	/* Handles taken from the ring are gone from it even if the copy fails: the import itself
+	 * stays revoked (RELEASE still frees it). */
+	if (copy_to_user(u64_to_user_ptr(req.handles), taken, req.count * sizeof(*taken)) ||
+	    copy_to_user(uarg, &req, sizeof(req))) {
+		kfree(taken);
+		return -EFAULT;
+	}
+	kfree(taken);
+	return 0;
+}
+
+static long do_stats(struct direkt_stats __user *uarg)
+{
+	struct direkt_stats s = {
+		.abi = DIREKT_IMPORTER_ABI,
+		.attachments = atomic_read(&stat_attachments),
+		.mappings = atomic_read(&stat_mappings),
+		.revoked = atomic_read(&stat_revoked),
+	};
+
+	return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
+}
+
+static long importer_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct importer_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case DIREKT_IOC_IMPORT:
+		return do_import(f, uarg);
+	case DIREKT_IOC_RELEASE:
+		return do_release(f, uarg);
+	case DIREKT_IOC_REVOCATIONS:
+		return do_revocations(f, uarg);
+	case DIREKT_IOC_STATS:
+		return do_stats(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int importer_open(struct inode *inode, struct file *file)
+{
+	struct importer_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	xa_init_flags(&f->imports, XA_FLAGS_ALLOC1);
+	spin_lock_init(&f->revoked_lock);
+	file->private_data = f;
+	return 0;
+}
+
+static int importer_release(struct inode *inode, struct file *file)
+{
+	struct importer_file *f = file->private_data;
+	struct import *imp;
+	unsigned long handle;
+
+	xa_for_each(&f->imports, handle, imp) {
+		xa_erase(&f->imports, handle);
+		import_free(imp);
+	}
+	xa_destroy(&f->imports);
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations importer_fops = {
+	.owner = THIS_MODULE,
+	.open = importer_open,
+	.release = importer_release,
+	.unlocked_ioctl = importer_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice importer_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "direkt_importer",
+	.fops = &importer_fops,
+	.mode = 0600,
+};
+
+module_misc_device(importer_misc);
+
+MODULE_DESCRIPTION("direkt: dma-buf importer that gives an FPGA the bus addresses of GPU memory");
+MODULE_LICENSE("Dual MIT/GPL");
+MODULE_IMPORT_NS(DMA_BUF);
