@@ -110,6 +110,8 @@ static int exporter_errno(long err)
 {
 	if (err == -ENOMEM)
 		return -ENOMEM;
+	if (err == -ENOSPC)
+		return -ENOSPC; /* the exporter's aperture (GPU BAR1, IOMMU space) is full: release imports */
 	if (err == -EINTR || err == -ERESTARTSYS)
 		return -EINTR;
 	/* -EOPNOTSUPP, -EBUSY, -EINVAL, -EIO, ...: the exporter refuses this device or P2P. */
