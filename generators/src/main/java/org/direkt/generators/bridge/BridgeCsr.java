@@ -180,7 +180,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Layout.Word le = Layout.CSR_LAST_ERROR;
         List<Direction> dirs = io.directions();
         for (int d = 0; d < dirs.size(); d++) {
-            int block = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d;
+            int block = Layout.csrBlock(d);
             int cw = Layout.resolve(Layout.CSR_LEVEL).field("count").width();
             readable.put(block + Layout.CSR_OUTSTANDING_INDEX,
                     HdlWords.pack(m, Layout.CSR_LEVEL, Map.of("count", dirs.get(d).outstanding().zext(cw))));
@@ -208,7 +208,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             Expr inDescBlock = address.bits(address.width() - 1, ib).eq(blockAt >> ib);
             int[] statusAt = new int[dirs.size()];
             for (int d = 0; d < dirs.size(); d++) {
-                statusAt[d] = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d + Layout.CSR_LAST_MOVER_STATUS_INDEX;
+                statusAt[d] = Layout.csrBlock(d) + Layout.CSR_LAST_MOVER_STATUS_INDEX;
             }
             // Two status registers: one address bit where their offsets differ tells them apart.
             int differ = Integer.numberOfTrailingZeros(statusAt[0] ^ statusAt[1]);
@@ -257,7 +257,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             bank.readAddr().set(Expr.cat(group, address.bits(ib - 1, 0)));
             Expr inBlock = m.lit(0, 1);
             for (int d = 0; d < dirs.size(); d++) {
-                int block = Layout.CSR_COUNTERS_OFFSET + Layout.CSR_COUNTERS_STRIDE * d;
+                int block = Layout.csrBlock(d);
                 inBlock = inBlock.or(address.ge(block).and(address.lt(m.lit(block + per, address.width()))));
             }
             counterRead = inBlock;

@@ -311,6 +311,11 @@ public final class Layout {
     /** Counters of direction d (0 = rd, 1 = wr) start at {@code 0x10 + 0x10 * d}. */
     public static final int CSR_COUNTERS_OFFSET = 0x10;
     public static final int CSR_COUNTERS_STRIDE = 0x10;
+
+    /** The first register of direction d's block (0 = rd, 1 = wr): its counters, levels and last mover status. */
+    public static int csrBlock(int d) {
+        return CSR_COUNTERS_OFFSET + CSR_COUNTERS_STRIDE * d;
+    }
     /** Within a direction's block: the live count of kernel descriptors awaiting their status. */
     public static final int CSR_OUTSTANDING_INDEX = 0x0F;
     /** Within a direction's block: host descriptors waiting in the bridge's host buffer. */
@@ -414,7 +419,7 @@ public final class Layout {
         regs.add(new CsrReg("ALARMS", CSR_ALARMS_OFFSET, "wc", "csr_alarms fields, sticky; any write clears them"));
         for (int d = 0; d < 2; d++) {
             String dir = d == 0 ? "RD" : "WR";
-            int base = CSR_COUNTERS_OFFSET + CSR_COUNTERS_STRIDE * d;
+            int base = csrBlock(d);
             for (int i = 0; counters && i < CSR_EVENTS.size(); i++) {
                 String ev = CSR_EVENTS.get(i);
                 regs.add(new CsrReg(dir + "_" + ev.toUpperCase(java.util.Locale.ROOT), base + i, "ro",
