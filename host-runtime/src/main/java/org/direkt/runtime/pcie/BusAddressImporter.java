@@ -16,6 +16,7 @@ public interface BusAddressImporter {
      *
      * @throws IllegalArgumentException if offset or length are not whole 64 KB pages or fd is negative
      * @throws ApertureExhaustedException if the GPU's BAR aperture (BAR1) has no room for the range
+     * @throws ImportRefusedException if the exporter refuses to map the memory for the FPGA (no peer-to-peer path)
      * @throws IllegalStateException if no importer is available ({@link #none()})
      */
     ImportedRange importDmaBuf(int fd, long offset, long length);
@@ -33,8 +34,21 @@ public interface BusAddressImporter {
 
     void removeRevocationListener(RevocationListener listener);
 
+    /**
+     * Why this importer cannot import anything (no driver, no device node, ...), or empty when it
+     * can. A runtime that gets a reason takes the host-memory path instead of peer-to-peer.
+     */
+    default java.util.Optional<String> unavailableReason() {
+        return java.util.Optional.empty();
+    }
+
     /** The importer of a runtime that has none: every import fails, saying what is missing. */
     static BusAddressImporter none() {
         return NoImporter.INSTANCE;
+    }
+
+    /** The importer of a runtime that has none, for the reason given (what is missing, what to do). */
+    static BusAddressImporter none(String reason) {
+        return new NoImporter(reason);
     }
 }

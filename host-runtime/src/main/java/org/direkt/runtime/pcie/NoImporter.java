@@ -6,21 +6,29 @@ package org.direkt.runtime.pcie;
  */
 public final class NoImporter implements BusAddressImporter {
     /** The one instance; also {@link BusAddressImporter#none()}. */
-    public static final NoImporter INSTANCE = new NoImporter();
+    public static final NoImporter INSTANCE = new NoImporter("no bus-address importer is configured");
 
-    private NoImporter() {
+    private final String reason;
+
+    NoImporter(String reason) {
+        this.reason = reason;
+    }
+
+    @Override
+    public java.util.Optional<String> unavailableReason() {
+        return java.util.Optional.of(reason);
     }
 
     @Override
     public ImportedRange importDmaBuf(int fd, long offset, long length) {
-        throw new IllegalStateException("no bus-address importer: the FPGA driver must import the dma-buf (fd " + fd
+        throw new IllegalStateException(reason + ": the FPGA driver must import the dma-buf (fd " + fd
                 + ", " + Bytes.size(length) + " at offset " + Bytes.hex(offset) + ") and return the bus address of each "
-                + "64 KB page (see docs/importer-contract.md), and none is configured; use SimulatedImporter for testing");
+                + "64 KB page (see docs/importer-contract.md); use SimulatedImporter for testing");
     }
 
     @Override
     public void release(ImportedRange range) {
-        throw new IllegalArgumentException("no bus-address importer is configured, so " + range
+        throw new IllegalArgumentException(reason + ", so " + range
                 + " cannot have been imported by it");
     }
 
@@ -34,6 +42,6 @@ public final class NoImporter implements BusAddressImporter {
 
     @Override
     public String toString() {
-        return "NoImporter";
+        return "NoImporter(" + reason + ")";
     }
 }

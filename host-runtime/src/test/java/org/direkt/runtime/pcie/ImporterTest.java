@@ -124,8 +124,14 @@ class ImporterTest {
     void noImporterSaysWhatIsMissing() {
         BusAddressImporter none = BusAddressImporter.none();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> none.importDmaBuf(5, 0, P));
-        assertTrue(e.getMessage().startsWith("no bus-address importer: the FPGA driver must import the dma-buf (fd 5"),
+        assertTrue(e.getMessage().startsWith("no bus-address importer is configured: the FPGA driver must import the dma-buf (fd 5"),
                 e.getMessage());
+        assertEquals(java.util.Optional.of("no bus-address importer is configured"), none.unavailableReason());
+        BusAddressImporter missing = BusAddressImporter.none("no /dev/direkt_importer");
+        assertEquals(java.util.Optional.of("no /dev/direkt_importer"), missing.unavailableReason());
+        assertTrue(assertThrows(IllegalStateException.class, () -> missing.importDmaBuf(5, 0, P)).getMessage()
+                .startsWith("no /dev/direkt_importer: "));
+        assertTrue(new SimulatedImporter(BAR, 16 * P).unavailableReason().isEmpty(), "a working importer has no reason");
         assertTrue(e.getMessage().contains("use SimulatedImporter for testing"), e.getMessage());
         none.addRevocationListener((r, why) -> { });
         ImportedRange r = new ImportedRange(1, 5, 0, P, new long[] {BAR});
