@@ -14,11 +14,11 @@ import org.direkt.runtime.sim.Direction;
  * @param overlay   the manifest the host read
  * @param target    what ran it
  * @param injected  the wrong settings injected (simulated back end only), each as {@code name: what}
- * @param plan      what was issued and read
+ * @param issued    what was issued, for the header
  * @param checks    in the order they are printed
  * @param latencies one per direction, GPU->FPGA first
  */
-public record BringupReport(String overlay, String target, List<String> injected, String plan, List<Check> checks,
+public record BringupReport(String overlay, String target, List<String> injected, String issued, List<Check> checks,
                             List<Latency> latencies) {
 
     public static final String BITSTREAM = "bitstream";
@@ -144,7 +144,7 @@ public record BringupReport(String overlay, String target, List<String> injected
         for (String i : injected) {
             s.append("  injected wrong setting: ").append(i).append('\n');
         }
-        s.append("  issued:  ").append(plan).append('\n');
+        s.append("  issued:  ").append(issued).append('\n');
         int w = 15;
         for (Check c : checks) {
             s.append(String.format(Locale.ROOT, "%-" + w + "s%-13s%s", c.name(), c.verdict(), c.finding()));
