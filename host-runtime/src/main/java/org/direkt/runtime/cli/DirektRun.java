@@ -1,25 +1,56 @@
 package org.direkt.runtime.cli;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Random;
+import java.util.Set;
 
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.Session;
+import org.direkt.runtime.bringup.BridgeConfig;
+import org.direkt.runtime.bringup.Bringup;
+import org.direkt.runtime.bringup.BringupReport;
+import org.direkt.runtime.bringup.Injection;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.SimulatedImporter;
+import org.direkt.runtime.sim.SimulatedBridge;
+import org.direkt.runtime.sim.SimulationException;
 
 
 /**
- * {@code direkt-run demo [--overlay DIR] [--bytes N]}: a GPU -> FPGA -> GPU round trip on simulated
- * hardware. GPU memory is real when a GPU is present (CUDA through FFM; the data is read back
- * through CUDA and compared) and host memory standing in for it otherwise. Its pages get bus
- * addresses from the simulated importer (scattered 64 KB pages), the transfer is split into
- * mover-legal kernel descriptors, and the descriptors run through the bridge's system simulation.
+ * {@code direkt-run}: the host runtime's command line.
+ *
+ * <ul>
+ * <li>{@code demo [--overlay DIR] [--bytes N]}: a GPU -> FPGA -> GPU round trip on simulated hardware.
+ *     GPU memory is real when a GPU is present (CUDA through FFM; the data is read back through CUDA
+ *     and compared) and host memory standing in for it otherwise. Its pages get bus addresses from the
+ *     simulated importer (scattered 64 KB pages), the transfer is split into mover-legal kernel
+ *     descriptors, and the descriptors run through the bridge's system simulation.</li>
+ * <li>{@code bringup [--overlay DIR] [--inject SETTING]...}: the bring-up ({@link Bringup}): the
+ *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
+ * </ul>
  */
 public final class DirektRun {
     private DirektRun() {
+    }
+
+    /** What {@code direkt-run} exits with. */
+    public enum ExitCode {
+        OK(0, "success (bringup: every check OK)"),
+        FAILED(1, "bringup: a check found a mismatch or could not decide; demo: the round trip failed"),
+        USAGE(2, "bad usage or bad input (the message names it)"),
+        BACK_END(3, "the back end could not run it (the simulation's environment is missing, or the simulation failed)");
+
+        public final int code;
+        public final String meaning;
+
+        ExitCode(int code, String meaning) {
+            this.code = code;
+            this.meaning = meaning;
+        }
     }
 
     private static final long PAGE = AddressTable.PAGE_SIZE;
@@ -27,29 +58,111 @@ public final class DirektRun {
     private static final long APERTURE = 0x38_0000_0000L;
     private static final long APERTURE_SIZE = 1L << 30;
     private static final long FPGA_BUFFER = 0x1000_0000L;
+    private static final Path DEFAULT_OVERLAY = Path.of("build/demo/overlay");
 
     public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        System.exit(run(args, out, err).code);
+    }
+
+    /** Runs one command; what it prints goes to {@code out}, errors to {@code err}. */
+    public static ExitCode run(String[] args, PrintWriter out, PrintWriter err) {
         try {
-            System.exit(run(args));
-        } catch (DmaException | IllegalArgumentException | IllegalStateException | IOException e) {
-            System.err.println("direkt-run: " + e.getMessage());
-            System.exit(1);
+            if (args.length == 0) {
+                usage(err);
+                return ExitCode.USAGE;
+            }
+            return switch (args[0]) {
+                case "--help", "-h", "help" -> {
+                    usage(out);
+                    yield ExitCode.OK;
+                }
+                case "demo" -> demo(Arrays.copyOfRange(args, 1, args.length), out);
+                case "bringup" -> bringup(Arrays.copyOfRange(args, 1, args.length), out);
+                default -> throw new IllegalArgumentException("unknown command '" + args[0] + "' (demo or bringup; see --help)");
+            };
+        } catch (IllegalArgumentException | IOException e) {
+            err.println("direkt-run: " + e.getMessage());
+            return ExitCode.USAGE;
+        } catch (SimulationException e) {
+            err.println("direkt-run: the simulated back end failed: " + e.getMessage());
+            return ExitCode.BACK_END;
+        } catch (DmaException | IllegalStateException e) {
+            err.println("direkt-run: " + e.getMessage());
+            return ExitCode.FAILED;
+        } finally {
+            out.flush();
+            err.flush();
         }
     }
 
-    static int run(String[] args) throws IOException {
-        if (args.length == 0 || args[0].equals("--help") || !args[0].equals("demo")) {
-            System.out.println("usage: direkt-run demo [--overlay DIR] [--bytes N]");
-            System.out.println("  a GPU -> FPGA -> GPU round trip through the bridge's system simulation; real GPU memory when a GPU is present");
-            return args.length > 0 && args[0].equals("--help") ? 0 : 2;
+    private static void usage(PrintWriter w) {
+        w.println("usage: direkt-run demo [--overlay DIR] [--bytes N]");
+        w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
+        w.println();
+        w.println("  demo     a GPU -> FPGA -> GPU round trip through the bridge's system simulation; real GPU memory when a GPU is present");
+        w.println("  bringup  the bring-up kernel (examples/kernels/direkt_bringup.cl) issues known descriptors through the bridge,");
+        w.println("           the bridge's bring-up registers are read back, and one line per check says whether the overlay's");
+        w.println("           word order and status layout match the hardware (and what to change if not), then the latency per");
+        w.println("           direction; it runs on this runtime's simulated back end, the bridge built as the overlay describes");
+        w.println("  --overlay DIR    the overlay (direkt overlay --out DIR); default " + DEFAULT_OVERLAY);
+        w.println("  --bytes N        demo: bytes to move, a positive multiple of 4 (default 262148)");
+        w.println("  --inject SETTING bringup: make one setting wrong in the simulation, as a board would have it wrong; repeatable:");
+        for (Injection i : Injection.values()) {
+            w.println("                     " + i.key() + ": " + i.describe);
         }
-        Path overlay = Path.of("build/demo/overlay");
-        int bytes = 256 * 1024 + 4;
-        for (int i = 1; i < args.length; i++) {
+        w.println();
+        w.println("exit codes:");
+        for (ExitCode c : ExitCode.values()) {
+            w.println("  " + c.code + "  " + c.meaning);
+        }
+    }
+
+    /** The value after option {@code args[i]}; a missing one is an error naming the option. */
+    private static String value(String[] args, int i) {
+        if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+            throw new IllegalArgumentException(args[i] + " needs a value (see --help)");
+        }
+        return args[i + 1];
+    }
+
+    private static ExitCode bringup(String[] args, PrintWriter out) throws IOException {
+        Path overlay = DEFAULT_OVERLAY;
+        Set<Injection> inject = EnumSet.noneOf(Injection.class);
+        for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--overlay" -> overlay = Path.of(args[++i]);
-                case "--bytes" -> bytes = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "' (see --help)");
+                case "--overlay" -> overlay = Path.of(value(args, i++));
+                case "--inject" -> {
+                    Injection in = Injection.of(value(args, i++));
+                    if (!inject.add(in)) {
+                        throw new IllegalArgumentException("--inject " + in.key() + " is given twice");
+                    }
+                }
+                default -> throw new IllegalArgumentException("bringup: unknown argument '" + args[i] + "' (see --help)");
+            }
+        }
+        BridgeConfig config = BridgeConfig.read(overlay);
+        BringupReport report = Bringup.simulated(config, inject, SimulatedBridge.locate());
+        out.print(report.render());
+        return report.allOk() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    private static ExitCode demo(String[] args, PrintWriter out) throws IOException {
+        Path overlay = DEFAULT_OVERLAY;
+        int bytes = 256 * 1024 + 4;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--overlay" -> overlay = Path.of(value(args, i++));
+                case "--bytes" -> {
+                    String v = value(args, i++);
+                    try {
+                        bytes = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--bytes " + v + ": not a number");
+                    }
+                }
+                default -> throw new IllegalArgumentException("demo: unknown argument '" + args[i] + "' (see --help)");
             }
         }
         if (bytes <= 0 || bytes % 4 != 0) {
@@ -64,9 +177,9 @@ public final class DirektRun {
             byte[] src = new byte[bytes];
             new Random(2026).nextBytes(src);
             g.write(0, src);
-            System.out.println(s.hasGpu() ? "GPU: CUDA memory, " + g.length() + " bytes, exported as a dma-buf"
+            out.println(s.hasGpu() ? "GPU: CUDA memory, " + g.length() + " bytes, exported as a dma-buf"
                     : "GPU: none here (no libcuda.so.1): host memory stands in for GPU memory");
-            System.out.printf("PCIe address table: %d pages in %d segments (simulated importer, BAR aperture 0x%x)%n",
+            out.printf("PCIe address table: %d pages in %d segments (simulated importer, BAR aperture 0x%x)%n",
                     g.table().pageCount(), g.table().segmentCount(), APERTURE);
             Session.FpgaBuffer f = s.fpgaBuffer(FPGA_BUFFER, bytes);
             long t0 = System.nanoTime();
@@ -75,17 +188,17 @@ public final class DirektRun {
             if (!Arrays.equals(src, in.fpgaContents())) {
                 throw new IllegalStateException("FPGA memory differs from the GPU source after GPU -> FPGA");
             }
-            Session.Copy out = s.copy(f, 0, g, half, bytes).withFpgaContents(in.fpgaContents());
-            out.await();
-            System.out.printf("descriptors: %d GPU->FPGA, %d FPGA->GPU (split at 1 MB - 4 B and at page discontinuities); "
-                    + "bridge simulation %.1f s, all statuses OK%n", in.descriptorCount(), out.descriptorCount(),
+            Session.Copy back = s.copy(f, 0, g, half, bytes).withFpgaContents(in.fpgaContents());
+            back.await();
+            out.printf("descriptors: %d GPU->FPGA, %d FPGA->GPU (split at 1 MB - 4 B and at page discontinuities); "
+                    + "bridge simulation %.1f s, all statuses OK%n", in.descriptorCount(), back.descriptorCount(),
                     (System.nanoTime() - t0) / 1e9);
             if (!Arrays.equals(src, g.read(half, bytes))) {
                 throw new IllegalStateException("GPU memory after the round trip differs from the source");
             }
-            System.out.printf("round trip GPU -> FPGA -> GPU: %d bytes byte-exact%s%n", bytes,
+            out.printf("round trip GPU -> FPGA -> GPU: %d bytes byte-exact%s%n", bytes,
                     s.hasGpu() ? " (read back through CUDA)" : "");
         }
-        return 0;
+        return ExitCode.OK;
     }
 }
