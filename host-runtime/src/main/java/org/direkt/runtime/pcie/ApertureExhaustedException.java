@@ -19,6 +19,17 @@ public final class ApertureExhaustedException extends IllegalStateException {
         this.apertureSize = apertureSize;
     }
 
+    /**
+     * The aperture is full as a driver reports it (ENOSPC), without saying how much is free:
+     * {@link #free()} and {@link #apertureSize()} are -1.
+     */
+    public ApertureExhaustedException(String message, long requested) {
+        super(message);
+        this.requested = requested;
+        this.free = -1;
+        this.apertureSize = -1;
+    }
+
     public long requested() {
         return requested;
     }
