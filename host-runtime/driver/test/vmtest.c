@@ -7,6 +7,7 @@
  * attachment and mapping counts of both modules must be back to zero.
  *
  *   vmtest iommu|noiommu      the boot's IOMMU setting decides which segments are expected
+ *   vmtest java               the same device through the Java importer (/java/importer.sh)
  *
  * Prints "PASS <case>" or "FAIL <case>: <why>" per case, then "vmtest: N passed, N failed".
  */
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -616,6 +618,164 @@ static int stats_abi(void)
 	return stats(&s) && (s.abi == DIREKT_IMPORTER_ABI || fail("ABI %u, this test speaks %u", s.abi, DIREKT_IMPORTER_ABI));
 }
 
+
+/*
+ * The Java boot: the same device driven by the runtime's Java importer (direkt-run importer, a
+ * jlinked runtime). The buffer's fd is inherited; the Java side prints its segments and holds the
+ * import until told on stdin, so edu can read them and the exporter can move the buffer meanwhile.
+ */
+static const char *java_cmd = "/java/importer.sh";
+
+struct java_run {
+	pid_t pid;
+	FILE *out;          /* its stdout and stderr */
+	int in;             /* its stdin */
+	char text[8192];    /* everything it printed so far */
+};
+
+static int java_start(struct java_run *j, char *const args[])
+{
+	int out[2], in[2];
+	char *argv[24] = { (char *)java_cmd };
+	int i;
+
+	for (i = 0; args[i] && i < 22; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	if (pipe(out) || pipe(in))
+		return fail("pipe: %s", err(errno));
+	j->pid = fork();
+	if (j->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		close(in[1]);
+		close(out[0]);
+		execv(java_cmd, argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	j->out = fdopen(out[0], "r");
+	j->in = in[1];
+	j->text[0] = 0;
+	return 1;
+}
+
+/* Reads lines until one starts with `until` (kept in *line) or the process ends. */
+static int java_read(struct java_run *j, const char *until, char *line, size_t cap)
+{
+	while (fgets(line, cap, j->out)) {
+		strncat(j->text, line, sizeof(j->text) - strlen(j->text) - 1);
+		if (until && !strncmp(line, until, strlen(until)))
+			return 1;
+	}
+	return until ? fail("direkt-run importer ended before printing '%s'; it printed:\n%s", until, j->text) : 1;
+}
+
+/* Ends the run (a line on stdin releases a held import); returns its exit status. */
+static int java_end(struct java_run *j)
+{
+	char line[512];
+	int status;
+
+	signal(SIGPIPE, SIG_IGN); /* it may have exited already */
+	if (write(j->in, "\n", 1) < 0 && errno != EPIPE)
+		fail("writing to direkt-run importer: %s", err(errno));
+	close(j->in);
+	java_read(j, NULL, line, sizeof(line));
+	fclose(j->out);
+	waitpid(j->pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *num(uint64_t v)
+{
+	static char bufs[8][32];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	snprintf(b, 32, "%" PRIu64, v);
+	return b;
+}
+
+static char *pci_text(struct pci p)
+{
+	static char b[32];
+
+	snprintf(b, sizeof(b), "%04x:%02x:%02x.%x", p.domain, p.bus, p.device, p.function);
+	return b;
+}
+
+/* The Java importer imports a buffer, edu reads its segments, the exporter moves it: the listener
+ * hears of it; the release on stdin leaves nothing held. */
+static int java_import(uint32_t kind, uint64_t size)
+{
+	struct direkt_import r = { .offset = 0, .length = size };
+	uint32_t seed = (uint32_t)(size * 7 + kind);
+	int fd = create(kind, 0, size, 64 * KB, 0, seed), ok = 1, code;
+	char line[512], *args[] = { "--fd", num(fd), "--length", num(size), "--fpga", pci_text(edu()), "--hold", NULL };
+	struct direkt_stats s;
+	struct java_run j;
+
+	if (fd < 0 || !java_start(&j, args))
+		return 0;
+	r.nr_segments = 0;
+	while (ok && java_read(&j, "", line, sizeof(line))) {
+		unsigned long long bus, len;
+
+		if (sscanf(line, "segment 0x%llx %llu", &bus, &len) == 2 && r.nr_segments < MAX_SEGS) {
+			segs[r.nr_segments].bus_addr = bus;
+			segs[r.nr_segments++].len = len;
+		}
+		if (!strncmp(line, "holding", 7))
+			break;
+	}
+	if (!strstr(j.text, "holding"))
+		ok = fail("direkt-run importer did not hold the import; it printed:\n%s", j.text);
+	ok = ok && (r.nr_segments > 0 || fail("no segments printed:\n%s", j.text)) && verify(&r, seed) && stats(&s) &&
+	     (s.attachments == 1 || fail("%u attachments while Java holds one import", s.attachments));
+	ok = ok && move(fd) && java_read(&j, "revoked", line, sizeof(line));
+	code = java_end(&j);
+	close(fd);
+	if (ok && (code != 0 || !strstr(j.text, "released")))
+		ok = fail("direkt-run importer exited %d after the release; it printed:\n%s", code, j.text);
+	return ok && idle("after the Java importer");
+}
+
+static int java_sysmem(void) { return java_import(DTX_SYSMEM, 2 * MB); }
+static int java_bar(void) { return java_import(DTX_BAR, 1 * MB); }
+
+/* A failing import: the exit status (1: the import failed, 2: bad input) and a message that names
+ * the problem. */
+static int java_error(const char *what, uint32_t flags, const char *fd_text, const char *pci, const char *length,
+		      int want_code, const char *want)
+{
+	int fd = create(DTX_SYSMEM, flags, 256 * KB, 64 * KB, 0, 1), code;
+	char *args[] = { "--fd", fd_text ? (char *)fd_text : num(fd), "--length", (char *)length, "--fpga",
+			 pci ? (char *)pci : pci_text(edu()), NULL };
+	struct java_run j;
+
+	if (fd < 0 || !java_start(&j, args))
+		return 0;
+	code = java_end(&j);
+	close(fd);
+	if (code != want_code || !strstr(j.text, want))
+		return fail("%s: exit %d, want %d and a message with '%s'; it printed:\n%s", what, code, want_code, want,
+			    j.text);
+	return idle(what);
+}
+
+static int java_errors(void)
+{
+	return java_error("fd 1000", 0, "1000", NULL, "65536", 2, "not an open file descriptor (EBADF (9))") &&
+	       java_error("refusing exporter", DTX_REFUSE, NULL, NULL, "65536", 1, "refuses to map it for the FPGA") &&
+	       java_error("no FPGA there", 0, NULL, "0000:fe:1f.7", "65536", 1,
+			  "no PCI device at 0000:fe:1f.7 (ENODEV (19))") &&
+	       java_error("range past the end", 0, NULL, NULL, "524288", 2,
+			  "the range lies outside the dma-buf (ERANGE (34))");
+}
+
 static int all_idle(void)
 {
 	return idle("at the end") && (info.buffers == 0 || fail("%u exporter buffers alive", info.buffers));
@@ -626,8 +786,8 @@ int main(int argc, char **argv)
 	struct stat st;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 2 || (strcmp(argv[1], "iommu") && strcmp(argv[1], "noiommu"))) {
-		fprintf(stderr, "usage: vmtest iommu|noiommu\n");
+	if (argc != 2 || (strcmp(argv[1], "iommu") && strcmp(argv[1], "noiommu") && strcmp(argv[1], "java"))) {
+		fprintf(stderr, "usage: vmtest iommu|noiommu|java\n");
 		return 2;
 	}
 	iommu = !strcmp(argv[1], "iommu");
@@ -642,6 +802,14 @@ int main(int argc, char **argv)
 	       info.edu_domain, info.edu_bus, info.edu_device, info.edu_function, (uint64_t)info.bar_phys,
 	       (uint64_t)(info.bar_size / KB), iommu ? "on" : "off");
 	why[0] = 0;
+	if (!strcmp(argv[1], "java")) {
+		run("Java importer: system memory, revoked while held", java_sysmem);
+		run("Java importer: BAR memory, revoked while held", java_bar);
+		run("Java importer: errors named (EBADF, EOPNOTSUPP, ENODEV, ERANGE)", java_errors);
+		run("counts back to zero", all_idle);
+		printf("vmtest: %d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
+	}
 	if ((stat("/sys/class/iommu/dmar0", &st) == 0) != iommu) {
 		printf("FAIL setup: the boot was to have the IOMMU %s, /sys/class/iommu says otherwise\n", iommu ? "on" : "off");
 		failed++;

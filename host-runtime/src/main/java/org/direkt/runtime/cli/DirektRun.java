@@ -31,6 +31,8 @@ import org.direkt.runtime.sim.SimulationException;
  *     descriptors, and the descriptors run through the bridge's system simulation.</li>
  * <li>{@code bringup [--overlay DIR] [--inject SETTING]...}: the bring-up ({@link Bringup}): the
  *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
+ * <li>{@code importer (--gpu BYTES | --fd N ...)}: GPU memory imported for the FPGA through the
+ *     importer kernel module, its bus-address segments printed ({@link ImporterCommand}).</li>
  * </ul>
  */
 public final class DirektRun {
@@ -80,7 +82,9 @@ public final class DirektRun {
                 }
                 case "demo" -> demo(Arrays.copyOfRange(args, 1, args.length), out);
                 case "bringup" -> bringup(Arrays.copyOfRange(args, 1, args.length), out);
-                default -> throw new IllegalArgumentException("unknown command '" + args[0] + "' (demo or bringup; see --help)");
+                case "importer" -> ImporterCommand.run(Arrays.copyOfRange(args, 1, args.length), out, System.in);
+                default -> throw new IllegalArgumentException("unknown command '" + args[0]
+                        + "' (demo, bringup or importer; see --help)");
             };
         } catch (IllegalArgumentException | IOException e) {
             err.println("direkt-run: " + e.getMessage());
@@ -100,12 +104,15 @@ public final class DirektRun {
     private static void usage(PrintWriter w) {
         w.println("usage: direkt-run demo [--overlay DIR] [--bytes N]");
         w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
+        w.println("       direkt-run importer (--gpu BYTES | --fd N [--offset BYTES] --length BYTES) [--fpga D:B:D.F] [--hold]");
         w.println();
         w.println("  demo     a GPU -> FPGA -> GPU round trip through the bridge's system simulation; real GPU memory when a GPU is present");
         w.println("  bringup  the bring-up kernel (examples/kernels/direkt_bringup.cl) issues known descriptors through the bridge,");
         w.println("           the bridge's bring-up registers are read back, and one line per check says whether the overlay's");
         w.println("           word order and status layout match the hardware (and what to change if not), then the latency per");
         w.println("           direction; it runs on this runtime's simulated back end, the bridge built as the overlay describes");
+        w.println("  importer GPU memory imported for the FPGA through the importer kernel module (/dev/direkt_importer),");
+        w.println("           its bus-address segments printed: the machine's peer-to-peer path checked (importer --help)");
         w.println("  --overlay DIR    the overlay (direkt overlay --out DIR); default " + DEFAULT_OVERLAY);
         w.println("  --bytes N        demo: bytes to move, a positive multiple of 4 (default 262148)");
         w.println("  --inject SETTING bringup: make one setting wrong in the simulation, as a board would have it wrong; repeatable:");

@@ -191,7 +191,12 @@ public final class LinuxBusAddressImporter implements BusAddressImporter, AutoCl
                     + "); release mappings first", length);
             case 6 -> new IllegalStateException(what + ": the exporter returned bus addresses that the FPGA's IOMMU"
                     + " domain does not translate (" + errno + "); the exporter must map the memory for the FPGA", e);
-            case 12 -> new IllegalStateException(what + ": the kernel or the exporter ran out of memory (" + errno + ")", e);
+            // NVIDIA's exporter reports every failed mapping (no peer-to-peer, a topology it does not support,
+            // BAR1 full) as a NULL table, which the kernel turns into ENOMEM: treated as a refusal, so the
+            // runtime falls back to host memory rather than stopping.
+            case 12 -> new ImportRefusedException(what + ": the exporter could not map it for the FPGA at " + fpga + " ("
+                    + errno + "; NVIDIA's exporter reports any failed mapping this way: no peer-to-peer support,"
+                    + " a topology it does not support, or BAR1 full)");
             default -> new IllegalStateException(what + ": " + e.getMessage(), e);
         };
     }
