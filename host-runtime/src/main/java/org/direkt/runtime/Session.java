@@ -76,7 +76,7 @@ public final class Session implements AutoCloseable {
     private static final long PAGE = AddressTable.PAGE_SIZE;
     /**
      * Where the simulated back end maps pinned host buffers on the bus, one after another: a range
-     * of their own, as the FPGA's driver maps host memory (it takes no part in a direct copy).
+     * of their own, as the FPGA's driver maps host memory (a direct copy never touches it).
      */
     static final long HOST_BUS_BASE = 0x20_0000_0000L;
 
@@ -206,7 +206,12 @@ public final class Session implements AutoCloseable {
             case NONE -> GpuMemory.StandIn.none("no GPU (the session was opened with Gpu.NONE), so there is no GPU memory"
                     + " to export for peer-to-peer; host memory stands in for GPU memory");
         };
-        return new Session(overlayDir, importer, bridge, gpu, windowRegs);
+        try {
+            return new Session(overlayDir, importer, bridge, gpu, windowRegs);
+        } catch (RuntimeException e) {
+            gpu.close();
+            throw e;
+        }
     }
 
     /** Whether this machine has a CUDA GPU that {@link Gpu#AUTO} would use. */
@@ -408,12 +413,20 @@ public final class Session implements AutoCloseable {
         } catch (CudaException e) {
             return bounce(memory, length, "the CUDA driver refused to export this buffer as a dma-buf: " + e.getMessage());
         }
+        ImportedRange range;
         try {
-            return new GpuBuffer(memory, length, fd, importer.importDmaBuf(fd, 0, length), pathReason);
+            range = importer.importDmaBuf(fd, 0, length);
         } catch (ImportRefusedException e) {
             memory.closeExport(fd);
             return bounce(memory, length, e.getMessage());
         } catch (RuntimeException e) {
+            memory.closeExport(fd);
+            throw e;
+        }
+        try {
+            return new GpuBuffer(memory, length, fd, range, pathReason);
+        } catch (RuntimeException e) {
+            importer.release(range);
             memory.closeExport(fd);
             throw e;
         }
@@ -423,7 +436,12 @@ public final class Session implements AutoCloseable {
         GpuMemory.Pinned staging = gpu.allocatePinned(length);
         long bus = nextHostBus;
         nextHostBus += length + PAGE;  // a gap: two pinned buffers never touch on the bus
-        return new GpuBuffer(memory, length, staging, bus, reason);
+        try {
+            return new GpuBuffer(memory, length, staging, bus, reason);
+        } catch (RuntimeException e) {
+            staging.free();
+            throw e;
+        }
     }
 
     public FpgaBuffer fpgaBuffer(long address, long bytes) {

@@ -122,7 +122,7 @@ public final class DirektRun {
             System.out.printf("%s: %d GPU->FPGA, %d FPGA->GPU (%s); bridge simulation %.1f s, all statuses OK%n",
                     direct ? "kernel descriptors" : "host descriptors", in.descriptorCount(), out.descriptorCount(),
                     direct ? "split at 1 MB - 4 B and at page discontinuities"
-                            : "split at 1 MB - 4 B; each with a CUDA copy between GPU and pinned host memory",
+                            : "split at 1 MB - 4 B; and a CUDA copy each way between GPU and pinned host memory",
                     (System.nanoTime() - t0) / 1e9);
             if (!Arrays.equals(src, g.read(half, bytes))) {
                 throw new IllegalStateException("GPU memory after the round trip differs from the source");
