@@ -49,9 +49,9 @@ test-java:
 	  END {printf "junit: %d tests, %d failures, %d errors, %d skipped\n", r, f, e, s}'
 
 # The importer kernel module (host-runtime/driver), built with -Werror against Debian's 6.1 headers
-# (scripts/kernel-headers.sh fetches and unpacks them under build/kernel).
+# (scripts/kernel.sh headers fetches and unpacks them under build/kernel).
 driver: setup
-	@kdir=$$(scripts/kernel-headers.sh) && mkdir -p build/kernel \
+	@kdir=$$(scripts/kernel.sh headers) && mkdir -p build/kernel \
 	  && { $(MAKE) -C host-runtime/driver KDIR=$$kdir > build/kernel/driver.log 2>&1 \
 	       || { cat build/kernel/driver.log; echo "driver: the build failed (log: build/kernel/driver.log)" >&2; exit 1; }; } \
 	  && echo "driver: host-runtime/driver/direkt_importer.ko built with -Werror against $$(basename $$kdir)"

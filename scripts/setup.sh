@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 # g++, make and zlib are what Verilator needs to compile a model with FST tracing; gcc and the OpenCL
 # headers build the small host program that runs the generated kernel header under PoCL; tcl runs the
 # generated Platform Designer scripts against a recording stand-in. gcc-12 is the compiler Debian's
-# 6.1 kernel was built with, which the importer module must be built with too.
-APT_PACKAGES=(verilator iverilog yosys z3 tcl pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers gcc gcc-12 maven g++ make zlib1g-dev python3-venv)
+# 6.1 kernel was built with, which the importer module must be built with too; qemu-system-x86 boots
+# that kernel for the importer's VM test (make test-importer).
+APT_PACKAGES=(verilator iverilog yosys z3 tcl pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers gcc gcc-12 maven g++ make zlib1g-dev python3-venv qemu-system-x86)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

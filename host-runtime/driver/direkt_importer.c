@@ -7,7 +7,7 @@
  * Each import is a dynamic attachment (peer-to-peer allowed, a real move_notify) of the dma-buf to
  * the FPGA's struct device, mapped under the buffer's reservation lock. Only the DMA side of the
  * table is read. When the exporter moves or revokes the memory, move_notify unmaps the attachment
- * at once and queues the handle for DIREKT_IOC_REVOCATIONS; the addresses are dead from then on.
+ * at once and lists the import for DIREKT_IOC_REVOCATIONS; the addresses are dead from then on.
  * Closing the file releases every import it holds.
  */
 #include <linux/dma-buf.h>
@@ -26,8 +26,8 @@
 
 #include "direkt_importer.h"
 
-/* Revoked handles queued per open file before the oldest are dropped (and `more` stays set). */
-#define REVOCATION_QUEUE 256
+/* Most handles one DIREKT_IOC_REVOCATIONS call reports (the rest stay listed, `more` says so). */
+#define REVOCATIONS_PER_CALL 4096
 
 static atomic_t stat_attachments = ATOMIC_INIT(0);
 static atomic_t stat_mappings = ATOMIC_INIT(0);
@@ -35,10 +35,8 @@ static atomic_t stat_revoked = ATOMIC_INIT(0);
 
 struct importer_file {
 	struct xarray imports;        /* handle -> struct import */
-	spinlock_t revoked_lock;      /* the ring below; taken inside the reservation lock */
-	u32 revoked[REVOCATION_QUEUE];
-	unsigned int revoked_head, revoked_count;
-	bool revoked_overflow;
+	spinlock_t revoked_lock;      /* the list below; taken inside the reservation lock */
+	struct list_head revoked;     /* revoked imports not yet reported, oldest first */
 };
 
 struct import {
@@ -48,22 +46,8 @@ struct import {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;         /* NULL once unmapped (revoked or released); under the resv lock */
+	struct list_head revoked_link; /* on file->revoked while revoked and not yet reported */
 };
-
-static void queue_revocation(struct importer_file *f, u32 handle)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&f->revoked_lock, flags);
-	if (f->revoked_count == REVOCATION_QUEUE) {
-		f->revoked_head = (f->revoked_head + 1) % REVOCATION_QUEUE;
-		f->revoked_count--;
-		f->revoked_overflow = true;
-	}
-	f->revoked[(f->revoked_head + f->revoked_count) % REVOCATION_QUEUE] = handle;
-	f->revoked_count++;
-	spin_unlock_irqrestore(&f->revoked_lock, flags);
-}
 
 /* Called with the reservation lock held. */
 static void unmap_locked(struct import *imp)
@@ -83,9 +67,13 @@ static void importer_move_notify(struct dma_buf_attachment *attach)
 
 	if (!imp->sgt)
 		return;
+	unsigned long flags;
+
 	unmap_locked(imp);
 	atomic_inc(&stat_revoked);
-	queue_revocation(imp->file, imp->handle);
+	spin_lock_irqsave(&imp->file->revoked_lock, flags);
+	list_add_tail(&imp->revoked_link, &imp->file->revoked);
+	spin_unlock_irqrestore(&imp->file->revoked_lock, flags);
 }
 
 static const struct dma_buf_attach_ops importer_attach_ops = {
@@ -95,9 +83,14 @@ static const struct dma_buf_attach_ops importer_attach_ops = {
 
 static void import_free(struct import *imp)
 {
+	unsigned long flags;
+
 	dma_resv_lock(imp->dmabuf->resv, NULL);
 	unmap_locked(imp);
 	dma_resv_unlock(imp->dmabuf->resv);
+	spin_lock_irqsave(&imp->file->revoked_lock, flags);
+	list_del(&imp->revoked_link); /* reported or not: a released handle is never reported */
+	spin_unlock_irqrestore(&imp->file->revoked_lock, flags);
 	dma_buf_detach(imp->dmabuf, imp->attach);
 	atomic_dec(&stat_attachments);
 	dma_buf_put(imp->dmabuf);
@@ -120,13 +113,13 @@ static int exporter_errno(long err)
 
 /*
  * The segments of [offset, offset + length) in buffer order, from the DMA side of the table
- * (reservation lock held): written to out (up to max of them; out may be NULL to count). Returns
- * how many the range has, or a negative errno.
+ * (reservation lock held), bus-contiguous pieces merged: written to out (up to max of them; out
+ * may be NULL to count). Returns how many the range has, or a negative errno.
  */
 static long range_segments(struct import *imp, const struct direkt_import *req, struct iommu_domain *translating,
 			   struct direkt_segment *out, u32 max)
 {
-	u64 at = 0, start = req->offset, end = req->offset + req->length;
+	u64 at = 0, start = req->offset, end = req->offset + req->length, prev_end = 0;
 	struct scatterlist *sg;
 	long n = 0;
 	unsigned int i;
@@ -143,11 +136,18 @@ static long range_segments(struct import *imp, const struct direkt_import *req, 
 			for (probe = bus & PAGE_MASK; translating && probe < bus + (hi - lo); probe += PAGE_SIZE)
 				if (!iommu_iova_to_phys(translating, probe))
 					return -ENXIO;
-			if (out && n < max) {
-				out[n].bus_addr = bus;
-				out[n].len = hi - lo;
+			if (n && prev_end == bus) {
+				/* bus-contiguous with the previous piece: one segment for the FPGA */
+				if (out && n <= max)
+					out[n - 1].len += hi - lo;
+			} else {
+				if (out && n < max) {
+					out[n].bus_addr = bus;
+					out[n].len = hi - lo;
+				}
+				n++;
 			}
-			n++;
+			prev_end = bus + (hi - lo);
 		}
 		at += len;
 		if (at >= end)
@@ -165,7 +165,7 @@ static long do_import(struct importer_file *f, struct direkt_import __user *uarg
 	struct iommu_domain *dom;
 	struct sg_table *sgt;
 	struct import *imp;
-	long n;
+	long n, wait;
 	int ret;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
@@ -179,11 +179,18 @@ static long do_import(struct importer_file *f, struct direkt_import __user *uarg
 	if (!imp)
 		return -ENOMEM;
 	imp->file = f;
+	INIT_LIST_HEAD(&imp->revoked_link);
+	/* The handle is reserved before anything is mapped: a move during the import is reported under it. */
+	ret = xa_alloc(&f->imports, &imp->handle, NULL, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto free;
+	}
 	imp->pdev = pci_get_domain_bus_and_slot(req.pci_domain, req.pci_bus,
 						PCI_DEVFN(req.pci_device, req.pci_function));
 	if (!imp->pdev) {
 		ret = -ENODEV;
-		goto free;
+		goto unreserve;
 	}
 	imp->dmabuf = dma_buf_get(req.dmabuf_fd);
 	if (IS_ERR(imp->dmabuf)) {
@@ -207,6 +214,12 @@ static long do_import(struct importer_file *f, struct direkt_import __user *uarg
 	}
 	atomic_inc(&stat_attachments);
 
+	/* Work the exporter has pending on the buffer (its fences) ends before the FPGA may touch it. */
+	wait = dma_resv_wait_timeout(imp->dmabuf->resv, DMA_RESV_USAGE_READ, true, MAX_SCHEDULE_TIMEOUT);
+	if (wait < 0) {
+		ret = wait == -ERESTARTSYS ? -EINTR : exporter_errno(wait);
+		goto detach;
+	}
 	ret = dma_resv_lock_interruptible(imp->dmabuf->resv, NULL);
 	if (ret) {
 		ret = -EINTR;
@@ -244,28 +257,27 @@ static long do_import(struct importer_file *f, struct direkt_import __user *uarg
 		ret = -EFAULT;
 		goto detach;
 	}
-	ret = xa_alloc(&f->imports, &imp->handle, imp, xa_limit_32b, GFP_KERNEL);
-	if (ret) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto detach;
-	}
 	req.handle = imp->handle;
 	if (copy_to_user(uarg, &req, sizeof(req))) {
-		xa_erase(&f->imports, imp->handle);
 		ret = -EFAULT;
 		goto detach;
 	}
 	kvfree(segs);
+	/* Published last: RELEASE cannot free an import that is still being made. */
+	xa_store(&f->imports, imp->handle, imp, GFP_KERNEL);
 	return 0;
 
 detach:
 	kvfree(segs);
+	xa_release(&f->imports, imp->handle);
 	import_free(imp);
 	return ret;
 put_buf:
 	dma_buf_put(imp->dmabuf);
 put_pdev:
 	pci_dev_put(imp->pdev);
+unreserve:
+	xa_release(&f->imports, imp->handle);
 free:
 	kfree(imp);
 	return ret;
@@ -280,7 +292,12 @@ static long do_release(struct importer_file *f, struct direkt_release __user *ua
 		return -EFAULT;
 	if (req.reserved)
 		return -EINVAL;
-	imp = xa_erase(&f->imports, req.handle);
+	/* An import still being made holds only a reservation (xa_load sees NULL): not released here. */
+	xa_lock(&f->imports);
+	imp = xa_load(&f->imports, req.handle);
+	if (imp)
+		__xa_erase(&f->imports, req.handle);
+	xa_unlock(&f->imports);
 	if (!imp)
 		return -ENOENT;
 	import_free(imp);
@@ -290,30 +307,30 @@ static long do_release(struct importer_file *f, struct direkt_release __user *ua
 static long do_revocations(struct importer_file *f, struct direkt_revocations __user *uarg)
 {
 	struct direkt_revocations req;
-	u32 *taken;
+	struct import *imp, *next;
 	unsigned long flags;
-	unsigned int i;
+	u32 *taken;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
 	if (req.reserved)
 		return -EINVAL;
-	req.max = min_t(u32, req.max, REVOCATION_QUEUE);
+	req.max = min_t(u32, req.max, REVOCATIONS_PER_CALL);
 	taken = kcalloc(max_t(u32, req.max, 1), sizeof(*taken), GFP_KERNEL);
 	if (!taken)
 		return -ENOMEM;
+	req.count = 0;
 	spin_lock_irqsave(&f->revoked_lock, flags);
-	req.count = min_t(u32, req.max, f->revoked_count);
-	for (i = 0; i < req.count; i++)
-		taken[i] = f->revoked[(f->revoked_head + i) % REVOCATION_QUEUE];
-	f->revoked_head = (f->revoked_head + req.count) % REVOCATION_QUEUE;
-	f->revoked_count -= req.count;
-	req.more = f->revoked_count > 0 || f->revoked_overflow;
-	if (!f->revoked_count)
-		f->revoked_overflow = false;
+	list_for_each_entry_safe(imp, next, &f->revoked, revoked_link) {
+		if (req.count == req.max)
+			break;
+		taken[req.count++] = imp->handle;
+		list_del_init(&imp->revoked_link);
+	}
+	req.more = !list_empty(&f->revoked);
 	spin_unlock_irqrestore(&f->revoked_lock, flags);
-	/* Handles taken from the ring are gone from it even if the copy fails: the import itself
-	 * stays revoked (RELEASE still frees it). */
+	/* Handles taken from the list are not reported again even if the copy fails: the imports
+	 * themselves stay revoked (RELEASE still frees them). */
 	if (copy_to_user(u64_to_user_ptr(req.handles), taken, req.count * sizeof(*taken)) ||
 	    copy_to_user(uarg, &req, sizeof(req))) {
 		kfree(taken);
@@ -362,6 +379,7 @@ static int importer_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	xa_init_flags(&f->imports, XA_FLAGS_ALLOC1);
 	spin_lock_init(&f->revoked_lock);
+	INIT_LIST_HEAD(&f->revoked);
 	file->private_data = f;
 	return 0;
 }

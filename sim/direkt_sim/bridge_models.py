@@ -275,18 +275,33 @@ class PcieSpace:
 # --------------------------------------------------------------------------- descriptors
 
 
-def cldesc_word(m: Manifest, **fields: int) -> int:
-    """The 256-bit channel word of a cldesc with *fields* (manifest word ``cldesc``), in the
-    bridge's configured word order (``x0_low``: x_i at bits [32i+31:32i]; ``x0_high``: reversed)."""
-    cl = m.word("cldesc")
-    value = cl.pack(**fields)
-    if m.bridge["word_order"] == "x0_low":
+WORD_ORDERS = ("x0_low", "x0_high")
+
+
+def _in_order(m: Manifest, value: int, order: str) -> int:
+    """*value* (a cldesc, x0 at bits [31:0]) with its 32-bit words in *order*; the same mapping
+    turns a channel word in *order* back into the cldesc (reversing twice is the identity)."""
+    if order not in WORD_ORDERS:
+        raise ValueError(f"word order {order!r}: one of {WORD_ORDERS}")
+    if order == "x0_low":
         return value
     n = int(m.layout["cldesc_words"])
     out = 0
     for i in range(n):
         out |= ((value >> (32 * i)) & 0xFFFF_FFFF) << (32 * (n - 1 - i))
     return out
+
+
+def cldesc_word(m: Manifest, order: Optional[str] = None, **fields: int) -> int:
+    """The 256-bit channel word of a cldesc with *fields* (manifest word ``cldesc``), in the
+    bridge's configured word order (``x0_low``: x_i at bits [32i+31:32i]; ``x0_high``: reversed),
+    or in *order* (a kernel toolchain that lays the struct out otherwise than the bridge expects)."""
+    return _in_order(m, m.word("cldesc").pack(**fields), order or m.bridge["word_order"])
+
+
+def channel_cldesc(m: Manifest, word: int) -> int:
+    """The cldesc the bridge reads from channel word *word*: its words taken in the bridge's order."""
+    return _in_order(m, word, m.bridge["word_order"])
 
 
 def cldesc_fields(m: Manifest, src: int, dst: int, nbytes: int, tag: int = 0, desc_id: int = 0,

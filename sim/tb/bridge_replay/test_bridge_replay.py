@@ -32,8 +32,8 @@ from cocotb.utils import get_sim_time
 
 from direkt_sim import run_bench
 from direkt_sim.bridge_models import (
-    DIRECTIONS, Csr, DataMover, HostController, HostRam, Memory, ModelError, PcieSpace, _Pin, cldesc_word,
-    decode_status, dma_reset_pin, kernel_reset_pin, max_bytes, reset_bridge,
+    DIRECTIONS, WORD_ORDERS, Csr, DataMover, HostController, HostRam, Memory, ModelError, PcieSpace, _Pin,
+    channel_cldesc, cldesc_word, decode_status, dma_reset_pin, kernel_reset_pin, max_bytes, reset_bridge,
 )
 from direkt_sim.layout import load_manifest
 
@@ -70,6 +70,18 @@ def _b64(entry: dict, what: str) -> bytes:
         return base64.b64decode(text, validate=True)
     except Exception as e:  # binascii.Error
         raise JobError(f"{what}.data_b64: not base64 ({e})") from None
+
+
+def csr_address(m, entry, what: str) -> int:
+    """The offset of a ``csr_writes`` / ``csr_reads`` entry: its register's name in the manifest, or its offset."""
+    if not isinstance(entry, dict) or ("name" in entry) == ("offset" in entry):
+        raise JobError(f"{what}: {entry!r}: give the register's name or its offset (one of them)")
+    if "name" in entry:
+        try:
+            return m.csr_offset(entry["name"])
+        except KeyError:
+            raise JobError(f"{what}: the manifest has no CSR register {entry['name']!r}") from None
+    return _int(entry["offset"], f"{what}.offset", 0, (1 << int(m.csr["address_bits"])) - 1)
 
 
 def result_path(job_path: str) -> Path:
@@ -308,6 +320,10 @@ async def replay(dut):
     limit = _int((job.get("issue") or {}).get("inflight", inflight), "issue.inflight", 1, 1 << 16)
     cl = m.word("cldesc")
     tagged = m.bridge["status_mode"] == "tagged"
+    chan_order = job.get("channel_word_order", m.bridge["word_order"])
+    if chan_order not in WORD_ORDERS:
+        raise JobError(f"channel_word_order = {chan_order!r}: one of {list(WORD_ORDERS)}")
+    reads = [csr_address(m, r, f"csr_reads[{i}]") for i, r in enumerate(job.get("csr_reads") or [])]
     issues: list[Issue] = []
     for i, d in enumerate(job.get("descriptors") or []):
         t = d.get("direction")
@@ -319,9 +335,10 @@ async def replay(dut):
         value = 0
         for k, w in enumerate(words):
             value |= _int(w, f"descriptors[{i}].words[{k}]", 0, 0xFFFF_FFFF) << (32 * k)
-        fields = cl.unpack(value)
-        issues.append(Issue(i, t, words, bool(d.get("wait", False)), cldesc_word(m, **fields),
-                            fields["tag"] if tagged else None))
+        word = cldesc_word(m, order=chan_order, **cl.unpack(value))
+        # A status carries the tag the bridge read, which is x5 only when the channel's order is its own.
+        seen = cl.unpack(channel_cldesc(m, word))
+        issues.append(Issue(i, t, words, bool(d.get("wait", False)), word, seen["tag"] if tagged else None))
     host_descs = host_descriptors(job, m, pcie, fpga_size)
 
     # clocks, reset, models
@@ -360,15 +377,7 @@ async def replay(dut):
                              wr=bool(w.get("wr", True)))
     for i, cw in enumerate(job.get("csr_writes") or []):
         what = f"csr_writes[{i}]"
-        if not isinstance(cw, dict) or ("name" in cw) == ("offset" in cw):
-            raise JobError(f"{what}: {cw!r}: give the register's name or its offset (one of them) and a value")
-        if "name" in cw:
-            try:
-                addr = m.csr_offset(cw["name"])
-            except KeyError:
-                raise JobError(f"{what}: the manifest has no CSR register {cw['name']!r}") from None
-        else:
-            addr = _int(cw["offset"], f"{what}.offset", 0, (1 << int(m.csr["address_bits"])) - 1)
+        addr = csr_address(m, cw, what)
         await csr.write(addr, _int(cw.get("value"), f"{what}.value", 0, 0xFFFF_FFFF))
 
     chans = {t: Channel(dut, t, m, 1 if mode == "sequential" else limit) for t in DIRECTIONS}
@@ -407,6 +416,9 @@ async def replay(dut):
     counters = {t: await csr.counters(t) for t in DIRECTIONS}  # {} per direction without counters
     alarms = await csr.alarms()
     last_error = await csr.last_error()
+    csr_values = []
+    for entry, addr in zip(job.get("csr_reads") or [], reads):
+        csr_values.append({"name": entry.get("name"), "offset": addr, "value": await csr.read(addr)})
     sim_ps = int(get_sim_time("ps") - t0_ps)
 
     # read back
@@ -433,7 +445,7 @@ async def replay(dut):
         "job": str(job_path),
         "bridge": {k: m.bridge[k] for k in ("status_mode", "id_mode", "word_order", "inflight", "window_entries",
                                              "fpga_mem_bytes", "policy", "counters")},
-        "issue": {"mode": mode, "inflight": 1 if mode == "sequential" else limit},
+        "issue": {"mode": mode, "inflight": 1 if mode == "sequential" else limit, "channel_word_order": chan_order},
         "statuses": [_status_json(m, it) for it in issues],
         "host_statuses": [_host_status_json(m, i, t, d) for i, ((t, *_), d) in enumerate(zip(host_descs, host_sent))],
         "memory": mem_out,
@@ -445,6 +457,7 @@ async def replay(dut):
         "counters": counters,
         "alarms": alarms,
         "last_error": last_error,
+        "csr_reads": csr_values,
         "cycles": {"kernel": chans["rd"].cycle,
                    "dma": max(movers[t].cycle - mover_c0[t] for t in DIRECTIONS), "sim_time_ps": sim_ps},
         "wall_s": round(time.monotonic() - wall0, 3),

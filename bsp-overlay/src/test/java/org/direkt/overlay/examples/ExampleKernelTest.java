@@ -72,6 +72,14 @@ class ExampleKernelTest {
     }
 
     @Test
+    void theBringupKernelLintsClean() {
+        Run r = direkt("lint-kernel", repo.resolve("examples/kernels/direkt_bringup.cl").toString(), "--board", board.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("4 io channels, all match"), r.out());
+        assertTrue(r.err().isBlank(), "no warnings: every channel is read or written: " + r.err());
+    }
+
+    @Test
     void aBrokenCopyGivesTheExpectedErrorsWithPositions() throws IOException {
         String broken = kernel
                 .replace("io(\"direkt_wr_status\")", "io(\"direkt_wr_stat\")")

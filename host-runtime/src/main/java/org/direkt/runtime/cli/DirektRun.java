@@ -1,32 +1,63 @@
 package org.direkt.runtime.cli;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Random;
+import java.util.Set;
 
 import org.direkt.runtime.DataPath;
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.Session;
+import org.direkt.runtime.bringup.BridgeConfig;
+import org.direkt.runtime.bringup.Bringup;
+import org.direkt.runtime.bringup.BringupReport;
+import org.direkt.runtime.bringup.Injection;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
+import org.direkt.runtime.sim.SimulatedBridge;
+import org.direkt.runtime.sim.SimulationException;
 
 
 /**
- * {@code direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer
- * simulated|none|refusing]}: a GPU -> FPGA -> GPU round trip on simulated hardware, on whichever
- * path the session takes, which it prints with the reason. GPU memory is real when a GPU is present
- * (CUDA through FFM; the data is read back through CUDA and compared) and a simulated GPU (host
- * memory exported as a simulated dma-buf) otherwise; {@code --gpu none} plays a machine without a
- * GPU. On the direct path its pages get bus addresses from the simulated importer (scattered 64 KB
- * pages) and the transfer becomes mover-legal kernel descriptors; on the bounce path ({@code
- * --importer none}: no importer; {@code --importer refusing}: the exporter refuses peer-to-peer;
- * or no GPU) it goes through a pinned host buffer with a CUDA copy and host descriptors. Either
- * way the descriptors run through the bridge's system simulation.
+ * {@code direkt-run}: the host runtime's command line.
+ *
+ * <ul>
+ * <li>{@code demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer
+ *     simulated|none|refusing]}: a GPU -> FPGA -> GPU round trip on simulated hardware, on whichever
+ *     path the session takes, which it prints with the reason. GPU memory is real when a GPU is
+ *     present (CUDA through FFM; the data is read back through CUDA and compared) and a simulated GPU
+ *     (host memory exported as a simulated dma-buf) otherwise; {@code --gpu none} plays a machine
+ *     without a GPU. On the direct path its pages get bus addresses from the simulated importer
+ *     (scattered 64 KB pages) and the transfer becomes mover-legal kernel descriptors; on the bounce
+ *     path ({@code --importer none}: no importer; {@code --importer refusing}: the exporter refuses
+ *     peer-to-peer; or no GPU) it goes through a pinned host buffer with a CUDA copy and host
+ *     descriptors. Either way the descriptors run through the bridge's system simulation.</li>
+ * <li>{@code bringup [--overlay DIR] [--inject SETTING]...}: the bring-up ({@link Bringup}): the
+ *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
+ * </ul>
  */
 public final class DirektRun {
     private DirektRun() {
+    }
+
+    /** What {@code direkt-run} exits with. */
+    public enum ExitCode {
+        OK(0, "success (bringup: every check OK)"),
+        FAILED(1, "bringup: a check found a mismatch or could not decide; demo: the round trip failed"),
+        USAGE(2, "bad usage or bad input (the message names it)"),
+        BACK_END(3, "the back end could not run it (the simulation's environment is missing, or the simulation failed)");
+
+        public final int code;
+        public final String meaning;
+
+        ExitCode(int code, String meaning) {
+            this.code = code;
+            this.meaning = meaning;
+        }
     }
 
     private static final long PAGE = AddressTable.PAGE_SIZE;
@@ -34,41 +65,129 @@ public final class DirektRun {
     private static final long APERTURE = 0x38_0000_0000L;
     private static final long APERTURE_SIZE = 1L << 30;
     private static final long FPGA_BUFFER = 0x1000_0000L;
+    private static final Path DEFAULT_OVERLAY = Path.of("build/demo/overlay");
 
     public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        System.exit(run(args, out, err).code);
+    }
+
+    /** Runs one command; what it prints goes to {@code out}, errors to {@code err}. */
+    public static ExitCode run(String[] args, PrintWriter out, PrintWriter err) {
         try {
-            System.exit(run(args));
-        } catch (DmaException | IllegalArgumentException | IllegalStateException | IOException e) {
-            System.err.println("direkt-run: " + e.getMessage());
-            System.exit(1);
+            if (args.length == 0) {
+                usage(err);
+                return ExitCode.USAGE;
+            }
+            return switch (args[0]) {
+                case "--help", "-h", "help" -> {
+                    usage(out);
+                    yield ExitCode.OK;
+                }
+                case "demo" -> demo(Arrays.copyOfRange(args, 1, args.length), out);
+                case "bringup" -> bringup(Arrays.copyOfRange(args, 1, args.length), out);
+                default -> throw new IllegalArgumentException("unknown command '" + args[0] + "' (demo or bringup; see --help)");
+            };
+        } catch (IllegalArgumentException | IOException e) {
+            err.println("direkt-run: " + e.getMessage());
+            return ExitCode.USAGE;
+        } catch (SimulationException e) {
+            err.println("direkt-run: the simulated back end failed: " + e.getMessage());
+            return ExitCode.BACK_END;
+        } catch (DmaException | IllegalStateException e) {
+            err.println("direkt-run: " + e.getMessage());
+            return ExitCode.FAILED;
+        } finally {
+            out.flush();
+            err.flush();
         }
     }
 
-    static int run(String[] args) throws IOException {
-        if (args.length == 0 || args[0].equals("--help") || !args[0].equals("demo")) {
-            usage();
-            return args.length > 0 && args[0].equals("--help") ? 0 : 2;
+    private static void usage(PrintWriter w) {
+        w.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]");
+        w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
+        w.println();
+        w.println("  demo     a GPU -> FPGA -> GPU round trip through the bridge's system simulation, peer-to-peer or through pinned");
+        w.println("           host memory (it prints the path it took and why); real GPU memory when a GPU is present");
+        w.println("  bringup  the bring-up kernel (examples/kernels/direkt_bringup.cl) issues known descriptors through the bridge,");
+        w.println("           the bridge's bring-up registers are read back, and one line per check says whether the overlay's");
+        w.println("           word order and status layout match the hardware (and what to change if not), then the latency per");
+        w.println("           direction; it runs on this runtime's simulated back end, the bridge built as the overlay describes");
+        w.println("  --overlay DIR    the overlay (direkt overlay --out DIR); default " + DEFAULT_OVERLAY);
+        w.println("  --bytes N        demo: bytes to move, a positive multiple of 4 (default 262148)");
+        w.println("  --gpu G          demo: auto (default): the GPU when one is present, else a simulated one; simulated;");
+        w.println("                   none: as without a GPU (the bounce path)");
+        w.println("  --importer I     demo: simulated (default); none: no importer; refusing: the exporter refuses peer-to-peer");
+        w.println("  --inject SETTING bringup: make one setting wrong in the simulation, as a board would have it wrong; repeatable:");
+        for (Injection i : Injection.values()) {
+            w.println("                     " + i.key() + ": " + i.describe);
         }
-        Path overlay = Path.of("build/demo/overlay");
+        w.println();
+        w.println("exit codes:");
+        for (ExitCode c : ExitCode.values()) {
+            w.println("  " + c.code + "  " + c.meaning);
+        }
+    }
+
+    /** The value after option {@code args[i]}; a missing one is an error naming the option. */
+    private static String value(String[] args, int i) {
+        if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+            throw new IllegalArgumentException(args[i] + " needs a value (see --help)");
+        }
+        return args[i + 1];
+    }
+
+    /** {@code value} when it is one of {@code allowed}; otherwise an error naming the option and the choices. */
+    private static String oneOf(String option, String value, String... allowed) {
+        for (String a : allowed) {
+            if (a.equals(value)) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException(option + " " + value + ": one of " + String.join(", ", allowed));
+    }
+
+    private static ExitCode bringup(String[] args, PrintWriter out) throws IOException {
+        Path overlay = DEFAULT_OVERLAY;
+        Set<Injection> inject = EnumSet.noneOf(Injection.class);
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--overlay" -> overlay = Path.of(value(args, i++));
+                case "--inject" -> {
+                    Injection in = Injection.of(value(args, i++));
+                    if (!inject.add(in)) {
+                        throw new IllegalArgumentException("--inject " + in.key() + " is given twice");
+                    }
+                }
+                default -> throw new IllegalArgumentException("bringup: unknown argument '" + args[i] + "' (see --help)");
+            }
+        }
+        BridgeConfig config = BridgeConfig.read(overlay);
+        BringupReport report = Bringup.simulated(config, inject, SimulatedBridge.locate());
+        out.print(report.render());
+        return report.allOk() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    private static ExitCode demo(String[] args, PrintWriter out) throws IOException {
+        Path overlay = DEFAULT_OVERLAY;
         int bytes = 256 * 1024 + 4;
         String gpu = "auto";
         String importerKind = "simulated";
-        for (int i = 1; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help")) {
-                usage();
-                return 0;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(a.startsWith("--") ? a + " needs a value (see --help)"
-                        : "unknown argument '" + a + "' (see --help)");
-            }
-            switch (a) {
-                case "--overlay" -> overlay = Path.of(args[++i]);
-                case "--bytes" -> bytes = parseBytes(args[++i]);
-                case "--gpu" -> gpu = oneOf("--gpu", args[++i], "auto", "simulated", "none");
-                case "--importer" -> importerKind = oneOf("--importer", args[++i], "simulated", "none", "refusing");
-                default -> throw new IllegalArgumentException("unknown argument '" + a + "' (see --help)");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--overlay" -> overlay = Path.of(value(args, i++));
+                case "--bytes" -> {
+                    String v = value(args, i++);
+                    try {
+                        bytes = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--bytes " + v + ": not a number");
+                    }
+                }
+                case "--gpu" -> gpu = oneOf("--gpu", value(args, i++), "auto", "simulated", "none");
+                case "--importer" -> importerKind = oneOf("--importer", value(args, i++), "simulated", "none", "refusing");
+                default -> throw new IllegalArgumentException("demo: unknown argument '" + args[i] + "' (see --help)");
             }
         }
         if (bytes <= 0 || bytes % 4 != 0) {
@@ -98,16 +217,16 @@ public final class DirektRun {
             byte[] src = new byte[bytes];
             new Random(2026).nextBytes(src);
             g.write(0, src);
-            System.out.println("GPU: " + s.gpuDescription() + (gpuChoice == Session.Gpu.SIMULATED && gpu.equals("auto")
+            out.println("GPU: " + s.gpuDescription() + (gpuChoice == Session.Gpu.SIMULATED && gpu.equals("auto")
                     ? ", as this machine has none" : "") + "; a buffer of " + g.length() + " bytes");
             boolean direct = g.path() == DataPath.DIRECT;
-            System.out.println("path: " + (direct ? "DIRECT (peer-to-peer)" : "BOUNCE (through pinned host memory)") + ", because "
+            out.println("path: " + (direct ? "DIRECT (peer-to-peer)" : "BOUNCE (through pinned host memory)") + ", because "
                     + g.pathReason());
             if (direct) {
-                System.out.printf("PCIe address table: %d pages in %d segments (simulated importer, BAR aperture 0x%x)%n",
+                out.printf("PCIe address table: %d pages in %d segments (simulated importer, BAR aperture 0x%x)%n",
                         g.table().pageCount(), g.table().segmentCount(), APERTURE);
             } else {
-                System.out.printf("pinned host buffer: %d bytes at bus address 0x%x (mapped for the FPGA's host DMA)%n",
+                out.printf("pinned host buffer: %d bytes at bus address 0x%x (mapped for the FPGA's host DMA)%n",
                         g.length(), g.table().busAddress(0));
             }
             Session.FpgaBuffer f = s.fpgaBuffer(FPGA_BUFFER, bytes);
@@ -117,43 +236,19 @@ public final class DirektRun {
             if (!Arrays.equals(src, in.fpgaContents())) {
                 throw new IllegalStateException("FPGA memory differs from the GPU source after GPU -> FPGA");
             }
-            Session.Copy out = s.copy(f, 0, g, half, bytes).withFpgaContents(in.fpgaContents());
-            out.await();
-            System.out.printf("%s: %d GPU->FPGA, %d FPGA->GPU (%s); bridge simulation %.1f s, all statuses OK%n",
-                    direct ? "kernel descriptors" : "host descriptors", in.descriptorCount(), out.descriptorCount(),
+            Session.Copy back = s.copy(f, 0, g, half, bytes).withFpgaContents(in.fpgaContents());
+            back.await();
+            out.printf("%s: %d GPU->FPGA, %d FPGA->GPU (%s); bridge simulation %.1f s, all statuses OK%n",
+                    direct ? "kernel descriptors" : "host descriptors", in.descriptorCount(), back.descriptorCount(),
                     direct ? "split at 1 MB - 4 B and at page discontinuities"
                             : "split at 1 MB - 4 B; and a CUDA copy each way between GPU and pinned host memory",
                     (System.nanoTime() - t0) / 1e9);
             if (!Arrays.equals(src, g.read(half, bytes))) {
                 throw new IllegalStateException("GPU memory after the round trip differs from the source");
             }
-            System.out.printf("round trip GPU -> FPGA -> GPU: %d bytes byte-exact, %s path%s%n", bytes,
+            out.printf("round trip GPU -> FPGA -> GPU: %d bytes byte-exact, %s path%s%n", bytes,
                     direct ? "direct" : "bounce", s.hasGpu() ? " (read back through CUDA)" : "");
         }
-        return 0;
-    }
-
-    private static void usage() {
-        System.out.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]");
-        System.out.println("  a GPU -> FPGA -> GPU round trip through the bridge's system simulation, peer-to-peer or through pinned host memory");
-        System.out.println("  --gpu auto (default): the GPU when one is present, else a simulated one; simulated; none: as without a GPU");
-        System.out.println("  --importer simulated (default); none: no importer; refusing: the exporter refuses peer-to-peer");
-    }
-
-    private static int parseBytes(String v) {
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--bytes " + v + ": not a whole number of bytes");
-        }
-    }
-
-    private static String oneOf(String option, String value, String... allowed) {
-        for (String a : allowed) {
-            if (a.equals(value)) {
-                return value;
-            }
-        }
-        throw new IllegalArgumentException(option + " " + value + ": one of " + String.join(", ", allowed));
+        return ExitCode.OK;
     }
 }

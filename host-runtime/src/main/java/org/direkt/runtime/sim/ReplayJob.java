@@ -13,6 +13,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonValue;
 
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Layout;
 import org.direkt.runtime.pcie.WindowBlock;
 
@@ -20,15 +21,17 @@ import org.direkt.runtime.pcie.WindowBlock;
  * A replay job (format version {@value #VERSION}, specified in {@code sim/tb/bridge_replay/README.md}):
  * the bridge configuration, the memories' initial contents (GPU pages, pinned host memory, FPGA
  * memory), the windows the host opens (or the CSR registers it writes, by name), the exact cldesc
- * words a kernel writes, the descriptors the host writes to the BSP's descriptor controller, and
- * what to read back. Serialised to JSON by
+ * words a kernel writes (and, to model a kernel toolchain that lays them out otherwise than the
+ * bridge expects, the channel's word order), the descriptors the host writes to the BSP's
+ * descriptor controller, and what to read back (memory ranges, CSR registers). Serialised to JSON by
  * {@link SimulatedBridge}; byte arrays become base64. Build one with {@link #builder()}.
  *
  * <p>Addresses are unsigned 64-bit values in the bench; here they must be below 2<sup>63</sup>.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"version", "preset", "bridge_params", "clocks", "mover", "gpu_page_size", "gpu_pages", "fpga_fill",
-        "fpga", "host_memory", "windows", "csr_writes", "issue", "descriptors", "host_descriptors", "read_back"})
+        "fpga", "host_memory", "windows", "csr_writes", "issue", "channel_word_order", "descriptors", "host_descriptors",
+        "read_back", "csr_reads"})
 public record ReplayJob(
         @JsonProperty("version") int version,
         @JsonProperty("preset") String preset,
@@ -43,9 +46,11 @@ public record ReplayJob(
         @JsonProperty("windows") List<Window> windows,
         @JsonProperty("csr_writes") List<CsrWrite> csrWrites,
         @JsonProperty("issue") Issue issue,
+        @JsonProperty("channel_word_order") String channelWordOrder,
         @JsonProperty("descriptors") List<Descriptor> descriptors,
         @JsonProperty("host_descriptors") List<HostDescriptor> hostDescriptors,
-        @JsonProperty("read_back") ReadBack readBack) {
+        @JsonProperty("read_back") ReadBack readBack,
+        @JsonProperty("csr_reads") List<CsrRead> csrReads) {
 
     public static final int VERSION = 2;
     /** The generator presets a job may name. */
@@ -79,8 +84,12 @@ public record ReplayJob(
         }
         windows = List.copyOf(windows);
         csrWrites = List.copyOf(csrWrites);
+        if (channelWordOrder != null) {
+            BridgeParam.named("word_order").orElseThrow().parse(channelWordOrder);
+        }
         descriptors = List.copyOf(descriptors);
         hostDescriptors = List.copyOf(hostDescriptors);
+        csrReads = List.copyOf(csrReads);
     }
 
     public static Builder builder() {
@@ -200,6 +209,23 @@ public record ReplayJob(
             }
             if (value < 0 || value > 0xFFFF_FFFFL) {
                 throw new IllegalArgumentException("CSR write of " + name + " = " + Long.toHexString(value) + ": not 32 bits");
+            }
+        }
+    }
+
+    /**
+     * A CSR register read after the job: by its name in the manifest ({@code CONFIG}, ...) or by its
+     * offset (a host that knows only offsets reads what the bridge answers there); exactly one of them.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record CsrRead(@JsonProperty("name") String name, @JsonProperty("offset") Integer offset) {
+        public CsrRead {
+            if ((name == null) == (offset == null) || name != null && name.isBlank()) {
+                throw new IllegalArgumentException("a CSR read names its register or gives its offset (one of them): "
+                        + name + ", " + offset);
+            }
+            if (offset != null && offset < 0) {
+                throw new IllegalArgumentException("CSR read at offset " + offset + ": must be >= 0");
             }
         }
     }
@@ -326,8 +352,10 @@ public record ReplayJob(
         private final List<Window> windows = new ArrayList<>();
         private final List<CsrWrite> csrWrites = new ArrayList<>();
         private Issue issue = Issue.SEQUENTIAL;
+        private String channelWordOrder;
         private final List<Descriptor> descriptors = new ArrayList<>();
         private final List<HostDescriptor> hostDescriptors = new ArrayList<>();
+        private final List<CsrRead> csrReads = new ArrayList<>();
         private final List<Span> gpuBack = new ArrayList<>();
         private final List<Span> fpgaBack = new ArrayList<>();
         private final List<Span> hostBack = new ArrayList<>();
@@ -426,6 +454,27 @@ public record ReplayJob(
             return this;
         }
 
+        /**
+         * Where the simulated kernel's toolchain puts cldesc word x0 on the channel ({@code x0_low} or
+         * {@code x0_high}); unset: where the bridge expects it (its {@code word_order}).
+         */
+        public Builder channelWordOrder(String order) {
+            this.channelWordOrder = order;
+            return this;
+        }
+
+        /** Reads CSR register {@code name} (of the manifest) after the job. */
+        public Builder csrRead(String name) {
+            csrReads.add(new CsrRead(name, null));
+            return this;
+        }
+
+        /** Reads the CSR at {@code offset} after the job. */
+        public Builder csrReadAt(int offset) {
+            csrReads.add(new CsrRead(null, offset));
+            return this;
+        }
+
         public Builder descriptor(Descriptor d) {
             descriptors.add(d);
             return this;
@@ -463,7 +512,8 @@ public record ReplayJob(
 
         public ReplayJob build() {
             return new ReplayJob(VERSION, preset, params, clocks, mover, pageSize, pages, fpgaFill, fpga, hostMemory, windows,
-                    csrWrites, issue, descriptors, hostDescriptors, new ReadBack(gpuBack, fpgaBack, hostBack));
+                    csrWrites, issue, channelWordOrder, descriptors, hostDescriptors, new ReadBack(gpuBack, fpgaBack, hostBack),
+                    csrReads);
         }
     }
 }

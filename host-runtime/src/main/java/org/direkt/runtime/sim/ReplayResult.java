@@ -23,6 +23,7 @@ import org.direkt.generators.bridge.Layout;
  *                     when the bridge has no counters ({@code counters=false}, e.g. preset lean)
  * @param alarms       the CSR ALARMS fields after the job ({@code rd_overflow}, {@code rd_host_overflow},
  *                     {@code wr_overflow}, {@code wr_host_overflow}, {@code reserved}): 0 in a correct run
+ * @param csrReads     the CSR registers the job asked to read, in its order
  * @param kernelCycles kernel_clk cycles from the first window write to the end of the job
  * @param dmaCycles    dma_clk cycles over the same span
  * @param simTimePs    simulated time over the same span, picoseconds
@@ -30,8 +31,9 @@ import org.direkt.generators.bridge.Layout;
  * @param runTime      wall time of the whole replay (pytest, emit, build, simulation)
  */
 public record ReplayResult(String statusMode, List<Status> statuses, List<HostStatus> hostStatuses, List<MemoryRange> gpu,
-                           List<MemoryRange> fpga, List<MemoryRange> host, Map<Direction, MoverStats> movers, Map<Direction, Map<String, Long>> counters,
-                           Map<String, Long> alarms, long kernelCycles, long dmaCycles, long simTimePs, Duration benchTime, Duration runTime) {
+                           List<MemoryRange> fpga, List<MemoryRange> host, Map<Direction, MoverStats> movers,
+                           Map<Direction, Map<String, Long>> counters, Map<String, Long> alarms, List<CsrValue> csrReads,
+                           long kernelCycles, long dmaCycles, long simTimePs, Duration benchTime, Duration runTime) {
 
     public ReplayResult {
         statuses = List.copyOf(statuses);
@@ -42,6 +44,23 @@ public record ReplayResult(String statusMode, List<Status> statuses, List<HostSt
         movers = Map.copyOf(movers);
         counters = Map.copyOf(counters);
         alarms = Map.copyOf(alarms);
+        csrReads = List.copyOf(csrReads);
+    }
+
+    /** A CSR register read after the job: its name (null when the job gave only the offset), offset and value. */
+    public record CsrValue(String name, int offset, long value) {
+    }
+
+    /** The value of the register the job read by {@code name}. */
+    public long csr(String name) {
+        return csrReads.stream().filter(c -> name.equals(c.name())).findFirst().map(CsrValue::value)
+                .orElseThrow(() -> new IllegalArgumentException("the job read no CSR register named " + name));
+    }
+
+    /** The value of the register the job read at {@code offset}. */
+    public long csrAt(int offset) {
+        return csrReads.stream().filter(c -> c.offset() == offset).findFirst().map(CsrValue::value)
+                .orElseThrow(() -> new IllegalArgumentException("the job read no CSR register at offset 0x" + Integer.toHexString(offset)));
     }
 
     /** True when any ALARMS field is set (something the design rules out happened). */

@@ -18,6 +18,7 @@ record ResultJson(
         @JsonProperty("mover") Map<String, Mover> mover,
         @JsonProperty("counters") Map<String, Map<String, Long>> counters,
         @JsonProperty("alarms") Map<String, Long> alarms,
+        @JsonProperty("csr_reads") List<CsrValue> csrReads,
         @JsonProperty("cycles") Cycles cycles,
         @JsonProperty("wall_s") double wallS) {
 
@@ -62,6 +63,10 @@ record ResultJson(
     record Mover(@JsonProperty("descriptors") long descriptors, @JsonProperty("kernel_descriptors") long kernelDescriptors,
                  @JsonProperty("bytes") long bytes, @JsonProperty("tlps") long tlps,
                  @JsonProperty("busy_cycles") long busyCycles) {
+    }
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record CsrValue(@JsonProperty("name") String name, @JsonProperty("offset") int offset, @JsonProperty("value") long value) {
     }
 
     @JsonIgnoreProperties(ignoreUnknown = true)

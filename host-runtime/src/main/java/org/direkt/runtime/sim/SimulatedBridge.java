@@ -329,11 +329,19 @@ public final class SimulatedBridge {
             movers.put(d, new ReplayResult.MoverStats(m.descriptors(), m.kernelDescriptors(), m.bytes(), m.tlps(), m.busyCycles()));
             counters.put(d, new LinkedHashMap<>(r.counters().get(d.tag())));
         }
-        if (r.alarms() == null) {
-            throw new SimulationException("the replay result has no alarms (the bench and this runtime disagree on its format)");
+        if (r.alarms() == null || r.csrReads() == null) {
+            throw new SimulationException("the replay result has no " + (r.alarms() == null ? "alarms" : "csr_reads")
+                    + " (the bench and this runtime disagree on its format)");
         }
-        return new ReplayResult(mode, statuses, hostStatuses, gpu, fpga, host, movers, counters, r.alarms(), r.cycles().kernel(), r.cycles().dma(),
-                r.cycles().simTimePs(), Duration.ofMillis(Math.round(r.wallS() * 1000)), runTime);
+        if (r.csrReads().size() != job.csrReads().size()) {
+            throw new SimulationException("the replay returned " + r.csrReads().size() + " CSR reads for the job's " + job.csrReads().size());
+        }
+        List<ReplayResult.CsrValue> csr = new ArrayList<>();
+        for (ResultJson.CsrValue c : r.csrReads()) {
+            csr.add(new ReplayResult.CsrValue(c.name(), c.offset(), c.value()));
+        }
+        return new ReplayResult(mode, statuses, hostStatuses, gpu, fpga, host, movers, counters, r.alarms(), csr,
+                r.cycles().kernel(), r.cycles().dma(), r.cycles().simTimePs(), Duration.ofMillis(Math.round(r.wallS() * 1000)), runTime);
     }
 
     private static List<ReplayResult.MemoryRange> ranges(List<ResultJson.Range> in) {

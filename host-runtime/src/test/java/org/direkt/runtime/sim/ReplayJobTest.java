@@ -36,6 +36,7 @@ class ReplayJobTest {
                 .pipelined(2)
                 .descriptor(Direction.RD, cl)
                 .readBackGpu(0x38_0001_0000L, 16).readBackFpga(0x1000, 4)
+                .channelWordOrder("x0_high").csrRead("CONFIG").csrReadAt(0x30)
                 .build();
         JsonNode n = new ObjectMapper().readTree(SimulatedBridge.toJson(job));
         assertEquals(ReplayJob.VERSION, n.get("version").asInt());
@@ -72,6 +73,11 @@ class ReplayJobTest {
         assertEquals("[[240518234112,16]]", n.get("read_back").get("gpu").toString());
         assertEquals("[[4096,4]]", n.get("read_back").get("fpga").toString());
         assertEquals(cl, job.descriptors().get(0).value());
+        assertEquals("x0_high", n.get("channel_word_order").asText());
+        assertEquals("[{\"name\":\"CONFIG\"},{\"offset\":48}]", n.get("csr_reads").toString());
+        JsonNode plain = new ObjectMapper().readTree(SimulatedBridge.toJson(ReplayJob.builder().build()));
+        assertFalse(plain.has("channel_word_order"), "unset: the bridge's own order");
+        assertEquals("[]", plain.get("csr_reads").toString());
     }
 
     @Test
@@ -85,6 +91,12 @@ class ReplayJobTest {
         assertEquals("lean", ReplayJob.builder().preset("lean").build().preset());
         assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().csrWrite("WIN0_SIZE", 1L << 32));
         assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().csrWrite(" ", 0));
+        IllegalArgumentException order = assertThrows(IllegalArgumentException.class,
+                () -> ReplayJob.builder().channelWordOrder("x0_middle").build());
+        assertTrue(order.getMessage().contains("word_order = x0_middle"), order.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new ReplayJob.CsrRead("CONFIG", 2));
+        assertThrows(IllegalArgumentException.class, () -> new ReplayJob.CsrRead(null, null));
+        assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().csrReadAt(-1));
     }
 
     @Test

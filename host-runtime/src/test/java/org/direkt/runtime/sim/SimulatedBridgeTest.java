@@ -169,7 +169,15 @@ class SimulatedBridgeTest {
         // Another configuration: x0 in the channel word's top bits, 4 in flight; descriptors pipelined.
         Setup s = roundTrip(ReplayJob.builder().param("word_order", "x0_high").param("inflight", 4)
                 .clocks(7000, 5000).pipelined(0), true);
-        ReplayResult r = SimulatedBridge.locate().run(s.job().build());
+        int wrLastDesc7 = Layout.CSR_LAST_DESC_OFFSET + 2 * Layout.CSR_LAST_DESC_REGS - 1;
+        s.job().csrRead("CONFIG").csrReadAt(wrLastDesc7);
+        ReplayJob job = s.job().build();
+        ReplayResult r = SimulatedBridge.locate().run(job);
+        // CSR reads after the job: CONFIG by name says x0_high; by offset, WR_LAST_DESC_7 (channel bits
+        // [255:224]) holds x0 of the last wr descriptor.
+        assertEquals(1, Layout.CSR_CONFIG.field("x0_high").getLong(java.math.BigInteger.valueOf(r.csr("CONFIG"))));
+        assertEquals(job.descriptors().getLast().words()[0], r.csrAt(wrLastDesc7));
+        assertEquals(2, r.csrReads().size());
         System.out.printf("pipelined replay: %d descriptors, %d kernel cycles, bench %d ms, whole run %d ms%n",
                 r.statuses().size(), r.kernelCycles(), r.benchTime().toMillis(), r.runTime().toMillis());
         checkRoundTrip(s, r);

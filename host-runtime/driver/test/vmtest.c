@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The importer's VM test, run as root inside the test VM (host-runtime/driver/test/vmtest.py boots
+ * it): imports buffers of the test exporter for QEMU's edu device (the FPGA stand-in) through
+ * /dev/direkt_importer, has edu DMA-read every returned segment and compares the bytes with what
+ * the exporter wrote, and drives every error path, revocation and close. After each case the
+ * attachment and mapping counts of both modules must be back to zero.
+ *
+ *   vmtest iommu|noiommu      the boot's IOMMU setting decides which segments are expected
+ *
+ * Prints "PASS <case>" or "FAIL <case>: <why>" per case, then "vmtest: N passed, N failed".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "direkt_importer.h"
+#include "direkt_test_exporter.h"
+
+#define KB ((uint64_t)1024)
+#define MB (1024 * KB)
+#define MAX_SEGS 8192
+
+static int imp_fd, dtx_fd, iommu, passed, failed;
+static struct dtx_info info;
+static char why[512];
+static uint64_t phys[DTX_MAX_PIECES];
+static struct direkt_segment segs[MAX_SEGS];
+
+/* Records the first reason a case fails; returns 0 so checks read `if (!ok) return fail(...)`. */
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static void run(const char *name, int (*fn)(void))
+{
+	why[0] = 0;
+	if (fn() && !why[0]) {
+		printf("PASS %s\n", name);
+		passed++;
+	} else {
+		printf("FAIL %s: %s\n", name, why[0] ? why : "(no reason recorded)");
+		failed++;
+	}
+	fflush(stdout);
+}
+
+static const char *err(int e)
+{
+	static char bufs[4][64];
+	static int next;
+	char *buf = bufs[next++ % 4];
+
+	snprintf(buf, 64, "%s (%d)", e ? strerrorname_np(e) : "success", e);
+	return buf;
+}
+
+/* Makes a buffer of the test exporter; returns its fd (or -1 with the reason recorded). */
+static int create(uint32_t kind, uint32_t flags, uint64_t size, uint64_t piece, uint64_t bar_offset, uint32_t seed)
+{
+	struct dtx_create c = {
+		.kind = kind, .flags = flags, .size = size, .piece = piece, .bar_offset = bar_offset, .seed = seed,
+		.phys = (uintptr_t)phys,
+	};
+
+	if (ioctl(dtx_fd, DTX_IOC_CREATE, &c)) {
+		fail("test exporter: cannot make a %" PRIu64 "-byte buffer: %s", size, err(errno));
+		return -1;
+	}
+	return c.fd;
+}
+
+struct pci {
+	uint32_t domain;
+	uint8_t bus, device, function;
+};
+
+static struct pci edu(void)
+{
+	return (struct pci){ info.edu_domain, info.edu_bus, info.edu_device, info.edu_function };
+}
+
+/* DIREKT_IOC_IMPORT; returns 0 or the errno, the request as the driver left it in *out. */
+static int import_at(int fd, uint64_t offset, uint64_t length, struct pci p, struct direkt_segment *s, uint32_t max,
+		     struct direkt_import *out)
+{
+	struct direkt_import r = {
+		.dmabuf_fd = fd, .offset = offset, .length = length,
+		.pci_domain = p.domain, .pci_bus = p.bus, .pci_device = p.device, .pci_function = p.function,
+		.segments = (uintptr_t)s, .max_segments = max,
+	};
+	int ret = ioctl(imp_fd, DIREKT_IOC_IMPORT, &r) ? errno : 0;
+
+	if (out)
+		*out = r;
+	return ret;
+}
+
+static int import(int fd, uint64_t offset, uint64_t length, struct direkt_import *out)
+{
+	return import_at(fd, offset, length, edu(), segs, MAX_SEGS, out);
+}
+
+static int release(uint32_t handle)
+{
+	struct direkt_release r = { .handle = handle };
+
+	return ioctl(imp_fd, DIREKT_IOC_RELEASE, &r) ? errno : 0;
+}
+
+static int stats(struct direkt_stats *s)
+{
+	if (ioctl(imp_fd, DIREKT_IOC_STATS, s))
+		return fail("DIREKT_IOC_STATS: %s", err(errno));
+	if (ioctl(dtx_fd, DTX_IOC_INFO, &info))
+		return fail("DTX_IOC_INFO: %s", err(errno));
+	return 1;
+}
+
+/* Both modules hold no attachment and no mapping. */
+static int idle(const char *when)
+{
+	struct direkt_stats s;
+
+	if (!stats(&s))
+		return 0;
+	if (s.attachments || s.mappings || info.attachments || info.mappings || info.pins)
+		return fail("%s: importer holds %u attachments / %u mappings, exporter sees %u / %u, %u pins", when,
+			    s.attachments, s.mappings, info.attachments, info.mappings, info.pins);
+	return 1;
+}
+
+static int expect_err(const char *what, int got, int want)
+{
+	if (got != want)
+		return fail("%s: got %s, want %s", what, err(got), err(want));
+	return 1;
+}
+
+/* edu reads every segment (all of it up to 64 KB, else its first, middle and last 2 KB): the bytes
+ * must be the exporter's pattern at the buffer offsets the segments stand for. */
+static int verify(const struct direkt_import *r, uint32_t seed)
+{
+	static uint8_t got[2048], want[2048];
+	uint64_t at = r->offset, total = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->nr_segments; i++) {
+		const struct direkt_segment *s = &segs[i];
+		uint64_t step = 2048, off;
+		uint64_t picks[3] = { 0, s->len / 2 & ~(step - 1), s->len > step ? s->len - step : 0 };
+		int k;
+
+		if (!s->len)
+			return fail("segment %u has length 0", i);
+		for (off = 0, k = 0; off < s->len; off = s->len <= 64 * KB ? off + step : (++k < 3 ? picks[k] : s->len)) {
+			uint32_t n = s->len - off < step ? s->len - off : step, b;
+			struct dtx_dma_read d = { .bus = s->bus_addr + off, .data = (uintptr_t)got, .len = n };
+
+			if (ioctl(dtx_fd, DTX_IOC_DMA_READ, &d))
+				return fail("edu DMA read of %u bytes at bus 0x%" PRIx64 ": %s", n, d.bus, err(errno));
+			for (b = 0; b < n; b++) {
+				uint64_t o = at + off + b;
+				uint32_t w = DTX_PATTERN(seed, o / 4);
+
+				want[b] = (uint8_t)(w >> (8 * (o % 4)));
+			}
+			if (memcmp(got, want, n)) {
+				for (b = 0; got[b] == want[b]; b++)
+					;
+				return fail("segment %u (bus 0x%" PRIx64 "): buffer byte %" PRIu64 " reads 0x%02x over edu, "
+					    "the exporter wrote 0x%02x", i, s->bus_addr, at + off + b, got[b], want[b]);
+			}
+		}
+		at += s->len;
+		total += s->len;
+	}
+	if (total != r->length)
+		return fail("segments cover %" PRIu64 " bytes, the range has %" PRIu64, total, (uint64_t)r->length);
+	return 1;
+}
+
+/* The segments a range must get without an IOMMU: the pieces' own addresses, contiguous ones merged. */
+static int expected_direct(const struct direkt_import *r, uint64_t piece, uint32_t *n_out)
+{
+	uint64_t o = r->offset, end = r->offset + r->length;
+	uint32_t n = 0;
+
+	while (o < end) {
+		uint64_t bus = phys[o / piece] + o % piece, len = piece - o % piece;
+
+		if (len > end - o)
+			len = end - o;
+		if (n && segs[n - 1].bus_addr + segs[n - 1].len == bus) {
+			segs[n - 1].len += len;
+		} else {
+			segs[n].bus_addr = bus;
+			segs[n].len = len;
+			n++;
+		}
+		o += len;
+	}
+	*n_out = n;
+	return 1;
+}
+
+/* Imports [offset, +length) of a new buffer, checks the segments' shape, has edu read them all. */
+static int import_case(uint32_t kind, uint32_t flags, uint64_t size, uint64_t piece, uint64_t offset, uint64_t length)
+{
+	static struct direkt_segment got[MAX_SEGS];
+	uint32_t seed = (uint32_t)(size ^ piece ^ offset ^ kind << 7 ^ flags << 11), n_want, i;
+	struct direkt_import r;
+	int fd = create(kind, flags, size, piece, kind == DTX_BAR ? 1 * MB : 0, seed), e, ok = 1;
+
+	if (fd < 0)
+		return 0;
+	e = import(fd, offset, length, &r);
+	if (e) {
+		close(fd);
+		return fail("import of [%" PRIu64 ", +%" PRIu64 ") of a %" PRIu64 "-byte buffer: %s", offset, length, size,
+			    err(e));
+	}
+	memcpy(got, segs, r.nr_segments * sizeof(*got));
+	if (!iommu) {
+		/* bus address = CPU physical address: every segment is known exactly */
+		expected_direct(&r, piece, &n_want);
+		if (n_want != r.nr_segments)
+			ok = fail("%u segments, the pieces' addresses make %u", r.nr_segments, n_want);
+		for (i = 0; ok && i < n_want; i++)
+			if (got[i].bus_addr != segs[i].bus_addr || got[i].len != segs[i].len)
+				ok = fail("segment %u is (0x%" PRIx64 ", %" PRIu64 "), want (0x%" PRIx64 ", %" PRIu64 ")", i,
+					  (uint64_t)got[i].bus_addr, (uint64_t)got[i].len, (uint64_t)segs[i].bus_addr,
+					  (uint64_t)segs[i].len);
+	} else if (kind == DTX_SYSMEM && r.nr_segments != 1) {
+		/* the IOMMU maps the table into one IOVA run; max segment size raised, it stays one segment */
+		ok = fail("%u segments through the IOMMU, want 1 (is the max segment size raised?)", r.nr_segments);
+	} else if (kind == DTX_BAR && got[0].bus_addr == phys[offset / piece] + offset % piece) {
+		ok = fail("BAR address 0x%" PRIx64 " returned untranslated while the IOMMU translates",
+			  (uint64_t)got[0].bus_addr);
+	}
+	memcpy(segs, got, r.nr_segments * sizeof(*got));
+	if (ok && stats(&(struct direkt_stats){ 0 }) && info.max_seg_size < 0xffffffffu)
+		ok = fail("the exporter mapped for a device whose max segment size is %u (the importer raises it to 4 GB - 1)",
+			  info.max_seg_size);
+	if (ok)
+		ok = verify(&r, seed);
+	e = release(r.handle);
+	close(fd);
+	if (e)
+		return fail("release: %s", err(e));
+	return ok && idle("after release");
+}
+
+static int sysmem_64k_64k(void) { return import_case(DTX_SYSMEM, 0, 64 * KB, 64 * KB, 0, 64 * KB); }
+static int sysmem_64k_1m(void) { return import_case(DTX_SYSMEM, 0, 1 * MB, 64 * KB, 0, 1 * MB); }
+static int sysmem_64k_16m(void) { return import_case(DTX_SYSMEM, 0, 16 * MB, 64 * KB, 0, 16 * MB); }
+static int sysmem_64k_dynamic(void) { return import_case(DTX_SYSMEM, DTX_DYNAMIC, 4 * MB, 64 * KB, 0, 4 * MB); }
+static int sysmem_4k_4k(void) { return import_case(DTX_SYSMEM, 0, 4 * KB, 4 * KB, 0, 4 * KB); }
+static int sysmem_4k_256k(void) { return import_case(DTX_SYSMEM, 0, 256 * KB, 4 * KB, 0, 256 * KB); }
+static int sysmem_4k_4m_dynamic(void) { return import_case(DTX_SYSMEM, DTX_DYNAMIC, 4 * MB, 4 * KB, 0, 4 * MB); }
+static int sysmem_range(void) { return import_case(DTX_SYSMEM, 0, 1 * MB, 4 * KB, 4100, 9000); }
+static int sysmem_range_64k(void) { return import_case(DTX_SYSMEM, 0, 2 * MB, 64 * KB, 192 * KB, 1 * MB + 4); }
+static int bar_64k_1m(void) { return import_case(DTX_BAR, 0, 1 * MB, 64 * KB, 0, 1 * MB); }
+static int bar_4k_256k_dynamic(void) { return import_case(DTX_BAR, DTX_DYNAMIC, 256 * KB, 4 * KB, 0, 256 * KB); }
+static int bar_range(void) { return import_case(DTX_BAR, 0, 2 * MB, 64 * KB, 100 * KB, 300 * KB); }
+
+/* A broken exporter hands out CPU physical BAR addresses: right without an IOMMU, refused with one. */
+static int bar_untranslated(void)
+{
+	struct direkt_import r;
+	int fd = create(DTX_BAR, DTX_RAW, 256 * KB, 64 * KB, 0, 5), e, ok = 1;
+
+	if (fd < 0)
+		return 0;
+	e = import(fd, 0, 256 * KB, &r);
+	if (iommu) {
+		ok = expect_err("import of untranslated BAR addresses through the IOMMU", e, ENXIO);
+	} else if (e) {
+		ok = fail("import of BAR addresses without an IOMMU: %s", err(e));
+	} else {
+		ok = r.nr_segments == 1 && segs[0].bus_addr == phys[0] ? verify(&r, 5)
+			: fail("BAR import without an IOMMU: %u segments at 0x%" PRIx64 ", want 1 at 0x%" PRIx64,
+			       r.nr_segments, (uint64_t)segs[0].bus_addr, phys[0]);
+		e = release(r.handle);
+		if (e)
+			ok = fail("release: %s", err(e));
+	}
+	close(fd);
+	return ok && idle("after the untranslated BAR import");
+}
+
+static int bad_fd(void)
+{
+	return expect_err("import of fd 1000 (not open)", import(1000, 0, 4096, NULL), EBADF) &&
+	       expect_err("import of fd -1", import(-1, 0, 4096, NULL), EBADF) && idle("after bad fds");
+}
+
+static int not_a_dmabuf(void)
+{
+	int fd = open("/dev/null", O_RDWR), e = import(fd, 0, 4096, NULL);
+
+	close(fd);
+	return expect_err("import of /dev/null", e, EINVAL) && idle("after /dev/null");
+}
+
+static int range_outside(void)
+{
+	int fd = create(DTX_SYSMEM, 0, 256 * KB, 4 * KB, 0, 1), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = expect_err("range ending 1 byte past the buffer", import(fd, 4096, 256 * KB - 4095, NULL), ERANGE) &&
+	     expect_err("range starting at the buffer's end", import(fd, 256 * KB, 1, NULL), ERANGE) &&
+	     expect_err("offset + length wrapping 2^64", import(fd, ~0ull - 10, 4096, NULL), ERANGE) &&
+	     expect_err("zero length", import(fd, 0, 0, NULL), EINVAL);
+	close(fd);
+	return ok && idle("after out-of-range imports");
+}
+
+static int wrong_pci(void)
+{
+	struct pci absent = { 0, 0xfe, 31, 7 }, bad_dev = edu(), bad_fn = edu(), other_domain = edu();
+	int fd = create(DTX_SYSMEM, 0, 64 * KB, 4 * KB, 0, 2), ok;
+
+	if (fd < 0)
+		return 0;
+	bad_dev.device = 32;
+	bad_fn.function = 8;
+	other_domain.domain = 0x1234;
+	ok = expect_err("no device at 0000:fe:1f.7", import_at(fd, 0, 4096, absent, segs, MAX_SEGS, NULL), ENODEV) &&
+	     expect_err("domain 0x1234", import_at(fd, 0, 4096, other_domain, segs, MAX_SEGS, NULL), ENODEV) &&
+	     expect_err("device 32", import_at(fd, 0, 4096, bad_dev, segs, MAX_SEGS, NULL), EINVAL) &&
+	     expect_err("function 8", import_at(fd, 0, 4096, bad_fn, segs, MAX_SEGS, NULL), EINVAL);
+	close(fd);
+	return ok && idle("after wrong PCI addresses");
+}
+
+static int bad_arguments(void)
+{
+	struct direkt_import r = { .length = 4096, .segments = (uintptr_t)segs, .max_segments = 1 };
+	struct direkt_release rel = { .handle = 1, .reserved = 1 };
+	struct direkt_revocations rev = { .reserved = 1 };
+	int fd = create(DTX_SYSMEM, 0, 64 * KB, 4 * KB, 0, 3), ok = 1;
+
+	if (fd < 0)
+		return 0;
+	r.dmabuf_fd = fd;
+	r.pci_domain = info.edu_domain;
+	r.pci_bus = info.edu_bus;
+	r.pci_device = info.edu_device;
+	r.pci_function = info.edu_function;
+	r.flags = 1;
+	ok &= expect_err("flags 1", ioctl(imp_fd, DIREKT_IOC_IMPORT, &r) ? errno : 0, EINVAL);
+	r.flags = 0;
+	r.reserved0 = 1;
+	ok &= expect_err("reserved0 1", ioctl(imp_fd, DIREKT_IOC_IMPORT, &r) ? errno : 0, EINVAL);
+	r.reserved0 = 0;
+	r.reserved1 = 1;
+	ok &= expect_err("reserved1 1", ioctl(imp_fd, DIREKT_IOC_IMPORT, &r) ? errno : 0, EINVAL);
+	ok &= expect_err("release with reserved 1", ioctl(imp_fd, DIREKT_IOC_RELEASE, &rel) ? errno : 0, EINVAL);
+	ok &= expect_err("revocations with reserved 1", ioctl(imp_fd, DIREKT_IOC_REVOCATIONS, &rev) ? errno : 0, EINVAL);
+	ok &= expect_err("import from an unmapped argument", ioctl(imp_fd, DIREKT_IOC_IMPORT, (void *)8) ? errno : 0,
+			 EFAULT);
+	ok &= expect_err("import into an unmapped segment array",
+			 import_at(fd, 0, 4096, edu(), (struct direkt_segment *)8, 1, NULL), EFAULT);
+	ok &= expect_err("ioctl 0xD7/99", ioctl(imp_fd, _IO(DIREKT_IOC_MAGIC, 99)) ? errno : 0, ENOTTY);
+	close(fd);
+	return ok && idle("after bad arguments");
+}
+
+static int refusal(void)
+{
+	static const struct { uint32_t flags; int want; const char *what; } cases[] = {
+		{ DTX_REFUSE, EOPNOTSUPP, "exporter refuses the attachment" },
+		{ DTX_MAP_EIO, EOPNOTSUPP, "exporter fails the mapping with EIO" },
+		{ DTX_MAP_ENOSPC, ENOSPC, "exporter's aperture is full" },
+		{ DTX_MAP_ENOMEM, ENOMEM, "exporter is out of memory" },
+		{ DTX_MAP_EIO | DTX_DYNAMIC, EOPNOTSUPP, "dynamic exporter fails the mapping" },
+	};
+	unsigned int i;
+	int ok = 1;
+
+	for (i = 0; ok && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = create(DTX_SYSMEM, cases[i].flags, 64 * KB, 4 * KB, 0, 4);
+
+		if (fd < 0)
+			return 0;
+		ok = expect_err(cases[i].what, import(fd, 0, 64 * KB, NULL), cases[i].want) && idle(cases[i].what);
+		close(fd);
+	}
+	return ok;
+}
+
+/* Too small a segment array: E2BIG with the count needed, nothing kept; the retry succeeds. */
+static int too_many_segments(void)
+{
+	struct direkt_import r;
+	int fd = create(DTX_SYSMEM, 0, 256 * KB, 4 * KB, 0, 6), ok, e;
+	uint32_t need;
+
+	if (fd < 0)
+		return 0;
+	e = import_at(fd, 0, 256 * KB, edu(), segs, 0, &r);
+	need = r.nr_segments;
+	ok = expect_err("import into 0 segments", e, E2BIG) && idle("after E2BIG") &&
+	     (need >= 1 || fail("E2BIG says %u segments are needed", need));
+	if (ok) {
+		e = import_at(fd, 0, 256 * KB, edu(), segs, need, &r);
+		ok = e ? fail("import into the %u segments E2BIG asked for: %s", need, err(e))
+		       : r.nr_segments == need || fail("%u segments written, E2BIG said %u", r.nr_segments, need);
+		if (!e && (e = release(r.handle)))
+			ok = fail("release: %s", err(e));
+	}
+	close(fd);
+	return ok && idle("after the retry");
+}
+
+static int double_release(void)
+{
+	struct direkt_import r;
+	int fd = create(DTX_SYSMEM, 0, 64 * KB, 4 * KB, 0, 7), e, ok;
+
+	if (fd < 0)
+		return 0;
+	e = import(fd, 0, 64 * KB, &r);
+	close(fd); /* the import keeps the buffer alive */
+	if (e)
+		return fail("import: %s", err(e));
+	ok = expect_err("first release", release(r.handle), 0) && expect_err("second release", release(r.handle), ENOENT) &&
+	     expect_err("release of handle 0 (never given)", release(0), ENOENT) &&
+	     expect_err("release of an unknown handle", release(r.handle + 1000), ENOENT);
+	if (!stats(&(struct direkt_stats){ 0 }))
+		return 0;
+	return ok && idle("after double release") && (info.buffers == 0 || fail("%u buffers alive", info.buffers));
+}
+
+static int revocations(uint32_t *h, uint32_t max, uint32_t *count, uint32_t *more)
+{
+	struct direkt_revocations r = { .handles = (uintptr_t)h, .max = max };
+
+	if (ioctl(imp_fd, DIREKT_IOC_REVOCATIONS, &r))
+		return fail("DIREKT_IOC_REVOCATIONS: %s", err(errno));
+	*count = r.count;
+	*more = r.more;
+	return 1;
+}
+
+static int move(int fd)
+{
+	struct dtx_fd m = { .fd = fd };
+
+	if (ioctl(dtx_fd, DTX_IOC_MOVE, &m))
+		return fail("DTX_IOC_MOVE: %s", err(errno));
+	return 1;
+}
+
+/* The exporter moves one buffer: exactly its imports are reported, once each, and unmapped; a
+ * call reports at most max handles and says whether more are listed. */
+static int revocation(void)
+{
+	int x = create(DTX_SYSMEM, DTX_DYNAMIC, 128 * KB, 4 * KB, 0, 8), y = create(DTX_BAR, 0, 64 * KB, 4 * KB, 0, 9);
+	static struct direkt_segment c_segs[16];
+	struct direkt_import a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	uint32_t h[8], h2[8], n, n2, more, more2, before;
+	struct direkt_stats s;
+	int ok = 1;
+
+	if (x < 0 || y < 0 || !stats(&s))
+		return 0;
+	before = s.revoked;
+	if (import(x, 0, 64 * KB, &a) || import(x, 64 * KB, 64 * KB, &b) || import(y, 0, 64 * KB, &c) ||
+	    (memcpy(c_segs, segs, c.nr_segments * sizeof(*segs)), import(x, 0, 4096, &d)))
+		ok = fail("imports: %s", err(errno));
+	ok = ok && revocations(h, 8, &n, &more) && (n == 0 || fail("%u revocations before any move", n));
+	ok = ok && expect_err("release of d before the move", release(d.handle), 0) && move(x) && stats(&s);
+	ok = ok && (s.mappings == 1 || fail("%u mappings after the move, want 1 (c)", s.mappings)) &&
+	     (s.revoked == before + 2 || fail("revoked count %u, want %u", s.revoked, before + 2));
+	ok = ok && revocations(h, 1, &n, &more) && revocations(h2, 8, &n2, &more2);
+	ok = ok && ((n == 1 && more == 1 && n2 == 1 && more2 == 0) ||
+		    fail("calls with max 1 then 8: %u handles (more %u), then %u (more %u); want 1 (more 1), 1 (more 0)", n,
+			 more, n2, more2));
+	ok = ok && (((h[0] == a.handle && h2[0] == b.handle) || (h[0] == b.handle && h2[0] == a.handle)) ||
+		    fail("reported %u and %u, the moved buffer's imports are %u and %u", h[0], h2[0], a.handle, b.handle));
+	ok = ok && revocations(h, 8, &n, &more) && (n == 0 || fail("a third call reports %u more", n));
+	ok = ok && (memcpy(segs, c_segs, c.nr_segments * sizeof(*segs)), verify(&c, 9));
+	if (a.handle)
+		ok = expect_err("release of revoked a", release(a.handle), 0) && ok;
+	if (b.handle)
+		ok = expect_err("release of revoked b", release(b.handle), 0) && ok;
+	if (c.handle)
+		ok = expect_err("release of c", release(c.handle), 0) && ok;
+	/* a revoked import released before it is reported is never reported */
+	ok = ok && !import(x, 0, 4096, &d) && move(x) && !release(d.handle) && revocations(h, 8, &n, &more) &&
+	     (n == 0 || fail("a released import was reported revoked (%u handles)", n));
+	close(x);
+	close(y);
+	return ok && idle("after revocation");
+}
+
+/* Closing the importer's file releases every import it holds. */
+static int close_with_imports(void)
+{
+	int saved = imp_fd, f = open(DIREKT_IMPORTER_DEVICE, O_RDWR), x = create(DTX_SYSMEM, 0, 1 * MB, 64 * KB, 0, 10);
+	int y = create(DTX_BAR, DTX_DYNAMIC, 128 * KB, 64 * KB, 0, 11), ok = 1, i;
+	struct direkt_stats s;
+
+	if (f < 0)
+		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
+	if (x < 0 || y < 0)
+		return 0;
+	imp_fd = f;
+	for (i = 0; ok && i < 20; i++)
+		ok = !import(i % 2 ? y : x, 0, 64 * KB, NULL) || fail("import %d: %s", i, err(errno));
+	ok = ok && move(y); /* some revoked and unreported as well */
+	imp_fd = saved;
+	ok = ok && stats(&s) && (s.attachments == 20 || fail("%u attachments with 20 imports open", s.attachments));
+	close(f);
+	close(x);
+	close(y);
+	return ok && idle("after close") && (info.buffers == 0 || fail("%u buffers still alive", info.buffers));
+}
+
+/* Many imports of one buffer from one file, released in a scrambled order. */
+static int many_imports(void)
+{
+	static uint32_t handles[512];
+	int fd = create(DTX_SYSMEM, 0, 256 * KB, 4 * KB, 0, 12), ok = 1, i;
+	struct direkt_import r;
+
+	if (fd < 0)
+		return 0;
+	for (i = 0; ok && i < 512; i++) {
+		ok = !import(fd, (i % 64) * 4096, 4096, &r) || fail("import %d: %s", i, err(errno));
+		handles[i] = r.handle;
+	}
+	for (i = 0; ok && i < 512; i++)
+		ok = !release(handles[(i * 37) % 512]) || fail("release %d: %s", i, err(errno));
+	close(fd);
+	return ok && idle("after 512 imports");
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static int fence(int fd, uint32_t ms)
+{
+	struct dtx_fd f = { .fd = fd, .ms = ms };
+
+	if (ioctl(dtx_fd, DTX_IOC_FENCE, &f))
+		return fail("DTX_IOC_FENCE: %s", err(errno));
+	return 1;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The exporter has work pending on the buffer (a fence): the import waits for it; a signal ends
+ * the wait with EINTR and nothing held. */
+static int pending_work(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	int fd = create(DTX_SYSMEM, DTX_DYNAMIC, 64 * KB, 4 * KB, 0, 13), e, ok;
+	struct direkt_import r;
+	double t0, waited;
+
+	if (fd < 0)
+		return 0;
+	sigaction(SIGALRM, &sa, NULL);
+	ok = fence(fd, 2000);
+	ualarm(200 * 1000, 0);
+	e = import(fd, 0, 4096, NULL);
+	ok = ok && expect_err("import while a 2 s fence is pending, then a signal", e, EINTR) && idle("after EINTR");
+	ok = ok && fence(fd, 300);
+	t0 = now();
+	e = ok ? import(fd, 0, 64 * KB, &r) : 0;
+	waited = now() - t0;
+	if (ok && e)
+		ok = fail("import after the fences: %s", err(e));
+	else if (ok)
+		ok = (waited >= 0.25 || fail("the import returned after %.3f s, before the 300 ms fence", waited)) &&
+		     verify(&r, 13) && expect_err("release", release(r.handle), 0);
+	close(fd);
+	return ok && idle("after the fenced import");
+}
+
+static int stats_abi(void)
+{
+	struct direkt_stats s;
+
+	return stats(&s) && (s.abi == DIREKT_IMPORTER_ABI || fail("ABI %u, this test speaks %u", s.abi, DIREKT_IMPORTER_ABI));
+}
+
+static int all_idle(void)
+{
+	return idle("at the end") && (info.buffers == 0 || fail("%u exporter buffers alive", info.buffers));
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 2 || (strcmp(argv[1], "iommu") && strcmp(argv[1], "noiommu"))) {
+		fprintf(stderr, "usage: vmtest iommu|noiommu\n");
+		return 2;
+	}
+	iommu = !strcmp(argv[1], "iommu");
+	imp_fd = open(DIREKT_IMPORTER_DEVICE, O_RDWR);
+	dtx_fd = open(DTX_DEVICE, O_RDWR);
+	if (imp_fd < 0 || dtx_fd < 0 || ioctl(dtx_fd, DTX_IOC_INFO, &info)) {
+		printf("FAIL setup: %s or %s cannot be used: %s\n", DIREKT_IMPORTER_DEVICE, DTX_DEVICE, err(errno));
+		printf("vmtest: 0 passed, 1 failed\n");
+		return 1;
+	}
+	printf("vmtest: edu at %04x:%02x:%02x.%x, ivshmem BAR 2 at 0x%" PRIx64 " (%" PRIu64 " KB), IOMMU %s\n",
+	       info.edu_domain, info.edu_bus, info.edu_device, info.edu_function, (uint64_t)info.bar_phys,
+	       (uint64_t)(info.bar_size / KB), iommu ? "on" : "off");
+	why[0] = 0;
+	if ((stat("/sys/class/iommu/dmar0", &st) == 0) != iommu) {
+		printf("FAIL setup: the boot was to have the IOMMU %s, /sys/class/iommu says otherwise\n", iommu ? "on" : "off");
+		failed++;
+	}
+	run("abi", stats_abi);
+	run("sysmem 64 KB pieces, 64 KB", sysmem_64k_64k);
+	run("sysmem 64 KB pieces, 1 MB", sysmem_64k_1m);
+	run("sysmem 64 KB pieces, 16 MB", sysmem_64k_16m);
+	run("sysmem 64 KB pieces, 4 MB, dynamic exporter", sysmem_64k_dynamic);
+	run("sysmem 4 KB pieces, 4 KB", sysmem_4k_4k);
+	run("sysmem 4 KB pieces, 256 KB", sysmem_4k_256k);
+	run("sysmem 4 KB pieces, 4 MB, dynamic exporter", sysmem_4k_4m_dynamic);
+	run("sysmem sub-range at an odd offset", sysmem_range);
+	run("sysmem sub-range across 64 KB pieces", sysmem_range_64k);
+	run("BAR 64 KB pieces, 1 MB", bar_64k_1m);
+	run("BAR 4 KB pieces, 256 KB, dynamic exporter", bar_4k_256k_dynamic);
+	run("BAR sub-range", bar_range);
+	run("BAR addresses the exporter did not map", bar_untranslated);
+	run("bad fd (EBADF)", bad_fd);
+	run("not a dma-buf (EINVAL)", not_a_dmabuf);
+	run("range outside the buffer (ERANGE)", range_outside);
+	run("wrong PCI address (ENODEV, EINVAL)", wrong_pci);
+	run("bad arguments (EINVAL, EFAULT, ENOTTY)", bad_arguments);
+	run("exporter refusal (EOPNOTSUPP, ENOSPC, ENOMEM)", refusal);
+	run("segment array too small (E2BIG)", too_many_segments);
+	run("double release (ENOENT)", double_release);
+	run("exporter work pending (waits; EINTR on a signal)", pending_work);
+	run("revocation", revocation);
+	run("close with imports open", close_with_imports);
+	run("512 imports", many_imports);
+	run("counts back to zero", all_idle);
+	close(imp_fd);
+	close(dtx_fd);
+	printf("vmtest: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,83 @@
+package org.direkt.runtime.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.direkt.overlay.cli.Main;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code direkt-run}'s usage and its answers to bad input (nothing here reaches a back end). */
+class DirektRunTest {
+
+    @TempDir
+    Path tmp;
+
+    record Run(DirektRun.ExitCode code, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        DirektRun.ExitCode code = DirektRun.run(args, new PrintWriter(out), new PrintWriter(err));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    static void assertBad(String expected, String... args) {
+        Run r = run(args);
+        assertEquals(DirektRun.ExitCode.USAGE, r.code(), r.out() + r.err());
+        assertTrue(r.err().startsWith("direkt-run: ") && r.err().contains(expected), "expected '" + expected + "' in: " + r.err());
+    }
+
+    @Test
+    void helpListsBothCommandsTheirOptionsTheInjectionsAndTheExitCodes() {
+        Run r = run("--help");
+        assertEquals(DirektRun.ExitCode.OK, r.code());
+        assertTrue(r.out().contains("direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]"),
+                r.out());
+        assertTrue(r.out().contains("direkt-run bringup [--overlay DIR] [--inject SETTING]..."), r.out());
+        assertTrue(r.out().contains("word_order: ") && r.out().contains("status_mode: "), r.out());
+        for (DirektRun.ExitCode c : DirektRun.ExitCode.values()) {
+            assertTrue(r.out().contains("  " + c.code + "  " + c.meaning), r.out());
+        }
+        assertEquals(DirektRun.ExitCode.USAGE, run().code());
+    }
+
+    @Test
+    void badInputIsNamed() {
+        assertBad("unknown command 'bring-up' (demo or bringup; see --help)", "bring-up");
+        assertBad("bringup: unknown argument '--sim'", "bringup", "--sim", "icarus");
+        assertBad("--overlay needs a value", "bringup", "--overlay");
+        assertBad("--inject needs a value", "bringup", "--inject", "--overlay", "x");
+        assertBad("--inject word-order: unknown setting (one of word_order, status_mode)", "bringup", "--inject", "word-order");
+        assertBad("--inject status_mode is given twice", "bringup", "--inject", "status_mode", "--inject", "status_mode");
+        assertBad(tmp + ": no direkt-overlay.json (run `direkt overlay` first)", "bringup", "--overlay", tmp.toString());
+        assertBad("--bytes 6: must be a positive multiple of 4", "demo", "--bytes", "6");
+        assertBad("--bytes six: not a number", "demo", "--bytes", "six");
+        assertBad("--gpu cpu: one of auto, simulated, none", "demo", "--gpu", "cpu");
+        assertBad("--importer needs a value", "demo", "--importer", "--gpu", "none");
+        assertBad("--importer p2p: one of simulated, none, refusing", "demo", "--importer", "p2p");
+    }
+
+    @Test
+    void anOverlayWithoutBringupRegistersIsRefusedWithTheFix() {
+        Path overlay = tmp.resolve("paper");
+        StringWriter err = new StringWriter();
+        Path repo = Path.of("").toAbsolutePath();
+        while (repo != null && !Files.isDirectory(repo.resolve("examples/bsp/direkt_ref"))) {
+            repo = repo.getParent();
+        }
+        assertTrue(repo != null, "the repository is not above " + Path.of("").toAbsolutePath());
+        int rc = Main.run(new String[] {"overlay", "--bsp", repo.resolve("examples/bsp/direkt_ref").toString(), "--preset", "paper",
+                "--out", overlay.toString()},
+                new PrintWriter(new StringWriter()), new PrintWriter(err));
+        assertEquals(0, rc, err.toString());
+        assertBad("the bridge has no bring-up registers (bringup=false): regenerate the overlay with bringup=true",
+                "bringup", "--overlay", overlay.toString());
+    }
+}
