@@ -20,7 +20,7 @@ SIMS := verilator icarus
 readme-check:
 	@python3 bench/readme_tables.py --check
 
-.PHONY: readme-check help setup build test driver test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing clean
+.PHONY: readme-check help setup build test driver test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -33,6 +33,7 @@ help:
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
 	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing into bench/results"
 	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
+	@echo "make bench-bounce  (a machine with an NVIDIA GPU) the fallback path's CUDA half: pinned host <-> GPU copies, 4 B .. 64 MB"
 
 setup:
 	@scripts/setup.sh
@@ -107,6 +108,15 @@ bench-overlay: build
 # Place and route (pinned YoWASP Yosys and nextpnr-ecp5 from bench/requirements.txt), two tops at a time.
 bench-timing: build
 	$(PY) bench/timing.py; rc=$$?; python3 bench/readme_tables.py --write; exit $$rc
+
+# The bounce path's CUDA half on this machine's GPU, into bench/results/bounce-<device>.json, then
+# README's table; without a GPU it says so, writes nothing and fails. (Not part of `make bench`:
+# that runs anywhere.) A GPU machine without Java runs it from the bundle: scripts/gpu-bundle.sh.
+bench-bounce: build
+	java --enable-native-access=ALL-UNNAMED \
+	  -cp host-runtime/target/classes:host-runtime/target/test-classes:$$(cat host-runtime/target/classpath.txt) \
+	  org.direkt.runtime.bench.BounceBench --out bench/results
+	python3 bench/readme_tables.py --write
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false

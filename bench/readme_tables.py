@@ -10,8 +10,12 @@ Each table sits between `<!-- NAME: generated ... -->` and `<!-- /NAME -->` mark
     bridge-area      bench/results/bridge.json "area_by_preset" against the published extension, in
                      ALUTs, with the ALUT-per-ALM assumption stated
     timing           bench/results/timing.json: Fmax per clock and the ratio to the reference FIFO
+    bounce           bench/results/bounce-*.json (one per GPU, from a GPU machine): the bounce path's
+                     CUDA half (pinned copies) against the published direct path; until a GPU
+                     machine has written one, the published rows and a line saying how to measure
 
-`make test` runs --check; `make bench-bridge` and `make bench-timing` run --write after measuring.
+`make test` runs --check; `make bench-bridge`, `make bench-timing` and `make bench-bounce` run --write
+after measuring.
 """
 from __future__ import annotations
 
@@ -30,6 +34,10 @@ PUBLISHED_REGISTERS = 4512
 PUBLISHED_M20K = 8
 # Quartus packs about 1.5 ALUTs into an ALM (an ALM holds two ALUTs that share inputs).
 ALUTS_PER_ALM = 1.5
+# The published direct path and CPU bounce path (Kobayashi et al., 2018; P100 + Arria 10, Gen3):
+# 4-byte latency in us and the highest bandwidth over 4 B .. 1 MB in GB/s, per direction.
+PUBLISHED_DIRECT = {"gpu_to_fpga": (1.08, 4.1), "fpga_to_gpu": (0.24, 6.9)}
+PUBLISHED_BOUNCE = {"gpu_to_fpga": (17.0, 3.1), "fpga_to_gpu": (20.0, 3.1)}
 # The limits each preset is held to, in ALUTs (bench/bridge.py checks the same numbers).
 LIMITS = {"paper": 1709, "default": 2560, "lean": 1280}
 
@@ -100,9 +108,60 @@ def timing(t: dict) -> str:
             f"met: {'yes' if t['meets_target'] else 'NO'}.\n\n" + "\n".join(lines))
 
 
+def _size(n: int) -> str:
+    for unit, k in (("MB", 20), ("KB", 10)):
+        if n >= 1 << k and n % (1 << k) == 0:
+            return f"{n >> k} {unit}"
+    return f"{n} B"
+
+
+def bounce(results: list[dict]) -> str:
+    """The bounce path's CUDA half per measured GPU against the published direct and bounce paths.
+
+    GPU -> FPGA on the bounce path starts with a GPU -> host copy (d2h), FPGA -> GPU ends with a
+    host -> GPU copy (h2d); the FPGA's host DMA comes on top of either."""
+    d, b = PUBLISHED_DIRECT, PUBLISHED_BOUNCE
+    lines = ["| path | GPU -> FPGA, 4 B | GPU -> FPGA, bandwidth | FPGA -> GPU, 4 B | FPGA -> GPU, bandwidth |",
+             "|---|---|---|---|---|",
+             f"| direct (published: P100 + Arria 10, Gen3 x8) | {d['gpu_to_fpga'][0]:.2f} us | up to {d['gpu_to_fpga'][1]:.1f} GB/s | "
+             f"{d['fpga_to_gpu'][0]:.2f} us | up to {d['fpga_to_gpu'][1]:.1f} GB/s |",
+             f"| bounce, the whole (published, same machine) | {b['gpu_to_fpga'][0]:.0f} us | {b['gpu_to_fpga'][1]:.1f} GB/s | "
+             f"{b['fpga_to_gpu'][0]:.0f} us | {b['fpga_to_gpu'][1]:.1f} GB/s |"]
+    if not results:
+        lines.append("| bounce, the CUDA half alone (measured) | not measured yet | | | |")
+        return ("No `bench/results/bounce-<device>.json` yet: it comes from a GPU machine (`make bench-bounce`, or\n"
+                "`bash build/gpu/run.sh bounce` from the GPU bundle, then the JSON copied into `bench/results/`);\n"
+                "`python3 bench/readme_tables.py --write` then fills in the measured rows.\n\n" + "\n".join(lines))
+    detail = []
+    for r in results:
+        sizes = r["sizes"]
+        small, large = sizes[0], sizes[-1]
+        lines.append(f"| bounce, the CUDA half alone (measured on {r['device_slug'].upper()}: pinned copy, median; bandwidth at "
+                     f"{_size(large['bytes'])}) | {small['d2h']['median_us']:.2f} us "
+                     f"({small['d2h']['median_us'] / d['gpu_to_fpga'][0]:.1f} x direct) | {large['d2h']['gb_per_s']:.1f} GB/s | "
+                     f"{small['h2d']['median_us']:.2f} us ({small['h2d']['median_us'] / d['fpga_to_gpu'][0]:.1f} x direct) | "
+                     f"{large['h2d']['gb_per_s']:.1f} GB/s |")
+        detail.append(f"`bench/results/bounce-{r['device_slug']}.json`: {r['device']} ({r['pci']}), driver {r['driver']}; "
+                      f"median (99th percentile) of {large['samples']:,} to {small['samples']:,} copies per size.")
+        detail.append("")
+        detail.append("| size | GPU -> pinned host | GB/s | pinned host -> GPU | GB/s |")
+        detail.append("|---|---|---|---|---|")
+        for row in sizes:
+            dn, up = row["d2h"], row["h2d"]
+            detail.append(f"| {_size(row['bytes'])} | {dn['median_us']:.2f} us ({dn['p99_us']:.2f}) | {dn['gb_per_s']:.3g} | "
+                          f"{up['median_us']:.2f} us ({up['p99_us']:.2f}) | {up['gb_per_s']:.3g} |")
+        detail.append("")
+    return "\n".join(lines) + "\n\n" + "\n".join(detail).rstrip("\n")
+
+
+def _bounce_results() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("bounce-*.json"))]
+
+
 TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
-          "timing": lambda: timing(_load("timing.json"))}
+          "timing": lambda: timing(_load("timing.json")),
+          "bounce": lambda: bounce(_bounce_results())}
 
 
 def render(text: str) -> str:

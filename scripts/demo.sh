@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The demo: add kernel-issued DMA to the example board with `direkt overlay`, lint the example
-# kernel against the edited board, and run the bridge system simulation on the IP the overlay wrote.
+# kernel against the edited board, run the bridge system simulation on the IP the overlay wrote, and
+# make a GPU -> FPGA -> GPU round trip through the host runtime on both paths (peer-to-peer, and
+# through pinned host memory where no importer is).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -42,6 +44,16 @@ fi
 sed 's/^/  /' "$runlog"
 
 echo
+echo "== direkt-run demo --importer none: the same program where peer-to-peer is not possible"
+bouncelog="$out/direkt-run-bounce.log"
+if bin/direkt-run demo --overlay "$out/overlay" --importer none >"$bouncelog" 2>&1; then
+  bounce_result=PASS
+else
+  bounce_result=FAIL
+fi
+sed 's/^/  /' "$bouncelog"
+
+echo
 echo "summary:"
 printf '  overlay      %s files in %s (Verilog, hw.tcl, integrate.tcl, header, manifest, OVERLAY.md)\n' \
   "$(find "$out/overlay" -type f | wc -l)" "$out/overlay"
@@ -59,8 +71,13 @@ print(f"  bench-bridge latency {d['latency_desc_cycles']} dma_clk cycles descrip
 PY
 fi
 printf '  host runtime %s: %s\n' "$run_result" "$(tail -1 "$runlog")"
+printf '  fallback     %s: %s\n' "$bounce_result" "$(tail -1 "$bouncelog")"
 if [ "$run_result" != PASS ]; then
   echo "demo: direkt-run demo failed; see $runlog" >&2
+  exit 1
+fi
+if [ "$bounce_result" != PASS ]; then
+  echo "demo: direkt-run demo --importer none failed; see $bouncelog" >&2
   exit 1
 fi
 if [ "$result" != PASS ]; then

@@ -4,6 +4,7 @@
 # their dependencies and the JUnit console launcher, plus build/gpu/run.sh to start them there:
 #   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out)
 #   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program)
+#   bash build/gpu/run.sh bounce  # the fallback path's CUDA half (pinned copies): $OUT/bounce-<device>.json
 # Needs `make build`; run from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +48,11 @@ case "${1:-tests}" in
     "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.direkt.runtime.bench.GpuBench "$results" "$here/c" \
       2>&1 | tee "$results/gpu-bench.txt"
     ;;
-  *) echo "run.sh: tests | bench" >&2; exit 2 ;;
+  bounce)
+    "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.direkt.runtime.bench.BounceBench --out "$results" \
+      2>&1 | tee "$results/bounce-bench.txt"
+    ;;
+  *) echo "run.sh: tests | bench | bounce" >&2; exit 2 ;;
 esac
 RUN
 chmod +x "$out/run.sh"

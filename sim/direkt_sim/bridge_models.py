@@ -334,6 +334,7 @@ class MoverDesc:
     cycle: int = 0  # dma_clk cycle the mover took it
     done_cycle: int = 0
     tlps: int = 0  # 4 KB-bounded pieces it was moved in
+    status: int = -1  # the mover status word a host descriptor got back (HostController)
 
     @property
     def nbytes(self) -> int:
@@ -621,8 +622,11 @@ class HostController:
         self._idle = Event()
         self.task = cocotb.start_soon(self._run()) if start else None
 
-    def submit(self, src: int, dst: int, nbytes: int) -> None:
-        self.queue.append(MoverDesc(src=src, dst=dst, dwords=nbytes // 4, id=-1))
+    def submit(self, src: int, dst: int, nbytes: int) -> MoverDesc:
+        """Queues a descriptor; the one returned gets its ID, cycles and ``status`` as it goes."""
+        d = MoverDesc(src=src, dst=dst, dwords=nbytes // 4, id=-1)
+        self.queue.append(d)
+        return d
 
     @property
     def idle(self) -> bool:
@@ -666,6 +670,7 @@ class HostController:
                 if not f["completed"]:
                     self._fail(f"host status without completed: {f}")
                 d.done_cycle = self.cycle
+                d.status = self._sd.value.integer
                 self.done.append(d)
                 self.free_ids.append(d.id)
                 self.completed += 1

@@ -1,10 +1,11 @@
-"""Replay bench: runs a job's kernel DMA descriptors through the simulated bridge.
+"""Replay bench: runs a job's kernel and host DMA descriptors through the simulated bridge.
 
 The "simulated back end" of direkt's Java host runtime (``org.direkt.runtime.sim.SimulatedBridge``):
-the host side builds a job (memory contents, windows, the exact cldesc words a kernel would write),
-this bench runs it against the emitted ``direkt_bridge`` with the models of
-:mod:`direkt_sim.bridge_models` standing in for the GPU BAR, FPGA memory, data movers, CSR master
-and kernel, and writes a result (statuses, final memory contents, mover log counts, cycles).
+the host side builds a job (memory contents, windows, the exact cldesc words a kernel would write,
+the descriptors the host writes to the BSP's descriptor controller), this bench runs it against the
+emitted ``direkt_bridge`` with the models of :mod:`direkt_sim.bridge_models` standing in for the GPU
+BAR, pinned host memory, FPGA memory, data movers, the host's descriptor controller, CSR master and
+kernel, and writes a result (statuses, final memory contents, mover log counts, cycles).
 The job and result formats are specified in ``README.md`` next to this file.
 
     DIREKT_REPLAY_JOB=/tmp/job.json DIREKT_REPLAY_RESULT=/tmp/result.json \\
@@ -31,8 +32,8 @@ from cocotb.utils import get_sim_time
 
 from direkt_sim import run_bench
 from direkt_sim.bridge_models import (
-    DIRECTIONS, WORD_ORDERS, Csr, DataMover, Memory, ModelError, PcieSpace, _Pin, channel_cldesc, cldesc_word,
-    decode_status, dma_reset_pin, kernel_reset_pin, reset_bridge,
+    DIRECTIONS, WORD_ORDERS, Csr, DataMover, HostController, HostRam, Memory, ModelError, PcieSpace, _Pin,
+    channel_cldesc, cldesc_word, decode_status, dma_reset_pin, kernel_reset_pin, max_bytes, reset_bridge,
 )
 from direkt_sim.layout import load_manifest
 
@@ -42,6 +43,8 @@ ENV_JOB = "DIREKT_REPLAY_JOB"
 ENV_RESULT = "DIREKT_REPLAY_RESULT"
 DEFAULT_PAGE = 65536
 DEFAULT_CLOCKS = {"kernel_ps": 4000, "dma_ps": 4000}
+# Host descriptors the BSP's descriptor controller keeps outstanding per direction.
+HOST_OUTSTANDING = 8
 
 
 class JobError(ValueError):
@@ -124,6 +127,56 @@ class PageRegion:
     @property
     def writes(self) -> int:
         return sum(m.writes for _, _, m in self.pages)
+
+
+def host_regions(job: dict, gpu: PageRegion) -> list[HostRam]:
+    """The job's ``host_memory``: pinned host buffers the FPGA driver mapped, each its own bus range,
+    overlapping neither another region nor a GPU page."""
+    out: list[HostRam] = []
+    for i, h in enumerate(job.get("host_memory") or []):
+        what = f"host_memory[{i}]"
+        bus = _int(h.get("bus"), f"{what}.bus")
+        size = _int(h.get("size"), f"{what}.size", 4, 1 << 40)
+        if bus % 4 or size % 4:
+            raise JobError(f"{what}: bus {bus:#x} and size {size:#x} must be multiples of 4 (the movers move dwords)")
+        data = _b64(h, what)
+        if len(data) > size:
+            raise JobError(f"{what}: {len(data)} bytes of data for a {size}-byte region")
+        for other in out:
+            if bus < other.bus_base + other.size and other.bus_base < bus + size:
+                raise JobError(f"{what}: [{bus:#x}, +{size:#x}) overlaps {other.name} [{other.bus_base:#x}, +{other.size:#x})")
+        for pbus, psize, _ in gpu.pages:
+            if bus < pbus + psize and pbus < bus + size:
+                raise JobError(f"{what}: [{bus:#x}, +{size:#x}) overlaps the GPU page at {pbus:#x} (+{psize:#x})")
+        r = HostRam(bus, size, name=what)
+        if data:
+            r.mem.write(0, data)
+        r.mem.writes = r.mem.bytes_written = 0
+        out.append(r)
+    return out
+
+
+def host_descriptors(job: dict, m, pcie: PcieSpace, fpga_size: int) -> list[tuple[str, int, int, int]]:
+    """The job's ``host_descriptors`` as (direction, src, dst, bytes), each checked the way the
+    host's driver must check it (the kernel path's checks do not apply to host descriptors)."""
+    out = []
+    limit = max_bytes(m)
+    for i, d in enumerate(job.get("host_descriptors") or []):
+        what = f"host_descriptors[{i}]"
+        t = d.get("direction")
+        if t not in DIRECTIONS:
+            raise JobError(f"{what}.direction = {t!r}: rd or wr")
+        src, dst = _int(d.get("src"), f"{what}.src"), _int(d.get("dst"), f"{what}.dst")
+        n = _int(d.get("bytes"), f"{what}.bytes", 4, limit)
+        if n % 4 or src % 4 or dst % 4:
+            raise JobError(f"{what}: src {src:#x}, dst {dst:#x} and bytes {n} must be multiples of 4")
+        bus, addr = (src, dst) if t == "rd" else (dst, src)
+        if not pcie.contains(bus, n):
+            raise JobError(f"{what}: PCIe range [{bus:#x}, +{n:#x}) is not inside mapped host or GPU memory")
+        if addr + n > fpga_size:
+            raise JobError(f"{what}: FPGA range [{addr:#x}, +{n:#x}) beyond the FPGA memory ({fpga_size:#x} bytes)")
+        out.append((t, src, dst, n))
+    return out
 
 
 # --------------------------------------------------------------------------- kernel issuer
@@ -214,6 +267,12 @@ def _status_json(m, it: Issue) -> dict:
     return out
 
 
+def _host_status_json(m, index: int, t: str, d) -> dict:
+    f = m.word("mover_status").unpack(d.status)
+    return {"index": index, "direction": t, "id": d.id, "raw": d.status, "fields": f,
+            "completed": bool(f["completed"]), "sent_dma_cycle": d.cycle, "done_dma_cycle": d.done_cycle}
+
+
 @cocotb.test(timeout_time=int(os.environ.get("DIREKT_REPLAY_TIMEOUT_MS", "2000")), timeout_unit="ms")
 async def replay(dut):
     """Run the job in $DIREKT_REPLAY_JOB; write the result to $DIREKT_REPLAY_RESULT."""
@@ -241,6 +300,7 @@ async def replay(dut):
         mem.writes = mem.bytes_written = 0
         pages.append((bus, size, mem))
     gpu = PageRegion(pages)
+    host = host_regions(job, gpu)
     fpga_size = int(m.bridge["fpga_mem_bytes"])
     fpga = Memory("fpga", size=fpga_size, fill=_int(job.get("fpga_fill", 0), "fpga_fill", 0, 255))
     for i, f in enumerate(job.get("fpga") or []):
@@ -250,7 +310,7 @@ async def replay(dut):
             raise JobError(f"fpga[{i}]: [{addr:#x}, +{len(data):#x}) beyond the FPGA memory ({fpga_size:#x} bytes)")
         fpga.write(addr, data)
     fpga.writes = fpga.bytes_written = 0
-    pcie = PcieSpace([gpu])
+    pcie = PcieSpace([gpu, *host])
 
     # descriptors
     mode = (job.get("issue") or {}).get("mode", "sequential")
@@ -279,6 +339,7 @@ async def replay(dut):
         # A status carries the tag the bridge read, which is x5 only when the channel's order is its own.
         seen = cl.unpack(channel_cldesc(m, word))
         issues.append(Issue(i, t, words, bool(d.get("wait", False)), word, seen["tag"] if tagged else None))
+    host_descs = host_descriptors(job, m, pcie, fpga_size)
 
     # clocks, reset, models
     for t in DIRECTIONS:
@@ -320,15 +381,22 @@ async def replay(dut):
         await csr.write(addr, _int(cw.get("value"), f"{what}.value", 0, 0xFFFF_FFFF))
 
     chans = {t: Channel(dut, t, m, 1 if mode == "sequential" else limit) for t in DIRECTIONS}
+    # A controller only for a direction with host descriptors: an idle model still costs a
+    # coroutine step per cycle.
+    hosts = {t: HostController(dut, t, m, max_outstanding=HOST_OUTSTANDING)
+             for t in DIRECTIONS if any(h[0] == t for h in host_descs)}
+    host_sent = [hosts[t].submit(src, dst, n) for t, src, dst, n in host_descs]
     per_status_cycles = _int((job.get("issue") or {}).get("timeout_kernel_cycles", 2_000_000),
                              "issue.timeout_kernel_cycles", 1, 1 << 40)
 
-    async def wait_idle(what: str, chs) -> None:
+    async def wait_idle(what: str, chs, hcs=()) -> None:
         start = {t: c.cycle for t, c in chans.items()}
-        while not all(c.idle for c in chs):
+        while not all(c.idle for c in chs) or not all(h.idle for h in hcs):
             await RisingEdge(dut.kernel_clk)
             if any(chans[t].cycle - start[t] > per_status_cycles for t in chans):
                 missing = [f"#{j.index} ({j.t})" for c in chs for j in list(c.inflight) + list(c.queue)]
+                missing += [f"host #{k} ({h.t})" for h in hcs for d in list(h.outstanding.values()) + list(h.queue)
+                            for k, x in enumerate(host_sent) if x is d]
                 raise ModelError(f"{what}: no status within {per_status_cycles} kernel cycles for {missing[:8]}")
 
     for it in issues:
@@ -339,9 +407,9 @@ async def replay(dut):
             if it.wait:
                 await wait_idle(f"barrier before descriptor #{it.index}", chans.values())
             chans[it.t].queue.append(it)
-    await wait_idle("end of job", chans.values())
+    await wait_idle("end of job", chans.values(), hosts.values())
     await ClockCycles(dut.dma_clk, 8)  # a stray status would show in the counters
-    for mv in movers.values():
+    for mv in [*movers.values(), *hosts.values()]:
         if mv.errors:
             raise ModelError(mv.errors[0])
 
@@ -355,7 +423,7 @@ async def replay(dut):
 
     # read back
     rb = job.get("read_back") or {}
-    mem_out = {"gpu": [], "fpga": []}
+    mem_out = {"gpu": [], "fpga": [], "host": []}
     for i, r in enumerate(rb.get("gpu") or []):
         bus, n = _int(r[0], f"read_back.gpu[{i}][0]"), _int(r[1], f"read_back.gpu[{i}][1]", 0, 1 << 32)
         try:
@@ -366,6 +434,11 @@ async def replay(dut):
     for i, r in enumerate(rb.get("fpga") or []):
         addr, n = _int(r[0], f"read_back.fpga[{i}][0]"), _int(r[1], f"read_back.fpga[{i}][1]", 0, 1 << 32)
         mem_out["fpga"].append({"addr": addr, "len": n, "data_b64": base64.b64encode(fpga.read(addr, n)).decode()})
+    for i, r in enumerate(rb.get("host") or []):
+        bus, n = _int(r[0], f"read_back.host[{i}][0]"), _int(r[1], f"read_back.host[{i}][1]", 0, 1 << 32)
+        if not any(h.bus_base <= bus and bus + n <= h.bus_base + h.size for h in host):
+            raise JobError(f"read_back.host[{i}]: [{bus:#x}, +{n:#x}) is not inside one host_memory region")
+        mem_out["host"].append({"bus": bus, "len": n, "data_b64": base64.b64encode(pcie.read(bus, n)).decode()})
 
     result = {
         "version": RESULT_VERSION,
@@ -374,11 +447,13 @@ async def replay(dut):
                                              "fpga_mem_bytes", "policy", "counters")},
         "issue": {"mode": mode, "inflight": 1 if mode == "sequential" else limit, "channel_word_order": chan_order},
         "statuses": [_status_json(m, it) for it in issues],
+        "host_statuses": [_host_status_json(m, i, t, d) for i, ((t, *_), d) in enumerate(zip(host_descs, host_sent))],
         "memory": mem_out,
         "mover": {t: {"descriptors": len(movers[t].log), "kernel_descriptors": sum(d.kernel for d in movers[t].log),
                       "bytes": movers[t].bytes_moved, "tlps": movers[t].tlps, "busy_cycles": movers[t].busy_cycles}
                   for t in DIRECTIONS},
-        "writes": {"gpu_bytes": sum(p[2].bytes_written for p in gpu.pages), "fpga_bytes": fpga.bytes_written},
+        "writes": {"gpu_bytes": sum(p[2].bytes_written for p in gpu.pages), "fpga_bytes": fpga.bytes_written,
+                   "host_bytes": sum(h.mem.bytes_written for h in host)},
         "counters": counters,
         "alarms": alarms,
         "last_error": last_error,
@@ -392,8 +467,9 @@ async def replay(dut):
     tmp.write_text(json.dumps(result, indent=1))
     tmp.replace(out)
     failed = sum(1 for it in issues if it.status.failed)
-    log.info("replay: %d descriptor(s) (%s), %d failed status(es), %d kernel cycles, %.1f us simulated; result %s",
-             len(issues), mode, failed, result["cycles"]["kernel"], sim_ps / 1e6, out)
+    log.info("replay: %d descriptor(s) (%s), %d host descriptor(s), %d failed status(es), %d kernel cycles, "
+             "%.1f us simulated; result %s", len(issues), mode, len(host_descs), failed, result["cycles"]["kernel"],
+             sim_ps / 1e6, out)
 
 
 # --------------------------------------------------------------------------- pytest

@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.Random;
 import java.util.Set;
 
+import org.direkt.runtime.DataPath;
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.Session;
 import org.direkt.runtime.bringup.BridgeConfig;
@@ -15,6 +16,7 @@ import org.direkt.runtime.bringup.Bringup;
 import org.direkt.runtime.bringup.BringupReport;
 import org.direkt.runtime.bringup.Injection;
 import org.direkt.runtime.pcie.AddressTable;
+import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
 import org.direkt.runtime.sim.SimulatedBridge;
 import org.direkt.runtime.sim.SimulationException;
@@ -24,11 +26,16 @@ import org.direkt.runtime.sim.SimulationException;
  * {@code direkt-run}: the host runtime's command line.
  *
  * <ul>
- * <li>{@code demo [--overlay DIR] [--bytes N]}: a GPU -> FPGA -> GPU round trip on simulated hardware.
- *     GPU memory is real when a GPU is present (CUDA through FFM; the data is read back through CUDA
- *     and compared) and host memory standing in for it otherwise. Its pages get bus addresses from the
- *     simulated importer (scattered 64 KB pages), the transfer is split into mover-legal kernel
- *     descriptors, and the descriptors run through the bridge's system simulation.</li>
+ * <li>{@code demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer
+ *     simulated|none|refusing]}: a GPU -> FPGA -> GPU round trip on simulated hardware, on whichever
+ *     path the session takes, which it prints with the reason. GPU memory is real when a GPU is
+ *     present (CUDA through FFM; the data is read back through CUDA and compared) and a simulated GPU
+ *     (host memory exported as a simulated dma-buf) otherwise; {@code --gpu none} plays a machine
+ *     without a GPU. On the direct path its pages get bus addresses from the simulated importer
+ *     (scattered 64 KB pages) and the transfer becomes mover-legal kernel descriptors; on the bounce
+ *     path ({@code --importer none}: no importer; {@code --importer refusing}: the exporter refuses
+ *     peer-to-peer; or no GPU) it goes through a pinned host buffer with a CUDA copy and host
+ *     descriptors. Either way the descriptors run through the bridge's system simulation.</li>
  * <li>{@code bringup [--overlay DIR] [--inject SETTING]...}: the bring-up ({@link Bringup}): the
  *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
  * <li>{@code importer (--gpu BYTES | --fd N ...)}: GPU memory imported for the FPGA through the
@@ -102,11 +109,12 @@ public final class DirektRun {
     }
 
     private static void usage(PrintWriter w) {
-        w.println("usage: direkt-run demo [--overlay DIR] [--bytes N]");
+        w.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]");
         w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
         w.println("       direkt-run importer (--gpu BYTES | --fd N [--offset BYTES] --length BYTES) [--fpga D:B:D.F] [--hold]");
         w.println();
-        w.println("  demo     a GPU -> FPGA -> GPU round trip through the bridge's system simulation; real GPU memory when a GPU is present");
+        w.println("  demo     a GPU -> FPGA -> GPU round trip through the bridge's system simulation, peer-to-peer or through pinned");
+        w.println("           host memory (it prints the path it took and why); real GPU memory when a GPU is present");
         w.println("  bringup  the bring-up kernel (examples/kernels/direkt_bringup.cl) issues known descriptors through the bridge,");
         w.println("           the bridge's bring-up registers are read back, and one line per check says whether the overlay's");
         w.println("           word order and status layout match the hardware (and what to change if not), then the latency per");
@@ -115,6 +123,9 @@ public final class DirektRun {
         w.println("           its bus-address segments printed: the machine's peer-to-peer path checked (importer --help)");
         w.println("  --overlay DIR    the overlay (direkt overlay --out DIR); default " + DEFAULT_OVERLAY);
         w.println("  --bytes N        demo: bytes to move, a positive multiple of 4 (default 262148)");
+        w.println("  --gpu G          demo: auto (default): the GPU when one is present, else a simulated one; simulated;");
+        w.println("                   none: as without a GPU (the bounce path)");
+        w.println("  --importer I     demo: simulated (default); none: no importer; refusing: the exporter refuses peer-to-peer");
         w.println("  --inject SETTING bringup: make one setting wrong in the simulation, as a board would have it wrong; repeatable:");
         for (Injection i : Injection.values()) {
             w.println("                     " + i.key() + ": " + i.describe);
@@ -132,6 +143,16 @@ public final class DirektRun {
             throw new IllegalArgumentException(args[i] + " needs a value (see --help)");
         }
         return args[i + 1];
+    }
+
+    /** {@code value} when it is one of {@code allowed}; otherwise an error naming the option and the choices. */
+    private static String oneOf(String option, String value, String... allowed) {
+        for (String a : allowed) {
+            if (a.equals(value)) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException(option + " " + value + ": one of " + String.join(", ", allowed));
     }
 
     private static ExitCode bringup(String[] args, PrintWriter out) throws IOException {
@@ -158,6 +179,8 @@ public final class DirektRun {
     private static ExitCode demo(String[] args, PrintWriter out) throws IOException {
         Path overlay = DEFAULT_OVERLAY;
         int bytes = 256 * 1024 + 4;
+        String gpu = "auto";
+        String importerKind = "simulated";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--overlay" -> overlay = Path.of(value(args, i++));
@@ -169,14 +192,31 @@ public final class DirektRun {
                         throw new IllegalArgumentException("--bytes " + v + ": not a number");
                     }
                 }
+                case "--gpu" -> gpu = oneOf("--gpu", value(args, i++), "auto", "simulated", "none");
+                case "--importer" -> importerKind = oneOf("--importer", value(args, i++), "simulated", "none", "refusing");
                 default -> throw new IllegalArgumentException("demo: unknown argument '" + args[i] + "' (see --help)");
             }
         }
         if (bytes <= 0 || bytes % 4 != 0) {
             throw new IllegalArgumentException("--bytes " + bytes + ": must be a positive multiple of 4");
         }
-        SimulatedImporter importer = new SimulatedImporter(APERTURE, APERTURE_SIZE, 0.5, 2026);
-        try (Session s = Session.open(overlay, importer)) {
+        Session.Gpu gpuChoice = switch (gpu) {
+            case "simulated" -> Session.Gpu.SIMULATED;
+            case "none" -> Session.Gpu.NONE;
+            default -> Session.gpuPresent() ? Session.Gpu.AUTO : Session.Gpu.SIMULATED;
+        };
+        BusAddressImporter importer;
+        if (importerKind.equals("none")) {
+            importer = BusAddressImporter.none("no bus-address importer (--importer none): nothing maps GPU memory for the FPGA");
+        } else {
+            SimulatedImporter sim = new SimulatedImporter(APERTURE, APERTURE_SIZE, 0.5, 2026);
+            if (importerKind.equals("refusing")) {
+                sim.refuseImports("the exporter refuses to map GPU memory for the FPGA: no peer-to-peer path between the two"
+                        + " (simulated: --importer refusing)");
+            }
+            importer = sim;
+        }
+        try (Session s = Session.open(overlay, importer, gpuChoice)) {
             // The host opens one window over the importer's BAR aperture: kernels may reach nothing else.
             s.openWindow(APERTURE, APERTURE + APERTURE_SIZE - 1);
             long half = (bytes + PAGE - 1) / PAGE * PAGE;
@@ -184,10 +224,18 @@ public final class DirektRun {
             byte[] src = new byte[bytes];
             new Random(2026).nextBytes(src);
             g.write(0, src);
-            out.println(s.hasGpu() ? "GPU: CUDA memory, " + g.length() + " bytes, exported as a dma-buf"
-                    : "GPU: none here (no libcuda.so.1): host memory stands in for GPU memory");
-            out.printf("PCIe address table: %d pages in %d segments (simulated importer, BAR aperture 0x%x)%n",
-                    g.table().pageCount(), g.table().segmentCount(), APERTURE);
+            out.println("GPU: " + s.gpuDescription() + (gpuChoice == Session.Gpu.SIMULATED && gpu.equals("auto")
+                    ? ", as this machine has none" : "") + "; a buffer of " + g.length() + " bytes");
+            boolean direct = g.path() == DataPath.DIRECT;
+            out.println("path: " + (direct ? "DIRECT (peer-to-peer)" : "BOUNCE (through pinned host memory)") + ", because "
+                    + g.pathReason());
+            if (direct) {
+                out.printf("PCIe address table: %d pages in %d segments (simulated importer, BAR aperture 0x%x)%n",
+                        g.table().pageCount(), g.table().segmentCount(), APERTURE);
+            } else {
+                out.printf("pinned host buffer: %d bytes at bus address 0x%x (mapped for the FPGA's host DMA)%n",
+                        g.length(), g.table().busAddress(0));
+            }
             Session.FpgaBuffer f = s.fpgaBuffer(FPGA_BUFFER, bytes);
             long t0 = System.nanoTime();
             Session.Copy in = s.copy(g, 0, f, 0, bytes);
@@ -197,14 +245,16 @@ public final class DirektRun {
             }
             Session.Copy back = s.copy(f, 0, g, half, bytes).withFpgaContents(in.fpgaContents());
             back.await();
-            out.printf("descriptors: %d GPU->FPGA, %d FPGA->GPU (split at 1 MB - 4 B and at page discontinuities); "
-                    + "bridge simulation %.1f s, all statuses OK%n", in.descriptorCount(), back.descriptorCount(),
+            out.printf("%s: %d GPU->FPGA, %d FPGA->GPU (%s); bridge simulation %.1f s, all statuses OK%n",
+                    direct ? "kernel descriptors" : "host descriptors", in.descriptorCount(), back.descriptorCount(),
+                    direct ? "split at 1 MB - 4 B and at page discontinuities"
+                            : "split at 1 MB - 4 B; and a CUDA copy each way between GPU and pinned host memory",
                     (System.nanoTime() - t0) / 1e9);
             if (!Arrays.equals(src, g.read(half, bytes))) {
                 throw new IllegalStateException("GPU memory after the round trip differs from the source");
             }
-            out.printf("round trip GPU -> FPGA -> GPU: %d bytes byte-exact%s%n", bytes,
-                    s.hasGpu() ? " (read back through CUDA)" : "");
+            out.printf("round trip GPU -> FPGA -> GPU: %d bytes byte-exact, %s path%s%n", bytes,
+                    direct ? "direct" : "bounce", s.hasGpu() ? " (read back through CUDA)" : "");
         }
         return ExitCode.OK;
     }

@@ -63,6 +63,11 @@ public final class Cuda {
     /** CUpointer_attribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL (int). */
     public static final int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
 
+    /** cuMemHostAlloc flags: none (page-locked memory usable by the context that allocated it). */
+    public static final int CU_MEMHOSTALLOC_NONE = 0;
+    /** cuMemHostAlloc flag CU_MEMHOSTALLOC_PORTABLE: page-locked for every CUDA context, not only the allocating one. */
+    public static final int CU_MEMHOSTALLOC_PORTABLE = 1;
+
     /** CUmemorytype CU_MEMORYTYPE_DEVICE. */
     public static final int CU_MEMORYTYPE_DEVICE = 2;
 
@@ -111,6 +116,8 @@ public final class Cuda {
     private final MethodHandle cuMemGetHandleForAddressRange;
     private final MethodHandle cuMemcpyHtoD;
     private final MethodHandle cuMemcpyDtoH;
+    private final MethodHandle cuMemHostAlloc;
+    private final MethodHandle cuMemFreeHost;
     private final MethodHandle cuGetErrorName;
     private final MethodHandle cuGetErrorString;
 
@@ -145,6 +152,8 @@ public final class Cuda {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, SIZE_T, JAVA_INT, JAVA_LONG)).orElse(null);
         cuMemcpyHtoD = bind(lib, "cuMemcpyHtoD_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, SIZE_T));
         cuMemcpyDtoH = bind(lib, "cuMemcpyDtoH_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, SIZE_T));
+        cuMemHostAlloc = bind(lib, "cuMemHostAlloc", FunctionDescriptor.of(JAVA_INT, ADDRESS, SIZE_T, JAVA_INT));
+        cuMemFreeHost = bind(lib, "cuMemFreeHost", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         cuGetErrorName = bind(lib, "cuGetErrorName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
         cuGetErrorString = bind(lib, "cuGetErrorString", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
@@ -408,6 +417,37 @@ public final class Cuda {
         return out;
     }
 
+    /**
+     * {@code cuMemHostAlloc}: {@code bytes} of page-locked (pinned) host memory, which the GPU's copy
+     * engines reach directly (a copy from or to pageable memory goes through a staging buffer of the
+     * driver's). Returns the memory as a native segment of {@code bytes}; free it with
+     * {@link #memFreeHost}, or use {@link #allocatePinned}.
+     *
+     * @param flags {@link #CU_MEMHOSTALLOC_NONE} or {@link #CU_MEMHOSTALLOC_PORTABLE}
+     */
+    @SuppressWarnings("restricted")  // the driver's pointer, sized by the allocation it just made
+    public MemorySegment memHostAlloc(long bytes, int flags) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("cuMemHostAlloc of " + bytes + " bytes: the size must be positive");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            check("cuMemHostAlloc(" + bytes + " bytes, flags 0x" + Integer.toHexString(flags) + ")",
+                    call(() -> (int) cuMemHostAlloc.invokeExact(out, bytes, flags)));
+            return out.get(ADDRESS, 0).reinterpret(bytes);
+        }
+    }
+
+    /** {@code cuMemFreeHost}: frees page-locked memory from {@link #memHostAlloc}. */
+    public void memFreeHost(MemorySegment hostMemory) {
+        check("cuMemFreeHost(" + hex(hostMemory.address()) + ")", call(() -> (int) cuMemFreeHost.invokeExact(hostMemory)));
+    }
+
+    /** Page-locked host memory as an {@link AutoCloseable} that frees it ({@link #memHostAlloc}, no flags). */
+    public PinnedMemory allocatePinned(long bytes) {
+        return new PinnedMemory(this, memHostAlloc(bytes, CU_MEMHOSTALLOC_NONE));
+    }
+
     private static void checkRange(String call, MemorySegment host, long bytes) {
         if (bytes < 0 || bytes > host.byteSize()) {
             throw new IllegalArgumentException(call + ": " + bytes + " bytes do not fit the host segment of "
@@ -497,6 +537,15 @@ public final class Cuda {
                     out, devicePointer, size, handleType, flags)));
             return out.get(JAVA_INT, 0);
         }
+    }
+
+    /**
+     * Whether this driver has {@code cuMemGetHandleForAddressRange} (CUDA 11.7 and later), without
+     * which no memory can be exported as a dma-buf. Whether a device can is its
+     * {@link CuDeviceAttribute#DMA_BUF_SUPPORTED}.
+     */
+    public boolean hasDmaBufExport() {
+        return cuMemGetHandleForAddressRange != null;
     }
 
     /** Exports a device memory range as a dma-buf file descriptor (see {@link #memGetHandleForAddressRange}). */

@@ -22,7 +22,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * reproduces the same addresses for the same sequence of calls.
  *
  * <p>An import that does not fit in the free pages of the aperture fails with
- * {@link ApertureExhaustedException}. {@link #revoke} plays the exporter invalidating a mapping: its
+ * {@link ApertureExhaustedException}. {@link #refuseImports} plays an exporter that refuses
+ * peer-to-peer for the FPGA (GPU and FPGA under different root complexes, say): every import fails
+ * with {@link ImportRefusedException} and that reason until {@link #acceptImports}. {@link #revoke} plays the exporter invalidating a mapping: its
  * pages return to the aperture at once, listeners are told, and the owner still releases it.
  * File descriptors are not checked beyond being non-negative (there is no dma-buf behind them).
  *
@@ -39,6 +41,8 @@ public final class SimulatedImporter implements BusAddressImporter {
     private final BitSet used;
     private final Map<Long, Live> live = new HashMap<>();
     private final List<RevocationListener> listeners = new CopyOnWriteArrayList<>();
+    private String refusal;
+    private long refused;
     private long nextHandle = 1;
     private long mappedBytes;
     private long imports;
@@ -98,6 +102,10 @@ public final class SimulatedImporter implements BusAddressImporter {
     public ImportedRange importDmaBuf(int fd, long offset, long length) {
         ImportedRange.checkDmaBufRange(fd, offset, length);
         synchronized (this) {
+            if (refusal != null) {
+                refused++;
+                throw new ImportRefusedException(refusal);
+            }
             long free = apertureSize - mappedBytes;
             if (length > free) {
                 throw new ApertureExhaustedException(length, free, apertureSize);
@@ -156,6 +164,27 @@ public final class SimulatedImporter implements BusAddressImporter {
             }
             releases++;
         }
+    }
+
+    /**
+     * From now on every import fails with {@link ImportRefusedException} carrying {@code reason}, as
+     * when the exporter refuses to map its memory for the FPGA; nothing is mapped. Live imports stay.
+     */
+    public synchronized void refuseImports(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw new IllegalArgumentException("a refusal says why the exporter refuses (the reason is blank)");
+        }
+        this.refusal = reason;
+    }
+
+    /** Imports succeed again (where the aperture has room) after {@link #refuseImports}. */
+    public synchronized void acceptImports() {
+        this.refusal = null;
+    }
+
+    /** Imports refused since construction ({@link #refuseImports}). */
+    public synchronized long refusals() {
+        return refused;
     }
 
     /** Revokes with the reason "the exporter moved the memory (simulated move_notify)". */
@@ -248,8 +277,8 @@ public final class SimulatedImporter implements BusAddressImporter {
     }
 
     @Override
-    public String toString() {
+    public synchronized String toString() {
         return "SimulatedImporter[aperture " + Bytes.hex(apertureBase) + " +" + Bytes.human(apertureSize) + ", fragmentation "
-                + fragmentation + ", " + Bytes.human(mappedBytes) + " mapped]";
+                + fragmentation + ", " + Bytes.human(mappedBytes) + " mapped" + (refusal != null ? ", refusing imports" : "") + "]";
     }
 }

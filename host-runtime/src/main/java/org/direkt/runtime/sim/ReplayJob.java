@@ -19,17 +19,19 @@ import org.direkt.runtime.pcie.WindowBlock;
 
 /**
  * A replay job (format version {@value #VERSION}, specified in {@code sim/tb/bridge_replay/README.md}):
- * the bridge configuration, the memories' initial contents, the windows the host opens (or the CSR
- * registers it writes, by name), the exact cldesc words a kernel writes (and, to model a kernel toolchain that
- * lays them out otherwise than the bridge expects, the channel's word order), and what to read back (memory
- * ranges, CSR registers). Serialised to JSON by
+ * the bridge configuration, the memories' initial contents (GPU pages, pinned host memory, FPGA
+ * memory), the windows the host opens (or the CSR registers it writes, by name), the exact cldesc
+ * words a kernel writes (and, to model a kernel toolchain that lays them out otherwise than the
+ * bridge expects, the channel's word order), the descriptors the host writes to the BSP's
+ * descriptor controller, and what to read back (memory ranges, CSR registers). Serialised to JSON by
  * {@link SimulatedBridge}; byte arrays become base64. Build one with {@link #builder()}.
  *
  * <p>Addresses are unsigned 64-bit values in the bench; here they must be below 2<sup>63</sup>.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"version", "preset", "bridge_params", "clocks", "mover", "gpu_page_size", "gpu_pages", "fpga_fill",
-        "fpga", "windows", "csr_writes", "issue", "channel_word_order", "descriptors", "read_back", "csr_reads"})
+        "fpga", "host_memory", "windows", "csr_writes", "issue", "channel_word_order", "descriptors", "host_descriptors",
+        "read_back", "csr_reads"})
 public record ReplayJob(
         @JsonProperty("version") int version,
         @JsonProperty("preset") String preset,
@@ -40,11 +42,13 @@ public record ReplayJob(
         @JsonProperty("gpu_pages") List<GpuPage> gpuPages,
         @JsonProperty("fpga_fill") int fpgaFill,
         @JsonProperty("fpga") List<FpgaBlock> fpga,
+        @JsonProperty("host_memory") List<HostRegion> hostMemory,
         @JsonProperty("windows") List<Window> windows,
         @JsonProperty("csr_writes") List<CsrWrite> csrWrites,
         @JsonProperty("issue") Issue issue,
         @JsonProperty("channel_word_order") String channelWordOrder,
         @JsonProperty("descriptors") List<Descriptor> descriptors,
+        @JsonProperty("host_descriptors") List<HostDescriptor> hostDescriptors,
         @JsonProperty("read_back") ReadBack readBack,
         @JsonProperty("csr_reads") List<CsrRead> csrReads) {
 
@@ -70,12 +74,21 @@ public record ReplayJob(
         checkByte(fpgaFill, "fpga_fill");
         gpuPages = List.copyOf(gpuPages);
         fpga = List.copyOf(fpga);
+        hostMemory = List.copyOf(hostMemory);
+        for (int i = 0; i < hostMemory.size(); i++) {
+            for (int j = 0; j < i; j++) {
+                if (hostMemory.get(i).overlaps(hostMemory.get(j))) {
+                    throw new IllegalArgumentException("host memory " + hostMemory.get(i) + " overlaps " + hostMemory.get(j));
+                }
+            }
+        }
         windows = List.copyOf(windows);
         csrWrites = List.copyOf(csrWrites);
         if (channelWordOrder != null) {
             BridgeParam.named("word_order").orElseThrow().parse(channelWordOrder);
         }
         descriptors = List.copyOf(descriptors);
+        hostDescriptors = List.copyOf(hostDescriptors);
         csrReads = List.copyOf(csrReads);
     }
 
@@ -133,6 +146,36 @@ public record ReplayJob(
             if (fill != null) {
                 checkByte(fill, "gpu page fill");
             }
+        }
+    }
+
+    /**
+     * A pinned host buffer the FPGA's driver has mapped: {@code size} bytes of host RAM at bus
+     * address {@code bus} (both multiples of 4), initially {@code data} (may be shorter; zeros past it).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record HostRegion(@JsonProperty("bus") long bus, @JsonProperty("size") long size,
+                             @JsonProperty("data_b64") byte[] data) {
+        public HostRegion {
+            checkAddress(bus, "host memory bus address");
+            if (size <= 0 || size % 4 != 0 || bus % 4 != 0) {
+                throw new IllegalArgumentException("host memory at 0x" + Long.toHexString(bus) + " of " + size
+                        + " bytes: the address and the size must be multiples of 4, the size positive");
+            }
+            checkAddress(bus + size - 1, "host memory's last bus address");
+            if (data != null && data.length > size) {
+                throw new IllegalArgumentException("host memory at 0x" + Long.toHexString(bus) + ": " + data.length
+                        + " bytes of data for a region of " + size);
+            }
+        }
+
+        boolean overlaps(HostRegion o) {
+            return bus < o.bus + o.size && o.bus < bus + size;
+        }
+
+        @Override
+        public String toString() {
+            return "[0x" + Long.toHexString(bus) + ", +" + size + ")";
         }
     }
 
@@ -251,6 +294,28 @@ public record ReplayJob(
         }
     }
 
+    /**
+     * A descriptor the host writes to the BSP's descriptor controller (the FPGA's host DMA path,
+     * host IDs 0..127): {@link Direction#RD} moves {@code bytes} from PCIe address {@code src} to
+     * FPGA address {@code dst}, {@link Direction#WR} from FPGA {@code src} to PCIe {@code dst}. It
+     * reaches the mover through the bridge's arbiter; the kernel path's checks do not apply.
+     */
+    public record HostDescriptor(@JsonProperty("direction") Direction direction, @JsonProperty("src") long src,
+                                 @JsonProperty("dst") long dst, @JsonProperty("bytes") int bytes) {
+        public HostDescriptor {
+            if (direction == null) {
+                throw new IllegalArgumentException("a host descriptor needs a direction");
+            }
+            checkAddress(src, "host descriptor source");
+            checkAddress(dst, "host descriptor destination");
+            if (bytes <= 0 || bytes % 4 != 0 || bytes / 4 > Layout.MAX_DWORDS || src % 4 != 0 || dst % 4 != 0) {
+                throw new IllegalArgumentException("host descriptor " + direction.tag() + " 0x" + Long.toHexString(src) + " -> 0x"
+                        + Long.toHexString(dst) + " of " + bytes + " bytes: addresses must be multiples of 4 and the length a"
+                        + " multiple of 4 in 4.." + Layout.MAX_DWORDS * 4);
+            }
+        }
+    }
+
     /** A range to read back: {@code [address, address + length)}; written as a JSON pair. */
     @JsonFormat(shape = JsonFormat.Shape.ARRAY)
     @JsonPropertyOrder({"address", "length"})
@@ -263,11 +328,13 @@ public record ReplayJob(
         }
     }
 
-    /** The ranges whose final contents come back: GPU by bus address, FPGA by FPGA address. */
-    public record ReadBack(@JsonProperty("gpu") List<Span> gpu, @JsonProperty("fpga") List<Span> fpga) {
+    /** The ranges whose final contents come back: GPU and host memory by bus address, FPGA by FPGA address. */
+    public record ReadBack(@JsonProperty("gpu") List<Span> gpu, @JsonProperty("fpga") List<Span> fpga,
+                           @JsonProperty("host") List<Span> host) {
         public ReadBack {
             gpu = List.copyOf(gpu);
             fpga = List.copyOf(fpga);
+            host = List.copyOf(host);
         }
     }
 
@@ -281,14 +348,17 @@ public record ReplayJob(
         private final List<GpuPage> pages = new ArrayList<>();
         private int fpgaFill;
         private final List<FpgaBlock> fpga = new ArrayList<>();
+        private final List<HostRegion> hostMemory = new ArrayList<>();
         private final List<Window> windows = new ArrayList<>();
         private final List<CsrWrite> csrWrites = new ArrayList<>();
         private Issue issue = Issue.SEQUENTIAL;
         private String channelWordOrder;
         private final List<Descriptor> descriptors = new ArrayList<>();
+        private final List<HostDescriptor> hostDescriptors = new ArrayList<>();
         private final List<CsrRead> csrReads = new ArrayList<>();
         private final List<Span> gpuBack = new ArrayList<>();
         private final List<Span> fpgaBack = new ArrayList<>();
+        private final List<Span> hostBack = new ArrayList<>();
 
         private Builder() {
         }
@@ -337,6 +407,12 @@ public record ReplayJob(
 
         public Builder fpga(long addr, byte[] data) {
             fpga.add(new FpgaBlock(addr, data.clone()));
+            return this;
+        }
+
+        /** A pinned host buffer of {@code size} bytes at bus address {@code bus}, initially {@code data} (zeros past it). */
+        public Builder hostMemory(long bus, long size, byte[] data) {
+            hostMemory.add(new HostRegion(bus, size, data == null ? null : data.clone()));
             return this;
         }
 
@@ -408,6 +484,22 @@ public record ReplayJob(
             return descriptor(Descriptor.of(direction, cldesc));
         }
 
+        /** A descriptor the host writes to the BSP's descriptor controller (see {@link HostDescriptor}). */
+        public Builder hostDescriptor(Direction direction, long src, long dst, int bytes) {
+            hostDescriptors.add(new HostDescriptor(direction, src, dst, bytes));
+            return this;
+        }
+
+        public Builder hostDescriptor(HostDescriptor d) {
+            hostDescriptors.add(d);
+            return this;
+        }
+
+        public Builder readBackHost(long bus, int length) {
+            hostBack.add(new Span(bus, length));
+            return this;
+        }
+
         public Builder readBackGpu(long bus, int length) {
             gpuBack.add(new Span(bus, length));
             return this;
@@ -419,8 +511,9 @@ public record ReplayJob(
         }
 
         public ReplayJob build() {
-            return new ReplayJob(VERSION, preset, params, clocks, mover, pageSize, pages, fpgaFill, fpga, windows, csrWrites,
-                    issue, channelWordOrder, descriptors, new ReadBack(gpuBack, fpgaBack), csrReads);
+            return new ReplayJob(VERSION, preset, params, clocks, mover, pageSize, pages, fpgaFill, fpga, hostMemory, windows,
+                    csrWrites, issue, channelWordOrder, descriptors, hostDescriptors, new ReadBack(gpuBack, fpgaBack, hostBack),
+                    csrReads);
         }
     }
 }

@@ -8,14 +8,16 @@ import java.util.Map;
 import org.direkt.generators.bridge.Layout;
 
 /**
- * What a replay produced: one {@link Status} per job descriptor (job order), the final contents of
- * the ranges the job asked for, what the data movers saw, the bridge's CSR counters and ALARMS, and
- * the simulated time.
+ * What a replay produced: one {@link Status} per job descriptor (job order), one {@link HostStatus}
+ * per host descriptor, the final contents of the ranges the job asked for, what the data movers saw,
+ * the bridge's CSR counters and ALARMS, and the simulated time.
  *
  * @param statusMode   the bridge's status mode ({@code tagged} or {@code cycles})
  * @param statuses     one per descriptor of the job, in job order
+ * @param hostStatuses one per host descriptor of the job, in job order
  * @param gpu          GPU read-back ranges (by bus address), in the job's order
  * @param fpga         FPGA read-back ranges, in the job's order
+ * @param host         host memory read-back ranges (by bus address), in the job's order
  * @param movers       per direction: descriptors the data mover took, bytes it moved
  * @param counters     per direction: the CSR counters (event name -> value) after the job; empty
  *                     when the bridge has no counters ({@code counters=false}, e.g. preset lean)
@@ -28,14 +30,17 @@ import org.direkt.generators.bridge.Layout;
  * @param benchTime    wall time of the cocotb test itself (without the build and pytest's start)
  * @param runTime      wall time of the whole replay (pytest, emit, build, simulation)
  */
-public record ReplayResult(String statusMode, List<Status> statuses, List<MemoryRange> gpu, List<MemoryRange> fpga,
-                           Map<Direction, MoverStats> movers, Map<Direction, Map<String, Long>> counters,
-                           Map<String, Long> alarms, List<CsrValue> csrReads, long kernelCycles, long dmaCycles, long simTimePs, Duration benchTime, Duration runTime) {
+public record ReplayResult(String statusMode, List<Status> statuses, List<HostStatus> hostStatuses, List<MemoryRange> gpu,
+                           List<MemoryRange> fpga, List<MemoryRange> host, Map<Direction, MoverStats> movers,
+                           Map<Direction, Map<String, Long>> counters, Map<String, Long> alarms, List<CsrValue> csrReads,
+                           long kernelCycles, long dmaCycles, long simTimePs, Duration benchTime, Duration runTime) {
 
     public ReplayResult {
         statuses = List.copyOf(statuses);
+        hostStatuses = List.copyOf(hostStatuses);
         gpu = List.copyOf(gpu);
         fpga = List.copyOf(fpga);
+        host = List.copyOf(host);
         movers = Map.copyOf(movers);
         counters = Map.copyOf(counters);
         alarms = Map.copyOf(alarms);
@@ -94,6 +99,15 @@ public record ReplayResult(String statusMode, List<Status> statuses, List<Memory
         }
     }
 
+    /**
+     * The mover status a host descriptor got back through the bridge (the BSP's descriptor
+     * controller sees it): the host ID it went out with, the raw mover status word, and the dma_clk
+     * cycles it was sent and its status came back.
+     */
+    public record HostStatus(int index, Direction direction, int id, long raw, boolean completed, long sentDmaCycle,
+                             long doneDmaCycle) {
+    }
+
     /** Final contents of {@code [address, address + data.length)}. */
     public record MemoryRange(long address, byte[] data) {
         public MemoryRange {
@@ -132,6 +146,11 @@ public record ReplayResult(String statusMode, List<Status> statuses, List<Memory
     /** The read-back GPU range that starts at {@code bus} (as the job asked for it). */
     public byte[] gpu(long bus) {
         return find(gpu, bus, "gpu");
+    }
+
+    /** The read-back host memory range that starts at {@code bus} (as the job asked for it). */
+    public byte[] host(long bus) {
+        return find(host, bus, "host memory");
     }
 
     /** The read-back FPGA range that starts at {@code addr} (as the job asked for it). */

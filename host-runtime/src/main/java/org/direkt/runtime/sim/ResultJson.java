@@ -13,6 +13,7 @@ record ResultJson(
         @JsonProperty("version") int version,
         @JsonProperty("bridge") Bridge bridge,
         @JsonProperty("statuses") List<StatusJson> statuses,
+        @JsonProperty("host_statuses") List<HostStatusJson> hostStatuses,
         @JsonProperty("memory") Memory memory,
         @JsonProperty("mover") Map<String, Mover> mover,
         @JsonProperty("counters") Map<String, Map<String, Long>> counters,
@@ -37,10 +38,19 @@ record ResultJson(
     }
 
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record Memory(@JsonProperty("gpu") List<Range> gpu, @JsonProperty("fpga") List<Range> fpga) {
+    record HostStatusJson(@JsonProperty("index") int index, @JsonProperty("direction") Direction direction,
+                          @JsonProperty("id") int id, @JsonProperty("raw") long raw,
+                          @JsonProperty("completed") boolean completed,
+                          @JsonProperty("sent_dma_cycle") long sentDmaCycle,
+                          @JsonProperty("done_dma_cycle") long doneDmaCycle) {
     }
 
-    /** A read-back range: {@code bus} (GPU) or {@code addr} (FPGA), its length and its bytes. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Memory(@JsonProperty("gpu") List<Range> gpu, @JsonProperty("fpga") List<Range> fpga,
+                  @JsonProperty("host") List<Range> host) {
+    }
+
+    /** A read-back range: {@code bus} (GPU, host) or {@code addr} (FPGA), its length and its bytes. */
     @JsonIgnoreProperties(ignoreUnknown = true)
     record Range(@JsonProperty("bus") Long bus, @JsonProperty("addr") Long addr, @JsonProperty("len") int len,
                  @JsonProperty("data_b64") byte[] data) {

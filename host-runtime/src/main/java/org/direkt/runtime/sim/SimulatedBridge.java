@@ -301,8 +301,27 @@ public final class SimulatedBridge {
             }
             statuses.add(st);
         }
+        List<ResultJson.HostStatusJson> hs = r.hostStatuses() == null ? List.of() : r.hostStatuses();
+        if (hs.size() != job.hostDescriptors().size()) {
+            throw new SimulationException("the replay returned " + hs.size() + " host statuses for "
+                    + job.hostDescriptors().size() + " host descriptors (the bench and this runtime disagree on the job format)");
+        }
+        List<ReplayResult.HostStatus> hostStatuses = new ArrayList<>();
+        for (int i = 0; i < hs.size(); i++) {
+            ResultJson.HostStatusJson s = hs.get(i);
+            if (s.index() != i || s.direction() != job.hostDescriptors().get(i).direction()) {
+                throw new SimulationException("replay host status " + i + " is for host descriptor " + s.index() + " (" + s.direction() + ")");
+            }
+            hostStatuses.add(new ReplayResult.HostStatus(i, s.direction(), s.id(), s.raw(), s.completed(), s.sentDmaCycle(),
+                    s.doneDmaCycle()));
+        }
         List<ReplayResult.MemoryRange> gpu = ranges(r.memory().gpu());
         List<ReplayResult.MemoryRange> fpga = ranges(r.memory().fpga());
+        List<ReplayResult.MemoryRange> host = ranges(r.memory().host() == null ? List.of() : r.memory().host());
+        if (host.size() != job.readBack().host().size()) {
+            throw new SimulationException("the replay returned " + host.size() + " host memory ranges for "
+                    + job.readBack().host().size() + " asked for (the bench and this runtime disagree on the job format)");
+        }
         Map<Direction, ReplayResult.MoverStats> movers = new EnumMap<>(Direction.class);
         Map<Direction, Map<String, Long>> counters = new EnumMap<>(Direction.class);
         for (Direction d : Direction.values()) {
@@ -321,8 +340,8 @@ public final class SimulatedBridge {
         for (ResultJson.CsrValue c : r.csrReads()) {
             csr.add(new ReplayResult.CsrValue(c.name(), c.offset(), c.value()));
         }
-        return new ReplayResult(mode, statuses, gpu, fpga, movers, counters, r.alarms(), csr, r.cycles().kernel(), r.cycles().dma(),
-                r.cycles().simTimePs(), Duration.ofMillis(Math.round(r.wallS() * 1000)), runTime);
+        return new ReplayResult(mode, statuses, hostStatuses, gpu, fpga, host, movers, counters, r.alarms(), csr,
+                r.cycles().kernel(), r.cycles().dma(), r.cycles().simTimePs(), Duration.ofMillis(Math.round(r.wallS() * 1000)), runTime);
     }
 
     private static List<ReplayResult.MemoryRange> ranges(List<ResultJson.Range> in) {

@@ -35,9 +35,11 @@ class DirektRunTest {
     }
 
     @Test
-    void helpListsBothCommandsTheInjectionsAndTheExitCodes() {
+    void helpListsBothCommandsTheirOptionsTheInjectionsAndTheExitCodes() {
         Run r = run("--help");
         assertEquals(DirektRun.ExitCode.OK, r.code());
+        assertTrue(r.out().contains("direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]"),
+                r.out());
         assertTrue(r.out().contains("direkt-run bringup [--overlay DIR] [--inject SETTING]..."), r.out());
         assertTrue(r.out().contains("word_order: ") && r.out().contains("status_mode: "), r.out());
         for (DirektRun.ExitCode c : DirektRun.ExitCode.values()) {
@@ -57,6 +59,9 @@ class DirektRunTest {
         assertBad(tmp + ": no direkt-overlay.json (run `direkt overlay` first)", "bringup", "--overlay", tmp.toString());
         assertBad("--bytes 6: must be a positive multiple of 4", "demo", "--bytes", "6");
         assertBad("--bytes six: not a number", "demo", "--bytes", "six");
+        assertBad("--gpu cpu: one of auto, simulated, none", "demo", "--gpu", "cpu");
+        assertBad("--importer needs a value", "demo", "--importer", "--gpu", "none");
+        assertBad("--importer p2p: one of simulated, none, refusing", "demo", "--importer", "p2p");
     }
 
     @Test

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.cli.Main;
+import org.direkt.runtime.DataPath;
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.Session;
 import org.direkt.runtime.pcie.BusAddressImporter;
@@ -25,7 +26,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The runtime API end to end on the simulated bridge: a round trip, and an error status as an exception. */
+/**
+ * The runtime API end to end on the simulated bridge, on the direct path (a simulated GPU and the
+ * simulated importer): a round trip, and an error status as an exception. The bounce path is
+ * {@link SessionPathTest}'s.
+ */
 @Tag("sim")
 class SessionTest {
 
@@ -72,7 +77,7 @@ class SessionTest {
         int entries = new ObjectMapper().readTree(overlay.resolve("direkt-overlay.json").toFile())
                 .path("bridge").path("window_entries").asInt();
         assertTrue(entries >= 2, "the example overlay has " + entries + " window entries");
-        try (Session s = Session.open(overlay, importer())) {
+        try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
             String[][] bad = {
                 {"0x3800000000", "0x38000fff00", "not a power of two"},
                 {"0x3800000000", "0x3800000fff", "smaller than the smallest window"},   // 4 KB
@@ -100,9 +105,12 @@ class SessionTest {
 
     @Test
     void gpuToFpgaToGpuRoundTripIsByteExact() throws Exception {
-        try (Session s = Session.open(overlay, importer())) {
+        try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
             s.openWindow(APERTURE, APERTURE + (1L << 30) - 1);
+            assertEquals(DataPath.DIRECT, s.path(), s.pathReason());
             Session.GpuBuffer g = s.allocateGpu(300_000);
+            assertEquals(DataPath.DIRECT, g.path(), g.pathReason());
+            assertTrue(g.pathReason().startsWith("peer-to-peer"), g.pathReason());
             byte[] data = new byte[200_004];
             new Random(5).nextBytes(data);
             g.write(4, data);
@@ -119,7 +127,7 @@ class SessionTest {
 
     @Test
     void aStatusWithAnErrorCodeBecomesAnException() throws Exception {
-        try (Session s = Session.open(overlay, importer())) {
+        try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
             // No window opened: the bridge rejects every kernel descriptor.
             Session.GpuBuffer g = s.allocateGpu(65_536);
             Session.Copy c = s.copy(g, 0, s.fpgaBuffer(0x1000, 4096), 0, 4096);

@@ -100,6 +100,49 @@ class ReplayJobTest {
     }
 
     @Test
+    void hostMemoryAndHostDescriptorsAreTheDocumentedFormat() throws IOException {
+        long bus = 0x20_0000_0000L;
+        ReplayJob job = ReplayJob.builder()
+                .hostMemory(bus, 4096, new byte[] {5})
+                .hostDescriptor(Direction.RD, bus, 0x1000, 64)
+                .hostDescriptor(Direction.WR, 0x1000, bus + 64, 64)
+                .readBackHost(bus + 64, 64)
+                .build();
+        JsonNode n = new ObjectMapper().readTree(SimulatedBridge.toJson(job));
+        JsonNode h = n.get("host_memory").get(0);
+        assertEquals(bus, h.get("bus").asLong());
+        assertEquals(4096, h.get("size").asLong());
+        assertEquals("BQ==", h.get("data_b64").asText());
+        JsonNode d = n.get("host_descriptors").get(1);
+        assertEquals("wr", d.get("direction").asText());
+        assertEquals(0x1000, d.get("src").asLong());
+        assertEquals(bus + 64, d.get("dst").asLong());
+        assertEquals(64, d.get("bytes").asInt());
+        assertEquals("[[" + (bus + 64) + ",64]]", n.get("read_back").get("host").toString());
+        assertFalse(ReplayJob.builder().hostMemory(bus, 64, null).build().hostMemory().isEmpty());
+    }
+
+    @Test
+    void badHostMemoryAndHostDescriptorsAreRefusedWithTheReason() {
+        long bus = 0x20_0000_0000L;
+        String[] messages = {
+            assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().hostMemory(bus, 6, null)).getMessage(),
+            assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().hostMemory(bus, 4, new byte[8])).getMessage(),
+            assertThrows(IllegalArgumentException.class,
+                    () -> ReplayJob.builder().hostMemory(bus, 4096, null).hostMemory(bus + 4092, 8, null).build()).getMessage(),
+            assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().hostDescriptor(Direction.RD, bus, 2, 64)).getMessage(),
+            assertThrows(IllegalArgumentException.class,
+                    () -> ReplayJob.builder().hostDescriptor(Direction.RD, bus, 0, Layout.MAX_DWORDS * 4 + 4)).getMessage(),
+            assertThrows(IllegalArgumentException.class, () -> ReplayJob.builder().hostDescriptor(null, bus, 0, 64)).getMessage(),
+        };
+        String[] says = {"multiples of 4", "8 bytes of data for a region of 4", "overlaps", "multiples of 4",
+            "in 4.." + Layout.MAX_DWORDS * 4, "needs a direction"};
+        for (int i = 0; i < says.length; i++) {
+            assertTrue(messages[i].contains(says[i]), messages[i]);
+        }
+    }
+
+    @Test
     void windowsAreAlignedPowerOfTwoBlocksOfAtLeastOneMegabyte() {
         long base = 0x38_0000_0000L;
         ReplayJob.builder().window(base, base + (1L << 20) - 1, true, true);         // 1 MB

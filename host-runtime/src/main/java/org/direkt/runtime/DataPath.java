@@ -1,0 +1,17 @@
+package org.direkt.runtime;
+
+/** How a GPU buffer's data travels between GPU memory and FPGA memory. */
+public enum DataPath {
+    /**
+     * Peer-to-peer: GPU memory is exported as a dma-buf, the importer maps it for the FPGA, and
+     * kernel descriptors on those bus addresses let the FPGA's data movers read and write the GPU's
+     * memory directly. No CPU copy.
+     */
+    DIRECT,
+    /**
+     * Through pinned host memory: a CUDA copy between GPU memory and a pinned host buffer, and the
+     * FPGA's host DMA path (host descriptors through the BSP's descriptor controller) between that
+     * buffer and FPGA memory. Taken when peer-to-peer is not possible.
+     */
+    BOUNCE
+}
