@@ -20,12 +20,13 @@ SIMS := verilator icarus
 readme-check:
 	@python3 bench/readme_tables.py --check
 
-.PHONY: readme-check help setup build test driver test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce clean
+.PHONY: readme-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
 	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus)"
 	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
+	@echo "make test-importer  the importer in Debian's kernel under QEMU: every case, without and with an IOMMU, and from Java"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
 	@echo "make regress  long simulations and long proofs"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
@@ -41,7 +42,7 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup readme-check test-java lint formal driver test-sim
+test: setup readme-check test-java lint formal driver test-importer test-sim
 
 test-java:
 	$(MVN) test
@@ -55,6 +56,13 @@ driver: setup
 	  && { $(MAKE) -C host-runtime/driver KDIR=$$kdir > build/kernel/driver.log 2>&1 \
 	       || { cat build/kernel/driver.log; echo "driver: the build failed (log: build/kernel/driver.log)" >&2; exit 1; }; } \
 	  && echo "driver: host-runtime/driver/direkt_importer.ko built with -Werror against $$(basename $$kdir)"
+
+# The importer's VM test: the module, a test-only exporter and QEMU's edu device (the FPGA stand-in)
+# in Debian's kernel under QEMU, booted without and with an Intel IOMMU, then once more with the Java
+# importer from the jlinked bundle (scripts/gpu-bundle.sh). Consoles under build/importer-vmtest/.
+test-importer: setup build
+	@bash scripts/gpu-bundle.sh > build/gpu-bundle.log 2>&1 || { cat build/gpu-bundle.log; exit 1; }
+	@python3 host-runtime/driver/test/vmtest.py --java-bundle build/gpu
 
 lint: build
 	@scripts/lint.sh

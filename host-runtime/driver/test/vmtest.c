@@ -733,6 +733,8 @@ static int java_import(uint32_t kind, uint64_t size)
 	}
 	if (!strstr(j.text, "holding"))
 		ok = fail("direkt-run importer did not hold the import; it printed:\n%s", j.text);
+	else if (strstr(j.text, "import:"))
+		printf("  java: %.*s\n", (int)strcspn(strstr(j.text, "import:"), "\n"), strstr(j.text, "import:"));
 	ok = ok && (r.nr_segments > 0 || fail("no segments printed:\n%s", j.text)) && verify(&r, seed) && stats(&s) &&
 	     (s.attachments == 1 || fail("%u attachments while Java holds one import", s.attachments));
 	ok = ok && move(fd) && java_read(&j, "revoked", line, sizeof(line));

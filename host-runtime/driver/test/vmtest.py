@@ -156,7 +156,7 @@ def initramfs(work: Path, parts: dict, java_bundle: Path | None) -> Path:
         if java_bundle:
             c.tree(java_bundle, "java")
             c.file("java/run.sh", (HERE / "vmtest-java.sh").read_bytes(), 0o755)
-            bins = [java_bundle / "bin/java"] + sorted(java_bundle.rglob("*.so"))
+            bins = [java_bundle / "jre/bin/java"] + sorted(java_bundle.rglob("*.so"))
             for lib in sorted(shared_libraries(bins)):
                 parents = []
                 for p in reversed(lib.parent.parents[:-1]):
@@ -222,8 +222,8 @@ def main():
     unknown = [b for b in boots if b not in ("noiommu", "iommu", "java")]
     if unknown:
         sys.exit(f"vmtest: unknown boot {unknown} (noiommu, iommu, java)")
-    if "java" in boots and not (args.java_bundle and (args.java_bundle / "bin/java").is_file()):
-        sys.exit(f"vmtest: the java boot needs --java-bundle DIR with bin/java (got {args.java_bundle})")
+    if "java" in boots and not (args.java_bundle and (args.java_bundle / "jre/bin/java").is_file()):
+        sys.exit(f"vmtest: the java boot needs --java-bundle DIR with jre/bin/java (scripts/gpu-bundle.sh; got {args.java_bundle})")
     if not shutil.which("qemu-system-x86_64"):
         sys.exit("vmtest: qemu-system-x86_64 is missing (make setup installs qemu-system-x86)")
     args.work.mkdir(parents=True, exist_ok=True)

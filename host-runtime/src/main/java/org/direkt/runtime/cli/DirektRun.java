@@ -17,6 +17,7 @@ import org.direkt.runtime.bringup.BringupReport;
 import org.direkt.runtime.bringup.Injection;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
+import org.direkt.runtime.pcie.LinuxBusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
 import org.direkt.runtime.sim.SimulatedBridge;
 import org.direkt.runtime.sim.SimulationException;
@@ -27,14 +28,15 @@ import org.direkt.runtime.sim.SimulationException;
  *
  * <ul>
  * <li>{@code demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer
- *     simulated|none|refusing]}: a GPU -> FPGA -> GPU round trip on simulated hardware, on whichever
+ *     simulated|none|refusing|system]}: a GPU -> FPGA -> GPU round trip on simulated hardware, on whichever
  *     path the session takes, which it prints with the reason. GPU memory is real when a GPU is
  *     present (CUDA through FFM; the data is read back through CUDA and compared) and a simulated GPU
  *     (host memory exported as a simulated dma-buf) otherwise; {@code --gpu none} plays a machine
  *     without a GPU. On the direct path its pages get bus addresses from the simulated importer
  *     (scattered 64 KB pages) and the transfer becomes mover-legal kernel descriptors; on the bounce
  *     path ({@code --importer none}: no importer; {@code --importer refusing}: the exporter refuses
- *     peer-to-peer; or no GPU) it goes through a pinned host buffer with a CUDA copy and host
+ *     peer-to-peer; {@code --importer system}: this machine's importer module, or the reason there is
+ *     none; or no GPU) it goes through a pinned host buffer with a CUDA copy and host
  *     descriptors. Either way the descriptors run through the bridge's system simulation.</li>
  * <li>{@code bringup [--overlay DIR] [--inject SETTING]...}: the bring-up ({@link Bringup}): the
  *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
@@ -109,7 +111,7 @@ public final class DirektRun {
     }
 
     private static void usage(PrintWriter w) {
-        w.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]");
+        w.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing|system]");
         w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
         w.println("       direkt-run importer (--gpu BYTES | --fd N [--offset BYTES] --length BYTES) [--fpga D:B:D.F] [--hold]");
         w.println();
@@ -125,7 +127,8 @@ public final class DirektRun {
         w.println("  --bytes N        demo: bytes to move, a positive multiple of 4 (default 262148)");
         w.println("  --gpu G          demo: auto (default): the GPU when one is present, else a simulated one; simulated;");
         w.println("                   none: as without a GPU (the bounce path)");
-        w.println("  --importer I     demo: simulated (default); none: no importer; refusing: the exporter refuses peer-to-peer");
+        w.println("  --importer I     demo: simulated (default); none: no importer; refusing: the exporter refuses peer-to-peer;");
+        w.println("                   system: this machine's importer module (/dev/direkt_importer), or the reason there is none");
         w.println("  --inject SETTING bringup: make one setting wrong in the simulation, as a board would have it wrong; repeatable:");
         for (Injection i : Injection.values()) {
             w.println("                     " + i.key() + ": " + i.describe);
@@ -193,7 +196,8 @@ public final class DirektRun {
                     }
                 }
                 case "--gpu" -> gpu = oneOf("--gpu", value(args, i++), "auto", "simulated", "none");
-                case "--importer" -> importerKind = oneOf("--importer", value(args, i++), "simulated", "none", "refusing");
+                case "--importer" -> importerKind = oneOf("--importer", value(args, i++), "simulated", "none", "refusing",
+                        "system");
                 default -> throw new IllegalArgumentException("demo: unknown argument '" + args[i] + "' (see --help)");
             }
         }
@@ -208,6 +212,8 @@ public final class DirektRun {
         BusAddressImporter importer;
         if (importerKind.equals("none")) {
             importer = BusAddressImporter.none("no bus-address importer (--importer none): nothing maps GPU memory for the FPGA");
+        } else if (importerKind.equals("system")) {
+            importer = LinuxBusAddressImporter.system();
         } else {
             SimulatedImporter sim = new SimulatedImporter(APERTURE, APERTURE_SIZE, 0.5, 2026);
             if (importerKind.equals("refusing")) {

@@ -64,7 +64,7 @@ public final class LinuxBusAddressImporter implements BusAddressImporter, AutoCl
             try {
                 fpga = PciAddress.parse(fpgaSetting);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("DIREKT_FPGA: " + e.getMessage(), e);
+                throw new IllegalArgumentException("the FPGA's address (--fpga or DIREKT_FPGA): " + e.getMessage(), e);
             }
         }
         if (!System.getProperty("os.name", "").equals("Linux")) {

@@ -38,7 +38,7 @@ class DirektRunTest {
     void helpListsBothCommandsTheirOptionsTheInjectionsAndTheExitCodes() {
         Run r = run("--help");
         assertEquals(DirektRun.ExitCode.OK, r.code());
-        assertTrue(r.out().contains("direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing]"),
+        assertTrue(r.out().contains("direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing|system]"),
                 r.out());
         assertTrue(r.out().contains("direkt-run bringup [--overlay DIR] [--inject SETTING]..."), r.out());
         assertTrue(r.out().contains("word_order: ") && r.out().contains("status_mode: "), r.out());
@@ -50,7 +50,7 @@ class DirektRunTest {
 
     @Test
     void badInputIsNamed() {
-        assertBad("unknown command 'bring-up' (demo or bringup; see --help)", "bring-up");
+        assertBad("unknown command 'bring-up' (demo, bringup or importer; see --help)", "bring-up");
         assertBad("bringup: unknown argument '--sim'", "bringup", "--sim", "icarus");
         assertBad("--overlay needs a value", "bringup", "--overlay");
         assertBad("--inject needs a value", "bringup", "--inject", "--overlay", "x");
@@ -61,7 +61,22 @@ class DirektRunTest {
         assertBad("--bytes six: not a number", "demo", "--bytes", "six");
         assertBad("--gpu cpu: one of auto, simulated, none", "demo", "--gpu", "cpu");
         assertBad("--importer needs a value", "demo", "--importer", "--gpu", "none");
-        assertBad("--importer p2p: one of simulated, none, refusing", "demo", "--importer", "p2p");
+        assertBad("--importer p2p: one of simulated, none, refusing, system", "demo", "--importer", "p2p");
+        assertBad("importer: give exactly one of --gpu BYTES and --fd N", "importer", "--length", "65536");
+        assertBad("importer: give exactly one of --gpu BYTES and --fd N", "importer", "--gpu", "65536", "--fd", "3");
+        assertBad("importer: --fd needs --length BYTES", "importer", "--fd", "3");
+        assertBad("importer: --fd 'three' is not a number", "importer", "--fd", "three", "--length", "65536");
+        assertBad("importer: --length needs a value", "importer", "--fd", "3", "--length");
+        assertBad("the FPGA's address (--fpga or DIREKT_FPGA): '3b:00' is not a PCI address", "importer", "--fd", "3", "--length", "65536", "--fpga", "3b:00");
+    }
+
+    /** Where the importer module is not loaded, the command says so and what to do (exit 1). */
+    @Test
+    void theImporterCommandNamesAMissingModule() {
+        Path node = tmp.resolve("direkt_importer");
+        Run r = run("importer", "--fd", "3", "--length", "65536", "--fpga", "0000:3b:00.0", "--device", node.toString());
+        assertEquals(DirektRun.ExitCode.FAILED, r.code(), r.out() + r.err());
+        assertTrue(r.err().startsWith("direkt-run: importer: no " + node + ": the importer kernel module is not loaded"), r.err());
     }
 
     @Test

@@ -79,7 +79,7 @@ class LinuxImporterTest {
         assertTrue(two.startsWith("2 Intel FPGAs [0000:3b:00.0, 0001:af:00.1]: choose one with DIREKT_FPGA="), two);
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> LinuxBusAddressImporter.locate(node, sys, "3b:00"));
-        assertTrue(bad.getMessage().startsWith("DIREKT_FPGA: '3b:00' is not a PCI address"), bad.getMessage());
+        assertTrue(bad.getMessage().startsWith("the FPGA's address (--fpga or DIREKT_FPGA): '3b:00' is not a PCI address"), bad.getMessage());
     }
 
     /** A node that answers no importer ioctl (here a plain file: ENOTTY) is named as not the importer. */

@@ -17,6 +17,7 @@ import org.direkt.runtime.DataPath;
 import org.direkt.runtime.Session;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
+import org.direkt.runtime.pcie.LinuxBusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -100,6 +101,21 @@ class SessionPathTest {
             big.close();
             byte[] data = data(300_004, 7);
             assertArrayEquals(data, roundTrip(s, g, data), "GPU memory after GPU -> FPGA -> GPU through pinned host memory");
+        }
+    }
+
+    /** The Linux importer where its module is not loaded: the session bounces and names the missing node. */
+    @Test
+    void withoutTheImporterModuleTheSessionBouncesAndNamesWhatIsMissing() throws Exception {
+        Path node = tmp.resolve("direkt_importer");
+        BusAddressImporter linux = LinuxBusAddressImporter.locate(node, tmp, "0000:3b:00.0");
+        try (Session s = Session.open(overlay, linux, Session.Gpu.SIMULATED)) {
+            assertEquals(DataPath.BOUNCE, s.path());
+            assertTrue(s.pathReason().startsWith("no " + node + ": the importer kernel module is not loaded"), s.pathReason());
+            Session.GpuBuffer g = s.allocateGpu(65_536);
+            assertEquals(DataPath.BOUNCE, g.path());
+            byte[] data = data(4_096, 9);
+            assertArrayEquals(data, roundTrip(s, g, data), "the same program, through pinned host memory");
         }
     }
 
