@@ -40,7 +40,7 @@ final class ImporterCommand {
             usage: direkt-run importer (--gpu BYTES | --fd N [--offset BYTES] --length BYTES)
                                        [--fpga DOMAIN:BUS:DEV.FN] [--device PATH] [--hold]
               import GPU memory for the FPGA through the importer module and print its bus-address segments
-              --gpu BYTES   allocate and export that much CUDA memory (whole 64 KB pages)
+              --gpu BYTES   allocate and export that much CUDA memory (whole 64 KB pages; 64M, 1G, ...)
               --fd N        a dma-buf this process inherited, range --offset/--length (64 KB multiples)
               --fpga        the FPGA's PCI address (default: $DIREKT_FPGA, else the one Intel FPGA found)
               --device      the importer's node (default: $DIREKT_IMPORTER, else /dev/direkt_importer)
@@ -160,11 +160,23 @@ final class ImporterCommand {
         return DirektRun.ExitCode.OK;
     }
 
-    private static long number(String option, String v) {
+    /** A number, decimal or 0x hex, with an optional K, M or G suffix (powers of 1024): 64M, 0x10000, 65536. */
+    static long number(String option, String v) {
+        long unit = 1;
+        String digits = v;
+        if (!v.isEmpty() && !v.startsWith("0x") && !v.startsWith("0X")) {
+            switch (Character.toUpperCase(v.charAt(v.length() - 1))) {
+                case 'K' -> unit = 1L << 10;
+                case 'M' -> unit = 1L << 20;
+                case 'G' -> unit = 1L << 30;
+                default -> unit = 1;
+            }
+            digits = unit == 1 ? v : v.substring(0, v.length() - 1);
+        }
         try {
-            return Long.decode(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("importer: " + option + " '" + v + "' is not a number");
+            return Math.multiplyExact(Long.decode(digits), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("importer: " + option + " '" + v + "' is not a number (65536, 0x10000, 64K, 64M)");
         }
     }
 }

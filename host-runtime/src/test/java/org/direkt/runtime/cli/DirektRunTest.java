@@ -66,6 +66,10 @@ class DirektRunTest {
         assertBad("importer: give exactly one of --gpu BYTES and --fd N", "importer", "--gpu", "65536", "--fd", "3");
         assertBad("importer: --fd needs --length BYTES", "importer", "--fd", "3");
         assertBad("importer: --fd 'three' is not a number", "importer", "--fd", "three", "--length", "65536");
+        assertBad("importer: --length '64X' is not a number", "importer", "--fd", "3", "--length", "64X");
+        assertEquals(64L << 20, ImporterCommand.number("--gpu", "64M"));
+        assertEquals(0x10000, ImporterCommand.number("--gpu", "0x10000"));
+        assertEquals(1L << 30, ImporterCommand.number("--gpu", "1g"));
         assertBad("importer: --length needs a value", "importer", "--fd", "3", "--length");
         assertBad("the FPGA's address (--fpga or DIREKT_FPGA): '3b:00' is not a PCI address", "importer", "--fd", "3", "--length", "65536", "--fpga", "3b:00");
     }
