@@ -356,6 +356,9 @@ static int wrong_pci(void)
 	return ok && idle("after wrong PCI addresses");
 }
 
+static int move(int fd);
+static int revocations(uint32_t *h, uint32_t max, uint32_t *count, uint32_t *more);
+
 static int bad_arguments(void)
 {
 	struct direkt_import r = { .length = 4096, .segments = (uintptr_t)segs, .max_segments = 1 };
@@ -385,6 +388,27 @@ static int bad_arguments(void)
 	ok &= expect_err("import into an unmapped segment array",
 			 import_at(fd, 0, 4096, edu(), (struct direkt_segment *)8, 1, NULL), EFAULT);
 	ok &= expect_err("ioctl 0xD7/99", ioctl(imp_fd, _IO(DIREKT_IOC_MAGIC, 99)) ? errno : 0, ENOTTY);
+	ok &= expect_err("release from an unmapped argument", ioctl(imp_fd, DIREKT_IOC_RELEASE, (void *)8) ? errno : 0,
+			 EFAULT);
+	ok &= expect_err("stats into an unmapped argument", ioctl(imp_fd, DIREKT_IOC_STATS, (void *)8) ? errno : 0, EFAULT);
+	ok &= expect_err("revocations from an unmapped argument",
+			 ioctl(imp_fd, DIREKT_IOC_REVOCATIONS, (void *)8) ? errno : 0, EFAULT);
+	/* a revoked import reported into an unmapped array: EFAULT, and it is not reported again */
+	if (ok) {
+		struct direkt_import held;
+		uint32_t h[4], n, more;
+
+		rev.reserved = 0;
+		rev.handles = 8;
+		rev.max = 4;
+		ok = !import(fd, 0, 4096, &held) || fail("import: %s", err(errno));
+		ok = ok && move(fd) &&
+		     expect_err("revocations into an unmapped array",
+				ioctl(imp_fd, DIREKT_IOC_REVOCATIONS, &rev) ? errno : 0, EFAULT) &&
+		     revocations(h, 4, &n, &more) && (n == 0 || fail("the handle was reported again after EFAULT"));
+		if (held.handle)
+			ok = expect_err("release of the revoked import", release(held.handle), 0) && ok;
+	}
 	close(fd);
 	return ok && idle("after bad arguments");
 }

@@ -208,7 +208,8 @@ def boot(work: Path, name: str, parts: dict, image: Path, iommu: bool, memory_mb
         print(f"  {name}: FAIL boot: {why}; the console's last lines ({log}):")
         for line in text.splitlines()[-25:]:
             print(f"    {line}")
-    print(f"{name}: {passed} passed, {failed} failed ({secs:.0f} s, console {log.relative_to(ROOT)})", flush=True)
+    shown = log.relative_to(ROOT) if log.is_relative_to(ROOT) else log
+    print(f"{name}: {passed} passed, {failed} failed ({secs:.0f} s, console {shown})", flush=True)
     return passed, failed, secs
 
 
