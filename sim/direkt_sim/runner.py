@@ -49,8 +49,9 @@ SIMULATORS = ("verilator", "icarus")
 DEFAULT_SIM = "verilator"
 
 # cocotb's Makefile flow passes a default timescale; its 1.8.1 Python runner
-# does not, and both simulators would then fall back to 1s (Icarus) or 1ps
-# (Verilator). The emitted Verilog carries no `timescale, so give it one here.
+# does not. The emitted Verilog carries `timescale 1ns / 1ps, but the
+# benches' own files and the simulators' defaults must agree with it: Icarus
+# (a +timescale command file) and Verilator (--timescale) get the same value.
 TIMESCALE = "1ns/1ps"
 
 VERILATOR_ARGS = (

@@ -52,8 +52,11 @@ class BridgeTest {
         assertTrue(names.contains("dma_rst") && !names.contains("dma_resetn"), names.toString());
         String rd = top.instances().stream().filter(i -> i.name().equals("u_rd")).findFirst().orElseThrow().child().name();
         String v = VerilogEmitter.emit(top).get(rd);
-        assertTrue(v.contains("(~kernel_resetn)"), "active-high FIFO resets see the inverted kernel reset");
-        assertTrue(v.contains(".rst          (dma_rst)") || v.contains("(dma_rst)"), v);
+        // Each crossing FIFO's DMA side takes dma_rst as it is; the descriptor FIFO's kernel side the inverted kernel reset.
+        assertTrue(connects(v, "u_desc_fifo", "rd_rst", "dma_rst"), v);
+        assertTrue(connects(v, "u_desc_fifo", "wr_rst", "~kernel_resetn"), v);
+        assertTrue(connects(v, "u_status_fifo", "wr_rst", "dma_rst"), v);
+        assertFalse(v.contains("dma_resetn"), "no active-low DMA reset is left in the path");
     }
 
     @Test
@@ -171,5 +174,16 @@ class BridgeTest {
             int aw = BridgeCsr.addressWidth(e);
             assertTrue(regs.stream().allMatch(r -> r.offset() < (1 << aw)), e + " windows: every register is addressable");
         }
+    }
+
+    /** Whether instance {@code inst} in Verilog text {@code v} connects its port {@code port} to exactly {@code net}. */
+    private static boolean connects(String v, String inst, String port, String net) {
+        int at = v.indexOf(" " + inst + " (");
+        if (at < 0) {
+            return false;
+        }
+        String body = v.substring(at, v.indexOf(");", at));
+        return java.util.regex.Pattern.compile("\\." + port + "\\s+\\(" + java.util.regex.Pattern.quote(net) + "\\)")
+                .matcher(body).find();
     }
 }
