@@ -154,6 +154,34 @@ def bounce(results: list[dict]) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(detail).rstrip("\n")
 
 
+def gpu(results: list[dict]) -> str:
+    """Java runtime against the C reference, per size and per step, for every measured GPU."""
+    out = []
+    for r in results:
+        out.append(f"`bench/results/{r['file']}`: {r['device']} ({r['pci']}), driver {r['driver']}; target Java/C <= "
+                   f"{r['target_ratio']} at every size; met at every size: {'yes' if r['meets_target'] else 'NO'}.")
+        out.append("")
+        out.append("| size | Java (us) | C (us) | Java/C | meets | Java alloc / sync / export / table (us) | "
+                   "C alloc / sync / export / table (us) |")
+        out.append("|---|---|---|---|---|---|---|")
+        for row in r["sizes"]:
+            js, cs = row.get("java_steps_median_us") or {}, row.get("c_steps_median_us") or {}
+            steps = lambda d: " / ".join(f"{d[k]:.1f}" for k in ("alloc", "sync_memops", "export", "table")) if d else "-"
+            out.append(f"| {_size(row['bytes'])} | {row['java_median_us']:.1f} | {row['c_median_us']:.1f} | "
+                       f"{row['ratio']:.2f} | {'yes' if row['meets_target'] else 'NO'} | {steps(js)} | {steps(cs)} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n") if out else "No `bench/results/gpu-<device>.json` yet."
+
+
+def _gpu_results() -> list[dict]:
+    res = []
+    for p in sorted(RESULTS.glob("gpu-*.json")):
+        r = json.loads(p.read_text())
+        r["file"] = p.name
+        res.append(r)
+    return res
+
+
 def _bounce_results() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("bounce-*.json"))]
 
@@ -161,7 +189,8 @@ def _bounce_results() -> list[dict]:
 TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
-          "bounce": lambda: bounce(_bounce_results())}
+          "bounce": lambda: bounce(_bounce_results()),
+          "gpu": lambda: gpu(_gpu_results())}
 
 
 def render(text: str) -> str:
