@@ -154,6 +154,43 @@ def bounce(results: list[dict]) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(detail).rstrip("\n")
 
 
+REFERENCE_IP = [("direkt_async_fifo_w160_d16_r", "registered output"),
+                ("direkt_async_fifo_w160_d16_r_sr", "the same, either side reset alone"),
+                ("direkt_sync_fifo_w160_d16", None),
+                ("direkt_arbiter_rr_n3", None)]
+
+
+def reference_ip(area: dict, fifo: dict) -> str:
+    """The reference IP's size (area.json) and the FIFOs' rate and latency (fifo.json)."""
+    lines = ["| reference IP | ALUTs (of them arithmetic) | FFs | RAM bits | logic levels |",
+             "|---|---|---|---|---|"]
+    for name, note in REFERENCE_IP:
+        a = area[name]
+        label = f"`{name}`" + (f" ({note})" if note else "")
+        lines.append(f"| {label} | {a['luts']} ({a['luts_arith']}) | {a['ffs']} | {a['ram_bits']} | {a['logic_levels']} |")
+    fifos = fifo["fifos"]
+    rates = sorted({min(v["throughput_in"], v["throughput_out"]) for v in fifos.values()})
+    asyncs = [v for v in fifos.values() if v.get("kind") != "sync"]
+    lat = sorted({v["latency_max"] for v in asyncs})
+    bound = sorted({v["latency_max_expected_at_most"] for v in asyncs})
+    return ("\n".join(lines) + "\n\n"
+            f"`bench/results/fifo.json` ({fifo['simulator']}): every FIFO measured sustains "
+            f"{', '.join(f'{r:.2f}' for r in rates)} word per cycle in and out; the asynchronous ones make a word readable "
+            f"{', '.join(map(str, lat))} read-clock cycles after the write edge (bound {', '.join(map(str, bound))}).")
+
+
+def runtime(r: dict) -> str:
+    """The host runtime's table and split figures (runtime.json, the last run)."""
+    run = r["runs"][-1]
+    t, sp = run["table_build_1gb"], run["split_1gb"]
+    return (f"`bench/results/runtime.json` (`RuntimeBench`, {run['machine']['cpus']} cores, Java "
+            f"{run['machine']['java_version']}): building the address table of 1 GB in 64 KB pages takes "
+            f"{t['contiguous']['median_us']:.0f} us contiguous and {t['fragmented_0.5']['median_us']:.0f} us with half the "
+            f"pages scattered; splitting all of it into mover-legal descriptors {sp['contiguous']['median_us']:.0f} us and "
+            f"{sp['fragmented_0.5']['median_us']:.0f} us; a pin-cache hit {run['pin_cache_hit']['single_thread_ns']:.0f} ns "
+            "(medians).")
+
+
 def gpu(results: list[dict]) -> str:
     """Java runtime against the C reference, per size and per step, for every measured GPU."""
     out = []
@@ -190,7 +227,9 @@ TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
           "bounce": lambda: bounce(_bounce_results()),
-          "gpu": lambda: gpu(_gpu_results())}
+          "gpu": lambda: gpu(_gpu_results()),
+          "reference-ip": lambda: reference_ip(_load("area.json"), _load("fifo.json")),
+          "runtime": lambda: runtime(_load("runtime.json"))}
 
 
 def render(text: str) -> str:
