@@ -321,6 +321,7 @@ public final class Main implements Callable<Integer> {
                 for (InterfaceEntry i : g.interfaces()) {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("memory", g.name());
+                    m.put("default", g.isDefault());
                     m.put("max_bandwidth", g.maxBandwidth());
                     m.put("interface", i.name() + "." + i.port());
                     m.put("type", i.canonicalType());
@@ -361,7 +362,7 @@ public final class Main implements Callable<Integer> {
                 return 0;
             }
             o.printf("board %s (version %s)%n%n", b.name(), b.version().orElse("?"));
-            Table.print(o, "memories", List.of("memory", "max_bandwidth", "interface", "type", "width", "address", "size"), mems);
+            Table.print(o, "memories", List.of("memory", "default", "max_bandwidth", "interface", "type", "width", "address", "size"), mems);
             Table.print(o, "interfaces", List.of("interface", "type", "width"), ifs);
             Table.print(o, "channels", List.of("chan_id", "interface", "type", "width", "line"), chs);
             problems.forEach(o::println);
