@@ -125,6 +125,20 @@ final class Cli {
         throw new AssertionError("no examples/bsp/direkt_ref above " + Path.of("").toAbsolutePath());
     }
 
+    /** The test BSP trees in the shape of other BSP kinds (test resources under bsp-kinds/): {@code ofs_asp}, {@code ccip}. */
+    static Path kindBsp(String kind, Path dir) throws IOException {
+        java.net.URL url = Cli.class.getResource("bsp-kinds/" + kind);
+        if (url == null) {
+            throw new AssertionError("missing test resource bsp-kinds/" + kind);
+        }
+        try {
+            copyTree(Path.of(url.toURI()), dir);
+        } catch (java.net.URISyntaxException e) {
+            throw new AssertionError(e);
+        }
+        return dir;
+    }
+
     static Path exampleBsp() {
         return repoRoot().resolve("examples/bsp/direkt_ref");
     }

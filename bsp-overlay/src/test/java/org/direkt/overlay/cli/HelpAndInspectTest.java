@@ -51,8 +51,13 @@ class HelpAndInspectTest {
     void overlayHelp() {
         Cli.Run r = Cli.ok("overlay", "--help");
         assertContains(r.out(), "Usage: direkt overlay", r);
-        for (String o : List.of("--bsp", "--board", "--config", "--preset", "--out", "--in-place", "--dry-run", "--json")) {
+        for (String o : List.of("--bsp", "--board", "--config", "--preset", "--out", "--in-place", "--dry-run", "--json",
+                "--portable-only")) {
             assertContains(r.out(), o, r);
+        }
+        String text = r.out().replaceAll("\\s+", " ");
+        for (String said : List.of("refused with exit code 3", "OFS oneAPI ASP", "CCI-P", "own data movers")) {
+            assertContains(text, said, r);
         }
     }
 
