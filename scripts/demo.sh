@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: add kernel-issued DMA to the example board with `direkt overlay`, lint the example
 # kernel against the edited board, run the bridge system simulation on the IP the overlay wrote, and
-# make a GPU -> FPGA -> GPU round trip through the host runtime on both paths (peer-to-peer, and
+# make a GPU -> FPGA -> GPU round trip through the host runtime on one simulated FPGA (a GPU -> FPGA
+# copy, then an FPGA -> GPU copy of what FPGA memory holds) on both paths (peer-to-peer, and
 # through pinned host memory where no importer is).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,7 @@ grep -E "^ *[0-9.]+ns +INFO .*(byte-exact$|B/cycle of|  rejections: [0-9]|arbite
 grep -E "^direkt-sim: cocotb results" "$log" | tail -1 | sed -E 's/^direkt-sim: cocotb results \([^)]*\): /  tests: /'
 
 echo
-echo "== direkt-run demo: GPU -> FPGA -> GPU through the host runtime and the simulated bridge"
+echo "== direkt-run demo: GPU -> FPGA -> GPU through the host runtime on one simulated FPGA"
 runlog="$out/direkt-run.log"
 if bin/direkt-run demo --overlay "$out/overlay" >"$runlog" 2>&1; then
   run_result=PASS
