@@ -41,7 +41,10 @@ import org.direkt.generators.bridge.Layout;
  * ReplayResult r = SimulatedBridge.locate().run(job);
  * }</pre>
  *
- * Needs {@code make setup} (the Python venv with cocotb and pytest, Verilator or Icarus) and the
+ * <p>{@link #device} starts the other kind of back end on the same repository and simulator: a
+ * {@link SimulatedDevice}, one FPGA that lives across many requests (what a session uses).
+ *
+ * <p>Needs {@code make setup} (the Python venv with cocotb and pytest, Verilator or Icarus) and the
  * compiled emitter ({@code hdl-dsl} and {@code generators} {@code target/classes}).
  */
 public final class SimulatedBridge {

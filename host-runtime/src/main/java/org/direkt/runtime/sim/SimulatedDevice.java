@@ -52,7 +52,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * }
  * }</pre>
  *
- * Not thread-safe: one caller at a time (a session serialises its copies).
+ * One request at a time: callers on several threads take turns (a run's host memory is served on
+ * the thread that asked for the run).
  */
 public final class SimulatedDevice implements AutoCloseable {
     /** The link protocol this runtime speaks ({@code direkt_sim.link.PROTOCOL}). */
@@ -332,7 +333,7 @@ public final class SimulatedDevice implements AutoCloseable {
      * Later calls do nothing.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
@@ -381,7 +382,7 @@ public final class SimulatedDevice implements AutoCloseable {
     }
 
     /** Sends {@code req}, serves the device's memory requests while they come, returns the answer {@code op}. */
-    private Message call(ObjectNode req, String op, HostMemory memory) {
+    private synchronized Message call(ObjectNode req, String op, HostMemory memory) {
         String what = req.path("op").asText();
         if (closed) {
             throw new IllegalStateException("the simulated device is closed");
