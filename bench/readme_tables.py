@@ -163,8 +163,9 @@ def _bounce_results() -> list[dict]:
 def session(r: dict) -> str:
     b = r["bounds"]
     m = r["machine"]
+    opens = {p["opens"] for p in r["paths"].values()}
     lines = [f"`bench/results/session.json`: {r['simulator']}, {m['cpus']} CPUs, Java {m['java_version']}; wall time, "
-             f"median (max) of {r['reps']} copies and of the session starts shown.", "",
+             f"median (max) of {'/'.join(map(str, sorted(opens)))} session starts and {r['reps']} copies.", "",
              "| path | session start (build cached) | size | GPU -> FPGA | FPGA -> GPU | simulated (dma_clk cycles) |",
              "|---|---|---|---|---|---|"]
     for name, p in r["paths"].items():
