@@ -156,6 +156,71 @@ def bounce(results: list[dict]) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(detail).rstrip("\n")
 
 
+REFERENCE_IP = [("direkt_async_fifo_w160_d16_r", "registered output"),
+                ("direkt_async_fifo_w160_d16_r_sr", "the same, either side reset alone"),
+                ("direkt_sync_fifo_w160_d16", None),
+                ("direkt_arbiter_rr_n3", None)]
+
+
+def reference_ip(area: dict, fifo: dict) -> str:
+    """The reference IP's size (area.json) and the FIFOs' rate and latency (fifo.json)."""
+    lines = ["| reference IP | ALUTs (of them arithmetic) | FFs | RAM bits | logic levels |",
+             "|---|---|---|---|---|"]
+    for name, note in REFERENCE_IP:
+        a = area[name]
+        label = f"`{name}`" + (f" ({note})" if note else "")
+        lines.append(f"| {label} | {a['luts']} ({a['luts_arith']}) | {a['ffs']} | {a['ram_bits']} | {a['logic_levels']} |")
+    fifos = fifo["fifos"]
+    rates = sorted({min(v["throughput_in"], v["throughput_out"]) for v in fifos.values()})
+    asyncs = [v for v in fifos.values() if v.get("kind") != "sync"]
+    lat = sorted({v["latency_max"] for v in asyncs})
+    bound = sorted({v["latency_max_expected_at_most"] for v in asyncs})
+    return ("\n".join(lines) + "\n\n"
+            f"`bench/results/fifo.json` ({fifo['simulator']}): every FIFO measured sustains "
+            f"{', '.join(f'{r:.2f}' for r in rates)} word per cycle in and out; the asynchronous ones make a word readable "
+            f"{', '.join(map(str, lat))} read-clock cycles after the write edge (bound {', '.join(map(str, bound))}).")
+
+
+def runtime(r: dict) -> str:
+    """The host runtime's table and split figures (runtime.json, the last run)."""
+    run = r["runs"][-1]
+    t, sp = run["table_build_1gb"], run["split_1gb"]
+    return (f"`bench/results/runtime.json` (`RuntimeBench`, {run['machine']['cpus']} cores, Java "
+            f"{run['machine']['java_version']}): building the address table of 1 GB in 64 KB pages takes "
+            f"{t['contiguous']['median_us']:.0f} us contiguous and {t['fragmented_0.5']['median_us']:.0f} us with half the "
+            f"pages scattered; splitting all of it into mover-legal descriptors {sp['contiguous']['median_us']:.0f} us and "
+            f"{sp['fragmented_0.5']['median_us']:.0f} us; a pin-cache hit {run['pin_cache_hit']['single_thread_ns']:.0f} ns "
+            "(medians).")
+
+
+def gpu(results: list[dict]) -> str:
+    """Java runtime against the C reference, per size and per step, for every measured GPU."""
+    out = []
+    for r in results:
+        out.append(f"`bench/results/{r['file']}`: {r['device']} ({r['pci']}), driver {r['driver']}; target Java/C <= "
+                   f"{r['target_ratio']} at every size; met at every size: {'yes' if r['meets_target'] else 'NO'}.")
+        out.append("")
+        out.append("| size | Java (us) | C (us) | Java/C | meets | Java alloc / sync / export / table (us) | "
+                   "C alloc / sync / export / table (us) |")
+        out.append("|---|---|---|---|---|---|---|")
+        for row in r["sizes"]:
+            js, cs = row.get("java_steps_median_us") or {}, row.get("c_steps_median_us") or {}
+            steps = lambda d: " / ".join(f"{d[k]:.1f}" for k in ("alloc", "sync_memops", "export", "table")) if d else "-"
+            out.append(f"| {_size(row['bytes'])} | {row['java_median_us']:.1f} | {row['c_median_us']:.1f} | "
+                       f"{row['ratio']:.2f} | {'yes' if row['meets_target'] else 'NO'} | {steps(js)} | {steps(cs)} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n") if out else "No `bench/results/gpu-<device>.json` yet."
+
+
+def _gpu_results() -> list[dict]:
+    res = []
+    for p in sorted(RESULTS.glob("gpu-*.json")):
+        r = json.loads(p.read_text())
+        r["file"] = p.name
+        res.append(r)
+    return res
+
+
 def _bounce_results() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("bounce-*.json"))]
 
@@ -188,6 +253,9 @@ TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
           "bounce": lambda: bounce(_bounce_results()),
+          "gpu": lambda: gpu(_gpu_results()),
+          "reference-ip": lambda: reference_ip(_load("area.json"), _load("fifo.json")),
+          "runtime": lambda: runtime(_load("runtime.json")),
           "session": lambda: session(_load("session.json"))}
 
 

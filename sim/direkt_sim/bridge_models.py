@@ -28,6 +28,7 @@ Typical use (inside a cocotb test)::
 
 from __future__ import annotations
 
+import os
 import random
 from collections import deque
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ from .layout import Manifest
 from .stimulus import pattern
 
 DIRECTIONS = ("rd", "wr")
+# DIREKT_SIM_FAULT=mover_data makes every data mover flip one bit of each descriptor's first byte:
+# a deliberately broken simulation (the demo uses it to show that a failing step stops it).
+MOVER_FAULT = os.environ.get("DIREKT_SIM_FAULT", "") == "mover_data"
 TLP_BOUNDARY = 4096  # a PCIe request never crosses a 4 KB boundary
 
 
@@ -521,10 +525,13 @@ class DataMover:
         while done < d.nbytes:
             # a piece ends at the next 4 KB boundary of the PCIe address (a TLP's limit)
             take = min(d.nbytes - done, TLP_BOUNDARY - (pcie + done) % TLP_BOUNDARY)
+            data = bytearray(self.pcie.read(pcie + done, take) if self.t == "rd" else self.fpga.read(fpga + done, take))
+            if done == 0 and MOVER_FAULT:
+                data[0] ^= 0x01  # DIREKT_SIM_FAULT=mover_data: a broken mover, for checking that checks fail
             if self.t == "rd":
-                self.fpga.write(fpga + done, self.pcie.read(pcie + done, take))
+                self.fpga.write(fpga + done, bytes(data))
             else:
-                self.pcie.write(pcie + done, self.fpga.read(fpga + done, take))
+                self.pcie.write(pcie + done, bytes(data))
             done += take
             d.tlps += 1
         self.tlps += d.tlps

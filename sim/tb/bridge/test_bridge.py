@@ -50,7 +50,8 @@ cocotb tests (each starts both clocks and resets the bridge):
     host's traffic all exact, then every ID and credit in flight at once (600 kernel descriptors
     short; 100,000 with DIREKT_REGRESS=1).
 ``arbiter_bound``     host and kernel both saturating: the longest run of grants to one side while
-    the other waits; round robin must be 1, other policies are reported.
+    the other waits; round robin must be 1, weighted must be exactly each side's weight (the
+    ``weighted`` configuration), fixed priority is reported.
 ``pipelined``         many descriptors in flight with random status back-pressure: issued ==
     received, nothing lost or duplicated, data exact, ALARMS 0 (2,000 short; 100,000 with
     DIREKT_REGRESS=1).
@@ -1167,6 +1168,17 @@ async def arbiter_bound(dut):
         if policy == "round_robin":
             assert s["max_host_while_kernel_waits"] <= 1, f"{t}: round robin let the host go {s['max_host_while_kernel_waits']} times in a row"
             assert s["max_kernel_while_host_waits"] <= 1, f"{t}: round robin let the kernel go {s['max_kernel_while_host_waits']} times in a row"
+        elif policy == "weighted":
+            # requester 0 is the host, 1 the kernel: while one waits, the other gets at most its weight
+            # in grants in a row; both saturating, each run reaches its weight exactly
+            wh, wk = b.m.bridge["weights"]
+            assert s["max_host_while_kernel_waits"] == wh, \
+                f"{t}: weighted {wh}:{wk}: the host went {s['max_host_while_kernel_waits']} times in a row while the kernel waited"
+            assert s["max_kernel_while_host_waits"] == wk, \
+                f"{t}: weighted {wh}:{wk}: the kernel went {s['max_kernel_while_host_waits']} times in a row while the host waited"
+        else:
+            # fixed priority has no bound to assert: the host, first, may keep the kernel waiting
+            b.log.info("%s: fixed priority, no bound (host run %d while the kernel waited)", t, s["max_host_while_kernel_waits"])
     b.check_models()
 
 
@@ -1248,6 +1260,7 @@ CONFIGS = {
                                         {"kernel_ps": 7000, "dma_ps": 5000}]),
     "paper": ({"preset": "paper"}, [{"kernel_ps": 5000, "dma_ps": 7000}]),
     "lean": ({"preset": "lean"}, [{"kernel_ps": 5000, "dma_ps": 4000}]),
+    "weighted": ({"preset": "default", "policy": "weighted", "weights": "3,1"}, [{"kernel_ps": 5000, "dma_ps": 4000}]),
     "small": ({"preset": "default", "inflight": 4, "status_depth": 4, "policy": "fixed_priority",
                "reset": "active_high", "word_order": "x0_high", "status_mode": "cycles", "windows": 4},
               [{"kernel_ps": 7000, "dma_ps": 5000}]),

@@ -37,8 +37,8 @@ from cocotb.utils import get_sim_time
 import pytest
 
 from direkt_sim.bridge_models import (
-    DIRECTIONS, TLP_BOUNDARY, Csr, DataMover, HostController, Memory, ModelError, MoverDesc, _Pin, cldesc_fields, decode_status,
-    dma_reset_pin, kernel_reset_pin, reset_bridge,
+    DIRECTIONS, MOVER_FAULT, TLP_BOUNDARY, Csr, DataMover, HostController, Memory, ModelError, MoverDesc, _Pin,
+    cldesc_fields, decode_status, dma_reset_pin, kernel_reset_pin, reset_bridge,
 )
 from direkt_sim.device import DeviceClient
 from direkt_sim.jobs import (
@@ -269,10 +269,13 @@ class Mover(DataMover):
         # One link request per descriptor rather than one per 4 KB piece: the bytes land together
         # at the descriptor's end either way (as in DataMover), and a round trip costs the same for 4 KB as for 1 MB.
         pcie, fpga = (d.src, d.dst) if self.t == "rd" else (d.dst, d.src)
+        data = bytearray(self.pcie.read(pcie, d.nbytes) if self.t == "rd" else self.fpga.read(fpga, d.nbytes))
+        if MOVER_FAULT:
+            data[0] ^= 0x01  # DIREKT_SIM_FAULT=mover_data: a broken mover, as every DataMover has it
         if self.t == "rd":
-            self.fpga.write(fpga, self.pcie.read(pcie, d.nbytes))
+            self.fpga.write(fpga, bytes(data))
         else:
-            self.pcie.write(pcie, self.fpga.read(fpga, d.nbytes))
+            self.pcie.write(pcie, bytes(data))
         d.tlps = (pcie + d.nbytes - 1) // TLP_BOUNDARY - pcie // TLP_BOUNDARY + 1
         self.tlps += d.tlps
         self.bytes_moved += d.nbytes

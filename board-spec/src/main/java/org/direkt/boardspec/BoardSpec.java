@@ -69,6 +69,7 @@ public final class BoardSpec {
             throw error(name.nameStart(), "<board> has an empty name attribute");
         }
         XmlElement firstInterfaces = null;
+        XmlElement defaultMemory = defaultMemory(root.children("global_mem"));
         for (XmlElement child : root.children) {
             switch (child.name) {
                 case "global_mem" -> {
@@ -76,7 +77,7 @@ public final class BoardSpec {
                     for (XmlElement i : child.children("interface")) {
                         ifs.add(interfaceEntry(i));
                     }
-                    globalMemories.add(new GlobalMemory(child.value("name"), child.value("max_bandwidth"),
+                    globalMemories.add(new GlobalMemory(child.value("name"), child.value("max_bandwidth"), child == defaultMemory,
                             child.attributeMap(), ifs, region(child)));
                 }
                 case "interfaces" -> {
@@ -101,6 +102,20 @@ public final class BoardSpec {
             }
         }
         this.interfacesSection = firstInterfaces;
+    }
+
+    /**
+     * The board's default memory, the one buffers live in unless a kernel names another with
+     * {@code buffer_location}: the {@code <global_mem>} marked {@code default="1"}, else the first
+     * (the SDK's rule; SDK 14.x files, with a single unnamed {@code <global_mem>}, rely on it).
+     */
+    private static XmlElement defaultMemory(List<XmlElement> memories) {
+        for (XmlElement g : memories) {
+            if ("1".equals(g.value("default"))) {
+                return g;
+            }
+        }
+        return memories.isEmpty() ? null : memories.getFirst();
     }
 
     /**
@@ -251,6 +266,11 @@ public final class BoardSpec {
         return Collections.unmodifiableList(globalMemories);
     }
 
+    /** The default memory ({@link GlobalMemory#isDefault()}), or empty when the board has no {@code <global_mem>}. */
+    public Optional<GlobalMemory> defaultMemory() {
+        return globalMemories.stream().filter(GlobalMemory::isDefault).findFirst();
+    }
+
     /** The {@code <interface>} children of {@code <interfaces>} in source order. */
     public List<InterfaceEntry> interfaces() {
         return Collections.unmodifiableList(interfaces);
@@ -342,8 +362,11 @@ public final class BoardSpec {
      *
      * <ul>
      *   <li>{@code <board>}: {@code version} present; {@code name} equal to {@code boardDirName} when given.</li>
-     *   <li>{@code <global_mem>}: {@code name} present (error), {@code max_bandwidth} present (warning);
-     *       each {@code <interface>} has {@code name}, {@code port}, {@code type}, {@code width}.</li>
+     *   <li>{@code <global_mem>}: {@code name} present when the board has more than one (error: kernels
+     *       tell memories apart by it), non-empty and unique when present (error); a board's only
+     *       {@code <global_mem>} may go without, as SDK 14.x files have it, and is then the default
+     *       memory. {@code max_bandwidth} present (warning). At most one {@code default="1"} (error).
+     *       Each {@code <interface>} has {@code name}, {@code port}, {@code type}, {@code width}.</li>
      *   <li>{@code <interfaces>}: each {@code <interface>} has {@code name}, {@code port}, {@code type}.</li>
      *   <li>{@code <channels>}: each {@code <interface>} has non-empty {@code name}, {@code port},
      *       {@code type}, {@code width}, {@code chan_id}; {@code type} is {@code streamsource} or
@@ -364,12 +387,34 @@ public final class BoardSpec {
             out.add(diag(Diagnostic.Severity.ERROR, root.attribute("name").nameStart(),
                     "board name=\"" + name() + "\" does not match its directory name \"" + boardDirName.get() + "\""));
         }
+        List<XmlElement> memories = root.children("global_mem");
+        Map<String, XmlAttribute> memoryNames = new HashMap<>();
+        XmlAttribute firstDefault = null;
         for (XmlElement child : root.children) {
             switch (child.name) {
                 case "global_mem" -> {
                     String where = child.value("name") == null ? "<global_mem>" : "<global_mem name=\"" + child.value("name") + "\">";
-                    if (child.attribute("name") == null) {
-                        out.add(diag(Diagnostic.Severity.ERROR, child.start, "<global_mem> has no name attribute"));
+                    XmlAttribute name = child.attribute("name");
+                    if (name == null && memories.size() > 1) {
+                        out.add(diag(Diagnostic.Severity.ERROR, child.start, "<global_mem> has no name attribute; a board with "
+                                + memories.size() + " <global_mem> elements must name each (kernels choose one by name with buffer_location)"));
+                    } else if (name != null && name.value().isBlank()) {
+                        out.add(diag(Diagnostic.Severity.ERROR, name.nameStart(), "<global_mem> has an empty name attribute"));
+                    } else if (name != null) {
+                        XmlAttribute first = memoryNames.putIfAbsent(name.value(), name);
+                        if (first != null) {
+                            out.add(diag(Diagnostic.Severity.ERROR, name.nameStart(), "duplicate <global_mem name=\"" + name.value()
+                                    + "\"> (first at " + pos(first.nameStart()) + ")"));
+                        }
+                    }
+                    XmlAttribute isDefault = child.attribute("default");
+                    if (isDefault != null && "1".equals(isDefault.value())) {
+                        if (firstDefault != null) {
+                            out.add(diag(Diagnostic.Severity.ERROR, isDefault.nameStart(), where
+                                    + " is marked default=\"1\" as well (the first default memory is at " + pos(firstDefault.nameStart()) + ")"));
+                        } else {
+                            firstDefault = isDefault;
+                        }
                     }
                     if (child.attribute("max_bandwidth") == null) {
                         out.add(diag(Diagnostic.Severity.WARNING, child.start, where + " has no max_bandwidth attribute"));

@@ -139,6 +139,25 @@ class BoardSpecBadInputTest {
     }
 
     @Test
+    void severalMemoriesMustEachHaveAUniqueNameAndOneDefaultAtMost() throws Exception {
+        String text = "<board version=\"14.1\" name=\"t\">\n"
+                + "\t<global_mem max_bandwidth=\"12800\">\n\t\t<interface name=\"board\" port=\"m0\" type=\"slave\" width=\"256\"/>\n\t</global_mem>\n"
+                + "\t<global_mem name=\"QDR\" max_bandwidth=\"800\" default=\"1\">\n\t\t<interface name=\"board\" port=\"m1\" type=\"slave\" width=\"64\"/>\n\t</global_mem>\n"
+                + "\t<global_mem name=\"QDR\" max_bandwidth=\"800\" default=\"1\">\n\t\t<interface name=\"board\" port=\"m2\" type=\"slave\" width=\"64\"/>\n\t</global_mem>\n"
+                + "\t<global_mem name=\" \" max_bandwidth=\"800\">\n\t\t<interface name=\"board\" port=\"m3\" type=\"slave\" width=\"64\"/>\n\t</global_mem>\n"
+                + "</board>\n";
+        assertEquals(List.of(
+                        "t.xml:2:2: error: <global_mem> has no name attribute; a board with 4 <global_mem> elements must name each"
+                                + " (kernels choose one by name with buffer_location)",
+                        "t.xml:8:14: error: duplicate <global_mem name=\"QDR\"> (first at 5:14)",
+                        "t.xml:8:45: error: <global_mem name=\"QDR\"> is marked default=\"1\" as well (the first default memory is at 5:45)",
+                        "t.xml:11:14: error: <global_mem> has an empty name attribute"),
+                diagnostics(text));
+        assertEquals(List.of(), diagnostics(text.substring(0, text.indexOf("\t<global_mem name")) + "</board>\n"),
+                "the same unnamed memory alone is a board's default memory, as SDK 14.x files have it");
+    }
+
+    @Test
     void aBoardNameThatDiffersFromItsDirectoryIsReported() throws Exception {
         Path file = BspSamples.file(BspSamples.A10);
         BoardSpec spec = BoardSpec.parse(file);

@@ -1,5 +1,6 @@
 package org.direkt.boardspec;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -114,6 +115,38 @@ class BoardSpecEditorTest {
             assertOnlyLinesChanged(original.text(), emptied, "", "  <channels>\n  </channels>\n");
             assertTrue(BoardSpec.parse(emptied, name).channelsRegion().isPresent(), "removing the last channel keeps <channels>");
             assertEquals(original.text(), BoardSpec.parse(emptied, name).edit().removeChannelsElementIfEmpty().text());
+        }
+    }
+
+    /**
+     * SDK 14.x-style files: the edit inserts only direkt's lines, indented with the file's tabs and ended
+     * with its line ends; every other byte stays; the same edit again changes nothing; removing the
+     * channels gives the original bytes back.
+     */
+    @Test
+    void sdk14FilesGetOnlyTheChannelLinesInTheirOwnStyleAndRoundTrip() throws Exception {
+        BoardSpec single = BoardSpec.parse(Sdk14Boards.file(Sdk14Boards.SINGLE));
+        String edited = addBridge(single);
+        assertOnlyLinesChanged(single.text(), edited, "",
+                "\t<channels>\n\t\t" + RD_DESC_XML + "\n\t\t" + RD_STATUS_XML + "\n\t</channels>\n");
+        assertTrue(edited.contains("\t</interfaces>\n\t<channels>\n"), "the new <channels> follows </interfaces>");
+
+        BoardSpec withChannels = BoardSpec.parse(Sdk14Boards.file(Sdk14Boards.CHANNELS));
+        String editedCrlf = addBridge(withChannels);
+        assertOnlyLinesChanged(withChannels.text(), editedCrlf, "",
+                "\t\t" + RD_DESC_XML + "\r\n\t\t" + RD_STATUS_XML + "\r\n");
+        assertFalse(Pattern.compile("(?<!\r)\n").matcher(editedCrlf).find(), "no bare LF");
+        assertTrue(editedCrlf.endsWith("</board>"), "still no newline after </board>");
+        assertTrue(editedCrlf.contains("chan_id=\"eth0_out\"/>\t\r\n"), "the trailing tab after a foreign channel stays");
+
+        for (BoardSpec original : List.of(single, withChannels)) {
+            BoardSpec once = BoardSpec.parse(addBridge(original), original.sourceName());
+            assertEquals(List.of(), once.validate(Optional.of(original.name())), original.name());
+            assertEquals(once.text(), addBridge(once), original.name() + ": the same edit again changes nothing");
+            assertFalse(once.edit().replaceInstanceChannels("direkt_bridge", List.of(RD_DESC, RD_STATUS)).changed(), original.name());
+            assertEquals(original.text(), once.edit().removeInstanceChannels("direkt_bridge").removeChannelsElementIfEmpty().text(),
+                    original.name() + ": taking the channels out again gives the original text");
+            assertArrayEquals(original.bytes(), BoardSpec.parse(original.text(), original.sourceName()).bytes(), original.name());
         }
     }
 

@@ -38,6 +38,49 @@ class BoardSpecParseTest {
         assertEquals("  ", spec.indentUnit());
     }
 
+    /** SDK 14.x files: the single unnamed {@code <global_mem>} is the default memory, and nothing is reported. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            Sdk14Boards.SINGLE + ", 14.0, 2, LF, 0",
+            Sdk14Boards.CHANNELS + ", 14.1, 1, CRLF, 2",
+    })
+    void sdk14FilesParseValidateAndKeepTheirBytes(String file, String version, int memInterfaces, String eol, int channels) throws Exception {
+        Path path = Sdk14Boards.file(file);
+        BoardSpec spec = BoardSpec.parse(path);
+        assertArrayEquals(Files.readAllBytes(path), spec.bytes());
+        assertEquals(Sdk14Boards.boardName(file), spec.name());
+        assertEquals(Optional.of(version), spec.version());
+        assertEquals(List.of(), spec.validate(Optional.of(Sdk14Boards.boardName(file))));
+        assertEquals(eol.equals("CRLF") ? "\r\n" : "\n", spec.lineEnding());
+        assertEquals("\t", spec.indentUnit());
+        GlobalMemory mem = spec.globalMemories().getFirst();
+        assertEquals(1, spec.globalMemories().size());
+        assertNull(mem.name(), "no name attribute");
+        assertNull(mem.attributes().get("config_addr"), "no config_addr attribute");
+        assertTrue(mem.isDefault(), "a board's only memory is its default memory");
+        assertEquals(Optional.of(mem), spec.defaultMemory());
+        assertEquals(memInterfaces, mem.interfaces().size());
+        assertEquals("agent", mem.interfaces().getFirst().canonicalType());
+        assertEquals("host", spec.interfaces().getFirst().canonicalType());
+        assertEquals(channels, spec.channels().size());
+    }
+
+    @Test
+    void theDefaultMemoryIsTheOneMarkedDefaultElseTheFirst() throws Exception {
+        String two = "<board version=\"20.1\" name=\"h\">\n"
+                + "  <global_mem name=\"DDR\" max_bandwidth=\"1\"><interface name=\"board\" port=\"a\" type=\"agent\" width=\"512\"/></global_mem>\n"
+                + "  <global_mem name=\"QDR\" max_bandwidth=\"1\"%s><interface name=\"board\" port=\"b\" type=\"agent\" width=\"64\"/></global_mem>\n"
+                + "</board>\n";
+        BoardSpec first = BoardSpec.parse(two.formatted(""), "h.xml");
+        assertEquals("DDR", first.defaultMemory().orElseThrow().name());
+        assertEquals(List.of(true, false), first.globalMemories().stream().map(GlobalMemory::isDefault).toList());
+        BoardSpec marked = BoardSpec.parse(two.formatted(" default=\"1\""), "h.xml");
+        assertEquals("QDR", marked.defaultMemory().orElseThrow().name());
+        assertEquals(List.of(false, true), marked.globalMemories().stream().map(GlobalMemory::isDefault).toList());
+        assertEquals(List.of(), marked.validate(Optional.empty()));
+        assertTrue(BoardSpec.parse("<board version=\"14.0\" name=\"n\"/>", "n.xml").defaultMemory().isEmpty());
+    }
+
     @Test
     void olderMasterSlaveAndNewerHostAgentVocabulariesAreBothRead() throws Exception {
         BoardSpec a10 = BoardSpec.parse(BspSamples.file(BspSamples.A10));

@@ -2,11 +2,18 @@ package org.direkt.overlay;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -15,24 +22,94 @@ import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
+import org.direkt.generators.bridge.Manifest;
+
 /**
- * Finds what the overlay needs in a BSP tree: the board_spec.xml, and, in a full BSP, the
- * Platform Designer system holding the PCIe DMA hard IP and the descriptor controller that feeds
- * its movers. A directory holding only a board_spec.xml is valid: the Platform Designer
- * integration then becomes a manual step.
+ * Finds what the overlay needs in a BSP tree and says what kind of BSP it is ({@link Kind}): the
+ * board_spec.xml; in an Intel FPGA SDK for OpenCL BSP, the Platform Designer system next to it that
+ * holds the PCIe hard IP with Avalon-MM DMA and the descriptor controller feeding its data movers;
+ * the kernel wrapper; the Platform Designer release the BSP's files state. A directory holding only a
+ * board_spec.xml is valid: the Platform Designer integration then becomes a manual step.
+ *
+ * <p>BSPs whose host DMA is not that hard IP are told by their characteristic files: an OFS oneAPI ASP
+ * by the Platform Interface Manager's AFU top ({@code module ofs_plat_afu}), a CCI-P based BSP by the
+ * CCI-P AFU top ({@code module ccip_std_afu}). For them, and for a system whose hard IP uses its
+ * internal descriptor controller or that has no hard IP, {@link BspInfo#refusal()} says what was found
+ * and what is missing. Scanning itself refuses nothing (revert scans too); the planner decides.
  */
 public final class BspScanner {
     private BspScanner() {
     }
 
-    /** What was found. {@code system} is null when the tree has no Platform Designer system. */
-    public record BspInfo(Path root, Path boardSpec, String boardDir, Path system, String dmaInstance,
-            String descInstance, List<String> moverInterfaces, List<String> notes) {
+    /** What kind of BSP a tree is. */
+    public enum Kind {
+        PLATFORM_DESIGNER("an Intel FPGA SDK for OpenCL BSP with a Platform Designer system"),
+        BOARD_SPEC_ONLY("a board_spec.xml without a Platform Designer system"),
+        OFS_ASP("an OFS oneAPI ASP"),
+        CCIP("a CCI-P based BSP");
+
+        /** An indefinite noun phrase, for messages and OVERLAY.md. */
+        public final String description;
+
+        Kind(String description) {
+            this.description = description;
+        }
+    }
+
+    /**
+     * Why the bridge has no place in this BSP: what was found and what is missing, each a sentence
+     * without a final period, with paths relative to the BSP root.
+     */
+    public record Refusal(String found, String missing) {
+    }
+
+    /**
+     * What was found. {@code system} is null, and {@code dmaInstance}/{@code descInstance} empty, when
+     * no Platform Designer system next to board_spec.xml holds a usable hard IP. {@code evidence}
+     * lists the files that tell the kind (relative to {@code root}); {@code refusal} is null when the
+     * bridge can go in (or be integrated by hand); {@code qsysVersion} is what the BSP's Platform
+     * Designer files state, empty when none does; {@code kernelWrappers} are the kernel wrapper files
+     * of the board directory.
+     */
+    public record BspInfo(Path root, Path boardSpec, String boardDir, Kind kind, List<String> evidence, Path system,
+            String dmaInstance, String descInstance, List<String> moverInterfaces, Refusal refusal,
+            Optional<QsysVersion> qsysVersion, List<Path> kernelWrappers, List<String> notes) {
+        public BspInfo {
+            evidence = List.copyOf(evidence);
+            moverInterfaces = List.copyOf(moverInterfaces);
+            kernelWrappers = List.copyOf(kernelWrappers);
+            notes = List.copyOf(notes);
+        }
     }
 
     /** The hard IP's descriptor sinks, as Platform Designer names them (Arria 10 / Stratix 10). */
     private static final Pattern MOVER_DESC_IF = Pattern.compile("(rd|wr)_ast_rx|(rd|wr)dmarx|(rd|wr)_dma_rx", Pattern.CASE_INSENSITIVE);
-    private static final Pattern HARD_IP_KIND = Pattern.compile(".*pcie.*(hip|dma).*", Pattern.CASE_INSENSITIVE);
+    /** The PCIe hard IP's kinds; the separate DMA descriptor controller (altera_pcie_dma_desc_controller) is not one. */
+    private static final Pattern HARD_IP_KIND = Pattern.compile("(?!.*desc).*pcie.*(hip|dma).*", Pattern.CASE_INSENSITIVE);
+
+    /** The module declarations that tell a BSP's kind, and what each module is. */
+    private static final Pattern KIND_MODULE = Pattern.compile("^[ \\t]*module[ \\t\\r\\n]+(ofs_plat_afu|ccip_std_afu)\\b", Pattern.MULTILINE);
+    private static final List<Kind> MARKED_KINDS = List.of(Kind.OFS_ASP, Kind.CCIP);
+
+    private static String moduleOf(Kind kind) {
+        return kind == Kind.OFS_ASP ? "ofs_plat_afu" : "ccip_std_afu";
+    }
+
+    private static String moduleRole(Kind kind) {
+        return kind == Kind.OFS_ASP ? "the AFU top of the OFS Platform Interface Manager" : "the CCI-P AFU top";
+    }
+
+    private static String hostDma(Kind kind) {
+        return kind == Kind.OFS_ASP
+                ? "its host DMA is soft logic in the ASP on the FIM's PCIe subsystem"
+                : "its host DMA is soft logic that reaches host memory through CCI-P";
+    }
+
+    /** Kernel wrappers that list the kernel system's ports by hand (freeze_wrapper.v in the SDK's reference BSPs). */
+    private static final Pattern KERNEL_WRAPPER = Pattern.compile("(freeze|kernel)_wrapper\\.s?v");
+    /** Source files larger than this are not searched for the module declarations (generated netlists). */
+    private static final long MAX_SOURCE_BYTES = 2L << 20;
+    private static final int MAX_DEPTH = 12;
 
     public static BspInfo scan(Path given, String board) throws OverlayException {
         // Normalised once, so names (the board directory) and containment checks see real components.
@@ -45,18 +122,17 @@ public final class BspScanner {
         }
         Path spec = findBoardSpec(bsp, board);
         Path boardDir = spec.getParent();
+        String boardName = boardDir.getFileName().toString();
         List<String> notes = new ArrayList<>();
+        Tree tree = Tree.walk(bsp, boardDir, notes);
         List<Path> systems;
         try (Stream<Path> s = Files.list(boardDir)) {
-            systems = s.filter(p -> p.getFileName().toString().endsWith(".qsys")).sorted().toList();
+            systems = s.filter(p -> p.getFileName().toString().endsWith(".qsys") && Files.isRegularFile(p)).sorted().toList();
         } catch (IOException e) {
             throw new OverlayException(OverlayException.Kind.INPUT, boardDir + ": cannot list: " + e.getMessage());
         }
-        if (systems.isEmpty()) {
-            notes.add("no Platform Designer system (*.qsys) next to " + bsp.relativize(spec)
-                    + ": the bridge must be added to the BSP's system by hand (see OVERLAY.md)");
-            return new BspInfo(bsp, spec, boardDir.getFileName().toString(), null, "", "", List.of(), notes);
-        }
+
+        Refusal systemRefusal = null;
         List<String> looked = new ArrayList<>();
         for (Path sys : systems) {
             Qsys q = readQsys(sys);
@@ -81,15 +157,152 @@ public final class BspScanner {
                 }
             }
             if (moverIfs.isEmpty()) {
-                throw new OverlayException(OverlayException.Kind.BSP, bsp.relativize(sys) + ": PCIe hard IP instance '" + hip
-                        + "' has no Avalon-ST descriptor interface (rd_ast_rx / wr_ast_rx) connected: the BSP uses the hard IP's"
-                        + " internal descriptor controller, so there is no place to insert the bridge. Enable the external"
-                        + " descriptor controller in the hard IP, or overlay a directory holding only board_spec.xml.");
+                systemRefusal = new Refusal(bsp.relativize(sys) + ": PCIe hard IP instance '" + hip
+                        + "' has no Avalon-ST descriptor interface (rd_ast_rx / wr_ast_rx) connected",
+                        "the BSP uses the hard IP's internal descriptor controller, so there is no place to insert the bridge."
+                                + " Enable the external descriptor controller in the hard IP, or overlay a directory holding only board_spec.xml");
+                break;
             }
-            return new BspInfo(bsp, spec, boardDir.getFileName().toString(), sys, hip, controller, moverIfs, notes);
+            List<String> evidence = List.of(bsp.relativize(sys) + ": PCIe hard IP '" + hip + "', descriptor controller '" + controller + "'");
+            Optional<QsysVersion> version = tree.stated(bsp, sys, notes);
+            return new BspInfo(bsp, spec, boardName, Kind.PLATFORM_DESIGNER, evidence, sys, hip, controller, moverIfs, null,
+                    version, tree.wrappers, notes);
         }
-        throw new OverlayException(OverlayException.Kind.BSP, "no Platform Designer system with a PCIe DMA hard IP in "
-                + bsp + ": looked at " + String.join(", ", looked));
+
+        Optional<QsysVersion> version = tree.stated(bsp, null, notes);
+        for (Kind k : MARKED_KINDS) {
+            List<Path> marks = tree.marks(k);
+            if (!marks.isEmpty()) {
+                List<String> evidence = marks.stream()
+                        .map(p -> bsp.relativize(p) + " declares module " + moduleOf(k) + " (" + moduleRole(k) + ")").toList();
+                Refusal r = new Refusal(k.description + ": " + evidence.getFirst(), hostDma(k) + ", not the PCIe hard IP with"
+                        + " Avalon-MM DMA, and no Platform Designer system next to " + bsp.relativize(spec) + " holds that hard IP,"
+                        + " whose data movers the bridge sits in front of");
+                return new BspInfo(bsp, spec, boardName, k, evidence, null, "", "", List.of(), r, version, tree.wrappers, notes);
+            }
+        }
+        if (!systems.isEmpty()) {
+            Refusal r = systemRefusal != null ? systemRefusal : new Refusal("Platform Designer systems " + String.join(", ", looked),
+                    "no Platform Designer system next to " + bsp.relativize(spec) + " holds a PCIe DMA hard IP");
+            List<String> evidence = systems.stream().map(s -> bsp.relativize(s).toString()).toList();
+            return new BspInfo(bsp, spec, boardName, Kind.PLATFORM_DESIGNER, evidence, null, "", "", List.of(), r, version,
+                    tree.wrappers, notes);
+        }
+        notes.add("no Platform Designer system (*.qsys) next to " + bsp.relativize(spec)
+                + ": the bridge must be added to the BSP's system by hand (see OVERLAY.md)");
+        return new BspInfo(bsp, spec, boardName, Kind.BOARD_SPEC_ONLY, List.of(), null, "", "", List.of(), null, version,
+                tree.wrappers, notes);
+    }
+
+    /**
+     * What one walk of the BSP tree finds: the files declaring a kind's module (anywhere under the
+     * root), and the Platform Designer files and kernel wrappers of the board directory. Hidden
+     * directories and direkt's own overlay output are not entered.
+     */
+    private static final class Tree {
+        final List<Path> ofs = new ArrayList<>();
+        final List<Path> ccip = new ArrayList<>();
+        final List<Path> designerFiles = new ArrayList<>();
+        final List<Path> wrappers = new ArrayList<>();
+
+        List<Path> marks(Kind k) {
+            return k == Kind.OFS_ASP ? ofs : ccip;
+        }
+
+        static Tree walk(Path root, Path boardDir, List<String> notes) throws OverlayException {
+            Tree t = new Tree();
+            try {
+                Files.walkFileTree(root, EnumSet.noneOf(java.nio.file.FileVisitOption.class), MAX_DEPTH, new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                        if (!dir.equals(root) && (dir.getFileName().toString().startsWith(".")
+                                || Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)))) {
+                            return FileVisitResult.SKIP_SUBTREE;
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                        if (!attrs.isRegularFile()) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        String name = file.getFileName().toString();
+                        String lower = name.toLowerCase(Locale.ROOT);
+                        boolean inBoard = file.startsWith(boardDir);
+                        if (inBoard && (lower.endsWith(".qsys") || lower.endsWith(".ip"))) {
+                            t.designerFiles.add(file);
+                        }
+                        if (inBoard && KERNEL_WRAPPER.matcher(name).matches()) {
+                            t.wrappers.add(file);
+                        }
+                        if ((lower.endsWith(".sv") || lower.endsWith(".v")) && attrs.size() <= MAX_SOURCE_BYTES) {
+                            t.declarations(file, root, notes);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        notes.add(root.relativize(file) + ": cannot read (" + e.getMessage() + "), not searched");
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
+            } catch (IOException e) {
+                throw new OverlayException(OverlayException.Kind.INPUT, root + ": cannot list: " + e.getMessage());
+            }
+            for (List<Path> l : List.of(t.ofs, t.ccip, t.designerFiles, t.wrappers)) {
+                l.sort(null);
+            }
+            return t;
+        }
+
+        private void declarations(Path file, Path root, List<String> notes) {
+            String text;
+            try {
+                text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+            } catch (IOException e) {
+                notes.add(root.relativize(file) + ": cannot read (" + e.getMessage() + "), not searched");
+                return;
+            }
+            Matcher m = KIND_MODULE.matcher(text);
+            while (m.find()) {
+                List<Path> into = m.group(1).equals("ofs_plat_afu") ? ofs : ccip;
+                if (!into.contains(file)) {
+                    into.add(file);
+                }
+            }
+        }
+
+        /**
+         * The Platform Designer release the board's files state: {@code system}'s when it states one,
+         * else the newest any of the board directory's {@code .qsys}/{@code .ip} files states. A file
+         * that is not readable XML is skipped with a note.
+         */
+        Optional<QsysVersion> stated(Path root, Path system, List<String> notes) {
+            List<Path> order = new ArrayList<>();
+            if (system != null) {
+                order.add(system);
+            }
+            designerFiles.stream().filter(p -> !p.equals(system)).forEach(order::add);
+            List<QsysVersion> found = new ArrayList<>();
+            for (Path f : order) {
+                try {
+                    Optional<String> v = QsysVersion.statedBy(f);
+                    if (v.isPresent()) {
+                        found.add(new QsysVersion(v.get(), QsysVersion.Origin.SYSTEM_FILE, root.relativize(f).toString()));
+                        if (f.equals(system)) {
+                            return Optional.of(found.getFirst());
+                        }
+                    }
+                } catch (QsysVersion.UnreadableException e) {
+                    notes.add(root.relativize(f) + ":" + e.getMessage() + " (skipped when looking for the Platform Designer version)");
+                } catch (IOException e) {
+                    notes.add(root.relativize(f) + ": cannot read (" + e.getMessage() + "), skipped when looking for the Platform Designer version");
+                }
+            }
+            return QsysVersion.newest(found);
+        }
     }
 
     private static Path findBoardSpec(Path bsp, String board) throws OverlayException {

@@ -57,16 +57,39 @@ public final class Overlay {
         return top + "_hw.tcl";
     }
 
-    /** The inputs of one run. {@code config} (a JSON file) and {@code preset} exclude each other. */
-    public record Request(Path bsp, String board, Path config, String preset) {
+    /** The overlay files that only make sense inside a Platform Designer system; {@code --portable-only} leaves them out. */
+    static List<String> platformDesignerFiles(String top) {
+        return List.of(hwTcl(top), INTEGRATE_TCL);
+    }
+
+    /**
+     * The inputs of one run. {@code config} (a JSON file) and {@code preset} exclude each other.
+     * {@code portableOnly}: write only what does not depend on the BSP's Platform Designer system (the
+     * IP, the header, the manifest, board_spec.xml's channels and OVERLAY.md), for boards whose host DMA
+     * the bridge cannot sit in front of and users who bring their own data movers.
+     */
+    public record Request(Path bsp, String board, Path config, String preset, boolean portableOnly) {
+        /** A run that writes the whole overlay. */
+        public Request(Path bsp, String board, Path config, String preset) {
+            this(bsp, board, config, preset, false);
+        }
     }
 
     /**
      * A planned overlay: the files of the overlay directory (relative path -> content), the
-     * BSP's board_spec.xml with its original and edited bytes, and what was found.
+     * BSP's board_spec.xml with its original and edited bytes, what was found, the Platform Designer
+     * release the Tcl files ask for, the steps left to the user (as OVERLAY.md lists them after the
+     * integration step), and whether only the portable parts are written.
      */
     public record Plan(Map<String, byte[]> files, Path boardSpecPath, byte[] boardSpecBefore, byte[] boardSpecAfter,
-            BspScanner.BspInfo bsp, Bridge.Params params, List<String> notes) {
+            BspScanner.BspInfo bsp, Bridge.Params params, QsysVersion qsysVersion, List<String> manualSteps,
+            boolean portableOnly, List<String> notes) {
+
+        /** The same plan with other overlay files. */
+        public Plan withFiles(Map<String, byte[]> other) {
+            return new Plan(other, boardSpecPath, boardSpecBefore, boardSpecAfter, bsp, params, qsysVersion, manualSteps,
+                    portableOnly, notes);
+        }
     }
 
     public static Plan plan(Request req) throws OverlayException {
@@ -89,6 +112,13 @@ public final class Overlay {
             throw new OverlayException(OverlayException.Kind.INPUT, "board_spec.xml has errors:\n  "
                     + String.join("\n  ", problems.stream().map(Diagnostic::toString).toList()));
         }
+        BspScanner.Refusal refusal = info.refusal();
+        if (refusal != null && !req.portableOnly()) {
+            throw new OverlayException(OverlayException.Kind.BSP, bspRoot + ": " + refusal.found() + "; " + refusal.missing()
+                    + ". With --portable-only, direkt writes the parts that need no Platform Designer system (IP, header,"
+                    + " manifest, board_spec.xml channels, OVERLAY.md) for you to connect to your own data movers.");
+        }
+        QsysVersion qsys = QsysVersion.choose(info.qsysVersion(), spec.version());
 
         // ---- the edited board_spec.xml: direkt's channels, replacing only direkt's own entries
         String boardInstance = boardInstance(spec);
@@ -138,8 +168,19 @@ public final class Overlay {
         bspModel.put("system", info.system() == null ? "" : info.boardSpec().getParent().relativize(info.system()).toString());
         bspModel.put("dmaInstance", info.dmaInstance());
         bspModel.put("descInstance", info.descInstance());
-        bspModel.put("qsysVersion", "18.0");
-        bspModel.put("manualSteps", List.of());
+        bspModel.put("qsysVersion", qsys.version());
+        bspModel.put("qsysVersionSource", switch (qsys.origin()) {
+            case SYSTEM_FILE -> "stated by `" + qsys.source() + "`";
+            case BOARD_SPEC -> "from " + qsys.source() + ": no Platform Designer file of the BSP states one";
+            case ASSUMED -> "assumed: no Platform Designer file of the BSP states one, and " + qsys.source();
+        });
+        List<String> steps = ManualSteps.of(info, p, qsys, req.portableOnly());
+        bspModel.put("manualSteps", steps);
+        bspModel.put("mode", req.portableOnly() ? "portable" : info.system() == null ? "manual" : "script");
+        bspModel.put("kind", info.kind().description);
+        bspModel.put("evidence", info.evidence());
+        bspModel.put("refusalFound", refusal == null ? "" : refusal.found());
+        bspModel.put("refusalMissing", refusal == null ? "" : refusal.missing());
         Map<String, Object> model = OverlayModel.of(p, top, files, bspModel);
 
         Map<String, byte[]> out = new LinkedHashMap<>();
@@ -151,8 +192,13 @@ public final class Overlay {
         out.put(Manifest.FILE_NAME, utf8(Manifest.json(p)));
         out.put(OVERLAY_MD, utf8(Templates.render("OVERLAY.md.vm", model)));
 
+        // Checked whole, so that the Verilog is still compared with its hw.tcl when the hw.tcl is then left out.
         Consistency.check(p, top, out);
-        return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, info.notes());
+        if (req.portableOnly()) {
+            platformDesignerFiles(top.name()).forEach(out::remove);
+        }
+        return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, qsys, steps,
+                req.portableOnly(), info.notes());
     }
 
     /** The instance name the board's other interfaces use (the board system inside the OpenCL top), usually "board". */

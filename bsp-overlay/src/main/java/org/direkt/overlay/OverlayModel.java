@@ -29,7 +29,8 @@ import org.direkt.hdl.Module;
  * <li>{@code errors}: [{name, code, meaning}]; {@code tagged} (status mode), {@code managedIds};
  *     {@code maxBytes} (largest descriptor, bytes); {@code kernelIdFirst}/{@code kernelIdLast};
  *     {@code layoutVersion}; {@code top} (Verilog top module); {@code files} (Verilog files, sorted);
- *     {@code bsp} (filled by the planner: board, system, manual steps, ...).</li>
+ *     {@code bsp} (filled by the planner: board, system, qsysVersion and qsysVersionSource, manualSteps,
+ *     mode {@code script}/{@code manual}/{@code portable}, kind, evidence, refusalFound/refusalMissing, ...).</li>
  * </ul>
  */
 public final class OverlayModel {

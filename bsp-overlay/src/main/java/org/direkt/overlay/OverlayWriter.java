@@ -129,8 +129,7 @@ public final class OverlayWriter {
                 Files.writeString(tmp.resolve(BACKUP_LIST), IN_PLACE_DIR + "/\n", StandardCharsets.UTF_8);
                 move(tmp, backup);
             }
-            Result r = writeOut(new Overlay.Plan(files, plan.boardSpecPath(), plan.boardSpecBefore(), plan.boardSpecAfter(),
-                    plan.bsp(), plan.params(), plan.notes()), overlayDir);
+            Result r = writeOut(plan.withFiles(files), overlayDir);
             List<String> written = new ArrayList<>();
             r.written().forEach(f -> written.add(IN_PLACE_DIR + "/" + f));
             List<String> unchanged = new ArrayList<>();

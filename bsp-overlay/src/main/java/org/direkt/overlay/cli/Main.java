@@ -44,7 +44,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {Main.OverlayCmd.class, Main.RevertCmd.class, Main.LintKernelCmd.class, Main.InspectCmd.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:lint-kernel found errors", "2:bad usage or bad input file",
-            "3:the BSP cannot take the bridge", "4:generated files disagree, or an internal error (nothing written)",
+            "3:the BSP cannot take the bridge (overlay --portable-only writes the portable parts)", "4:generated files disagree, or an internal error (nothing written)",
             "5:cannot write the output (nothing changed)"})
 public final class Main implements Callable<Integer> {
 
@@ -102,6 +102,10 @@ public final class Main implements Callable<Integer> {
     @Command(name = "overlay", mixinStandardHelpOptions = true,
             description = {"Adds kernel-issued DMA to a board: the bridge IP, its Platform Designer component and integration"
                     + " script, the edited board_spec.xml, the OpenCL header, the manifest and OVERLAY.md.",
+                "The bridge sits in front of the data movers of the PCIe hard IP with Avalon-MM DMA, in the BSP's Platform"
+                    + " Designer system. A BSP without one is refused with exit code 3, naming what was found: an OFS oneAPI"
+                    + " ASP or a CCI-P based BSP (their host DMA is soft logic), or a hard IP that uses its internal"
+                    + " descriptor controller. --portable-only writes what such boards can still use.",
                 "Everything is generated and cross-checked in memory first; on any error nothing is written."})
     static final class OverlayCmd implements Callable<Integer> {
         @CommandLine.Spec
@@ -131,6 +135,12 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--dry-run", description = "print a unified diff of everything that would be created or changed; write nothing")
         boolean dryRun;
 
+        @Option(names = "--portable-only", description = "write only the parts that need no Platform Designer system: the IP,"
+                + " the OpenCL header, the manifest, board_spec.xml's channels and OVERLAY.md (no _hw.tcl, no integration"
+                + " script); for boards whose host DMA the bridge cannot sit in front of (OFS oneAPI ASPs, CCI-P BSPs) when"
+                + " you bring your own data movers")
+        boolean portableOnly;
+
         @Option(names = "--json", description = "print a machine-readable summary")
         boolean json;
 
@@ -156,14 +166,23 @@ public final class Main implements Callable<Integer> {
             if ((out == null) == !inPlace) {
                 throw new OverlayException(OverlayException.Kind.INPUT, "give exactly one of --out DIR and --in-place");
             }
-            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset));
+            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset, portableOnly));
             Map<String, Object> summary = new LinkedHashMap<>();
             summary.put("board", plan.bsp().boardDir());
+            summary.put("bsp_kind", plan.bsp().kind().name().toLowerCase(java.util.Locale.ROOT));
+            summary.put("evidence", plan.bsp().evidence());
+            summary.put("portable_only", plan.portableOnly());
             summary.put("board_spec", plan.boardSpecPath().toString());
             summary.put("system", plan.bsp().system() == null ? null : plan.bsp().system().toString());
             summary.put("dma_instance", plan.bsp().dmaInstance());
             summary.put("desc_instance", plan.bsp().descInstance());
             summary.put("channels", plan.params().channels().all());
+            if (!plan.portableOnly()) {
+                summary.put("qsys_version", plan.qsysVersion().version());
+                summary.put("qsys_version_from", plan.qsysVersion().origin().name().toLowerCase(java.util.Locale.ROOT));
+                summary.put("qsys_version_source", plan.qsysVersion().source());
+            }
+            summary.put("manual_steps", plan.manualSteps());
             summary.put("notes", plan.notes());
             if (dryRun) {
                 StringBuilder diff = new StringBuilder();
@@ -203,9 +222,13 @@ public final class Main implements Callable<Integer> {
                 o.println("  wrote " + f);
             }
             o.printf("  channels: %s%n", String.join(", ", plan.params().channels().all()));
-            if (plan.bsp().system() != null) {
-                o.printf("  Platform Designer: %s, hard IP '%s', descriptor controller '%s' (run direkt_integrate.tcl)%n",
-                        plan.bsp().root().relativize(plan.bsp().system()), plan.bsp().dmaInstance(), plan.bsp().descInstance());
+            if (plan.portableOnly()) {
+                o.printf("  portable parts only: %s; connect the bridge to your own data movers (OVERLAY.md says how)%n",
+                        plan.bsp().refusal() == null ? plan.bsp().kind().description : plan.bsp().refusal().found());
+            } else if (plan.bsp().system() != null) {
+                o.printf("  Platform Designer %s: %s, hard IP '%s', descriptor controller '%s' (run direkt_integrate.tcl)%n",
+                        plan.qsysVersion().version(), plan.bsp().root().relativize(plan.bsp().system()), plan.bsp().dmaInstance(),
+                        plan.bsp().descInstance());
             }
             for (String n : plan.notes()) {
                 o.println("  note: " + n);
@@ -321,6 +344,7 @@ public final class Main implements Callable<Integer> {
                 for (InterfaceEntry i : g.interfaces()) {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("memory", g.name());
+                    m.put("default", g.isDefault());
                     m.put("max_bandwidth", g.maxBandwidth());
                     m.put("interface", i.name() + "." + i.port());
                     m.put("type", i.canonicalType());
@@ -361,7 +385,7 @@ public final class Main implements Callable<Integer> {
                 return 0;
             }
             o.printf("board %s (version %s)%n%n", b.name(), b.version().orElse("?"));
-            Table.print(o, "memories", List.of("memory", "max_bandwidth", "interface", "type", "width", "address", "size"), mems);
+            Table.print(o, "memories", List.of("memory", "default", "max_bandwidth", "interface", "type", "width", "address", "size"), mems);
             Table.print(o, "interfaces", List.of("interface", "type", "width"), ifs);
             Table.print(o, "channels", List.of("chan_id", "interface", "type", "width", "line"), chs);
             problems.forEach(o::println);

@@ -30,6 +30,11 @@ final class Cli {
     static final String A10 = "a10_ref_small.board_spec.xml";
     static final String D5005 = "ofs_d5005.board_spec.xml";
     static final String N6001 = "ofs_n6001_usm_iopipes.board_spec.xml";
+    /** The project's SDK 14.x-style fixtures (board-spec's test resources): tabs, one unnamed {@code <global_mem>}, ... */
+    static final String SDK14_SINGLE = "sdk14_single.board_spec.xml";
+    /** ... and CRLF line ends, two I/O channels already declared, no newline after {@code </board>}. */
+    static final String SDK14_CHANNELS = "sdk14_channels.board_spec.xml";
+    private static final String SDK14_DIR = "board-spec/src/test/resources/org/direkt/boardspec/sdk14";
 
     /** direkt's channels with the default configuration: chan_id -> {type, width}. */
     static final Map<String, String[]> DIREKT_CHANNELS = Map.of(
@@ -97,9 +102,13 @@ final class Cli {
         return fallback;
     }
 
-    /** Copies sample {@code name} into {@code dir} as {@code dir/board_spec.xml}; returns {@code dir}. */
+    /**
+     * Copies sample {@code name} into {@code dir} as {@code dir/board_spec.xml}; returns {@code dir}. The
+     * SDK 14.x fixtures are the project's own and always present; the real samples are looked up with
+     * {@link #samplesDir()}.
+     */
     static Path sampleBsp(String name, Path dir) throws IOException {
-        Path src = samplesDir().resolve(name);
+        Path src = name.startsWith("sdk14_") ? repoRoot().resolve(SDK14_DIR).resolve(name) : samplesDir().resolve(name);
         assumeTrue(Files.isRegularFile(src), "BSP sample " + src + " not found");
         Files.createDirectories(dir);
         Files.copy(src, dir.resolve("board_spec.xml"));
@@ -114,6 +123,20 @@ final class Cli {
             }
         }
         throw new AssertionError("no examples/bsp/direkt_ref above " + Path.of("").toAbsolutePath());
+    }
+
+    /** The test BSP trees in the shape of other BSP kinds (test resources under bsp-kinds/): {@code ofs_asp}, {@code ccip}. */
+    static Path kindBsp(String kind, Path dir) throws IOException {
+        java.net.URL url = Cli.class.getResource("bsp-kinds/" + kind);
+        if (url == null) {
+            throw new AssertionError("missing test resource bsp-kinds/" + kind);
+        }
+        try {
+            copyTree(Path.of(url.toURI()), dir);
+        } catch (java.net.URISyntaxException e) {
+            throw new AssertionError(e);
+        }
+        return dir;
     }
 
     static Path exampleBsp() {

@@ -51,8 +51,13 @@ class HelpAndInspectTest {
     void overlayHelp() {
         Cli.Run r = Cli.ok("overlay", "--help");
         assertContains(r.out(), "Usage: direkt overlay", r);
-        for (String o : List.of("--bsp", "--board", "--config", "--preset", "--out", "--in-place", "--dry-run", "--json")) {
+        for (String o : List.of("--bsp", "--board", "--config", "--preset", "--out", "--in-place", "--dry-run", "--json",
+                "--portable-only")) {
             assertContains(r.out(), o, r);
+        }
+        String text = r.out().replaceAll("\\s+", " ");
+        for (String said : List.of("refused with exit code 3", "OFS oneAPI ASP", "CCI-P", "own data movers")) {
+            assertContains(text, said, r);
         }
     }
 
@@ -132,9 +137,23 @@ class HelpAndInspectTest {
         assertEquals(55, j.path("channels").get(0).path("line").asInt());
     }
 
+    /** An SDK 14.x file's unnamed memory is shown as the board's default memory, not refused. */
+    @Test
+    void inspectShowsAnUnnamedMemoryAsTheDefault() throws IOException {
+        Path f = Cli.sampleBsp(Cli.SDK14_SINGLE, tmp.resolve("sdk14")).resolve("board_spec.xml");
+        Cli.Run r = Cli.ok("inspect", f);
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("memories (2)")), r.show());
+        assertTrue(r.out().lines().anyMatch(l -> l.strip().matches("-\\s+true\\s+21328\\s+board\\.kernel_mem0\\s+agent\\s.*")), r.show());
+        assertFalse(r.out().contains("error:"), r.show());
+        JsonNode j = new ObjectMapper().readTree(Cli.ok("inspect", "--json", f).out());
+        assertTrue(j.path("memories").get(0).path("memory").isNull(), j.toString());
+        assertTrue(j.path("memories").get(0).path("default").asBoolean(), j.toString());
+        assertEquals(0, j.path("diagnostics").size(), j.toString());
+    }
+
     /** inspect on an overlay's board_spec.xml shows direkt's channels beside the board's own. */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {Cli.A10, Cli.D5005, Cli.N6001})
+    @ValueSource(strings = {Cli.A10, Cli.D5005, Cli.N6001, Cli.SDK14_CHANNELS})
     void inspectShowsDirektChannelsAfterOverlay(String sample) throws IOException {
         Path bsp = Cli.sampleBsp(sample, tmp.resolve("bsp"));
         Cli.Run before = Cli.ok("inspect", "--json", bsp.resolve("board_spec.xml"));

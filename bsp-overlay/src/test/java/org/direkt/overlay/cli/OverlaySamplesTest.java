@@ -23,7 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code direkt overlay --out} on the real board_spec.xml samples given as board_spec-only inputs. */
+/**
+ * {@code direkt overlay --out} on the real board_spec.xml samples and on the project's SDK 14.x-style
+ * files (tabs, CRLF, an unnamed {@code <global_mem>}), each given as a board_spec-only input.
+ */
 class OverlaySamplesTest {
 
     private static final Pattern DIREKT_LINE = Pattern.compile(
@@ -33,7 +36,7 @@ class OverlaySamplesTest {
     Path tmp;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {Cli.A10, Cli.D5005, Cli.N6001})
+    @ValueSource(strings = {Cli.A10, Cli.D5005, Cli.N6001, Cli.SDK14_SINGLE, Cli.SDK14_CHANNELS})
     void roundTripsAndEditsOnlyTheChannels(String sample) throws IOException {
         Path bsp = Cli.sampleBsp(sample, tmp.resolve("bsp"));
         byte[] original = Files.readAllBytes(bsp.resolve("board_spec.xml"));
@@ -121,7 +124,7 @@ class OverlaySamplesTest {
 
     /** An overlay's board_spec.xml given again as input: direkt's channels are recognised, not duplicated. */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {Cli.A10, Cli.D5005, Cli.N6001})
+    @ValueSource(strings = {Cli.A10, Cli.D5005, Cli.N6001, Cli.SDK14_SINGLE, Cli.SDK14_CHANNELS})
     void overlayingAnOverlaidBoardIsIdempotent(String sample) throws IOException {
         Path bsp = Cli.sampleBsp(sample, tmp.resolve("bsp"));
         Path out1 = tmp.resolve("out1");
@@ -141,6 +144,45 @@ class OverlaySamplesTest {
         for (String f : f1.keySet()) {
             assertArrayEquals(f1.get(f), f2.get(f), f + " differs between overlaying the board and the overlaid board");
         }
+    }
+
+    /**
+     * An SDK 14.x-style board in a BSP tree, overlaid in place: board_spec.xml gains only direkt's lines
+     * (with the file's tabs and line ends), a second run changes nothing, and revert restores the tree
+     * byte for byte.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {Cli.SDK14_SINGLE, Cli.SDK14_CHANNELS})
+    void sdk14BoardInABspTreeOverlaysInPlaceIdempotentlyAndReverts(String sample) throws IOException {
+        String name = sample.substring(0, sample.length() - ".board_spec.xml".length());
+        Path bsp = tmp.resolve("bsp");
+        Path board = Cli.sampleBsp(sample, bsp.resolve("hardware").resolve(name));
+        Map<String, String> pristine = Cli.snapshot(bsp);
+        String original = Cli.read(board.resolve("board_spec.xml"));
+        BoardSpec before = Cli.parse(board.resolve("board_spec.xml"));
+
+        Cli.ok("overlay", "--bsp", bsp, "--in-place");
+        String edited = Cli.read(board.resolve("board_spec.xml"));
+        BoardSpec after = Cli.parse(board.resolve("board_spec.xml"));
+        Cli.assertDirektChannels(after);
+        String eol = before.lineEnding();
+        List<String> added = new ArrayList<>(Cli.linesKeepingEnds(edited));
+        for (String line : Cli.linesKeepingEnds(original)) {
+            assertTrue(added.remove(line), () -> "original line kept: " + line);
+        }
+        for (String line : added) {
+            assertTrue(line.startsWith("\t") && line.endsWith(eol) && !line.substring(0, line.length() - eol.length()).contains("\r"),
+                    () -> "an inserted line is tab-indented and ends like the file's lines: " + line.replace("\r", "\\r"));
+        }
+        assertEquals(before.channelsRegion().isPresent() ? 4 : 6, added.size(), () -> "inserted: " + added);
+
+        Map<String, String> once = Cli.snapshot(bsp);
+        Cli.Run again = Cli.ok("overlay", "--bsp", bsp, "--in-place");
+        assertContains(again.out(), "0 files written", again);
+        Cli.assertTree(once, bsp, "a second in-place run changes nothing");
+
+        Cli.ok("revert", "--bsp", bsp);
+        Cli.assertTree(pristine, bsp, "revert restores the 14.x tree byte for byte");
     }
 
     /** A different configuration: only direkt's own entries change; the n6001's I/O pipes stay put. */

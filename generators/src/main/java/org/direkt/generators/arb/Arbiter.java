@@ -85,7 +85,13 @@ public final class Arbiter extends Unit<Arbiter.Params, Arbiter.Io> {
             return new Params(weights.length, Policy.WEIGHTED, List.of(weights));
         }
 
-        /** The most grants another requester can receive while requester i waits. */
+        /**
+         * The most grants the other requesters receive, all together, between requester i's request
+         * and its grant: round robin n - 1 (each other one once), weighted the sum of the others'
+         * weights, fixed priority unbounded ({@link Integer#MAX_VALUE}). The arbiter bench
+         * ({@code sim/tb/arbiter}) asserts it on the generated RTL, waits reaching it exactly under
+         * saturation, and the bridge bench's {@code arbiter_bound} for both policies on the bridge.
+         */
         public int waitBound(int i) {
             return switch (policy) {
                 case FIXED_PRIORITY -> Integer.MAX_VALUE;

@@ -116,16 +116,35 @@ class BridgeTest {
         assertEquals(BigInteger.valueOf(bytes >> 2), Layout.CLDESC.unpack(cl).get("dwords"));
     }
 
+    /**
+     * The Avalon-MM DMA hard IP's 160-bit descriptor, written out from its user guide's table (source
+     * low/high at [31:0]/[63:32], destination at [95:64]/[127:96], dwords at [145:128], ID at
+     * [153:146], [159:154] reserved) as 32-bit words the way the IP's sink receives them: Layout
+     * must pack to exactly those bits and read them back.
+     */
     @Test
     void moverDescriptorFieldsSitWhereTheHardIpExpectsThem() {
+        long src = 0xFFFF_0000_0000_1000L;
+        long dst = 0x0000_0012_3456_7800L;
+        int dwords = (1 << 18) - 1;
+        int id = 200;
+        // words 0..3: source low, source high, destination low, destination high; word 4: [145:128]
+        // the dwords in its bits 0..17, [153:146] the ID in its bits 18..25, the rest reserved
+        int[] words = {0x0000_1000, 0xFFFF_0000, 0x3456_7800, 0x0000_0012, dwords | (id << 18)};
+        BigInteger hardIp = BigInteger.ZERO;
+        for (int i = 4; i >= 0; i--) {
+            hardIp = hardIp.shiftLeft(32).or(BigInteger.valueOf(Integer.toUnsignedLong(words[i])));
+        }
         Layout.Word d = Layout.MOVER_DESC;
-        assertEquals(List.of(0, 64, 128, 146, 154), d.fields().stream().map(Layout.Field::lsb).toList());
-        assertEquals(18, d.field("dwords").width());
-        assertEquals(8, d.field("id").width());
-        assertEquals((1 << 18) - 1, Layout.MAX_DWORDS, "1 MB - 4 B in dwords");
-        BigInteger w = d.pack(Map.of("src", 0xFFFF_0000_0000_1000L, "dwords", 1, "id", 200));
-        assertEquals(200L, d.field("id").getLong(w));
-        assertEquals(new BigInteger("FFFF000000001000", 16), d.field("src").get(w), "a long address is unsigned");
+        assertEquals(160, d.bits(), "the movers' descriptor sink is 160 bits wide");
+        BigInteger packed = d.pack(Map.of("src", src, "dst", dst, "dwords", dwords, "id", id));
+        assertEquals(hardIp.toString(16), packed.toString(16));
+        assertEquals(new BigInteger("FFFF000000001000", 16), d.field("src").get(hardIp), "a long address is unsigned");
+        assertEquals(dst, d.field("dst").getLong(hardIp));
+        assertEquals(dwords, d.field("dwords").getLong(hardIp));
+        assertEquals(id, d.field("id").getLong(hardIp));
+        assertEquals(0, hardIp.shiftRight(154).signum(), "[159:154] reserved stay 0");
+        assertEquals((1 << 18) - 1, Layout.MAX_DWORDS, "1 MB - 4 B in dwords, the most [145:128] holds");
     }
 
     @Test

@@ -348,7 +348,10 @@ public final class Cuda {
     public long memAlloc(long bytes) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            check("cuMemAlloc_v2(" + bytes + " bytes)", call(() -> (int) cuMemAlloc.invokeExact(out, bytes)));
+            int rc = call(() -> (int) cuMemAlloc.invokeExact(out, bytes));
+            if (rc != CUDA_SUCCESS) {
+                check("cuMemAlloc_v2(" + bytes + " bytes)", rc); // the message is built only when it fails
+            }
             return out.get(JAVA_LONG, 0);
         }
     }
@@ -360,7 +363,10 @@ public final class Cuda {
 
     /** {@code cuMemFree_v2}: frees device memory from {@link #memAlloc}. */
     public void memFree(long devicePointer) {
-        check("cuMemFree_v2(" + hex(devicePointer) + ")", call(() -> (int) cuMemFree.invokeExact(devicePointer)));
+        int rc = call(() -> (int) cuMemFree.invokeExact(devicePointer));
+        if (rc != CUDA_SUCCESS) {
+            check("cuMemFree_v2(" + hex(devicePointer) + ")", rc);
+        }
     }
 
     /** {@code cuMemsetD8_v2}: sets {@code count} bytes at {@code devicePointer} to {@code value} (asynchronous to the host for device memory). */
@@ -466,8 +472,10 @@ public final class Cuda {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment in = arena.allocate(JAVA_INT);
             in.set(JAVA_INT, 0, value);
-            check("cuPointerSetAttribute(" + pointerAttributeName(attribute) + "=" + value + ", " + hex(devicePointer) + ")",
-                    call(() -> (int) cuPointerSetAttribute.invokeExact(in, attribute, devicePointer)));
+            int rc = call(() -> (int) cuPointerSetAttribute.invokeExact(in, attribute, devicePointer));
+            if (rc != CUDA_SUCCESS) {
+                check("cuPointerSetAttribute(" + pointerAttributeName(attribute) + "=" + value + ", " + hex(devicePointer) + ")", rc);
+            }
         }
     }
 
@@ -524,19 +532,24 @@ public final class Cuda {
      * @return the handle as an int (the caller owns the fd: close it with {@link Libc#close(int)})
      */
     public int memGetHandleForAddressRange(long devicePointer, long size, int handleType, long flags) {
-        String what = "cuMemGetHandleForAddressRange(" + hex(devicePointer) + ", " + size + " bytes, handle type "
-                + handleType + ", flags 0x" + Long.toHexString(flags) + ")";
         if (cuMemGetHandleForAddressRange == null) {
-            throw new NativeLibraryException(what + ": " + LIBRARY + " does not export cuMemGetHandleForAddressRange"
-                    + " (needs a driver of CUDA 11.7 or later)");
+            throw new NativeLibraryException(handleCall(devicePointer, size, handleType, flags) + ": " + LIBRARY
+                    + " does not export cuMemGetHandleForAddressRange (needs a driver of CUDA 11.7 or later)");
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             out.set(JAVA_INT, 0, -1);
-            check(what, call(() -> (int) cuMemGetHandleForAddressRange.invokeExact(
-                    out, devicePointer, size, handleType, flags)));
+            int rc = call(() -> (int) cuMemGetHandleForAddressRange.invokeExact(out, devicePointer, size, handleType, flags));
+            if (rc != CUDA_SUCCESS) {
+                check(handleCall(devicePointer, size, handleType, flags), rc);
+            }
             return out.get(JAVA_INT, 0);
         }
+    }
+
+    private static String handleCall(long devicePointer, long size, int handleType, long flags) {
+        return "cuMemGetHandleForAddressRange(" + hex(devicePointer) + ", " + size + " bytes, handle type " + handleType
+                + ", flags 0x" + Long.toHexString(flags) + ")";
     }
 
     /**
