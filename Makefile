@@ -20,7 +20,7 @@ SIMS := verilator icarus
 readme-check:
 	@python3 bench/readme_tables.py --check
 
-.PHONY: readme-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce clean
+.PHONY: readme-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -32,9 +32,10 @@ help:
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
-	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing into bench/results"
+	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing, bench-session into bench/results"
 	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
 	@echo "make bench-bounce  (a machine with an NVIDIA GPU) the fallback path's CUDA half: pinned host <-> GPU copies, 4 B .. 64 MB"
+	@echo "make bench-session a Session on its simulated FPGA: session start and GPU <-> FPGA copies (4 KB .. 4 MB, both paths)"
 
 setup:
 	@scripts/setup.sh
@@ -98,7 +99,7 @@ ip: build
 formal: setup
 	python3 formal/run.py
 
-bench: bench-area bench-fifo bench-bridge bench-overlay bench-timing
+bench: bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-session
 
 bench-area: build
 	python3 bench/area.py
@@ -125,6 +126,16 @@ bench-bounce: build
 	  -cp host-runtime/target/classes:host-runtime/target/test-classes:$$(cat host-runtime/target/classpath.txt) \
 	  org.direkt.runtime.bench.BounceBench --out bench/results
 	python3 bench/readme_tables.py --write
+
+# A Session on its simulated FPGA, wall time on this machine: session start (simulator build cached) and
+# copies GPU -> FPGA -> GPU of 4 KB .. 4 MB on both paths, into bench/results/session.json, then
+# README's table. It exits 1 when a start takes over 10 s or a 256 KB copy over 1 s.
+bench-session: build
+	@bin/direkt overlay --bsp examples/bsp/direkt_ref --out build/bench-session/overlay > build/bench-session.log
+	java --enable-native-access=ALL-UNNAMED \
+	  -cp host-runtime/target/classes:host-runtime/target/test-classes:$$(cat host-runtime/target/classpath.txt) \
+	  org.direkt.runtime.bench.SessionBench --overlay build/bench-session/overlay --out bench/results/session.json; \
+	  rc=$$?; python3 bench/readme_tables.py --write; exit $$rc
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false

@@ -13,9 +13,11 @@ Each table sits between `<!-- NAME: generated ... -->` and `<!-- /NAME -->` mark
     bounce           bench/results/bounce-*.json (one per GPU, from a GPU machine): the bounce path's
                      CUDA half (pinned copies) against the published direct path; until a GPU
                      machine has written one, the published rows and a line saying how to measure
+    session          bench/results/session.json: a Session on its simulated FPGA, session start and
+                     copies per size, direction and path, against the bounds it is held to
 
-`make test` runs --check; `make bench-bridge`, `make bench-timing` and `make bench-bounce` run --write
-after measuring.
+`make test` runs --check; `make bench-bridge`, `make bench-timing`, `make bench-bounce` and
+`make bench-session` run --write after measuring.
 """
 from __future__ import annotations
 
@@ -223,13 +225,38 @@ def _bounce_results() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("bounce-*.json"))]
 
 
+def session(r: dict) -> str:
+    b = r["bounds"]
+    m = r["machine"]
+    opens = {p["opens"] for p in r["paths"].values()}
+    lines = [f"`bench/results/session.json`: {r['simulator']}, {m['cpus']} CPUs, Java {m['java_version']}; wall time, "
+             f"median (max) of {'/'.join(map(str, sorted(opens)))} session starts and {r['reps']} copies.", "",
+             "| path | session start (build cached) | size | GPU -> FPGA | FPGA -> GPU | simulated (dma_clk cycles) |",
+             "|---|---|---|---|---|---|"]
+    for name, p in r["paths"].items():
+        start = f"{p['open_s']['median']:.2f} s ({p['open_s']['max']:.2f})"
+        for i, c in enumerate(p["copies"]):
+            gf, fg = c["gpu_to_fpga"], c["fpga_to_gpu"]
+
+            def ms(w: dict) -> str:
+                return f"{w['median'] * 1e3:.1f} ms ({w['max'] * 1e3:.1f})"
+
+            lines.append(f"| {name if i == 0 else ''} | {start if i == 0 else ''} | {_size(c['bytes'])} | {ms(gf['wall_s'])} "
+                         f"| {ms(fg['wall_s'])} | {gf['dma_cycles']:,}, {fg['dma_cycles']:,} |")
+    met = "met" if b["met"] else "NOT met"
+    lines += ["", f"Bounds: a session starts within {b['open_s']:g} s and a 256 KB copy takes at most {b['copy_256k_s']:g} s, "
+              f"each direction, every run: {met}."]
+    return "\n".join(lines)
+
+
 TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
           "bounce": lambda: bounce(_bounce_results()),
           "gpu": lambda: gpu(_gpu_results()),
           "reference-ip": lambda: reference_ip(_load("area.json"), _load("fifo.json")),
-          "runtime": lambda: runtime(_load("runtime.json"))}
+          "runtime": lambda: runtime(_load("runtime.json")),
+          "session": lambda: session(_load("session.json"))}
 
 
 def render(text: str) -> str:

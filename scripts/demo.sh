@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: add kernel-issued DMA to the example board with `direkt overlay`, lint the example
 # kernel against the edited board, run the bridge system simulation on the IP the overlay wrote, and
-# make a GPU -> FPGA -> GPU round trip through the host runtime on both paths (peer-to-peer, and
+# make a GPU -> FPGA -> GPU round trip through the host runtime on one simulated FPGA (a GPU -> FPGA
+# copy, then an FPGA -> GPU copy of what FPGA memory holds) on both paths (peer-to-peer, and
 # through pinned host memory where no importer is).
 #
 # Every line of the summary is taken from what this run printed. A step that fails stops the demo:
@@ -51,7 +52,7 @@ step "bridge system simulation (Verilator, cocotb) on $out/overlay/ip" "$out/bri
 grep -E "^ *[0-9.]+ns +INFO .*(byte-exact$|B/cycle of|  rejections: [0-9]|arbiter \(|pipelined: [0-9])" "$out/bridge-sim.log" \
   | sed -E 's/^ *[0-9.]+ns +INFO +cocotb\.[a-z_]+ +/  /'
 
-step "direkt-run demo: GPU -> FPGA -> GPU through the host runtime and the simulated bridge" \
+step "direkt-run demo: GPU -> FPGA -> GPU through the host runtime on one simulated FPGA" \
   "$out/direkt-run.log" bin/direkt-run demo --overlay "$out/overlay"
 show "$out/direkt-run.log"
 

@@ -37,7 +37,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Optional, Sequence
+from typing import Callable, Iterator, Mapping, Optional, Sequence
 from xml.etree import ElementTree as ET
 
 from . import emit as _emit
@@ -202,10 +202,45 @@ def run_bench(
         )
 
 
-def _run_locked(
-    *, sim, waves, seed, test_name, bench, example, module, params, run_params, expected_top,
-    testcase, build_dir: Path, test_dir: Path, emitter: str,
-) -> BenchRun:
+@dataclass
+class Built:
+    """An emitted and built bench: what :func:`run_bench` (or a caller running the simulator
+    itself, like the simulated device) needs to run it."""
+
+    sim: str
+    top: str  # the simulated top: the harness's when there is one, else the emitted top
+    emitted_top: str
+    build_dir: Path
+    runner: object  # cocotb.runner.Simulator
+
+
+# A harness wraps the emitted top for simulation: given the emitted design and the build
+# directory, it returns (its top module, extra Verilog sources, extra build arguments).
+Harness = Callable[[_emit.Emitted, Path, str], tuple[str, Sequence[Path], Sequence[str]]]
+
+
+def build_bench(
+    *,
+    bench: str,
+    example: str,
+    params: Mapping[str, object],
+    expected_top: Optional[str] = None,
+    emitter: str = "examples",
+    harness: Optional[Harness] = None,
+) -> Built:
+    """Emit and build (the first half of :func:`run_bench`) under the build directory's lock,
+    which is released on return: a long-lived simulation started from the build does not keep
+    other runs of the same build waiting. Fails like :func:`run_bench`."""
+    sim = selected_sim()
+    build_dir = BUILD_ROOT / bench / sim / _emit.describe(params)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with _locked(build_dir):
+        return _build(sim=sim, waves=waves_enabled(), example=example, params=params, expected_top=expected_top,
+                      build_dir=build_dir, emitter=emitter, harness=harness)
+
+
+def _build(*, sim, waves, example, params, expected_top, build_dir: Path, emitter: str,
+           harness: Optional[Harness] = None) -> Built:
     try:
         emitted = _emit.emit(example, params, build_dir / "rtl", emitter)
     except _emit.EmitError as exc:
@@ -215,22 +250,28 @@ def _run_locked(
 
     runner = _get_runner(sim)
     sources = list(emitted.sources)
+    top, extra_args = emitted.top, []
+    if harness is not None:
+        top, more, extra_args = harness(emitted, build_dir, sim)
+        sources += list(more)
+        extra_args = list(extra_args)
     if sim == "verilator":
         build_args = list(VERILATOR_ARGS) + (list(VERILATOR_WAVE_ARGS) if waves else [])
     else:
-        sources.append(_icarus_support_files(build_dir, emitted.top))
+        sources.append(_icarus_support_files(build_dir, top))
         build_args = list(ICARUS_ARGS) + [
             "-f", str(build_dir / "icarus_cmds.f"),
-            "-s", emitted.top,
+            "-s", top,
             "-s", ICARUS_WAVES_MODULE,
         ]
+    build_args += extra_args
 
-    print(f"direkt-sim: building {emitted.top} with {sim} in {build_dir}", flush=True)
+    print(f"direkt-sim: building {top} with {sim} in {build_dir}", flush=True)
     try:
         with _make_jobs():
             runner.build(
                 verilog_sources=sources,
-                hdl_toplevel=emitted.top,
+                hdl_toplevel=top,
                 build_args=build_args,
                 build_dir=build_dir,
                 # Icarus: the runner only checks source timestamps, not options;
@@ -242,8 +283,18 @@ def _run_locked(
         if sim == "verilator":
             # A make that died half-way can leave an archive newer than its
             # objects, which later makes would trust: start the next one afresh.
-            _scrub_verilator_build(build_dir, emitted.top)
-        _fail(f"{sim} build of {emitted.top} failed: {exc}\n(the tool output is in the captured stdout/stderr)")
+            _scrub_verilator_build(build_dir, top)
+        _fail(f"{sim} build of {top} failed: {exc}\n(the tool output is in the captured stdout/stderr)")
+    return Built(sim=sim, top=top, emitted_top=emitted.top, build_dir=build_dir, runner=runner)
+
+
+def _run_locked(
+    *, sim, waves, seed, test_name, bench, example, module, params, run_params, expected_top,
+    testcase, build_dir: Path, test_dir: Path, emitter: str,
+) -> BenchRun:
+    built = _build(sim=sim, waves=waves, example=example, params=params, expected_top=expected_top,
+                   build_dir=build_dir, emitter=emitter)
+    runner, top = built.runner, built.top
 
     plusargs: list[str] = []
     if waves and sim == "icarus":
@@ -264,7 +315,7 @@ def _run_locked(
     try:
         results_xml = runner.test(
             test_module=module,
-            hdl_toplevel=emitted.top,
+            hdl_toplevel=top,
             hdl_toplevel_lang="verilog",
             testcase=testcase,
             seed=seed,
@@ -285,7 +336,7 @@ def _run_locked(
 
     run = BenchRun(
         sim=sim,
-        top=emitted.top,
+        top=top,
         build_dir=build_dir,
         test_dir=test_dir,
         results_xml=Path(results_xml),

@@ -32,8 +32,11 @@ from cocotb.utils import get_sim_time
 
 from direkt_sim import run_bench
 from direkt_sim.bridge_models import (
-    DIRECTIONS, WORD_ORDERS, Csr, DataMover, HostController, HostRam, Memory, ModelError, PcieSpace, _Pin,
-    channel_cldesc, cldesc_word, decode_status, dma_reset_pin, kernel_reset_pin, max_bytes, reset_bridge,
+    DIRECTIONS, Csr, DataMover, HostController, HostRam, Memory, ModelError, PcieSpace, _Pin, decode_status,
+    dma_reset_pin, kernel_reset_pin, reset_bridge,
+)
+from direkt_sim.jobs import (
+    Issue, JobError, b64, csr_address, host_descriptors, host_status_json, integer, issue_mode, kernel_issues, status_json,
 )
 from direkt_sim.layout import load_manifest
 
@@ -47,41 +50,8 @@ DEFAULT_CLOCKS = {"kernel_ps": 4000, "dma_ps": 4000}
 HOST_OUTSTANDING = 8
 
 
-class JobError(ValueError):
-    """The job file is malformed (message names the offending entry)."""
-
-
 # --------------------------------------------------------------------------- job
 
-
-def _int(v, what: str, lo: int = 0, hi: int = (1 << 64) - 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise JobError(f"{what}: {v!r} is not an integer")
-    if not lo <= v <= hi:
-        raise JobError(f"{what}: {v:#x} outside [{lo:#x}, {hi:#x}]")
-    return v
-
-
-def _b64(entry: dict, what: str) -> bytes:
-    text = entry.get("data_b64")
-    if text is None:
-        return b""
-    try:
-        return base64.b64decode(text, validate=True)
-    except Exception as e:  # binascii.Error
-        raise JobError(f"{what}.data_b64: not base64 ({e})") from None
-
-
-def csr_address(m, entry, what: str) -> int:
-    """The offset of a ``csr_writes`` / ``csr_reads`` entry: its register's name in the manifest, or its offset."""
-    if not isinstance(entry, dict) or ("name" in entry) == ("offset" in entry):
-        raise JobError(f"{what}: {entry!r}: give the register's name or its offset (one of them)")
-    if "name" in entry:
-        try:
-            return m.csr_offset(entry["name"])
-        except KeyError:
-            raise JobError(f"{what}: the manifest has no CSR register {entry['name']!r}") from None
-    return _int(entry["offset"], f"{what}.offset", 0, (1 << int(m.csr["address_bits"])) - 1)
 
 
 def result_path(job_path: str) -> Path:
@@ -108,7 +78,7 @@ def bench_config(job: dict) -> tuple[dict, dict]:
     params.update(job.get("bridge_params") or {})
     clocks = dict(DEFAULT_CLOCKS)
     clocks.update(job.get("clocks") or {})
-    return params, {k: _int(clocks[k], f"clocks.{k}", 1, 10**9) for k in ("kernel_ps", "dma_ps")}
+    return params, {k: integer(clocks[k], f"clocks.{k}", 1, 10**9) for k in ("kernel_ps", "dma_ps")}
 
 
 class PageRegion:
@@ -135,11 +105,11 @@ def host_regions(job: dict, gpu: PageRegion) -> list[HostRam]:
     out: list[HostRam] = []
     for i, h in enumerate(job.get("host_memory") or []):
         what = f"host_memory[{i}]"
-        bus = _int(h.get("bus"), f"{what}.bus")
-        size = _int(h.get("size"), f"{what}.size", 4, 1 << 40)
+        bus = integer(h.get("bus"), f"{what}.bus")
+        size = integer(h.get("size"), f"{what}.size", 4, 1 << 40)
         if bus % 4 or size % 4:
             raise JobError(f"{what}: bus {bus:#x} and size {size:#x} must be multiples of 4 (the movers move dwords)")
-        data = _b64(h, what)
+        data = b64(h, what)
         if len(data) > size:
             raise JobError(f"{what}: {len(data)} bytes of data for a {size}-byte region")
         for other in out:
@@ -156,44 +126,8 @@ def host_regions(job: dict, gpu: PageRegion) -> list[HostRam]:
     return out
 
 
-def host_descriptors(job: dict, m, pcie: PcieSpace, fpga_size: int) -> list[tuple[str, int, int, int]]:
-    """The job's ``host_descriptors`` as (direction, src, dst, bytes), each checked the way the
-    host's driver must check it (the kernel path's checks do not apply to host descriptors)."""
-    out = []
-    limit = max_bytes(m)
-    for i, d in enumerate(job.get("host_descriptors") or []):
-        what = f"host_descriptors[{i}]"
-        t = d.get("direction")
-        if t not in DIRECTIONS:
-            raise JobError(f"{what}.direction = {t!r}: rd or wr")
-        src, dst = _int(d.get("src"), f"{what}.src"), _int(d.get("dst"), f"{what}.dst")
-        n = _int(d.get("bytes"), f"{what}.bytes", 4, limit)
-        if n % 4 or src % 4 or dst % 4:
-            raise JobError(f"{what}: src {src:#x}, dst {dst:#x} and bytes {n} must be multiples of 4")
-        bus, addr = (src, dst) if t == "rd" else (dst, src)
-        if not pcie.contains(bus, n):
-            raise JobError(f"{what}: PCIe range [{bus:#x}, +{n:#x}) is not inside mapped host or GPU memory")
-        if addr + n > fpga_size:
-            raise JobError(f"{what}: FPGA range [{addr:#x}, +{n:#x}) beyond the FPGA memory ({fpga_size:#x} bytes)")
-        out.append((t, src, dst, n))
-    return out
-
-
 # --------------------------------------------------------------------------- kernel issuer
 
-
-class Issue:
-    """One descriptor of the job, its channel word and (later) its status."""
-
-    def __init__(self, index: int, direction: str, words: list[int], wait: bool, word: int, tag: Optional[int]):
-        self.index = index
-        self.t = direction
-        self.words = words
-        self.wait = wait
-        self.word = word
-        self.tag = tag
-        self.status = None
-        self.issued_cycle = -1
 
 
 class Channel:
@@ -257,22 +191,6 @@ class Channel:
 # --------------------------------------------------------------------------- the replay
 
 
-def _status_json(m, it: Issue) -> dict:
-    st = it.status
-    fields = m.kernel_status.unpack(st.raw)
-    out = {"index": it.index, "direction": it.t, "raw": st.raw, "raw_hex": f"{st.raw:#018x}", "fields": fields,
-           "failed": bool(st.failed), "issued_kernel_cycle": it.issued_cycle, "status_kernel_cycle": st.cycle}
-    if st.error is not None:
-        out["error_name"] = m.error_name(st.error)
-    return out
-
-
-def _host_status_json(m, index: int, t: str, d) -> dict:
-    f = m.word("mover_status").unpack(d.status)
-    return {"index": index, "direction": t, "id": d.id, "raw": d.status, "fields": f,
-            "completed": bool(f["completed"]), "sent_dma_cycle": d.cycle, "done_dma_cycle": d.done_cycle}
-
-
 @cocotb.test(timeout_time=int(os.environ.get("DIREKT_REPLAY_TIMEOUT_MS", "2000")), timeout_unit="ms")
 async def replay(dut):
     """Run the job in $DIREKT_REPLAY_JOB; write the result to $DIREKT_REPLAY_RESULT."""
@@ -285,14 +203,14 @@ async def replay(dut):
     kper, dper = clocks["kernel_ps"], clocks["dma_ps"]
 
     # memories
-    page_size = _int(job.get("gpu_page_size", DEFAULT_PAGE), "gpu_page_size", 4, 1 << 40)
+    page_size = integer(job.get("gpu_page_size", DEFAULT_PAGE), "gpu_page_size", 4, 1 << 40)
     pages = []
     for i, p in enumerate(job.get("gpu_pages") or []):
         what = f"gpu_pages[{i}]"
-        bus = _int(p.get("bus"), f"{what}.bus")
-        size = _int(p.get("size", page_size), f"{what}.size", 1, 1 << 40)
-        mem = Memory(f"gpu page {i} @ {bus:#x}", size=size, fill=_int(p.get("fill", 0), f"{what}.fill", 0, 255))
-        data = _b64(p, what)
+        bus = integer(p.get("bus"), f"{what}.bus")
+        size = integer(p.get("size", page_size), f"{what}.size", 1, 1 << 40)
+        mem = Memory(f"gpu page {i} @ {bus:#x}", size=size, fill=integer(p.get("fill", 0), f"{what}.fill", 0, 255))
+        data = b64(p, what)
         if len(data) > size:
             raise JobError(f"{what}: {len(data)} bytes of data for a {size}-byte page")
         if data:
@@ -302,10 +220,10 @@ async def replay(dut):
     gpu = PageRegion(pages)
     host = host_regions(job, gpu)
     fpga_size = int(m.bridge["fpga_mem_bytes"])
-    fpga = Memory("fpga", size=fpga_size, fill=_int(job.get("fpga_fill", 0), "fpga_fill", 0, 255))
+    fpga = Memory("fpga", size=fpga_size, fill=integer(job.get("fpga_fill", 0), "fpga_fill", 0, 255))
     for i, f in enumerate(job.get("fpga") or []):
-        addr = _int(f.get("addr"), f"fpga[{i}].addr", 0, fpga_size)
-        data = _b64(f, f"fpga[{i}]")
+        addr = integer(f.get("addr"), f"fpga[{i}].addr", 0, fpga_size)
+        data = b64(f, f"fpga[{i}]")
         if addr + len(data) > fpga_size:
             raise JobError(f"fpga[{i}]: [{addr:#x}, +{len(data):#x}) beyond the FPGA memory ({fpga_size:#x} bytes)")
         fpga.write(addr, data)
@@ -313,33 +231,11 @@ async def replay(dut):
     pcie = PcieSpace([gpu, *host])
 
     # descriptors
-    mode = (job.get("issue") or {}).get("mode", "sequential")
-    if mode not in ("sequential", "pipelined"):
-        raise JobError(f"issue.mode = {mode!r}: sequential or pipelined")
-    inflight = int(m.bridge["inflight"])
-    limit = _int((job.get("issue") or {}).get("inflight", inflight), "issue.inflight", 1, 1 << 16)
-    cl = m.word("cldesc")
-    tagged = m.bridge["status_mode"] == "tagged"
+    mode, limit = issue_mode(job.get("issue"), m)
     chan_order = job.get("channel_word_order", m.bridge["word_order"])
-    if chan_order not in WORD_ORDERS:
-        raise JobError(f"channel_word_order = {chan_order!r}: one of {list(WORD_ORDERS)}")
     reads = [csr_address(m, r, f"csr_reads[{i}]") for i, r in enumerate(job.get("csr_reads") or [])]
-    issues: list[Issue] = []
-    for i, d in enumerate(job.get("descriptors") or []):
-        t = d.get("direction")
-        if t not in DIRECTIONS:
-            raise JobError(f"descriptors[{i}].direction = {t!r}: rd or wr")
-        words = d.get("words")
-        if not isinstance(words, list) or len(words) != int(m.layout["cldesc_words"]):
-            raise JobError(f"descriptors[{i}].words: {m.layout['cldesc_words']} 32-bit words x0..x7 expected, got {words!r}")
-        value = 0
-        for k, w in enumerate(words):
-            value |= _int(w, f"descriptors[{i}].words[{k}]", 0, 0xFFFF_FFFF) << (32 * k)
-        word = cldesc_word(m, order=chan_order, **cl.unpack(value))
-        # A status carries the tag the bridge read, which is x5 only when the channel's order is its own.
-        seen = cl.unpack(channel_cldesc(m, word))
-        issues.append(Issue(i, t, words, bool(d.get("wait", False)), word, seen["tag"] if tagged else None))
-    host_descs = host_descriptors(job, m, pcie, fpga_size)
+    issues = kernel_issues(job.get("descriptors"), m, chan_order)
+    host_descs = host_descriptors(job.get("host_descriptors"), m, pcie, fpga_size)
 
     # clocks, reset, models
     for t in DIRECTIONS:
@@ -356,8 +252,8 @@ async def replay(dut):
     await Timer(dper // 3, "ps")
     cocotb.start_soon(Clock(dut.dma_clk, dper, "ps").start(start_high=False))
     mv_cfg = job.get("mover") or {}
-    movers = {t: DataMover(dut, t, m, pcie, fpga, latency=_int(mv_cfg.get("latency", 8), "mover.latency", 1, 1 << 20),
-                           bytes_per_cycle=_int(mv_cfg.get("bytes_per_cycle", 64), "mover.bytes_per_cycle", 1, 1 << 20))
+    movers = {t: DataMover(dut, t, m, pcie, fpga, latency=integer(mv_cfg.get("latency", 8), "mover.latency", 1, 1 << 20),
+                           bytes_per_cycle=integer(mv_cfg.get("bytes_per_cycle", 64), "mover.bytes_per_cycle", 1, 1 << 20))
               for t in DIRECTIONS}
     await reset_bridge(dut, m, max(kper, dper))
     await ClockCycles(dut.dma_clk, 4)
@@ -367,8 +263,8 @@ async def replay(dut):
     csr = Csr(dut, m)
     entries = int(m.bridge["window_entries"])
     for i, w in enumerate(job.get("windows") or []):
-        idx = _int(w.get("index", i), f"windows[{i}].index", 0, entries - 1)
-        base, last = _int(w.get("base"), f"windows[{i}].base"), _int(w.get("last"), f"windows[{i}].last")
+        idx = integer(w.get("index", i), f"windows[{i}].index", 0, entries - 1)
+        base, last = integer(w.get("base"), f"windows[{i}].base"), integer(w.get("last"), f"windows[{i}].last")
         try:
             csr.window_log2(base, last)
         except ValueError as e:
@@ -378,15 +274,15 @@ async def replay(dut):
     for i, cw in enumerate(job.get("csr_writes") or []):
         what = f"csr_writes[{i}]"
         addr = csr_address(m, cw, what)
-        await csr.write(addr, _int(cw.get("value"), f"{what}.value", 0, 0xFFFF_FFFF))
+        await csr.write(addr, integer(cw.get("value"), f"{what}.value", 0, 0xFFFF_FFFF))
 
-    chans = {t: Channel(dut, t, m, 1 if mode == "sequential" else limit) for t in DIRECTIONS}
+    chans = {t: Channel(dut, t, m, limit) for t in DIRECTIONS}
     # A controller only for a direction with host descriptors: an idle model still costs a
     # coroutine step per cycle.
     hosts = {t: HostController(dut, t, m, max_outstanding=HOST_OUTSTANDING)
              for t in DIRECTIONS if any(h[0] == t for h in host_descs)}
     host_sent = [hosts[t].submit(src, dst, n) for t, src, dst, n in host_descs]
-    per_status_cycles = _int((job.get("issue") or {}).get("timeout_kernel_cycles", 2_000_000),
+    per_status_cycles = integer((job.get("issue") or {}).get("timeout_kernel_cycles", 2_000_000),
                              "issue.timeout_kernel_cycles", 1, 1 << 40)
 
     async def wait_idle(what: str, chs, hcs=()) -> None:
@@ -425,17 +321,17 @@ async def replay(dut):
     rb = job.get("read_back") or {}
     mem_out = {"gpu": [], "fpga": [], "host": []}
     for i, r in enumerate(rb.get("gpu") or []):
-        bus, n = _int(r[0], f"read_back.gpu[{i}][0]"), _int(r[1], f"read_back.gpu[{i}][1]", 0, 1 << 32)
+        bus, n = integer(r[0], f"read_back.gpu[{i}][0]"), integer(r[1], f"read_back.gpu[{i}][1]", 0, 1 << 32)
         try:
             data = pcie.read(bus, n)
         except ModelError as e:
             raise JobError(f"read_back.gpu[{i}]: {e}") from None
         mem_out["gpu"].append({"bus": bus, "len": n, "data_b64": base64.b64encode(data).decode()})
     for i, r in enumerate(rb.get("fpga") or []):
-        addr, n = _int(r[0], f"read_back.fpga[{i}][0]"), _int(r[1], f"read_back.fpga[{i}][1]", 0, 1 << 32)
+        addr, n = integer(r[0], f"read_back.fpga[{i}][0]"), integer(r[1], f"read_back.fpga[{i}][1]", 0, 1 << 32)
         mem_out["fpga"].append({"addr": addr, "len": n, "data_b64": base64.b64encode(fpga.read(addr, n)).decode()})
     for i, r in enumerate(rb.get("host") or []):
-        bus, n = _int(r[0], f"read_back.host[{i}][0]"), _int(r[1], f"read_back.host[{i}][1]", 0, 1 << 32)
+        bus, n = integer(r[0], f"read_back.host[{i}][0]"), integer(r[1], f"read_back.host[{i}][1]", 0, 1 << 32)
         if not any(h.bus_base <= bus and bus + n <= h.bus_base + h.size for h in host):
             raise JobError(f"read_back.host[{i}]: [{bus:#x}, +{n:#x}) is not inside one host_memory region")
         mem_out["host"].append({"bus": bus, "len": n, "data_b64": base64.b64encode(pcie.read(bus, n)).decode()})
@@ -445,9 +341,9 @@ async def replay(dut):
         "job": str(job_path),
         "bridge": {k: m.bridge[k] for k in ("status_mode", "id_mode", "word_order", "inflight", "window_entries",
                                              "fpga_mem_bytes", "policy", "counters")},
-        "issue": {"mode": mode, "inflight": 1 if mode == "sequential" else limit, "channel_word_order": chan_order},
-        "statuses": [_status_json(m, it) for it in issues],
-        "host_statuses": [_host_status_json(m, i, t, d) for i, ((t, *_), d) in enumerate(zip(host_descs, host_sent))],
+        "issue": {"mode": mode, "inflight": limit, "channel_word_order": chan_order},
+        "statuses": [status_json(m, it) for it in issues],
+        "host_statuses": [host_status_json(m, i, t, d) for i, ((t, *_), d) in enumerate(zip(host_descs, host_sent))],
         "memory": mem_out,
         "mover": {t: {"descriptors": len(movers[t].log), "kernel_descriptors": sum(d.kernel for d in movers[t].log),
                       "bytes": movers[t].bytes_moved, "tlps": movers[t].tlps, "busy_cycles": movers[t].busy_cycles}

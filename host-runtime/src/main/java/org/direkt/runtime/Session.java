@@ -13,9 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
+import org.direkt.runtime.bringup.BridgeConfig;
 import org.direkt.runtime.ffi.CudaException;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
@@ -23,11 +25,14 @@ import org.direkt.runtime.pcie.Bytes;
 import org.direkt.runtime.pcie.ImportRefusedException;
 import org.direkt.runtime.pcie.ImportedRange;
 import org.direkt.runtime.pcie.Transfer;
+import org.direkt.runtime.pcie.Segment;
 import org.direkt.runtime.pcie.WindowBlock;
 import org.direkt.runtime.sim.Direction;
 import org.direkt.runtime.sim.ReplayJob;
 import org.direkt.runtime.sim.ReplayResult;
 import org.direkt.runtime.sim.SimulatedBridge;
+import org.direkt.runtime.sim.SimulatedDevice;
+import org.direkt.runtime.sim.SimulationException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -68,9 +73,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * }
  * </pre>
  *
- * This version executes descriptors on the simulated back end (the bridge's system simulation,
- * where a pinned host buffer is host memory at bus addresses of its own); GPU memory is real CUDA
- * memory when a GPU is present, host memory standing in for it otherwise ({@link Gpu}).
+ * This version runs on a simulated FPGA ({@link SimulatedDevice}): the overlay's bridge, its data
+ * movers, FPGA memory and the BSP's host descriptor controller in one simulation that the session
+ * starts when it opens and ends when it closes. As on a board, FPGA memory and the bridge's
+ * registers keep what they hold from one copy to the next: a GPU -> FPGA copy and a later FPGA ->
+ * GPU copy of the same range move the same bytes, and an FPGA range nothing has written reads as
+ * the device's memory holds it (zeros in the simulation). {@link #writeFpga} and {@link #readFpga}
+ * load and inspect FPGA memory through the host DMA path. GPU memory and pinned host buffers stay
+ * on the host: the simulated data movers read and write them through the session while a copy
+ * runs. GPU memory is real CUDA memory when a GPU is present, host memory standing in for it
+ * otherwise ({@link Gpu}). If the simulation dies, the call that finds out and every later one
+ * throw {@link SimulationException} naming why.
  */
 public final class Session implements AutoCloseable {
     private static final long PAGE = AddressTable.PAGE_SIZE;
@@ -98,23 +111,24 @@ public final class Session implements AutoCloseable {
 
     private final Path overlay;
     private final BusAddressImporter importer;
-    private final SimulatedBridge bridge;
+    private final SimulatedDevice device;
     private final GpuMemory gpu;
     private final WindowRegs windowRegs;
     private final DataPath path;
     private final String pathReason;
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final List<WindowBlock> windows = new ArrayList<>();
-    /** The CSR writes that opened the windows, in order, by register name. */
-    private final List<ReplayJob.CsrWrite> csrWrites = new ArrayList<>();
+    /** What the session has mapped for the FPGA, by bus address: the device's data movers reach these. */
+    private final TreeMap<Long, Mapped> mapped = new TreeMap<>();
+    private final HostMemory hostMemory = new HostMemory();
     private long nextTag = 1;
     private long nextHostBus = HOST_BUS_BASE;
     private boolean closed;
 
-    private Session(Path overlay, BusAddressImporter importer, SimulatedBridge bridge, GpuMemory gpu, WindowRegs windowRegs) {
+    private Session(Path overlay, BusAddressImporter importer, SimulatedDevice device, GpuMemory gpu, WindowRegs windowRegs) {
         this.overlay = overlay;
         this.importer = importer;
-        this.bridge = bridge;
+        this.device = device;
         this.gpu = gpu;
         this.windowRegs = windowRegs;
         Optional<String> why = importer.unavailableReason();
@@ -177,9 +191,11 @@ public final class Session implements AutoCloseable {
 
     /**
      * Opens a session on an overlay directory (its manifest must speak this runtime's Layout
-     * version) with the GPU chosen.
+     * version) with the GPU chosen, and starts the session's simulated FPGA: the overlay's bridge
+     * (built once per configuration; a few seconds on a cached build).
      *
      * @param importer the bus-address importer; {@link BusAddressImporter#none(String)} where there is none
+     * @throws SimulationException the simulated FPGA could not be built or started (the message says why)
      */
     public static Session open(Path overlayDir, BusAddressImporter importer, Gpu gpuChoice) throws IOException {
         Objects.requireNonNull(importer, "importer: pass BusAddressImporter.none(reason) where there is none");
@@ -199,16 +215,22 @@ public final class Session implements AutoCloseable {
             throw new IllegalArgumentException(f + ": this runtime drives bridges with managed IDs and tagged status (the default preset)");
         }
         WindowRegs windowRegs = WindowRegs.of(f, m);
-        SimulatedBridge bridge = SimulatedBridge.locate();
+        Map<String, Object> params = BridgeConfig.generatorParams(BridgeConfig.read(overlayDir).params());
+        SimulatedBridge bench = SimulatedBridge.locate();
         GpuMemory gpu = switch (gpuChoice) {
             case AUTO -> GpuMemory.firstGpuOrNone();
             case SIMULATED -> GpuMemory.StandIn.simulated();
             case NONE -> GpuMemory.StandIn.none("no GPU (the session was opened with Gpu.NONE), so there is no GPU memory"
                     + " to export for peer-to-peer; host memory stands in for GPU memory");
         };
+        SimulatedDevice device = null;
         try {
-            return new Session(overlayDir, importer, bridge, gpu, windowRegs);
+            device = bench.device(Bridge.Params.DEFAULT_PRESET, params);
+            return new Session(overlayDir, importer, device, gpu, windowRegs);
         } catch (RuntimeException e) {
+            if (device != null) {
+                device.close();
+            }
             gpu.close();
             throw e;
         }
@@ -247,6 +269,11 @@ public final class Session implements AutoCloseable {
         return overlay;
     }
 
+    /** The simulated FPGA this session runs on (for as long as the session is open). */
+    public SimulatedDevice device() {
+        return device;
+    }
+
     /**
      * GPU memory of whole 64 KB pages with the bus addresses the FPGA's data movers use for it:
      * on the direct path the GPU's own pages as the importer mapped them (SYNC_MEMOPS set), on the
@@ -261,6 +288,8 @@ public final class Session implements AutoCloseable {
         private final AddressTable table;
         private final DataPath path;
         private final String pathReason;
+        /** Where this buffer is mapped for the FPGA's data movers (the starts of its bus ranges). */
+        private List<Long> buses = List.of();
         private boolean closed;
 
         /** The direct path: {@code range} is the importer's mapping of the dma-buf {@code fd}. */
@@ -350,6 +379,7 @@ public final class Session implements AutoCloseable {
             closed = true;
             buffers.remove(this);
             try {
+                unmap(buses);
                 if (range != null) {
                     importer.release(range);
                 }
@@ -403,7 +433,126 @@ public final class Session implements AutoCloseable {
             throw e;
         }
         buffers.add(g);
+        try {
+            g.buses = map(g.path == DataPath.DIRECT ? gpuRanges(g) : List.of(new Mapped(g.table.busAddress(0), length,
+                    staging(g.staging), 0)), "GPU buffer of " + Bytes.human(length) + (g.path == DataPath.DIRECT ? ""
+                    : " (its pinned host buffer)"));
+        } catch (RuntimeException e) {
+            g.close();
+            throw e;
+        }
         return g;
+    }
+
+    /** A direct buffer's bus-contiguous runs, each backed by the GPU memory it maps. */
+    private static List<Mapped> gpuRanges(GpuBuffer g) {
+        List<Mapped> out = new ArrayList<>();
+        Backing gpuMemory = new Backing() {
+            @Override
+            public void read(long offset, MemorySegment into) {
+                g.memory.read(into, offset, into.byteSize());
+            }
+
+            @Override
+            public void write(long offset, MemorySegment from) {
+                g.memory.write(offset, from, from.byteSize());
+            }
+        };
+        List<Segment> segments = g.table.segments();
+        for (int i = 0; i < segments.size(); i++) {
+            Segment seg = segments.get(i);
+            out.add(new Mapped(seg.busAddress(), seg.length(), gpuMemory, g.table.segmentGpuOffset(i)));
+        }
+        return out;
+    }
+
+    private static Backing staging(GpuMemory.Pinned p) {
+        return new Backing() {
+            @Override
+            public void read(long offset, MemorySegment into) {
+                into.copyFrom(p.segment().asSlice(offset, into.byteSize()));
+            }
+
+            @Override
+            public void write(long offset, MemorySegment from) {
+                p.segment().asSlice(offset, from.byteSize()).copyFrom(from);
+            }
+        };
+    }
+
+    /** Memory behind a bus range the session maps for the FPGA. */
+    private interface Backing {
+        void read(long offset, MemorySegment into);
+
+        void write(long offset, MemorySegment from);
+    }
+
+    /** {@code size} bytes at bus address {@code bus}, backed by {@code backing} from {@code offset} on. */
+    private record Mapped(long bus, long size, Backing backing, long offset) {
+    }
+
+    /** Maps {@code ranges} on the device (one request) and here; returns their bus addresses. */
+    private List<Long> map(List<Mapped> ranges, String what) {
+        List<SimulatedDevice.Range> r = new ArrayList<>();
+        for (int i = 0; i < ranges.size(); i++) {
+            Mapped m = ranges.get(i);
+            r.add(new SimulatedDevice.Range(m.bus(), m.size(), what + (ranges.size() == 1 ? "" : ", run " + i)));
+        }
+        device.map(r);
+        List<Long> buses = new ArrayList<>();
+        for (Mapped m : ranges) {
+            mapped.put(m.bus(), m);
+            buses.add(m.bus());
+        }
+        return List.copyOf(buses);
+    }
+
+    /** Unmaps on the device (while it lives: a device gone has nothing to unmap) and here. */
+    private void unmap(List<Long> buses) {
+        buses.forEach(mapped::remove);
+        if (device.usable()) {
+            try {
+                device.unmap(buses);
+            } catch (SimulationException e) {
+                if (device.usable()) {
+                    throw e;
+                }
+                // found gone just now: the next call that needs it says so
+            }
+        }
+    }
+
+    /** Host memory as the device's data movers reach it: whatever the session has mapped. */
+    private final class HostMemory implements SimulatedDevice.HostMemory {
+        @Override
+        public void read(long bus, byte[] into) {
+            access(bus, MemorySegment.ofArray(into), false);
+        }
+
+        @Override
+        public void write(long bus, byte[] data) {
+            access(bus, MemorySegment.ofArray(data), true);
+        }
+
+        private void access(long bus, MemorySegment buf, boolean write) {
+            long pos = 0;
+            while (pos < buf.byteSize()) {
+                Map.Entry<Long, Mapped> e = mapped.floorEntry(bus + pos);
+                Mapped m = e == null ? null : e.getValue();
+                if (m == null || bus + pos - m.bus() >= m.size()) {
+                    throw new IllegalStateException("the FPGA's data movers reached bus address " + Bytes.hex(bus + pos)
+                            + ", which this session has not mapped");
+                }
+                long off = bus + pos - m.bus();
+                MemorySegment part = buf.asSlice(pos, Math.min(buf.byteSize() - pos, m.size() - off));
+                if (write) {
+                    m.backing().write(m.offset() + off, part);
+                } else {
+                    m.backing().read(m.offset() + off, part);
+                }
+                pos += part.byteSize();
+            }
+        }
     }
 
     private GpuBuffer direct(GpuMemory.Allocation memory, long length) {
@@ -469,12 +618,10 @@ public final class Session implements AutoCloseable {
                     + "]: all " + windowRegs.entries() + " window entries of the bridge are open");
         }
         List<String> regs = windowRegs.names().get(i);
-        csrWrites.add(new ReplayJob.CsrWrite(regs.get(0), w.base() & 0xFFFF_FFFFL));
-        csrWrites.add(new ReplayJob.CsrWrite(regs.get(1), w.base() >>> 32));
-        csrWrites.add(new ReplayJob.CsrWrite(regs.get(2),
-                Layout.CSR_WINDOW_SIZE.pack(Map.of("log2", w.log2())).longValueExact()));
-        csrWrites.add(new ReplayJob.CsrWrite(regs.get(3),
-                Layout.CSR_WINDOW_CTRL.pack(Map.of("enable", 1, "allow_rd", 1, "allow_wr", 1)).longValueExact()));
+        device.csrWrite(regs.get(0), w.base() & 0xFFFF_FFFFL);
+        device.csrWrite(regs.get(1), w.base() >>> 32);
+        device.csrWrite(regs.get(2), Layout.CSR_WINDOW_SIZE.pack(Map.of("log2", w.log2())).longValueExact());
+        device.csrWrite(regs.get(3), Layout.CSR_WINDOW_CTRL.pack(Map.of("enable", 1, "allow_rd", 1, "allow_wr", 1)).longValueExact());
         windows.add(w);
         return i;
     }
@@ -526,7 +673,7 @@ public final class Session implements AutoCloseable {
                     ? Descriptors.cldesc(t.busAddress(), fpga, t.bytes(), tag)
                     : Descriptors.cldesc(fpga, t.busAddress(), t.bytes(), tag)));
         }
-        return new Copy(toFpga, g, gOff, f, fOff, bytes, descs, hostDescs, byTag);
+        return new Copy(toFpga, g, gOff, bytes, descs, hostDescs, byTag);
     }
 
     /** A planned copy: it runs when it is awaited, on its GPU buffer's path. */
@@ -534,23 +681,17 @@ public final class Session implements AutoCloseable {
         private final boolean toFpga;
         private final GpuBuffer gpu;
         private final long gpuOffset;
-        private final FpgaBuffer fpga;
-        private final long fpgaOffset;
         private final int bytes;
         private final List<ReplayJob.Descriptor> descriptors;
         private final List<ReplayJob.HostDescriptor> hostDescriptors;
         private final Map<Long, Transfer> byTag;
-        private byte[] fpgaContents;
-        private byte[] fpgaSource;
+        private SimulatedDevice.Run run;
 
-        Copy(boolean toFpga, GpuBuffer gpu, long gpuOffset, FpgaBuffer fpga, long fpgaOffset, int bytes,
-                List<ReplayJob.Descriptor> descriptors, List<ReplayJob.HostDescriptor> hostDescriptors,
-                Map<Long, Transfer> byTag) {
+        Copy(boolean toFpga, GpuBuffer gpu, long gpuOffset, int bytes, List<ReplayJob.Descriptor> descriptors,
+                List<ReplayJob.HostDescriptor> hostDescriptors, Map<Long, Transfer> byTag) {
             this.toFpga = toFpga;
             this.gpu = gpu;
             this.gpuOffset = gpuOffset;
-            this.fpga = fpga;
-            this.fpgaOffset = fpgaOffset;
             this.bytes = bytes;
             this.descriptors = descriptors;
             this.hostDescriptors = hostDescriptors;
@@ -571,114 +712,125 @@ public final class Session implements AutoCloseable {
         }
 
         /**
-         * Runs the copy and waits for every status; an error code in any status throws
-         * {@link DmaException}. For FPGA -> GPU the data lands in the GPU buffer; for GPU -> FPGA
-         * the FPGA range's contents are returned by {@link #fpgaContents()}. On the bounce path the
-         * CUDA copy (GPU -> pinned host memory before the FPGA's host DMA, pinned host memory -> GPU
-         * after it) is part of the copy.
+         * Runs the copy on the session's FPGA and waits for every status; an error code in any
+         * status throws {@link DmaException}. GPU -> FPGA leaves the data in FPGA memory, where it
+         * stays for later copies; FPGA -> GPU moves what FPGA memory holds now. On the bounce path
+         * the CUDA copy (GPU -> pinned host memory before the FPGA's host DMA, pinned host memory ->
+         * GPU after it) is part of the copy.
+         *
+         * @throws SimulationException the simulated FPGA stopped or is gone (the message says why)
          */
         public void await() {
             checkOpen();
             if (gpu.closed) {
                 throw new IllegalStateException("the GPU buffer of this copy (" + gpu.length + " bytes) was closed before it ran");
             }
-            ReplayJob.Builder job = ReplayJob.builder().preset("default");
-            if (windowRegs.entries() != Bridge.Params.defaults().windowEntries()) {
-                job.param("windows", windowRegs.entries());  // the overlay's window table, so its register names exist
-            }
-            csrWrites.forEach(job::csrWrite);
             if (gpu.path == DataPath.DIRECT) {
-                direct(job);
-            } else {
-                bounce(job);
+                run = device.run(descriptors, List.of(), hostMemory);
+                for (ReplayResult.Status s : run.statuses()) {
+                    if (!s.ok()) {
+                        Transfer piece = byTag.get(s.tag());
+                        throw new DmaException(s.error(), s.tag(), what() + (piece == null ? "" : ", piece at GPU offset "
+                                + piece.gpuOffset()));
+                    }
+                }
+                return;
             }
+            MemorySegment stage = gpu.staging.segment().asSlice(gpuOffset, bytes);
+            if (toFpga) {
+                gpu.memory.read(stage, gpuOffset, bytes);  // the CUDA half: GPU -> pinned host memory
+            }
+            run = device.run(List.of(), hostDescriptors, hostMemory);
+            checkHostStatuses(run, what() + " through pinned host memory");
+            if (!toFpga) {
+                gpu.memory.write(gpuOffset, stage, bytes);  // the CUDA half: pinned host memory -> GPU
+            }
+        }
+
+        /** After {@link #await}: the simulated time it took, in dma_clk cycles (the FPGA's part of it). */
+        public long dmaCycles() {
+            if (run == null) {
+                throw new IllegalStateException("the copy has not run: await it first");
+            }
+            return run.dmaCycles();
         }
 
         private String what() {
             return (toFpga ? "GPU -> FPGA" : "FPGA -> GPU") + " copy of " + bytes + " bytes";
         }
+    }
 
-        private void direct(ReplayJob.Builder job) {
-            AddressTable t = gpu.table;
-            // Only the pages this copy touches go to the back end (and come back from it).
-            int firstPage = (int) (gpuOffset / PAGE);
-            int endPage = (int) ((gpuOffset + bytes + PAGE - 1) / PAGE);
-            long spanStart = firstPage * PAGE;
-            byte[] image = gpu.read(spanStart, (int) ((endPage - firstPage) * PAGE));
-            for (int p = firstPage; p < endPage; p++) {
-                int at = (int) ((p - firstPage) * PAGE);
-                job.gpuPage(t.pageBusAddress(p), Arrays.copyOfRange(image, at, at + (int) PAGE));
-                if (!toFpga) {
-                    job.readBackGpu(t.pageBusAddress(p), (int) PAGE);
-                }
-            }
-            descriptors.forEach(job::descriptor);
-            if (toFpga) {
-                job.readBackFpga(fpga.address() + fpgaOffset, bytes);
-            } else {
-                job.fpga(fpga.address() + fpgaOffset, fpgaSource == null ? new byte[bytes] : fpgaSource);
-            }
-            ReplayResult r = bridge.run(job.build());
-            for (ReplayResult.Status s : r.statuses()) {
-                if (!s.ok()) {
-                    Transfer piece = byTag.get(s.tag());
-                    throw new DmaException(s.error(), s.tag(), what() + (piece == null ? "" : ", piece at GPU offset " + piece.gpuOffset()));
-                }
-            }
-            if (toFpga) {
-                fpgaContents = r.fpga(fpga.address() + fpgaOffset);
-            } else {
-                for (int p = firstPage; p < endPage; p++) {
-                    System.arraycopy(r.gpu(t.pageBusAddress(p)), 0, image, (int) ((p - firstPage) * PAGE), (int) PAGE);
-                }
-                int from = (int) (gpuOffset - spanStart);
-                gpu.write(gpuOffset, Arrays.copyOfRange(image, from, from + bytes));
+    private static void checkHostStatuses(SimulatedDevice.Run run, String what) {
+        for (ReplayResult.HostStatus s : run.hostStatuses()) {
+            if (!s.completed()) {
+                throw new DmaException(Layout.Error.ABORTED, s.id(), what + ", host descriptor " + s.index() + " (host ID "
+                        + s.id() + ", mover status 0x" + Long.toHexString(s.raw()) + ")");
             }
         }
+    }
 
-        private void bounce(ReplayJob.Builder job) {
-            long bus = gpu.table.busAddress(gpuOffset);
-            MemorySegment stage = gpu.staging.segment().asSlice(gpuOffset, bytes);
-            if (toFpga) {
-                gpu.memory.read(stage, gpuOffset, bytes);  // the CUDA half: GPU -> pinned host memory
-                job.hostMemory(bus, bytes, stage.toArray(JAVA_BYTE));
-                job.readBackFpga(fpga.address() + fpgaOffset, bytes);
-            } else {
-                job.hostMemory(bus, bytes, null);
-                job.fpga(fpga.address() + fpgaOffset, fpgaSource == null ? new byte[bytes] : fpgaSource);
-                job.readBackHost(bus, bytes);
-            }
-            hostDescriptors.forEach(job::hostDescriptor);
-            ReplayResult r = bridge.run(job.build());
-            for (ReplayResult.HostStatus s : r.hostStatuses()) {
-                if (!s.completed()) {
-                    throw new DmaException(Layout.Error.ABORTED, s.id(), what() + " through pinned host memory, host descriptor "
-                            + s.index() + " (host ID " + s.id() + ", mover status 0x" + Long.toHexString(s.raw()) + ")");
-                }
-            }
-            if (toFpga) {
-                fpgaContents = r.fpga(fpga.address() + fpgaOffset);
-            } else {
-                stage.copyFrom(MemorySegment.ofArray(r.host(bus)));
-                gpu.memory.write(gpuOffset, stage, bytes);  // the CUDA half: pinned host memory -> GPU
-            }
+    /**
+     * Host -> FPGA memory through the FPGA's host DMA path: {@code data} is put in a pinned host
+     * buffer of its own, which host descriptors (split at the movers' limit of 1 MB - 4 B) copy into
+     * {@code f} at {@code offset}. How a host loads FPGA memory that no GPU copy fills.
+     *
+     * @throws IllegalArgumentException the range is outside {@code f}, or the offset or length is not a multiple of 4
+     * @throws DmaException             a host descriptor did not complete
+     */
+    public void writeFpga(FpgaBuffer f, long offset, byte[] data) {
+        hostDma(true, f, offset, data, data.length);
+    }
+
+    /**
+     * FPGA memory -> host through the FPGA's host DMA path (host descriptors into a pinned host
+     * buffer of its own): {@code bytes} of {@code f} from {@code offset}, as they are now.
+     *
+     * @throws IllegalArgumentException the range is outside {@code f}, or the offset or length is not a multiple of 4
+     * @throws DmaException             a host descriptor did not complete
+     */
+    public byte[] readFpga(FpgaBuffer f, long offset, int bytes) {
+        return hostDma(false, f, offset, null, bytes);
+    }
+
+    private byte[] hostDma(boolean toFpga, FpgaBuffer f, long offset, byte[] data, int bytes) {
+        checkOpen();
+        Objects.requireNonNull(f, "FPGA buffer");
+        if (offset < 0 || bytes <= 0 || offset + bytes > f.length()) {
+            throw new IllegalArgumentException("[" + offset + ", +" + bytes + ") is outside the FPGA buffer of " + f.length()
+                    + " bytes (or empty)");
         }
-
-        /** After a GPU -> FPGA {@link #await}: what the FPGA range holds. */
-        public byte[] fpgaContents() {
-            if (fpgaContents == null) {
-                throw new IllegalStateException("no FPGA contents: await a GPU -> FPGA copy first");
-            }
-            return fpgaContents.clone();
+        if ((offset & 3) != 0 || (bytes & 3) != 0) {
+            throw new IllegalArgumentException("FPGA buffer offset " + offset + " and length " + bytes + " must be multiples"
+                    + " of 4: host descriptors move dwords");
         }
-
-        /** For FPGA -> GPU on the simulated back end: what the FPGA range holds before the copy. */
-        public Copy withFpgaContents(byte[] data) {
-            if (data.length != bytes) {
-                throw new IllegalArgumentException("FPGA contents of " + data.length + " bytes for a copy of " + bytes);
+        long size = (bytes + PAGE - 1) / PAGE * PAGE;
+        GpuMemory.Pinned pinned = gpu.allocatePinned(size);
+        long bus = nextHostBus;
+        nextHostBus += size + PAGE;
+        List<Long> buses = List.of();
+        try {
+            MemorySegment stage = pinned.segment().asSlice(0, bytes);
+            if (toFpga) {
+                stage.copyFrom(MemorySegment.ofArray(data));
             }
-            this.fpgaSource = data.clone();
-            return this;
+            buses = map(List.of(new Mapped(bus, size, staging(pinned), 0)), "pinned host buffer of " + Bytes.human(size)
+                    + " for " + (toFpga ? "writeFpga" : "readFpga"));
+            List<ReplayJob.HostDescriptor> descs = new ArrayList<>();
+            for (long at = 0; at < bytes; at += AddressTable.MAX_TRANSFER_BYTES) {
+                int n = (int) Math.min(AddressTable.MAX_TRANSFER_BYTES, bytes - at);
+                long fpga = f.address() + offset + at;
+                descs.add(toFpga ? new ReplayJob.HostDescriptor(Direction.RD, bus + at, fpga, n)
+                        : new ReplayJob.HostDescriptor(Direction.WR, fpga, bus + at, n));
+            }
+            checkHostStatuses(device.run(List.of(), descs, hostMemory), (toFpga ? "host -> FPGA" : "FPGA -> host") + " of "
+                    + bytes + " bytes at FPGA address " + Bytes.hex(f.address() + offset));
+            return toFpga ? null : stage.toArray(JAVA_BYTE);
+        } finally {
+            try {
+                unmap(buses);
+            } finally {
+                pinned.free();
+            }
         }
     }
 
@@ -688,7 +840,10 @@ public final class Session implements AutoCloseable {
         }
     }
 
-    /** Frees every GPU buffer (and pinned host buffer) still open and releases the GPU; later calls do nothing. */
+    /**
+     * Frees every GPU buffer (and pinned host buffer) still open, ends the simulated FPGA and
+     * releases the GPU; later calls do nothing.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -700,7 +855,11 @@ public final class Session implements AutoCloseable {
                 g.close();
             }
         } finally {
-            gpu.close();
+            try {
+                device.close();
+            } finally {
+                gpu.close();
+            }
         }
     }
 }

@@ -112,6 +112,22 @@ public record BridgeConfig(Path manifest, Bridge.Params params, Map<String, Inte
         return at;
     }
 
+    /**
+     * The generator parameters of {@code p} that differ from the default preset's, as
+     * {@code key=value} text: what a simulation of this bridge passes the generator over the
+     * default preset (so the default overlay shares the default build).
+     */
+    public static Map<String, Object> generatorParams(Bridge.Params p) {
+        Bridge.Params base = BridgeParam.preset(Bridge.Params.DEFAULT_PRESET).build();
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (BridgeParam<?> d : BridgeParam.ALL) {
+            if (!d.text(p).equals(d.text(base))) {
+                out.put(d.name(), d.text(p));
+            }
+        }
+        return out;
+    }
+
     /** {@code name}'s value in these parameters, as a {@code key=value} argument writes it ({@code x0_low}, {@code tagged}, ...). */
     public String setting(String name) {
         return BridgeParam.named(name).orElseThrow().text(params);

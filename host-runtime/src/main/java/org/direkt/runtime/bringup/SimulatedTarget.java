@@ -52,22 +52,10 @@ public final class SimulatedTarget implements BringupTarget {
         return new Buffers(GPU_BUS, GPU_BYTES, FPGA_ADDRESS, hardware.fpgaMemBytes() - FPGA_ADDRESS);
     }
 
-    /** The generator parameters of {@code p} that differ from the default preset's, as {@code key=value} text. */
-    static Map<String, Object> differingParams(Bridge.Params p) {
-        Bridge.Params base = BridgeParam.preset(Bridge.Params.DEFAULT_PRESET).build();
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (BridgeParam<?> d : BridgeParam.ALL) {
-            if (!d.text(p).equals(d.text(base))) {
-                out.put(d.name(), d.text(p));
-            }
-        }
-        return out;
-    }
-
     @Override
     public Observation run(BringupPlan plan) {
         ReplayJob.Builder job = ReplayJob.builder().preset(Bridge.Params.DEFAULT_PRESET).sequential();
-        differingParams(hardware).forEach(job::param);
+        BridgeConfig.generatorParams(hardware).forEach(job::param);
         byte[] page = new byte[(int) GPU_BYTES];
         for (int i = 0; i < page.length; i++) {
             page[i] = (byte) (i * 7 + 1);

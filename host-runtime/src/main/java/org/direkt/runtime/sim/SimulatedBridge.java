@@ -41,7 +41,10 @@ import org.direkt.generators.bridge.Layout;
  * ReplayResult r = SimulatedBridge.locate().run(job);
  * }</pre>
  *
- * Needs {@code make setup} (the Python venv with cocotb and pytest, Verilator or Icarus) and the
+ * <p>{@link #device} starts the other kind of back end on the same repository and simulator: a
+ * {@link SimulatedDevice}, one FPGA that lives across many requests (what a session uses).
+ *
+ * <p>Needs {@code make setup} (the Python venv with cocotb and pytest, Verilator or Icarus) and the
  * compiled emitter ({@code hdl-dsl} and {@code generators} {@code target/classes}).
  */
 public final class SimulatedBridge {
@@ -167,6 +170,38 @@ public final class SimulatedBridge {
         return pytest;
     }
 
+    /**
+     * The venv's Python (after {@link #checkEnvironment}), named through the venv's real directory
+     * as pytest's own launcher names it, so the simulator builds its Python runs see the same
+     * cocotb paths and are not redone.
+     */
+    Path python() {
+        checkEnvironment();
+        try {
+            return repo.resolve(".venv").toRealPath().resolve("bin/python");
+        } catch (IOException e) {
+            throw new SimulationException("no Python environment for the simulation: " + e.getMessage(), e);
+        }
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    boolean keepsFiles() {
+        return keepFiles;
+    }
+
+    /**
+     * Starts a simulated device ({@link SimulatedDevice}): the bridge of {@code preset} with the
+     * generator parameters {@code params} over it, on this back end's simulator, with the default
+     * clocks (250 MHz each) and data mover model. The build is cached per configuration; the
+     * timeout applies to the start (a build included) and to each request.
+     */
+    public SimulatedDevice device(String preset, Map<String, Object> params) {
+        return SimulatedDevice.start(this, preset, params, ReplayJob.Clocks.DEFAULT, ReplayJob.MoverModel.DEFAULT);
+    }
+
     private static boolean blank(String s) {
         return s == null || s.isBlank();
     }
@@ -282,39 +317,9 @@ public final class SimulatedBridge {
             case "cycles" -> false;
             default -> throw new SimulationException("unknown status mode '" + mode + "' in the replay result");
         };
-        if (r.statuses().size() != job.descriptors().size()) {
-            throw new SimulationException("the replay returned " + r.statuses().size() + " statuses for "
-                    + job.descriptors().size() + " descriptors");
-        }
-        List<ReplayResult.Status> statuses = new ArrayList<>();
-        for (int i = 0; i < r.statuses().size(); i++) {
-            ResultJson.StatusJson s = r.statuses().get(i);
-            if (s.index() != i || s.direction() != job.descriptors().get(i).direction()) {
-                throw new SimulationException("replay status " + i + " is for descriptor " + s.index() + " (" + s.direction() + ")");
-            }
-            ReplayResult.Status st = decode(i, s.direction(), s.raw(), tagged, s.issuedKernelCycle(), s.statusKernelCycle());
-            Map<String, BigInteger> mine = Layout.unpack(tagged ? Layout.KERNEL_STATUS_TAGGED : Layout.KERNEL_STATUS_CYCLES, s.raw());
-            if (!mine.equals(s.fields()) || st.failed() != s.failed()) {
-                throw new SimulationException("status " + i + " (0x" + s.raw().toString(16) + "): this runtime's Layout decodes "
-                        + mine + (st.failed() ? " failed" : "") + ", the bench's manifest " + s.fields()
-                        + (s.failed() ? " failed" : "") + ": the emitted bridge and the runtime disagree on the layout");
-            }
-            statuses.add(st);
-        }
-        List<ResultJson.HostStatusJson> hs = r.hostStatuses() == null ? List.of() : r.hostStatuses();
-        if (hs.size() != job.hostDescriptors().size()) {
-            throw new SimulationException("the replay returned " + hs.size() + " host statuses for "
-                    + job.hostDescriptors().size() + " host descriptors (the bench and this runtime disagree on the job format)");
-        }
-        List<ReplayResult.HostStatus> hostStatuses = new ArrayList<>();
-        for (int i = 0; i < hs.size(); i++) {
-            ResultJson.HostStatusJson s = hs.get(i);
-            if (s.index() != i || s.direction() != job.hostDescriptors().get(i).direction()) {
-                throw new SimulationException("replay host status " + i + " is for host descriptor " + s.index() + " (" + s.direction() + ")");
-            }
-            hostStatuses.add(new ReplayResult.HostStatus(i, s.direction(), s.id(), s.raw(), s.completed(), s.sentDmaCycle(),
-                    s.doneDmaCycle()));
-        }
+        List<ReplayResult.Status> statuses = statuses(r.statuses(), job.descriptors(), tagged);
+        List<ReplayResult.HostStatus> hostStatuses = hostStatuses(r.hostStatuses() == null ? List.of() : r.hostStatuses(),
+                job.hostDescriptors());
         List<ReplayResult.MemoryRange> gpu = ranges(r.memory().gpu());
         List<ReplayResult.MemoryRange> fpga = ranges(r.memory().fpga());
         List<ReplayResult.MemoryRange> host = ranges(r.memory().host() == null ? List.of() : r.memory().host());
@@ -342,6 +347,53 @@ public final class SimulatedBridge {
         }
         return new ReplayResult(mode, statuses, hostStatuses, gpu, fpga, host, movers, counters, r.alarms(), csr,
                 r.cycles().kernel(), r.cycles().dma(), r.cycles().simTimePs(), Duration.ofMillis(Math.round(r.wallS() * 1000)), runTime);
+    }
+
+    /**
+     * The bench's statuses of {@code descriptors}, in order, decoded with this runtime's
+     * {@link Layout} and checked against the fields the bench decoded with its manifest.
+     */
+    static List<ReplayResult.Status> statuses(List<ResultJson.StatusJson> in, List<ReplayJob.Descriptor> descriptors,
+                                              boolean tagged) {
+        if (in.size() != descriptors.size()) {
+            throw new SimulationException("the simulation returned " + in.size() + " statuses for "
+                    + descriptors.size() + " descriptors");
+        }
+        List<ReplayResult.Status> statuses = new ArrayList<>();
+        for (int i = 0; i < in.size(); i++) {
+            ResultJson.StatusJson s = in.get(i);
+            if (s.index() != i || s.direction() != descriptors.get(i).direction()) {
+                throw new SimulationException("status " + i + " is for descriptor " + s.index() + " (" + s.direction() + ")");
+            }
+            ReplayResult.Status st = decode(i, s.direction(), s.raw(), tagged, s.issuedKernelCycle(), s.statusKernelCycle());
+            Map<String, BigInteger> mine = Layout.unpack(tagged ? Layout.KERNEL_STATUS_TAGGED : Layout.KERNEL_STATUS_CYCLES, s.raw());
+            if (!mine.equals(s.fields()) || st.failed() != s.failed()) {
+                throw new SimulationException("status " + i + " (0x" + s.raw().toString(16) + "): this runtime's Layout decodes "
+                        + mine + (st.failed() ? " failed" : "") + ", the bench's manifest " + s.fields()
+                        + (s.failed() ? " failed" : "") + ": the emitted bridge and the runtime disagree on the layout");
+            }
+            statuses.add(st);
+        }
+        return statuses;
+    }
+
+    /** The bench's statuses of the host descriptors {@code descriptors}, in order. */
+    static List<ReplayResult.HostStatus> hostStatuses(List<ResultJson.HostStatusJson> in,
+                                                      List<ReplayJob.HostDescriptor> descriptors) {
+        if (in.size() != descriptors.size()) {
+            throw new SimulationException("the simulation returned " + in.size() + " host statuses for "
+                    + descriptors.size() + " host descriptors (the bench and this runtime disagree on the format)");
+        }
+        List<ReplayResult.HostStatus> out = new ArrayList<>();
+        for (int i = 0; i < in.size(); i++) {
+            ResultJson.HostStatusJson s = in.get(i);
+            if (s.index() != i || s.direction() != descriptors.get(i).direction()) {
+                throw new SimulationException("host status " + i + " is for host descriptor " + s.index() + " (" + s.direction() + ")");
+            }
+            out.add(new ReplayResult.HostStatus(i, s.direction(), s.id(), s.raw(), s.completed(), s.sentDmaCycle(),
+                    s.doneDmaCycle()));
+        }
+        return out;
     }
 
     private static List<ReplayResult.MemoryRange> ranges(List<ResultJson.Range> in) {

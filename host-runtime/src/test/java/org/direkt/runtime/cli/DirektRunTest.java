@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.direkt.overlay.cli.Main;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,19 +84,39 @@ class DirektRunTest {
         assertTrue(r.err().startsWith("direkt-run: importer: no " + node + ": the importer kernel module is not loaded"), r.err());
     }
 
+    /** The demo's round trip: one GPU -> FPGA copy, then one FPGA -> GPU copy of what the simulated FPGA's memory holds. */
     @Test
-    void anOverlayWithoutBringupRegistersIsRefusedWithTheFix() {
-        Path overlay = tmp.resolve("paper");
+    @Tag("sim")
+    void theDemoMakesItsRoundTripOnOneSimulatedFpga() {
+        Path overlay = overlay("default");
+        for (String importer : new String[] {"simulated", "none"}) {
+            Run r = run("demo", "--overlay", overlay.toString(), "--gpu", "simulated", "--importer", importer, "--bytes", "65540");
+            assertEquals(DirektRun.ExitCode.OK, r.code(), r.out() + r.err());
+            assertTrue(r.out().contains("round trip GPU -> FPGA -> GPU on one simulated FPGA: 65540 bytes byte-exact, "
+                    + (importer.equals("none") ? "bounce" : "direct") + " path"), r.out());
+            assertTrue(r.out().contains("simulated FPGA (verilator): started in") || r.out().contains("simulated FPGA (icarus)"),
+                    r.out());
+        }
+    }
+
+    private Path overlay(String preset) {
+        Path overlay = tmp.resolve(preset);
         StringWriter err = new StringWriter();
         Path repo = Path.of("").toAbsolutePath();
         while (repo != null && !Files.isDirectory(repo.resolve("examples/bsp/direkt_ref"))) {
             repo = repo.getParent();
         }
         assertTrue(repo != null, "the repository is not above " + Path.of("").toAbsolutePath());
-        int rc = Main.run(new String[] {"overlay", "--bsp", repo.resolve("examples/bsp/direkt_ref").toString(), "--preset", "paper",
+        int rc = Main.run(new String[] {"overlay", "--bsp", repo.resolve("examples/bsp/direkt_ref").toString(), "--preset", preset,
                 "--out", overlay.toString()},
                 new PrintWriter(new StringWriter()), new PrintWriter(err));
         assertEquals(0, rc, err.toString());
+        return overlay;
+    }
+
+    @Test
+    void anOverlayWithoutBringupRegistersIsRefusedWithTheFix() {
+        Path overlay = overlay("paper");
         assertBad("the bridge has no bring-up registers (bringup=false): regenerate the overlay with bringup=true",
                 "bringup", "--overlay", overlay.toString());
     }

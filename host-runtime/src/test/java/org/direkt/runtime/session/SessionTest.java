@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -21,15 +25,17 @@ import org.direkt.runtime.Session;
 import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
 import org.direkt.runtime.pcie.WindowBlock;
+import org.direkt.runtime.sim.SimulationException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The runtime API end to end on the simulated bridge, on the direct path (a simulated GPU and the
- * simulated importer): a round trip, and an error status as an exception. The bounce path is
- * {@link SessionPathTest}'s.
+ * The runtime API end to end on the session's simulated FPGA, on the direct path (a simulated GPU
+ * and the simulated importer): a round trip through FPGA memory that lasts the session, FPGA memory
+ * loaded and read through the host DMA path, an error status as an exception, and a simulation
+ * that dies. The bounce path is {@link SessionPathTest}'s.
  */
 @Tag("sim")
 class SessionTest {
@@ -103,25 +109,85 @@ class SessionTest {
         }
     }
 
+    /**
+     * The acceptance test of one device per session: GPU -> FPGA, then FPGA -> GPU into another
+     * part of the buffer, with nothing passed between the two copies here: the second copy reads
+     * what the first left in the simulated FPGA's memory.
+     */
     @Test
-    void gpuToFpgaToGpuRoundTripIsByteExact() throws Exception {
+    void aSessionCopiesGpuToFpgaThenFpgaToGpuFromTheSameFpgaMemory() throws Exception {
         try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
             s.openWindow(APERTURE, APERTURE + (1L << 30) - 1);
             assertEquals(DataPath.DIRECT, s.path(), s.pathReason());
             Session.GpuBuffer g = s.allocateGpu(300_000);
             assertEquals(DataPath.DIRECT, g.path(), g.pathReason());
             assertTrue(g.pathReason().startsWith("peer-to-peer"), g.pathReason());
+            assertTrue(g.table().segmentCount() > 1, "scattered pages: " + g.table());
             byte[] data = new byte[200_004];
             new Random(5).nextBytes(data);
             g.write(4, data);
             Session.FpgaBuffer f = s.fpgaBuffer(0x2000_0000L, data.length);
             Session.Copy in = s.copy(g, 4, f, 0, data.length);
             in.await();
-            assertArrayEquals(data, in.fpgaContents(), "FPGA memory after GPU -> FPGA");
-            Session.Copy out = s.copy(f, 0, g, 100_000 & ~3, data.length).withFpgaContents(in.fpgaContents());
+            Session.Copy out = s.copy(f, 0, g, 100_000 & ~3, data.length);
             out.await();
-            assertArrayEquals(data, g.read(100_000 & ~3, data.length), "GPU memory after FPGA -> GPU");
-            assertTrue(in.descriptorCount() >= 1 && out.descriptorCount() >= 1);
+            assertArrayEquals(data, g.read(100_000 & ~3, data.length), "GPU memory after GPU -> FPGA, then FPGA -> GPU");
+            assertTrue(in.descriptorCount() > 1 && out.descriptorCount() > 1, "split at page discontinuities");
+            assertTrue(out.dmaCycles() >= data.length / 64, "the movers' time: " + out.dmaCycles() + " dma_clk cycles");
+            // The data is in FPGA memory, as the FPGA's host DMA path reads it too.
+            assertArrayEquals(data, s.readFpga(f, 0, data.length), "FPGA memory after both copies");
+        }
+    }
+
+    @Test
+    void fpgaMemoryLoadedThroughTheHostDmaPathIsWhatAnFpgaToGpuCopyMoves() throws Exception {
+        try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
+            s.openWindow(APERTURE, APERTURE + (1L << 30) - 1);
+            Session.GpuBuffer g = s.allocateGpu(2 * 65_536);
+            Session.FpgaBuffer f = s.fpgaBuffer(0x3000_0000L, 2 * 65_536);
+            byte[] data = new byte[65_536 + 8];
+            new Random(6).nextBytes(data);
+            s.writeFpga(f, 4096, data);
+            s.copy(f, 4096, g, 8, data.length).await();
+            assertArrayEquals(data, g.read(8, data.length));
+            // A range nothing wrote holds what the device's memory starts with: zeros.
+            s.copy(f, 65_536 + 8192, g, 0, 4096).await();
+            assertArrayEquals(new byte[4096], g.read(0, 4096));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.readFpga(f, 2, 8));
+            assertTrue(e.getMessage().contains("multiples of 4"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> s.writeFpga(f, 2 * 65_536 - 4, new byte[8]));
+            assertTrue(e.getMessage().contains("outside the FPGA buffer"), e.getMessage());
+        }
+    }
+
+    /** The simulation dies under the session: the next call, and every one after it, says so and why. */
+    @Test
+    void whenTheSimulatedFpgaDiesTheNextCallSaysWhy() throws Exception {
+        Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED);
+        try {
+            s.openWindow(APERTURE, APERTURE + (1L << 30) - 1);
+            Session.GpuBuffer g = s.allocateGpu(65_536);
+            Session.Copy c = s.copy(g, 0, s.fpgaBuffer(0x1000, 4096), 0, 4096);
+            ProcessHandle sim = ProcessHandle.of(s.device().simulatorPid()).orElseThrow();
+            sim.destroyForcibly();
+            sim.onExit().get(30, TimeUnit.SECONDS);
+            SimulationException e = assertThrows(SimulationException.class, c::await);
+            assertTrue(e.getMessage().contains("the simulated device is gone") && e.getMessage().contains("SIGKILL")
+                    && e.getMessage().contains("device.log"), e.getMessage());
+            SimulationException again = assertThrows(SimulationException.class, () -> s.readFpga(s.fpgaBuffer(0, 64), 0, 64));
+            assertTrue(again.getMessage().contains("is gone") && again.getMessage().contains("SIGKILL"), again.getMessage());
+            assertTrue(!s.device().usable());
+        } finally {
+            s.close();
+            deleteTree(s.device().directory());  // kept for the message that named its log
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 
