@@ -6,25 +6,25 @@
 `default_nettype none
 
 module direkt_arbiter_rr_n2_o (
-  input  wire       clk,         // @[Arbiter.java:114]
-  input  wire       rst,         // @[Arbiter.java:114]
-  input  wire [1:0] req,         // @[Arbiter.java:117]
-  input  wire       done,        // @[Arbiter.java:117]
-  output wire       grant_id,    // @[Arbiter.java:118]
-  output wire       grant_valid, // @[Arbiter.java:118]
-  output wire [1:0] offer        // @[Arbiter.java:118]
+  input  wire       clk,         // @[Arbiter.java:120]
+  input  wire       rst,         // @[Arbiter.java:120]
+  input  wire [1:0] req,         // @[Arbiter.java:123]
+  input  wire       done,        // @[Arbiter.java:123]
+  output wire       grant_id,    // @[Arbiter.java:124]
+  output wire       grant_valid, // @[Arbiter.java:124]
+  output wire [1:0] offer        // @[Arbiter.java:124]
 );
 
-  reg        locked;        // @[Arbiter.java:132]
-  reg  [1:0] held_grant;    // @[Arbiter.java:133]
-  wire [1:0] pick;          // @[Arbiter.java:134]
-  wire [1:0] current;       // @[Arbiter.java:135]
-  wire       current_id;    // @[Arbiter.java:136]
-  reg        priority_ptr;  // @[Arbiter.java:158]
-  wire [1:0] req_above_ptr; // @[Arbiter.java:160]
-  wire       finished;      // @[Arbiter.java:176]
+  reg        locked;        // @[Arbiter.java:138]
+  reg  [1:0] held_grant;    // @[Arbiter.java:139]
+  wire [1:0] pick;          // @[Arbiter.java:140]
+  wire [1:0] current;       // @[Arbiter.java:141]
+  wire       current_id;    // @[Arbiter.java:142]
+  reg        priority_ptr;  // @[Arbiter.java:164]
+  wire [1:0] req_above_ptr; // @[Arbiter.java:166]
+  wire       finished;      // @[Arbiter.java:182]
 
-  // @[Arbiter.java:142]
+  // @[Arbiter.java:148]
   always @(posedge clk) begin
     if (rst) begin
       locked <= 1'b0;
@@ -39,7 +39,7 @@ module direkt_arbiter_rr_n2_o (
     end
   end
 
-  // @[Arbiter.java:146]
+  // @[Arbiter.java:152]
   always @(posedge clk) begin
     if (rst) begin
       held_grant <= 2'd0;
@@ -52,13 +52,13 @@ module direkt_arbiter_rr_n2_o (
     end
   end
 
-  assign pick = |req_above_ptr ? (req_above_ptr & (~req_above_ptr + 2'd1)) : (req & (~req + 2'd1)); // @[Arbiter.java:162]
+  assign pick = |req_above_ptr ? (req_above_ptr & (~req_above_ptr + 2'd1)) : (req & (~req + 2'd1)); // @[Arbiter.java:168]
 
-  assign current = locked ? held_grant : pick; // @[Arbiter.java:138]
+  assign current = locked ? held_grant : pick; // @[Arbiter.java:144]
 
-  assign current_id = current[1]; // @[Arbiter.java:139]
+  assign current_id = current[1]; // @[Arbiter.java:145]
 
-  // @[Arbiter.java:179]
+  // @[Arbiter.java:185]
   always @(posedge clk) begin
     if (rst) begin
       priority_ptr <= 1'b0;
@@ -69,15 +69,15 @@ module direkt_arbiter_rr_n2_o (
     end
   end
 
-  assign req_above_ptr = req & (2'd3 << priority_ptr); // @[Arbiter.java:161]
+  assign req_above_ptr = req & (2'd3 << priority_ptr); // @[Arbiter.java:167]
 
-  assign finished = |current & done; // @[Arbiter.java:177]
+  assign finished = |current & done; // @[Arbiter.java:183]
 
-  assign grant_id = current_id; // @[Arbiter.java:201]
+  assign grant_id = current_id; // @[Arbiter.java:207]
 
-  assign grant_valid = |current; // @[Arbiter.java:202]
+  assign grant_valid = |current; // @[Arbiter.java:208]
 
-  assign offer = locked ? held_grant : {~|req_above_ptr[0], (priority_ptr == 1'b0) | ~|req_above_ptr}; // @[Arbiter.java:206]
+  assign offer = locked ? held_grant : {~|req_above_ptr[0], (priority_ptr == 1'b0) | ~|req_above_ptr}; // @[Arbiter.java:212]
 
 endmodule
 

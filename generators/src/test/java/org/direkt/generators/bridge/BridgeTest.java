@@ -136,7 +136,7 @@ class BridgeTest {
             hardIp = hardIp.shiftLeft(32).or(BigInteger.valueOf(Integer.toUnsignedLong(words[i])));
         }
         Layout.Word d = Layout.MOVER_DESC;
-        assertEquals(160, d.width(), "the movers' descriptor sink is 160 bits wide");
+        assertEquals(160, d.bits(), "the movers' descriptor sink is 160 bits wide");
         BigInteger packed = d.pack(Map.of("src", src, "dst", dst, "dwords", dwords, "id", id));
         assertEquals(hardIp.toString(16), packed.toString(16));
         assertEquals(new BigInteger("FFFF000000001000", 16), d.field("src").get(hardIp), "a long address is unsigned");
