@@ -20,7 +20,7 @@ SIMS := verilator icarus
 readme-check:
 	@python3 bench/readme_tables.py --check
 
-.PHONY: readme-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session clean
+.PHONY: readme-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -34,6 +34,7 @@ help:
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
 	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing, bench-session into bench/results"
 	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
+	@echo "make mutation  PIT mutation testing of hdl-dsl, generators, board-spec and bsp-overlay into bench/results/mutation.json (target: 75 % per module)"
 	@echo "make bench-bounce  (a machine with an NVIDIA GPU) the fallback path's CUDA half: pinned host <-> GPU copies, 4 B .. 64 MB"
 	@echo "make bench-session a Session on its simulated FPGA: session start and GPU <-> FPGA copies (4 KB .. 4 MB, both paths)"
 
@@ -136,6 +137,20 @@ bench-session: build
 	  -cp host-runtime/target/classes:host-runtime/target/test-classes:$$(cat host-runtime/target/classpath.txt) \
 	  org.direkt.runtime.bench.SessionBench --overlay build/bench-session/overlay --out bench/results/session.json; \
 	  rc=$$?; python3 bench/readme_tables.py --write; exit $$rc
+
+# PIT on the four modules in one reactor (one module at a time, PIT_THREADS threads each; the pom's
+# pluginManagement says why these versions and mutators), then bench/mutation.py writes the scores,
+# the verdicts and every surviving mutant; it exits 1 when a module is under 75 %.
+PIT_THREADS ?= 2
+MUTATION_MODULES := hdl-dsl,generators,board-spec,bsp-overlay
+
+mutation: setup
+	@mkdir -p build/mutation
+	@echo "mutation: PIT on $(MUTATION_MODULES), $(PIT_THREADS) threads (log: build/mutation/pit.log)"
+	@mvn -B -pl $(MUTATION_MODULES) -Dpit.threads=$(PIT_THREADS) \
+	  test-compile org.pitest:pitest-maven:mutationCoverage > build/mutation/pit.log 2>&1 \
+	  || { tail -n 60 build/mutation/pit.log; echo "mutation: PIT failed (log: build/mutation/pit.log)" >&2; exit 1; }
+	@python3 bench/mutation.py --log build/mutation/pit.log
 
 golden: setup
 	$(MVN) test -Ddirekt.updateGolden=true -Dtest=EmitterTest -Dsurefire.failIfNoSpecifiedTests=false
