@@ -241,7 +241,8 @@ static long do_import(struct importer_file *f, struct direkt_import __user *uarg
 	n = range_segments(imp, &req, dom, NULL, 0);
 	if (n >= 0) {
 		segs = kvcalloc(max_t(long, min_t(long, n, req.max_segments), 1), sizeof(*segs), GFP_KERNEL);
-		n = segs ? range_segments(imp, &req, dom, segs, req.max_segments) : -ENOMEM;
+		/* same table, same lock hold: the first pass checked the translation already */
+		n = segs ? range_segments(imp, &req, NULL, segs, req.max_segments) : -ENOMEM;
 	}
 	dma_resv_unlock(imp->dmabuf->resv);
 	if (n < 0) {

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 
 import org.direkt.runtime.ffi.Cuda;
 import org.direkt.runtime.ffi.Libc;
@@ -51,8 +50,8 @@ final class ImporterCommand {
         Integer fd = null;
         long offset = 0;
         Long length = null;
-        String fpga = System.getenv("DIREKT_FPGA");
-        String device = System.getenv("DIREKT_IMPORTER");
+        String fpga = null;
+        String device = null;
         boolean hold = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -85,9 +84,7 @@ final class ImporterCommand {
         if (fd != null && length == null) {
             throw new IllegalArgumentException("importer: --fd needs --length BYTES (the range to import)");
         }
-        BusAddressImporter found = LinuxBusAddressImporter.locate(
-                device == null || device.isBlank() ? Path.of("/dev/direkt_importer") : Path.of(device),
-                Path.of("/sys/bus/pci/devices"), fpga);
+        BusAddressImporter found = LinuxBusAddressImporter.system(device, fpga);
         if (found.unavailableReason().isPresent()) {
             throw new IllegalStateException("importer: " + found.unavailableReason().get());
         }

@@ -52,9 +52,17 @@ public final class LinuxBusAddressImporter implements BusAddressImporter, AutoCl
      * @throws IllegalArgumentException if {@code DIREKT_FPGA} is set but is not a PCI address
      */
     public static BusAddressImporter system() {
-        String dev = System.getenv("DIREKT_IMPORTER");
+        return system(null, null);
+    }
+
+    /**
+     * {@link #system()} with the device node and the FPGA's address given where they are not null
+     * (a command line's options); each one left null comes from the environment as there.
+     */
+    public static BusAddressImporter system(String deviceSetting, String fpgaSetting) {
+        String dev = deviceSetting != null ? deviceSetting : System.getenv("DIREKT_IMPORTER");
         return locate(dev == null || dev.isBlank() ? ImporterDevice.DEFAULT_PATH : Path.of(dev),
-                Path.of("/sys/bus/pci/devices"), System.getenv("DIREKT_FPGA"));
+                Path.of("/sys/bus/pci/devices"), fpgaSetting != null ? fpgaSetting : System.getenv("DIREKT_FPGA"));
     }
 
     /** {@link #system()} with the device node, the sysfs PCI folder and the FPGA setting given. */
