@@ -200,14 +200,17 @@ def gpu(results: list[dict]) -> str:
         out.append(f"`bench/results/{r['file']}`: {r['device']} ({r['pci']}), driver {r['driver']}; target Java/C <= "
                    f"{r['target_ratio']} at every size; met at every size: {'yes' if r['meets_target'] else 'NO'}.")
         out.append("")
-        out.append("| size | Java (us) | C (us) | Java/C | meets | Java alloc / sync / export / table (us) | "
-                   "C alloc / sync / export / table (us) |")
-        out.append("|---|---|---|---|---|---|---|")
+        out.append("| size | Java (us) | C (us) | Java/C | meets | C in the JVM (us) | Java alloc / sync / export / table (us) | "
+                   "C alloc / sync / export / table (us) | C in the JVM, by step (us) |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
         for row in r["sizes"]:
             js, cs = row.get("java_steps_median_us") or {}, row.get("c_steps_median_us") or {}
+            ij = row.get("c_in_jvm_steps_median_us") or {}
             steps = lambda d: " / ".join(f"{d[k]:.1f}" for k in ("alloc", "sync_memops", "export", "table")) if d else "-"
+            in_jvm = f"{row['c_in_jvm_median_us']:.1f}" if "c_in_jvm_median_us" in row else "-"
             out.append(f"| {_size(row['bytes'])} | {row['java_median_us']:.1f} | {row['c_median_us']:.1f} | "
-                       f"{row['ratio']:.2f} | {'yes' if row['meets_target'] else 'NO'} | {steps(js)} | {steps(cs)} |")
+                       f"{row['ratio']:.2f} | {'yes' if row['meets_target'] else 'NO'} | {in_jvm} | {steps(js)} | {steps(cs)} | "
+                       f"{steps(ij)} |")
         out.append("")
     return "\n".join(out).rstrip("\n") if out else "No `bench/results/gpu-<device>.json` yet."
 

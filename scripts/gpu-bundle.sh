@@ -5,6 +5,7 @@
 #   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out)
 #   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program)
 #   bash build/gpu/run.sh bounce  # the fallback path's CUDA half (pinned copies): $OUT/bounce-<device>.json
+#   bash build/gpu/run.sh runtime # the address-table and pin-cache benchmark: $OUT/runtime.json
 # Needs `make build`; run from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-s
 mkdir -p "$out/c" && cp host-runtime/src/test/c/*.c "$out/c/"
 # A prebuilt copy of the C reference, for a GPU machine without a C compiler.
 gcc -O2 -o "$out/c/gpu_bench" host-runtime/src/test/c/gpu_bench.c -ldl
+gcc -O2 -shared -fPIC -DGPU_BENCH_LIBRARY -o "$out/c/libgpu_bench.so" host-runtime/src/test/c/gpu_bench.c -ldl
 
 # The smallest runtime that runs the launcher and the FFM code: no debug symbols, compressed.
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.scripting,java.xml,jdk.unsupported,jdk.zipfs \
@@ -52,7 +54,10 @@ case "${1:-tests}" in
     "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.direkt.runtime.bench.BounceBench --out "$results" \
       2>&1 | tee "$results/bounce-bench.txt"
     ;;
-  *) echo "run.sh: tests | bench | bounce" >&2; exit 2 ;;
+  runtime)
+    "$java" -cp "$cp" org.direkt.runtime.bench.RuntimeBench --out "$results/runtime.json" 2>&1 | tee "$results/runtime-bench.txt"
+    ;;
+  *) echo "run.sh: tests | bench | bounce | runtime" >&2; exit 2 ;;
 esac
 RUN
 chmod +x "$out/run.sh"

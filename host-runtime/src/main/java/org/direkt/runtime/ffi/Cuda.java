@@ -158,6 +158,18 @@ public final class Cuda {
         cuGetErrorString = bind(lib, "cuGetErrorString", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
 
+    /**
+     * This thread's 8-byte out-parameter cell for the calls made once per buffer (allocate, set and
+     * get attributes, export): reused, so those calls allocate and free no native memory of their
+     * own. Each call reads its result before anything else on the thread can use the cell again; the
+     * cell goes with its thread (an automatic arena frees it once the thread is gone).
+     */
+    private static final ThreadLocal<MemorySegment> CELL = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(JAVA_LONG));
+
+    private static MemorySegment cell() {
+        return CELL.get();
+    }
+
     private static MethodHandle bind(SymbolLookup lib, String symbol, FunctionDescriptor fd) {
         return NativeSupport.downcall(lib, LIBRARY, symbol, fd);
     }
@@ -346,14 +358,12 @@ public final class Cuda {
 
     /** {@code cuMemAlloc_v2}: allocates device memory in the current context; returns its device address. */
     public long memAlloc(long bytes) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG);
-            int rc = call(() -> (int) cuMemAlloc.invokeExact(out, bytes));
-            if (rc != CUDA_SUCCESS) {
-                check("cuMemAlloc_v2(" + bytes + " bytes)", rc); // the message is built only when it fails
-            }
-            return out.get(JAVA_LONG, 0);
+        MemorySegment out = cell();
+        int rc = call(() -> (int) cuMemAlloc.invokeExact(out, bytes));
+        if (rc != CUDA_SUCCESS) {
+            check("cuMemAlloc_v2(" + bytes + " bytes)", rc); // the message is built only when it fails
         }
+        return out.get(JAVA_LONG, 0);
     }
 
     /** Allocates device memory as an {@link AutoCloseable} that frees it. */
@@ -469,13 +479,11 @@ public final class Cuda {
      * {@link #CU_POINTER_ATTRIBUTE_SYNC_MEMOPS}, the one attribute the driver lets callers set).
      */
     public void pointerSetAttribute(long devicePointer, int attribute, int value) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment in = arena.allocate(JAVA_INT);
-            in.set(JAVA_INT, 0, value);
-            int rc = call(() -> (int) cuPointerSetAttribute.invokeExact(in, attribute, devicePointer));
-            if (rc != CUDA_SUCCESS) {
-                check("cuPointerSetAttribute(" + pointerAttributeName(attribute) + "=" + value + ", " + hex(devicePointer) + ")", rc);
-            }
+        MemorySegment in = cell();
+        in.set(JAVA_INT, 0, value);
+        int rc = call(() -> (int) cuPointerSetAttribute.invokeExact(in, attribute, devicePointer));
+        if (rc != CUDA_SUCCESS) {
+            check("cuPointerSetAttribute(" + pointerAttributeName(attribute) + "=" + value + ", " + hex(devicePointer) + ")", rc);
         }
     }
 
@@ -486,12 +494,13 @@ public final class Cuda {
      * array-valued attributes (P2P tokens, ranges) are not for this method.
      */
     public long pointerGetAttribute(long devicePointer, int attribute) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG);  // zeroed by the arena
-            check("cuPointerGetAttribute(" + pointerAttributeName(attribute) + ", " + hex(devicePointer) + ")",
-                    call(() -> (int) cuPointerGetAttribute.invokeExact(out, attribute, devicePointer)));
-            return out.get(JAVA_LONG, 0);
+        MemorySegment out = cell();
+        out.set(JAVA_LONG, 0, 0L); // a 32-bit attribute leaves the upper half as it is
+        int rc = call(() -> (int) cuPointerGetAttribute.invokeExact(out, attribute, devicePointer));
+        if (rc != CUDA_SUCCESS) {
+            check("cuPointerGetAttribute(" + pointerAttributeName(attribute) + ", " + hex(devicePointer) + ")", rc);
         }
+        return out.get(JAVA_LONG, 0);
     }
 
     /** Sets {@link #CU_POINTER_ATTRIBUTE_SYNC_MEMOPS} on the allocation that holds {@code devicePointer}. */
@@ -536,15 +545,13 @@ public final class Cuda {
             throw new NativeLibraryException(handleCall(devicePointer, size, handleType, flags) + ": " + LIBRARY
                     + " does not export cuMemGetHandleForAddressRange (needs a driver of CUDA 11.7 or later)");
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG);
-            out.set(JAVA_INT, 0, -1);
-            int rc = call(() -> (int) cuMemGetHandleForAddressRange.invokeExact(out, devicePointer, size, handleType, flags));
-            if (rc != CUDA_SUCCESS) {
-                check(handleCall(devicePointer, size, handleType, flags), rc);
-            }
-            return out.get(JAVA_INT, 0);
+        MemorySegment out = cell();
+        out.set(JAVA_LONG, 0, -1L);
+        int rc = call(() -> (int) cuMemGetHandleForAddressRange.invokeExact(out, devicePointer, size, handleType, flags));
+        if (rc != CUDA_SUCCESS) {
+            check(handleCall(devicePointer, size, handleType, flags), rc);
         }
+        return out.get(JAVA_INT, 0);
     }
 
     private static String handleCall(long devicePointer, long size, int handleType, long flags) {

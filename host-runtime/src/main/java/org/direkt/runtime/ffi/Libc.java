@@ -10,7 +10,10 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
-/** The few C library functions the runtime needs (closing the dma-buf file descriptors CUDA exports). */
+/**
+ * The few C library functions the runtime needs: closing the dma-buf file descriptors CUDA exports,
+ * and pinning a thread to a CPU (benchmarks that compare two programs run both on one CPU).
+ */
 public final class Libc {
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -19,7 +22,54 @@ public final class Libc {
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
             Linker.Option.captureCallState("errno"));
 
+    private static final MethodHandle SCHED_SETAFFINITY = NativeSupport.libcDowncall("sched_setaffinity",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
+            Linker.Option.captureCallState("errno"));
+    private static final MethodHandle SCHED_GETCPU = NativeSupport.libcDowncall("sched_getcpu",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT));
+    /** Bytes of the CPU mask passed to sched_setaffinity: glibc's cpu_set_t, 1024 CPUs. */
+    private static final int CPU_MASK_BYTES = 128;
+
     private Libc() {}
+
+    /**
+     * Pins the calling thread to one CPU ({@code sched_setaffinity(2)} on thread 0, the caller);
+     * threads it starts afterwards inherit the pin.
+     *
+     * @throws IllegalArgumentException when {@code cpu} is outside 0..1023
+     * @throws IllegalStateException when the kernel refuses (22 = EINVAL: the CPU is not online or
+     *     not in this process's cpuset)
+     */
+    public static void pinCurrentThread(int cpu) {
+        if (cpu < 0 || cpu >= CPU_MASK_BYTES * 8) {
+            throw new IllegalArgumentException("CPU " + cpu + " is outside 0.." + (CPU_MASK_BYTES * 8 - 1));
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE);
+            MemorySegment mask = arena.allocate(CPU_MASK_BYTES, 8);
+            mask.set(ValueLayout.JAVA_LONG, 8L * (cpu / 64), 1L << (cpu % 64));
+            int rc;
+            try {
+                rc = (int) SCHED_SETAFFINITY.invokeExact(state, 0, (long) CPU_MASK_BYTES, mask);
+            } catch (Throwable t) {
+                throw NativeSupport.rethrow("sched_setaffinity", t);
+            }
+            if (rc != 0) {
+                int errno = (int) ERRNO.get(state, 0L);
+                throw new IllegalStateException("sched_setaffinity(CPU " + cpu + ") failed: errno " + errno
+                        + (errno == 22 ? " (EINVAL: CPU " + cpu + " is not online or not allowed to this process)" : ""));
+            }
+        }
+    }
+
+    /** The CPU the calling thread runs on now ({@code sched_getcpu(3)}). */
+    public static int currentCpu() {
+        try {
+            return (int) SCHED_GETCPU.invokeExact();
+        } catch (Throwable t) {
+            throw NativeSupport.rethrow("sched_getcpu", t);
+        }
+    }
 
     /**
      * Closes a file descriptor ({@code close(2)}).

@@ -110,15 +110,91 @@ public final class AddressTable {
     }
 
     /**
-     * True when no two segments share a bus address. Intervals are pairwise disjoint exactly when,
-     * with their starts and their ends sorted separately, every end is at or below the next start;
-     * sorting the (usually few) segments is much cheaper than sorting every page.
+     * Bus spans up to this many times the range's own page count are checked with a bitmap of the
+     * span (at most one 64-bit word per page of the range); wider spans are sorted instead.
+     */
+    private static final long BITMAP_SPAN_PER_PAGE = 64;
+    /**
+     * Each thread keeps its bitmap for the next table (a fresh array per table costs more than the
+     * check itself with some collectors); bitmaps beyond 32 KB (ranges of 2 GB and more at twice
+     * their span) are made for the one table and dropped.
+     */
+    private static final int SCRATCH_WORDS_KEPT = 4096;
+    private static final ThreadLocal<long[]> SCRATCH = ThreadLocal.withInitial(() -> new long[64]);
+
+    /**
+     * True when no two segments share a bus address. Pages are 64 KB aligned, so this is a question
+     * about page numbers (bus address / 64 KB, below 2^48). When the segments' pages lie within a
+     * span of at most {@link #BITMAP_SPAN_PER_PAGE} times the range's page count (the usual case:
+     * a range's pages come from one aperture), each segment marks its pages in a bitmap of the span,
+     * word by word, and a page marked twice is an overlap: linear in segments plus span / 64.
+     * Wider spans fall back to sorting.
      */
     private static boolean segmentsDisjoint(long[] segOffset, long[] segBus) {
         int n = segBus.length;
         if (n == 1) {
             return true;
         }
+        long low = Long.MAX_VALUE;
+        long high = 0;
+        for (int i = 0; i < n; i++) {
+            long first = segBus[i] >>> 16;
+            low = Math.min(low, first);
+            high = Math.max(high, first + (segOffset[i + 1] - segOffset[i]) / PAGE_SIZE - 1);
+        }
+        long span = high - low + 1;
+        if (span > BITMAP_SPAN_PER_PAGE * (segOffset[n] / PAGE_SIZE)) {
+            return segmentsDisjointSorted(segOffset, segBus);
+        }
+        int words = (int) ((span + 63) >>> 6);
+        long[] marked = SCRATCH.get();
+        if (words > marked.length) {
+            marked = new long[words];
+            if (words <= SCRATCH_WORDS_KEPT) {
+                SCRATCH.set(marked);
+            }
+        } else {
+            Arrays.fill(marked, 0, words, 0L);
+        }
+        for (int i = 0; i < n; i++) {
+            long from = (segBus[i] >>> 16) - low;
+            long to = from + (segOffset[i + 1] - segOffset[i]) / PAGE_SIZE; // exclusive
+            int w = (int) (from >>> 6);
+            int last = (int) ((to - 1) >>> 6);
+            long head = -1L << (from & 63);
+            long tail = -1L >>> (63 - ((to - 1) & 63));
+            if (w == last) {
+                long bits = head & tail;
+                if ((marked[w] & bits) != 0) {
+                    return false;
+                }
+                marked[w] |= bits;
+                continue;
+            }
+            if ((marked[w] & head) != 0) {
+                return false;
+            }
+            marked[w] |= head;
+            for (w++; w < last; w++) {
+                if (marked[w] != 0) {
+                    return false;
+                }
+                marked[w] = -1L;
+            }
+            if ((marked[last] & tail) != 0) {
+                return false;
+            }
+            marked[last] |= tail;
+        }
+        return true;
+    }
+
+    /**
+     * The same question for pages spread wide: intervals are pairwise disjoint exactly when, with
+     * their starts and their ends sorted separately, every end is below the next start.
+     */
+    private static boolean segmentsDisjointSorted(long[] segOffset, long[] segBus) {
+        int n = segBus.length;
         long[] starts = new long[n];
         long[] lasts = new long[n];
         for (int i = 0; i < n; i++) {
