@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,10 +44,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * seconds apart differed by half. The verdict is per size. Writes {@code gpu-<device>.json} with the
  * device name and driver version into the results directory.
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [rounds [block [cpu]]]</pre>
+ * <pre>java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [rounds [block [cpu]]]</pre>
  * (build/gpu/run.sh bench does this on the GPU machine; see scripts/gpu-bundle.sh). C_DIR holds
  * gpu_bench.c and, if the machine has no C compiler, a prebuilt gpu_bench. The CPU defaults to
- * the last one.
+ * the last one. The heap is fixed and touched at start for the reason the C side keeps freed memory
+ * mapped: with pages faulted in on first use, the table builds pay page faults the C side does not.
  */
 public final class GpuBench {
     private GpuBench() {
@@ -211,6 +213,7 @@ public final class GpuBench {
         res.put("driver", Cuda.formatVersion(cuda.driverVersion()));
         res.put("dma_buf_supported", info.dmaBufSupported());
         res.put("cpu", cpu);
+        res.put("jvm_options", ManagementFactory.getRuntimeMXBean().getInputArguments());
         res.put("sizes", rows);
         res.put("target_ratio", TARGET);
         res.put("meets_target", everySize);
