@@ -78,31 +78,31 @@ public final class AddressTable {
             throw new IllegalArgumentException("GPU range at " + Bytes.hex(gpuBase) + " of " + Bytes.size(length) + " has "
                     + pages + " pages of 64 KB but " + pageBusAddresses.length + " bus addresses were given");
         }
+        // One pass over the pages: each is checked for alignment (an aligned page can never run
+        // past 2^64: its last byte is at most 2^64 - 1) and every segment's start is noted in this
+        // thread's scratch; the table's arrays are then copies of the notes (a copy into a new
+        // array is not zeroed first), so the work over pages is done once.
+        Scratch notes = Scratch.of(pageBusAddresses.length + 1);
+        long[] offsets = notes.offsets;
+        long[] buses = notes.buses;
+        int segments = 0;
+        long previous = 0;
         for (int i = 0; i < pageBusAddresses.length; i++) {
-            // An aligned page can never run past 2^64: its last byte is at most 2^64 - 1.
-            if ((pageBusAddresses[i] & PAGE_MASK) != 0) {
-                throw new IllegalArgumentException("bus address " + Bytes.hex(pageBusAddresses[i]) + " of page " + i
+            long page = pageBusAddresses[i];
+            if ((page & PAGE_MASK) != 0) {
+                throw new IllegalArgumentException("bus address " + Bytes.hex(page) + " of page " + i
                         + " (GPU offset " + Bytes.hex(i * PAGE_SIZE) + ") is not 64 KB aligned");
             }
-        }
-        int segments = 1;
-        for (int i = 1; i < pageBusAddresses.length; i++) {
-            if (!follows(pageBusAddresses[i - 1], pageBusAddresses[i])) {
+            if (i == 0 || !follows(previous, page)) {
+                offsets[segments] = i * PAGE_SIZE;
+                buses[segments] = page;
                 segments++;
             }
+            previous = page;
         }
-        long[] segOffset = new long[segments + 1];
-        long[] segBus = new long[segments];
-        segBus[0] = pageBusAddresses[0];
-        int s = 1;
-        for (int i = 1; i < pageBusAddresses.length; i++) {
-            if (!follows(pageBusAddresses[i - 1], pageBusAddresses[i])) {
-                segOffset[s] = i * PAGE_SIZE;
-                segBus[s] = pageBusAddresses[i];
-                s++;
-            }
-        }
-        segOffset[segments] = length;
+        offsets[segments] = length;
+        long[] segOffset = Arrays.copyOf(offsets, segments + 1);
+        long[] segBus = Arrays.copyOf(buses, segments);
         if (!segmentsDisjoint(segOffset, segBus)) {
             checkNoOverlap(pageBusAddresses); // names the two pages that collide
         }
@@ -121,6 +121,25 @@ public final class AddressTable {
      */
     private static final int SCRATCH_WORDS_KEPT = 4096;
     private static final ThreadLocal<long[]> SCRATCH = ThreadLocal.withInitial(() -> new long[64]);
+    /**
+     * A thread's notes of segment starts while a table is built; kept for the next table up to
+     * 16,384 pages (1 GB, 256 KB of notes), made for the one table beyond that.
+     */
+    private record Scratch(long[] offsets, long[] buses) {
+        private static final int KEPT = 1 << 14;
+        private static final ThreadLocal<Scratch> MINE = ThreadLocal.withInitial(() -> new Scratch(new long[64], new long[64]));
+
+        static Scratch of(int entries) {
+            Scratch s = MINE.get();
+            if (entries > s.offsets.length) {
+                s = new Scratch(new long[entries], new long[entries]);
+                if (entries <= KEPT + 1) {
+                    MINE.set(s);
+                }
+            }
+            return s;
+        }
+    }
 
     /**
      * True when no two segments share a bus address. Pages are 64 KB aligned, so this is a question
