@@ -132,6 +132,8 @@ public final class GpuBench {
             javaSample(cuda, FIRST, placement.get(FIRST), null);
         }
 
+        long jitBefore;
+        long gcBefore;
         Map<Long, Samples> java = new LinkedHashMap<>();
         Map<Long, Samples> c = new LinkedHashMap<>();
         Map<Long, Samples> cInJvm = new LinkedHashMap<>();
@@ -144,6 +146,8 @@ public final class GpuBench {
             // The C side's warm-up is the same driver work, so both processes bring the same
             // allocation history to the measurement (the driver's allocators remember it).
             ref.samples(FIRST, WARM_SEQUENCES, null);
+            jitBefore = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+            gcBefore = gcCount();
             for (long size = FIRST; size <= LAST; size <<= 1) {
                 java.put(size, new Samples());
                 c.put(size, new Samples());
@@ -171,6 +175,9 @@ public final class GpuBench {
             }
         }
 
+        // What the JVM did beside the measurement (compilations and collections compete with it).
+        long jitMs = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jitBefore;
+        long gcs = gcCount() - gcBefore;
         List<Map<String, Object>> rows = new ArrayList<>();
         boolean everySize = true;
         for (long size = FIRST; size <= LAST; size <<= 1) {
@@ -214,6 +221,8 @@ public final class GpuBench {
         res.put("dma_buf_supported", info.dmaBufSupported());
         res.put("cpu", cpu);
         res.put("jvm_options", ManagementFactory.getRuntimeMXBean().getInputArguments());
+        res.put("jit_ms_while_measuring", jitMs);
+        res.put("gcs_while_measuring", gcs);
         res.put("sizes", rows);
         res.put("target_ratio", TARGET);
         res.put("meets_target", everySize);
@@ -248,6 +257,10 @@ public final class GpuBench {
             into.add((t1 - t0) / 1e3, new double[] {(ta - t0) / 1e3, (tb - ta) / 1e3, (tc - tb) / 1e3, (t1 - tc) / 1e3});
             into.segments = table.segmentCount();
         }
+    }
+
+    private static long gcCount() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(b -> Math.max(0, b.getCollectionCount())).sum();
     }
 
     private static double median(List<Double> v) {
