@@ -13,10 +13,16 @@ public final class UnifiedDiff {
 
     private static final int CONTEXT = 3;
 
-    /** The diff from {@code a} to {@code b}; empty when they are equal. {@code a} null: a new file. */
+    private static final String NO_NEWLINE = "\\ No newline at end of file\n";
+
+    /**
+     * The diff from {@code a} to {@code b}; empty when they are equal. {@code a} null: a new file;
+     * {@code b} null: a removed file. A last line without a newline is marked as GNU diff marks it,
+     * and differs from the same line with one.
+     */
     public static String diff(String aName, String a, String bName, String b) {
         List<String> x = a == null ? List.of() : lines(a);
-        List<String> y = lines(b);
+        List<String> y = b == null ? List.of() : lines(b);
         if (x.equals(y)) {
             return "";
         }
@@ -47,7 +53,7 @@ public final class UnifiedDiff {
         }
         StringBuilder out = new StringBuilder();
         out.append("--- ").append(a == null ? "/dev/null" : "a/" + aName).append('\n');
-        out.append("+++ ").append("b/").append(bName).append('\n');
+        out.append("+++ ").append(b == null ? "/dev/null" : "b/" + bName).append('\n');
         int k = 0;
         while (k < ops.size()) {
             if (ops.get(k)[0] == ' ') {
@@ -75,7 +81,11 @@ public final class UnifiedDiff {
                 char op = ops.get(t)[0];
                 int[] p = pos.get(t);
                 String line = op == '+' ? y.get(p[1]) : x.get(p[0]);
-                body.append(op).append(line).append('\n');
+                boolean ended = line.endsWith("\n");
+                body.append(op).append(line, 0, ended ? line.length() - 1 : line.length()).append('\n');
+                if (!ended) {
+                    body.append(NO_NEWLINE);
+                }
                 if (op != '+') {
                     aLen++;
                 }
@@ -91,10 +101,15 @@ public final class UnifiedDiff {
         return out.toString();
     }
 
+    /** The lines of {@code s}, each with its newline (the last one without, when the text has none). */
     private static List<String> lines(String s) {
-        List<String> out = new ArrayList<>(List.of(s.split("\n", -1)));
-        if (!out.isEmpty() && out.getLast().isEmpty()) {
-            out.removeLast();
+        List<String> out = new ArrayList<>();
+        int from = 0;
+        while (from < s.length()) {
+            int nl = s.indexOf('\n', from);
+            int end = nl < 0 ? s.length() : nl + 1;
+            out.add(s.substring(from, end));
+            from = end;
         }
         return out;
     }

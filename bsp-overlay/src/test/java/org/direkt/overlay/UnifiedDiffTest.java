@@ -31,7 +31,18 @@ class UnifiedDiffTest {
     @Test
     void equalTextsHaveNoDiff() {
         assertEquals("", diff("a\nb\n", "a\nb\n"));
-        assertEquals("", diff("a\nb", "a\nb\n"), "a missing final newline is not a change of lines");
+    }
+
+    @Test
+    void aMissingFinalNewlineIsAChangeMarkedAsGnuDiffMarksIt() {
+        assertEquals("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n+b\n-b\n\\ No newline at end of file\n", diff("a\nb", "a\nb\n"));
+        assertEquals("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n+b\n\\ No newline at end of file\n-b\n", diff("b\n", "b"));
+        assertEquals("", diff("a\nb", "a\nb"));
+    }
+
+    @Test
+    void aRemovedFileGoesToDevNull() {
+        assertEquals("--- a/x.v\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n", UnifiedDiff.diff("x.v", "x\ny\n", "x.v", null));
     }
 
     @Test

@@ -132,7 +132,8 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--in-place", description = "change the BSP itself: files into <board>/direkt/, board_spec.xml edited; a backup allows `direkt revert`")
         boolean inPlace;
 
-        @Option(names = "--dry-run", description = "print a unified diff of everything that would be created or changed; write nothing")
+        @Option(names = "--dry-run", description = "print a unified diff of everything that would be created or changed, with "
+                + "paths for `patch -p1` in the --bsp directory (--in-place) or the --out directory; write nothing")
         boolean dryRun;
 
         @Option(names = "--portable-only", description = "write only the parts that need no Platform Designer system: the IP,"
@@ -187,6 +188,14 @@ public final class Main implements Callable<Integer> {
             if (dryRun) {
                 StringBuilder diff = new StringBuilder();
                 Path root = inPlace ? plan.boardSpecPath().getParent().resolve(OverlayWriter.IN_PLACE_DIR) : out;
+                // Names as `patch -p1` run in the directory written to needs them: for --in-place the
+                // BSP given (the board's files sit under its board directory), for --out the overlay.
+                String prefix = "";
+                if (inPlace) {
+                    Path boardDir = plan.bsp().root().toAbsolutePath().normalize()
+                            .relativize(plan.boardSpecPath().getParent().toAbsolutePath().normalize());
+                    prefix = boardDir.toString().isEmpty() ? "" : boardDir.toString().replace('\\', '/') + "/";
+                }
                 for (var e : plan.files().entrySet()) {
                     boolean spec = e.getKey().equals(Overlay.BOARD_SPEC);
                     Path existing = inPlace && spec ? plan.boardSpecPath() : root.resolve(e.getKey());
@@ -194,8 +203,23 @@ public final class Main implements Callable<Integer> {
                         existing = plan.boardSpecPath(); // a first --out run: show the edit of the BSP's own file
                     }
                     String before = Files.isRegularFile(existing) ? Files.readString(existing, StandardCharsets.UTF_8) : null;
-                    String name = inPlace && spec ? Overlay.BOARD_SPEC : (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + e.getKey();
+                    String name = prefix + (inPlace && spec ? Overlay.BOARD_SPEC : (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + e.getKey());
                     diff.append(UnifiedDiff.diff(name, before, name, new String(e.getValue(), StandardCharsets.UTF_8)));
+                }
+                // Writing replaces the overlay directory whole: what it holds and the plan does not
+                // (another preset's IP, say) goes, and the diff says so.
+                if (Files.isDirectory(root)) {
+                    List<Path> left;
+                    try (var walk = Files.walk(root)) {
+                        left = walk.filter(Files::isRegularFile).sorted().toList();
+                    }
+                    for (Path f : left) {
+                        String key = root.relativize(f).toString().replace('\\', '/');
+                        if (!plan.files().containsKey(key) || (inPlace && key.equals(Overlay.BOARD_SPEC))) {
+                            String name = prefix + (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + key;
+                            diff.append(UnifiedDiff.diff(name, Files.readString(f, StandardCharsets.UTF_8), name, null));
+                        }
+                    }
                 }
                 summary.put("dry_run", true);
                 if (json) {

@@ -108,4 +108,73 @@ class OverlayDryRunTest {
         assertTrue(j.path("diff").asText().contains("+++ "), r.show());
         assertFalse(Files.exists(out));
     }
+
+    /**
+     * Applies a dry run's diff with GNU patch ({@code patch -p1} in {@code dir}), as a user checking
+     * what --dry-run promised would; patch must accept every hunk.
+     */
+    private static void applyWithPatch(String diff, Path dir) throws IOException, InterruptedException {
+        Process p;
+        try {
+            p = new ProcessBuilder("patch", "-p1", "--batch", "--forward", "-d", dir.toString()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new AssertionError("GNU patch is needed to check --dry-run's diff (scripts/setup.sh installs it): " + e.getMessage());
+        }
+        try (var in = p.getOutputStream()) {
+            in.write(diff.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String log = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), () -> "patch -p1 did not apply the dry run's diff cleanly:\n" + log);
+    }
+
+    /** Everything but the lines after "nothing written" (the diff alone). */
+    private static String diffOf(Cli.Run r) {
+        String out = r.out();
+        int end = out.lastIndexOf("direkt overlay: dry run, nothing written");
+        assertTrue(end >= 0, r.show());
+        return out.substring(0, end);
+    }
+
+    @Test
+    void inPlaceDryRunAppliedWithPatchWritesWhatTheOverlayWrites() throws Exception {
+        Path shown = Cli.exampleCopy(tmp.resolve("shown"));
+        Path written = Cli.exampleCopy(tmp.resolve("written"));
+        // a board_spec.xml without a final newline, as some editors leave it: the diff must say so
+        for (Path bsp : List.of(shown, written)) {
+            Path spec;
+            try (var s = Files.walk(bsp)) {
+                spec = s.filter(f -> f.getFileName().toString().equals("board_spec.xml")).findFirst().orElseThrow();
+            }
+            Files.writeString(spec, Files.readString(spec).stripTrailing());
+        }
+        Cli.Run dry = Cli.ok("overlay", "--bsp", shown, "--in-place", "--dry-run");
+        Cli.ok("overlay", "--bsp", written, "--in-place");
+        applyWithPatch(diffOf(dry), shown);
+        Map<String, String> expected = new java.util.TreeMap<>(Cli.snapshot(written));
+        // the backup is --in-place's own bookkeeping for `direkt revert`, not part of the overlay
+        expected.keySet().removeIf(k -> k.contains(OverlayWriterNames.BACKUP));
+        Cli.assertTree(expected, shown, () -> "the BSP patched with the dry run's diff differs from the overlaid one\n" + dry.show());
+    }
+
+    @Test
+    void outDryRunOverAnEarlierOverlayAppliedWithPatchWritesWhatTheOverlayWrites() throws Exception {
+        Path bsp = Cli.sampleBsp(Cli.D5005, tmp.resolve("bsp"));
+        Path out = tmp.resolve("out");
+        Cli.ok("overlay", "--bsp", bsp, "--out", out);
+        Path shown = tmp.resolve("shown");
+        Cli.copyTree(out, shown);
+        Path cfg = tmp.resolve("cfg.json");
+        Files.writeString(cfg, "{\"wr_status\": \"my_wr_status\", \"preset\": \"paper\"}");
+        Cli.Run dry = Cli.ok("overlay", "--bsp", bsp, "--out", out, "--dry-run", "--config", cfg);
+        assertTrue(dry.out().lines().anyMatch(l -> l.startsWith("@@ ")), dry.show());
+        Cli.ok("overlay", "--bsp", bsp, "--out", out, "--config", cfg);
+        applyWithPatch(diffOf(dry), shown);
+        Cli.assertTree(Cli.snapshot(out), shown, () -> "the earlier overlay patched with the dry run's diff differs from the new one\n"
+                + dry.show());
+    }
+
+    /** The backup directory's name, as the writer spells it. */
+    private static final class OverlayWriterNames {
+        static final String BACKUP = org.direkt.overlay.OverlayWriter.BACKUP_DIR;
+    }
 }
