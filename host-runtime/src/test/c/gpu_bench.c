@@ -4,7 +4,7 @@
  * a dma-buf fd, build the PCIe address table, then (untimed) close and free. The table is built as
  * AddressTable.of builds it, step for step, from the page addresses of the same simulated placement
  * (a BAR aperture with every 7th page moved; made before the samples, as GpuBench makes them):
- * one pass over the pages checking each for 64 KB alignment and noting every segment's start in
+ * the pages' 64 KB alignment checked as one OR over them, one pass noting every segment's start in
  * scratch arrays kept from one table to the next, the notes copied into arrays of exactly the
  * segment count, and the check that no two segments share a bus address (a bitmap of the
  * pages' span, or for pages spread wide, starts and ends sorted separately with an inline sort as
@@ -178,8 +178,8 @@ static void bind_driver(void *lib) {
 /* The table AddressTable.of builds from the pages' bus addresses; returns its segment count. */
 static size_t build_table(uint64_t size, const uint64_t *page) {
     uint64_t pages = size / PAGE;
-    /* one pass: alignment, and every segment's start noted in scratch arrays (warm, as the Java
-     * side's per-thread notes are); the table's arrays are then exact copies of the notes */
+    /* every segment's start noted in scratch arrays (warm, as the Java side's per-thread notes
+     * are); the table's arrays are then exact copies of the notes */
     static uint64_t *notes_offset, *notes_bus;
     static size_t notes_size;
     if (pages + 1 > notes_size) {
@@ -189,14 +189,23 @@ static size_t build_table(uint64_t size, const uint64_t *page) {
         notes_offset = malloc(notes_size * sizeof(uint64_t));
         notes_bus = malloc(notes_size * sizeof(uint64_t));
     }
-    size_t n = 0;
-    uint64_t previous = 0;
-    for (uint64_t i = 0; i < pages; i++) {
-        if (page[i] & (PAGE - 1)) {
-            fprintf(stderr, "gpu_bench: page %llu is not 64 KB aligned\n", (unsigned long long)i);
-            exit(1);
+    /* alignment as one OR over every page; the pages searched only when it shows a low bit */
+    uint64_t low_bits = 0;
+    for (uint64_t i = 0; i < pages; i++) low_bits |= page[i];
+    if (low_bits & (PAGE - 1)) {
+        for (uint64_t i = 0; i < pages; i++) {
+            if (page[i] & (PAGE - 1)) {
+                fprintf(stderr, "gpu_bench: page %llu is not 64 KB aligned\n", (unsigned long long)i);
+                exit(1);
+            }
         }
-        if (i == 0 || previous == 0 - PAGE || page[i] != previous + PAGE) { /* the bus does not wrap */
+    }
+    uint64_t previous = page[0];
+    notes_offset[0] = 0;
+    notes_bus[0] = previous;
+    size_t n = 1;
+    for (uint64_t i = 1; i < pages; i++) {
+        if (previous == 0 - PAGE || page[i] != previous + PAGE) { /* the bus does not wrap */
             notes_offset[n] = i * PAGE;
             notes_bus[n] = page[i];
             n++;

@@ -32,6 +32,8 @@ public final class AddressTable {
     public static final int MAX_TRANSFER_BYTES = Layout.MAX_DWORDS * 4;
 
     private static final long PAGE_MASK = PAGE_SIZE - 1;
+    /** log2 of {@link #PAGE_SIZE}: page numbers and counts by shifting (lengths are positive). */
+    private static final int PAGE_SHIFT = Long.numberOfTrailingZeros(PAGE_SIZE);
 
     private final long gpuBase;
     private final long length;
@@ -78,28 +80,39 @@ public final class AddressTable {
             throw new IllegalArgumentException("GPU range at " + Bytes.hex(gpuBase) + " of " + Bytes.size(length) + " has "
                     + pages + " pages of 64 KB but " + pageBusAddresses.length + " bus addresses were given");
         }
-        // One pass over the pages: each is checked for alignment (an aligned page can never run
-        // past 2^64: its last byte is at most 2^64 - 1) and every segment's start is noted in this
-        // thread's scratch; the table's arrays are then copies of the notes (a copy into a new
-        // array is not zeroed first), so the work over pages is done once.
+        // Alignment first, as one OR over every page (a loop the compiler vectorizes); only when it
+        // shows a low bit set are the pages searched for the first one not aligned. An aligned page
+        // can never run past 2^64: its last byte is at most 2^64 - 1.
+        long lowBits = 0;
+        for (long page : pageBusAddresses) {
+            lowBits |= page;
+        }
+        if ((lowBits & PAGE_MASK) != 0) {
+            for (int i = 0; i < pageBusAddresses.length; i++) {
+                if ((pageBusAddresses[i] & PAGE_MASK) != 0) {
+                    throw new IllegalArgumentException("bus address " + Bytes.hex(pageBusAddresses[i]) + " of page " + i
+                            + " (GPU offset " + Bytes.hex(i * PAGE_SIZE) + ") is not 64 KB aligned");
+                }
+            }
+        }
+        // Then one pass that notes every segment's start in this thread's scratch; the table's
+        // arrays are copies of the notes (a copy into a new array is not zeroed first).
         Scratch notes = Scratch.of(pageBusAddresses.length + 1);
         long[] offsets = notes.offsets;
         long[] buses = notes.buses;
-        int segments = 0;
-        long previous = 0;
-        for (int i = 0; i < pageBusAddresses.length; i++) {
+        long previous = pageBusAddresses[0];
+        buses[0] = previous;
+        int segments = 1;
+        for (int i = 1; i < pageBusAddresses.length; i++) {
             long page = pageBusAddresses[i];
-            if ((page & PAGE_MASK) != 0) {
-                throw new IllegalArgumentException("bus address " + Bytes.hex(page) + " of page " + i
-                        + " (GPU offset " + Bytes.hex(i * PAGE_SIZE) + ") is not 64 KB aligned");
-            }
-            if (i == 0 || !follows(previous, page)) {
+            if (!follows(previous, page)) {
                 offsets[segments] = i * PAGE_SIZE;
                 buses[segments] = page;
                 segments++;
             }
             previous = page;
         }
+        offsets[0] = 0;
         offsets[segments] = length;
         long[] segOffset = Arrays.copyOf(offsets, segments + 1);
         long[] segBus = Arrays.copyOf(buses, segments);
@@ -157,9 +170,9 @@ public final class AddressTable {
         long low = Long.MAX_VALUE;
         long high = 0;
         for (int i = 0; i < n; i++) {
-            long first = segBus[i] >>> 16;
+            long first = segBus[i] >>> PAGE_SHIFT;
             low = Math.min(low, first);
-            high = Math.max(high, first + (segOffset[i + 1] - segOffset[i]) / PAGE_SIZE - 1);
+            high = Math.max(high, first + ((segOffset[i + 1] - segOffset[i]) >>> PAGE_SHIFT) - 1);
         }
         long span = high - low + 1;
         if (span > BITMAP_SPAN_PER_PAGE * (segOffset[n] / PAGE_SIZE)) {
@@ -176,8 +189,8 @@ public final class AddressTable {
             Arrays.fill(marked, 0, words, 0L);
         }
         for (int i = 0; i < n; i++) {
-            long from = (segBus[i] >>> 16) - low;
-            long to = from + (segOffset[i + 1] - segOffset[i]) / PAGE_SIZE; // exclusive
+            long from = (segBus[i] >>> PAGE_SHIFT) - low;
+            long to = from + ((segOffset[i + 1] - segOffset[i]) >>> PAGE_SHIFT); // exclusive
             int w = (int) (from >>> 6);
             int last = (int) ((to - 1) >>> 6);
             long head = -1L << (from & 63);

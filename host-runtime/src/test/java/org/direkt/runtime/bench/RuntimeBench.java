@@ -87,11 +87,13 @@ public final class RuntimeBench {
             String name = (String) c[0];
             long[] pages = (long[]) c[1];
             AddressTable t = AddressTable.of(GPU, PAGES_1GB * P, pages);
-            ObjectNode b = timing(build.putObject(name), 200, 100, () -> AddressTable.of(GPU, PAGES_1GB * P, pages).segmentCount());
+            // Warm-up long enough that the optimizing compiler has compiled the build (a few hundred
+            // builds leave it to the profiling tier or to compilation still running).
+            ObjectNode b = timing(build.putObject(name), WARM, 200, () -> AddressTable.of(GPU, PAGES_1GB * P, pages).segmentCount());
             b.put("pages", PAGES_1GB);
             b.put("segments", t.segmentCount());
             List<Transfer> pieces = t.split(0, PAGES_1GB * P);
-            ObjectNode s = timing(split.putObject(name), 200, 100, () -> t.split(0, PAGES_1GB * P).size());
+            ObjectNode s = timing(split.putObject(name), WARM, 200, () -> t.split(0, PAGES_1GB * P).size());
             s.put("pieces", pieces.size());
             s.put("largest_piece_bytes", pieces.stream().mapToInt(Transfer::bytes).max().orElseThrow());
             System.out.printf("1 GB %-15s build %8.1f us (%d segments), split %8.1f us (%d pieces)%n", name,
@@ -122,6 +124,9 @@ public final class RuntimeBench {
         Files.writeString(out, json.writeValueAsString(doc) + "\n");
         System.out.println("wrote " + out);
     }
+
+    /** Warm-up runs before each timed series. */
+    private static final int WARM = 5_000;
 
     /** Runs {@code body} {@code warmup} times, then {@code reps} timed times; fills median/min microseconds. */
     private static ObjectNode timing(ObjectNode node, int warmup, int reps, LongSupplier body) {
