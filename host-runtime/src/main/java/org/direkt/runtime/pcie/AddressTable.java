@@ -97,9 +97,8 @@ public final class AddressTable {
         }
         // Then one pass that notes every segment's start in this thread's scratch; the table's
         // arrays are copies of the notes (a copy into a new array is not zeroed first).
-        Scratch notes = Scratch.of(pageBusAddresses.length + 1);
-        long[] offsets = notes.offsets;
-        long[] buses = notes.buses;
+        long[] offsets = scratch(OFFSET_NOTES, pageBusAddresses.length + 1, NOTES_KEPT);
+        long[] buses = scratch(BUS_NOTES, pageBusAddresses.length, NOTES_KEPT);
         long previous = pageBusAddresses[0];
         buses[0] = previous;
         int segments = 1;
@@ -128,30 +127,26 @@ public final class AddressTable {
      */
     private static final long BITMAP_SPAN_PER_PAGE = 64;
     /**
-     * Each thread keeps its bitmap for the next table (a fresh array per table costs more than the
-     * check itself with some collectors); bitmaps beyond 32 KB (ranges of 2 GB and more at twice
-     * their span) are made for the one table and dropped.
+     * Each thread keeps its working arrays for the next table (a fresh array per table costs more
+     * than the work with some collectors): the notes of segment starts up to 16,384 pages (1 GB,
+     * 128 KB each), the bitmap up to 4,096 words (32 KB); larger ones are made for one table.
      */
-    private static final int SCRATCH_WORDS_KEPT = 4096;
-    private static final ThreadLocal<long[]> SCRATCH = ThreadLocal.withInitial(() -> new long[64]);
-    /**
-     * A thread's notes of segment starts while a table is built; kept for the next table up to
-     * 16,384 pages (1 GB, 256 KB of notes), made for the one table beyond that.
-     */
-    private record Scratch(long[] offsets, long[] buses) {
-        private static final int KEPT = 1 << 14;
-        private static final ThreadLocal<Scratch> MINE = ThreadLocal.withInitial(() -> new Scratch(new long[64], new long[64]));
+    private static final ThreadLocal<long[]> OFFSET_NOTES = ThreadLocal.withInitial(() -> new long[64]);
+    private static final ThreadLocal<long[]> BUS_NOTES = ThreadLocal.withInitial(() -> new long[64]);
+    private static final ThreadLocal<long[]> BITMAP = ThreadLocal.withInitial(() -> new long[64]);
+    private static final int NOTES_KEPT = (1 << 14) + 1;
+    private static final int BITMAP_KEPT = 4096;
 
-        static Scratch of(int entries) {
-            Scratch s = MINE.get();
-            if (entries > s.offsets.length) {
-                s = new Scratch(new long[entries], new long[entries]);
-                if (entries <= KEPT + 1) {
-                    MINE.set(s);
-                }
+    /** This thread's array of at least {@code length} entries (contents left from the last use). */
+    private static long[] scratch(ThreadLocal<long[]> mine, int length, int kept) {
+        long[] a = mine.get();
+        if (length > a.length) {
+            a = new long[length];
+            if (length <= kept) {
+                mine.set(a);
             }
-            return s;
         }
+        return a;
     }
 
     /**
@@ -179,15 +174,8 @@ public final class AddressTable {
             return segmentsDisjointSorted(segOffset, segBus);
         }
         int words = (int) ((span + 63) >>> 6);
-        long[] marked = SCRATCH.get();
-        if (words > marked.length) {
-            marked = new long[words];
-            if (words <= SCRATCH_WORDS_KEPT) {
-                SCRATCH.set(marked);
-            }
-        } else {
-            Arrays.fill(marked, 0, words, 0L);
-        }
+        long[] marked = scratch(BITMAP, words, BITMAP_KEPT);
+        Arrays.fill(marked, 0, words, 0L);
         for (int i = 0; i < n; i++) {
             long from = (segBus[i] >>> PAGE_SHIFT) - low;
             long to = from + ((segOffset[i + 1] - segOffset[i]) >>> PAGE_SHIFT); // exclusive
