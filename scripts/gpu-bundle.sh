@@ -3,7 +3,8 @@
 # Java, so this builds build/gpu/ with a jlinked Java runtime, the host runtime's classes and tests,
 # their dependencies and the JUnit console launcher, plus build/gpu/run.sh to start them there:
 #   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out)
-#   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program)
+#   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program; options
+#                                 # such as --forks 4 --rounds 5 go on to GpuBench)
 #   bash build/gpu/run.sh bounce  # the fallback path's CUDA half (pinned copies): $OUT/bounce-<device>.json
 #   bash build/gpu/run.sh runtime # the address-table and pin-cache benchmark: $OUT/runtime.json
 # Needs `make build`; run from the repository root.
@@ -55,7 +56,7 @@ case "${1:-tests}" in
     # memory mapped (mallopt); otherwise G1 places new objects on pages never touched before and
     # each table build pays their page faults (measured: 1.5x the table time, in some runs only).
     "$java" --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$cp" org.direkt.runtime.bench.GpuBench \
-      "$results" "$here/c" \
+      "$results" "$here/c" "${@:2}" \
       2>&1 | tee "$results/gpu-bench.txt"
     ;;
   bounce)

@@ -227,10 +227,14 @@ static size_t build_table(uint64_t size, const uint64_t *page) {
 }
 
 /* One buffer: total and the four steps (alloc, SYNC_MEMOPS, export, table) in microseconds. */
+/* Where the last sample's allocation was: the driver reuses a freed range or takes a new one. */
+static CUdeviceptr last_address;
+
 static size_t sample(size_t size, const uint64_t *page, double *total, double step[4]) {
     double t0 = now_us();
     CUdeviceptr p;
     check(p_cuMemAlloc(&p, size), "cuMemAlloc_v2");
+    last_address = p;
     double ta = now_us();
     unsigned int one = 1;
     check(p_cuPointerSetAttribute(&one, ATTR_SYNC_MEMOPS, p), "cuPointerSetAttribute");
@@ -267,6 +271,11 @@ uint64_t gpu_bench_sample(uint64_t size, const uint64_t *page, double *out) {
     size_t n = sample(size, page, &out[0], step);
     memcpy(out + 1, step, sizeof step);
     return n;
+}
+
+/* The device address the last sample allocated. */
+uint64_t gpu_bench_last_address(void) {
+    return last_address;
 }
 #else
 static int cmp(const void *a, const void *b) {
@@ -306,12 +315,14 @@ static int serve(void) {
             return 2;
         }
         double *t = calloc(count, sizeof(double)), *st[4];
+        CUdeviceptr *addr = calloc(count, sizeof(CUdeviceptr));
         for (int k = 0; k < 4; k++) st[k] = calloc(count, sizeof(double));
         size_t segments = 0;
         uint64_t *page = placement(size);
         for (int r = 0; r < count; r++) {
             double step[4];
             segments = sample(size, page, &t[r], step);
+            addr[r] = last_address;
             for (int k = 0; k < 4; k++) st[k][r] = step[k];
         }
         free(page);
@@ -323,8 +334,11 @@ static int serve(void) {
             if (k) printf(", ");
             print_list(names[k], st[k], count);
         }
-        printf("}}\n");
+        printf("}, \"addresses\": [");
+        for (int r = 0; r < count; r++) printf("%s%llu", r ? ", " : "", addr[r]);
+        printf("]}\n");
         fflush(stdout);
+        free(addr);
         free(t);
         for (int k = 0; k < 4; k++) free(st[k]);
     }

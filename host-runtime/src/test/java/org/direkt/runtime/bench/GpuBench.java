@@ -37,14 +37,24 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * reference program {@code host-runtime/src/test/c/gpu_bench.c}, same steps, same simulated page
  * placement: every 7th page moved, and the same table checks: alignment, no shared bus address).
  *
- * <p>The two are measured side by side: the C program runs as a server ({@code gpu_bench --serve})
- * and both it and this thread are pinned to one CPU; for every size, each round runs a block of C
- * samples and a block of Java samples back to back (which goes first alternates by round). The
- * machine's drift (other tenants, clock changes) then reaches both alike, where separate runs
- * seconds apart differed by half. The verdict is per size. Writes {@code gpu-<device>.json} with the
- * device name and driver version into the results directory.
+ * <p>Both sides run as servers in processes of their own, several of each ("forks"): the C program
+ * as {@code gpu_bench --serve}, the Java runtime as this class with {@code --serve} in a JVM started
+ * with this JVM's options. This process only conducts: it never touches the GPU. A process's own
+ * draw matters on these machines: the same C allocation loop, run in eight fresh processes one
+ * after another, took from 44 to 131 us at 128 MB by process while varying little within one, and
+ * the Java and C processes' spreads overlapped. One process per side made the verdict a coin toss
+ * of two such draws; pooling several processes per side measures the languages instead.
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [rounds [block [cpu]]]</pre>
+ * <p>Every server is pinned to one CPU once its CUDA context exists, and is warmed up the same way
+ * (Java's JIT additionally by table builds at every size). Then, for every round and size, each
+ * fork in turn (the order rotating by round) runs a block of C samples, a block of Java samples
+ * and a block of "C in the JVM" samples (the C sample built as a library and called inside the Java
+ * server: what separates Java from it is the Java code) back to back, the order of the three
+ * rotating too. The machine's drift reaches all sides alike. Medians pool every fork's samples;
+ * the verdict is per size. Writes {@code gpu-<device>.json} with the device name, the driver
+ * version and every fork's median into the results directory.
+ *
+ * <pre>java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [--forks F] [--rounds R] [--block B] [--cpu N]</pre>
  * (build/gpu/run.sh bench does this on the GPU machine; see scripts/gpu-bundle.sh). C_DIR holds
  * gpu_bench.c and, if the machine has no C compiler, a prebuilt gpu_bench. The CPU defaults to
  * the last one. The heap is fixed and touched at start for the reason the C side keeps freed memory
@@ -59,6 +69,7 @@ public final class GpuBench {
     /** Java/C at every size, each size on its own. */
     static final double TARGET = 1.10;
     private static final String[] STEPS = {"alloc", "sync_memops", "export", "table"};
+    private static final String[] SIDES = {"c", "java", "c_in_jvm"};
     private static final long FIRST = 1L << 20;
     private static final long LAST = 1L << 30;
     private static final int WARM_SEQUENCES = 20_000;
@@ -78,13 +89,25 @@ public final class GpuBench {
     static final class Samples {
         final List<Double> total = new ArrayList<>();
         final List<List<Double>> steps = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        /** The device address of each sample's allocation. */
+        final List<Long> addresses = new ArrayList<>();
         int segments;
 
-        void add(double t, double[] step) {
+        void add(double t, double[] step, long address) {
             total.add(t);
+            addresses.add(address);
             for (int k = 0; k < STEPS.length; k++) {
                 steps.get(k).add(step[k]);
             }
+        }
+
+        void addAll(Samples other) {
+            total.addAll(other.total);
+            addresses.addAll(other.addresses);
+            for (int k = 0; k < STEPS.length; k++) {
+                steps.get(k).addAll(other.steps.get(k));
+            }
+            segments = other.segments;
         }
 
         Map<String, Object> stepMedians() {
@@ -94,99 +117,191 @@ public final class GpuBench {
             }
             return m;
         }
+
+        /** Writes these samples as one JSON line, the format gpu_bench.c answers in. */
+        String toJson(long bytes) {
+            StringBuilder b = new StringBuilder("{\"bytes\": ").append(bytes).append(", \"segments\": ").append(segments)
+                    .append(", \"samples_us\": ").append(list(total)).append(", \"steps_us\": {");
+            for (int k = 0; k < STEPS.length; k++) {
+                b.append(k == 0 ? "" : ", ").append('"').append(STEPS[k]).append("\": ").append(list(steps.get(k)));
+            }
+            b.append("}, \"addresses\": [");
+            for (int i = 0; i < addresses.size(); i++) {
+                b.append(i == 0 ? "" : ", ").append(addresses.get(i));
+            }
+            return b.append("]}").toString();
+        }
+
+        static Samples fromJson(JsonNode n) {
+            Samples s = new Samples();
+            JsonNode steps = n.get("steps_us");
+            for (int r = 0; r < n.get("samples_us").size(); r++) {
+                double[] step = new double[STEPS.length];
+                for (int k = 0; k < STEPS.length; k++) {
+                    step[k] = steps.get(STEPS[k]).get(r).asDouble();
+                }
+                s.add(n.get("samples_us").get(r).asDouble(), step, n.get("addresses").get(r).asLong());
+            }
+            s.segments = n.get("segments").asInt();
+            return s;
+        }
+
+        private static String list(List<Double> v) {
+            StringBuilder b = new StringBuilder("[");
+            for (int i = 0; i < v.size(); i++) {
+                b.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", v.get(i)));
+            }
+            return b.append(']').toString();
+        }
     }
 
     public static void main(String[] args) throws Exception {
-        Path out = Path.of(args.length > 0 ? args[0] : "build/gpu/out");
-        Path cdir = Path.of(args.length > 1 ? args[1] : "host-runtime/src/test/c");
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
-        int block = args.length > 3 ? Integer.parseInt(args[3]) : 5;
-        int cpu = args.length > 4 ? Integer.parseInt(args[4]) : Runtime.getRuntime().availableProcessors() - 1;
+        if (args.length > 0 && args[0].equals("--serve")) {
+            JavaServer.serve(args);
+            return;
+        }
+        if (args.length < 2) {
+            throw new IllegalArgumentException("usage: GpuBench OUT_DIR C_DIR [--forks F] [--rounds R] [--block B] [--cpu N]");
+        }
+        Path out = Path.of(args[0]);
+        Path cdir = Path.of(args[1]);
+        int forks = 10;
+        int rounds = 10;
+        int block = 5;
+        int cpu = Runtime.getRuntime().availableProcessors() - 1;
+        for (int a = 2; a < args.length; a += 2) {
+            if (a + 1 >= args.length) {
+                throw new IllegalArgumentException("GpuBench: " + args[a] + " needs a value");
+            }
+            int v = Integer.parseInt(args[a + 1]);
+            switch (args[a]) {
+                case "--forks" -> forks = v;
+                case "--rounds" -> rounds = v;
+                case "--block" -> block = v;
+                case "--cpu" -> cpu = v;
+                default -> throw new IllegalArgumentException("GpuBench: unknown option " + args[a]);
+            }
+        }
+        if (forks < 1 || rounds < 1 || block < 1) {
+            throw new IllegalArgumentException("GpuBench: forks, rounds and block must be at least 1");
+        }
         Files.createDirectories(out);
-        Cuda cuda = Cuda.load();
-        cuda.init();
-        int dev = cuda.device(0);
-        GpuDevice info = GpuDevice.query(cuda, 0);
-        var ctx = cuda.primaryContextRetain(dev);
-        cuda.setCurrentContext(ctx);
-        // After the context, as the C program does: the driver's threads keep every CPU.
-        Libc.pinCurrentThread(cpu);
+        Path cExe = CServer.build(cdir, out);
+        Path cLib = JavaServer.buildLibrary(cdir, out);
+        List<String> jvmOptions = ManagementFactory.getRuntimeMXBean().getInputArguments();
 
-        // The page addresses are made before anything is timed, on both sides: the runtime is
-        // handed them (by the importer), it does not make them.
-        Map<Long, long[]> placement = new LinkedHashMap<>();
-        for (long size = FIRST; size <= LAST; size <<= 1) {
-            placement.put(size, pages(size));
-        }
-        // Warm-up, so the numbers are the runtime's steady state rather than the interpreter's or
-        // the profiling compiler's: the table build at every size in turn first (the optimizing
-        // compiler shapes its loops by the trip counts it profiled, so it must see the sizes the
-        // benchmark measures, not 1 MB alone), then enough whole sequences that every method on
-        // the path reaches the optimizing compiler (its threshold is some thousands of calls).
-        for (int i = 0; i < WARM_TABLE_ROUNDS; i++) {
-            for (long size = FIRST; size <= LAST; size <<= 1) {
-                AddressTable.of(0x7f00_0000_0000L, size, placement.get(size));
+        List<Server> cForks = new ArrayList<>();
+        List<Server> javaForks = new ArrayList<>();
+        // [side][fork][size index]
+        List<List<List<Samples>>> samples = new ArrayList<>();
+        JsonNode hello = null;
+        long jitMs = 0;
+        long gcs = 0;
+        try {
+            // One process at a time is started and warmed up while the others wait: the same
+            // driver work on both sides (the driver's allocators remember their history), and the
+            // Java side's JIT brought to its optimizing compiler first (see JavaServer).
+            for (int f = 0; f < forks; f++) {
+                Server c = Server.start("C fork " + f, List.of(cExe.toString(), "--serve", "--cpu", Integer.toString(cpu)));
+                cForks.add(c);
+                c.request(FIRST + " " + WARM_SEQUENCES);
+                List<String> cmd = new ArrayList<>();
+                cmd.add(ProcessHandle.current().info().command().orElseThrow());
+                cmd.addAll(jvmOptions);
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), GpuBench.class.getName(), "--serve",
+                    Integer.toString(cpu), cLib.toString()));
+                Server j = Server.start("Java fork " + f, cmd);
+                javaForks.add(j);
+                JsonNode h = j.hello();
+                if (hello == null) {
+                    hello = h;
+                }
+                j.request("java " + FIRST + " " + WARM_SEQUENCES);
+                System.out.println("GpuBench: fork " + f + " of " + forks + " started and warmed up (C pid " + c.pid() + ", Java pid "
+                        + j.pid() + ")");
             }
-        }
-        for (int i = 0; i < WARM_SEQUENCES; i++) {
-            javaSample(cuda, FIRST, placement.get(FIRST), null);
-        }
-
-        long jitBefore;
-        long gcBefore;
-        Map<Long, Samples> java = new LinkedHashMap<>();
-        Map<Long, Samples> c = new LinkedHashMap<>();
-        Map<Long, Samples> cInJvm = new LinkedHashMap<>();
-        try (CReference ref = CReference.start(cdir, out, cpu); Arena arena = Arena.ofConfined()) {
-            CInJvm inJvm = CInJvm.load(cdir, out);
-            Map<Long, MemorySegment> nativePlacement = new LinkedHashMap<>();
-            for (long size = FIRST; size <= LAST; size <<= 1) {
-                nativePlacement.put(size, arena.allocateFrom(ValueLayout.JAVA_LONG, placement.get(size)));
+            for (Server j : javaForks) {
+                JsonNode st = j.request("stats");
+                jitMs -= st.get("jit_ms").asLong();
+                gcs -= st.get("gcs").asLong();
             }
-            // The C side's warm-up is the same driver work, so both processes bring the same
-            // allocation history to the measurement (the driver's allocators remember it).
-            ref.samples(FIRST, WARM_SEQUENCES, null);
-            jitBefore = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
-            gcBefore = gcCount();
-            for (long size = FIRST; size <= LAST; size <<= 1) {
-                java.put(size, new Samples());
-                c.put(size, new Samples());
-                cInJvm.put(size, new Samples());
+            int sizes = Long.numberOfTrailingZeros(LAST / FIRST) + 1;
+            for (int side = 0; side < SIDES.length; side++) {
+                List<List<Samples>> bySide = new ArrayList<>();
+                for (int f = 0; f < forks; f++) {
+                    List<Samples> bySize = new ArrayList<>();
+                    for (int i = 0; i < sizes; i++) {
+                        bySize.add(new Samples());
+                    }
+                    bySide.add(bySize);
+                }
+                samples.add(bySide);
             }
             for (int round = 0; round < rounds; round++) {
-                for (long size = FIRST; size <= LAST; size <<= 1) {
-                    // three sides back to back, each going first, second and third in turn
-                    for (int k = 0; k < 3; k++) {
-                        switch ((round + k) % 3) {
-                            case 0 -> ref.samples(size, block, c.get(size));
-                            case 1 -> {
-                                for (int r = 0; r < block; r++) {
-                                    javaSample(cuda, size, placement.get(size), java.get(size));
-                                }
-                            }
-                            default -> {
-                                for (int r = 0; r < block; r++) {
-                                    inJvm.sample(size, nativePlacement.get(size), cInJvm.get(size));
-                                }
-                            }
+                int i = 0;
+                for (long size = FIRST; size <= LAST; size <<= 1, i++) {
+                    for (int k = 0; k < forks; k++) {
+                        int f = (k + round) % forks;
+                        // three sides back to back, each going first, second and third in turn
+                        for (int s = 0; s < SIDES.length; s++) {
+                            int side = (s + round + k) % SIDES.length;
+                            String line = switch (side) {
+                                case 0 -> size + " " + block;
+                                case 1 -> "java " + size + " " + block;
+                                default -> "c " + size + " " + block;
+                            };
+                            Server server = side == 0 ? cForks.get(f) : javaForks.get(f);
+                            samples.get(side).get(f).get(i).addAll(Samples.fromJson(server.request(line)));
                         }
                     }
                 }
+                System.out.println("GpuBench: round " + (round + 1) + " of " + rounds + " done");
+            }
+            // What the JVMs did beside the measurement (compilations and collections compete with it).
+            for (Server j : javaForks) {
+                JsonNode st = j.request("stats");
+                jitMs += st.get("jit_ms").asLong();
+                gcs += st.get("gcs").asLong();
+            }
+        } finally {
+            for (Server s : cForks) {
+                s.close();
+            }
+            for (Server s : javaForks) {
+                s.close();
             }
         }
 
-        // What the JVM did beside the measurement (compilations and collections compete with it).
-        long jitMs = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jitBefore;
-        long gcs = gcCount() - gcBefore;
         List<Map<String, Object>> rows = new ArrayList<>();
         boolean everySize = true;
-        for (long size = FIRST; size <= LAST; size <<= 1) {
-            Samples js = java.get(size);
-            Samples cs = c.get(size);
+        int i = 0;
+        for (long size = FIRST; size <= LAST; size <<= 1, i++) {
+            Samples[] pooled = new Samples[SIDES.length];
+            List<List<Double>> forkMedians = new ArrayList<>();
+            List<List<Integer>> forkAddresses = new ArrayList<>();
+            for (int side = 0; side < SIDES.length; side++) {
+                pooled[side] = new Samples();
+                List<Double> medians = new ArrayList<>();
+                List<Integer> distinct = new ArrayList<>();
+                for (int f = 0; f < forks; f++) {
+                    Samples one = samples.get(side).get(f).get(i);
+                    pooled[side].addAll(one);
+                    medians.add(round(median(one.total)));
+                    distinct.add((int) one.addresses.stream().distinct().count());
+                }
+                forkMedians.add(medians);
+                forkAddresses.add(distinct);
+            }
+            Samples cs = pooled[0];
+            Samples js = pooled[1];
+            Samples ij = pooled[2];
             double mj = median(js.total);
             double mc = median(cs.total);
             boolean meets = mj / mc <= TARGET; // the verdict holds per size
             everySize &= meets;
+            if (js.segments != cs.segments) {
+                throw new IllegalStateException(size + " bytes: Java built " + js.segments + " segments, C " + cs.segments);
+            }
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("bytes", size);
             row.put("java_median_us", round(mj));
@@ -195,49 +310,57 @@ public final class GpuBench {
             row.put("meets_target", meets);
             row.put("samples", js.total.size());
             row.put("segments", js.segments);
-            if (js.segments != cs.segments) {
-                throw new IllegalStateException(size + " bytes: Java built " + js.segments + " segments, C " + cs.segments);
-            }
             row.put("java_steps_median_us", js.stepMedians());
             row.put("c_steps_median_us", cs.stepMedians());
-            // The same C code inside this process: what separates it from Java is the Java code
-            // alone; what separates it from the C process is the process (address space, threads).
-            Samples ij = cInJvm.get(size);
+            // The same C code inside the Java processes: what separates it from Java is the Java
+            // code alone; what separates it from the C processes is the process.
             row.put("c_in_jvm_median_us", round(median(ij.total)));
             row.put("java_to_c_in_jvm", round(mj / median(ij.total)));
             row.put("c_in_jvm_steps_median_us", ij.stepMedians());
+            row.put("java_fork_medians_us", forkMedians.get(1));
+            row.put("c_fork_medians_us", forkMedians.get(0));
+            row.put("c_in_jvm_fork_medians_us", forkMedians.get(2));
+            // How many different device addresses each fork's allocations got: the driver reuses
+            // a freed range or maps a new one, and the two cost differently.
+            row.put("java_fork_distinct_addresses", forkAddresses.get(1));
+            row.put("c_fork_distinct_addresses", forkAddresses.get(0));
+            row.put("c_in_jvm_fork_distinct_addresses", forkAddresses.get(2));
             rows.add(row);
         }
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("what", "allocate + SYNC_MEMOPS + dma-buf export + PCIe address table (64 KB pages), Java FFM runtime vs C driver-API "
-                + "program, side by side: both pinned to CPU " + cpu + ", " + rounds + " rounds, each running " + block
-                + " C and " + block + " Java samples per size back to back (order alternating by round); medians over all "
-                + rounds * block + " samples per side; Java after a JIT warm-up (" + WARM_TABLE_ROUNDS + " table builds at every size, then " + WARM_SEQUENCES
-                + " sequences at 1 MB), "
-                + "C after the same " + WARM_SEQUENCES + " sequences at 1 MB");
-        res.put("device", info.name());
-        res.put("pci", info.pciBusId());
-        res.put("driver", Cuda.formatVersion(cuda.driverVersion()));
-        res.put("dma_buf_supported", info.dmaBufSupported());
+                + "program, side by side in " + forks + " processes per side, all pinned to CPU " + cpu + "; " + rounds
+                + " rounds, each running, per size and per fork, " + block + " C, " + block + " Java and " + block
+                + " C-in-the-JVM samples back to back (orders rotating); medians over all " + forks * rounds * block
+                + " samples per side; every process warmed up by " + WARM_SEQUENCES + " sequences at 1 MB, the Java ones' JIT first by "
+                + WARM_TABLE_ROUNDS + " table builds at every size");
+        res.put("device", hello.get("device").asText());
+        res.put("pci", hello.get("pci").asText());
+        res.put("driver", hello.get("driver").asText());
+        res.put("dma_buf_supported", hello.get("dma_buf_supported").asBoolean());
         res.put("cpu", cpu);
-        res.put("jvm_options", ManagementFactory.getRuntimeMXBean().getInputArguments());
+        res.put("forks", forks);
+        res.put("rounds", rounds);
+        res.put("block", block);
+        res.put("jvm_options", jvmOptions);
         res.put("jit_ms_while_measuring", jitMs);
         res.put("gcs_while_measuring", gcs);
         res.put("sizes", rows);
         res.put("target_ratio", TARGET);
         res.put("meets_target", everySize);
-        String name = "gpu-" + info.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "") + ".json";
+        String name = "gpu-" + hello.get("device").asText().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "")
+                + ".json";
         Files.writeString(out.resolve(name), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(res) + "\n");
         for (Map<String, Object> row : rows) {
             System.out.printf("GpuBench: %10d B  Java %8.2f us  C %8.2f us  ratio %s  %s  (C in the JVM %8.2f us)  Java steps %s  C steps %s"
-                    + "  C-in-JVM steps %s%n",
+                    + "  C-in-JVM steps %s  forks: Java %s C %s%n",
                     row.get("bytes"), row.get("java_median_us"), row.get("c_median_us"), row.get("ratio"),
                     (Boolean) row.get("meets_target") ? "meets" : "MISSES", row.get("c_in_jvm_median_us"),
-                    row.get("java_steps_median_us"), row.get("c_steps_median_us"), row.get("c_in_jvm_steps_median_us"));
+                    row.get("java_steps_median_us"), row.get("c_steps_median_us"), row.get("c_in_jvm_steps_median_us"),
+                    row.get("java_fork_medians_us"), row.get("c_fork_medians_us"));
         }
         System.out.println("GpuBench: " + out.resolve(name) + ": " + (everySize ? "every size meets" : "NOT every size meets")
                 + " Java/C <= " + TARGET);
-        cuda.primaryContextRelease(dev);
     }
 
     /** One buffer through the runtime, timed by step; {@code into} null for warm-up. */
@@ -254,7 +377,7 @@ public final class GpuBench {
         Libc.close(fd);
         cuda.memFree(p);
         if (into != null) {
-            into.add((t1 - t0) / 1e3, new double[] {(ta - t0) / 1e3, (tb - ta) / 1e3, (tc - tb) / 1e3, (t1 - tc) / 1e3});
+            into.add((t1 - t0) / 1e3, new double[] {(ta - t0) / 1e3, (tb - ta) / 1e3, (tc - tb) / 1e3, (t1 - tc) / 1e3}, p);
             into.segments = table.segmentCount();
         }
     }
@@ -273,64 +396,64 @@ public final class GpuBench {
         return Math.round(v * 100) / 100.0;
     }
 
-    /** The C reference as a server: one "BYTES COUNT" line in, one JSON line of samples out. */
-    private static final class CReference implements AutoCloseable {
+    /** Runs gcc; false when there is none or it fails (its output is shown then). */
+    private static boolean gcc(List<String> args) throws InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("gcc", "-O2"));
+        cmd.addAll(args);
+        try {
+            Process cc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String log = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (cc.waitFor() != 0) {
+                System.out.println("GpuBench: gcc: " + log.strip());
+                return false;
+            }
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** One server process: a line in, one JSON line out; its stderr goes to ours. */
+    private static final class Server implements AutoCloseable {
+        private final String name;
         private final Process process;
         private final BufferedWriter in;
         private final BufferedReader outLines;
         private final ObjectMapper json = new ObjectMapper();
 
-        private CReference(Process process) {
+        private Server(String name, Process process) {
+            this.name = name;
             this.process = process;
             this.in = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.US_ASCII));
             this.outLines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         }
 
-        /** Compiles the reference (when a compiler is there, else takes the prebuilt one) and starts it. */
-        static CReference start(Path cdir, Path out, int cpu) throws IOException, InterruptedException {
-            Path exe = out.resolve("gpu_bench");
-            boolean built;
-            try {
-                Process cc = new ProcessBuilder("gcc", "-O2", "-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl")
-                        .redirectErrorStream(true).start();
-                String log = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                built = cc.waitFor() == 0;
-                if (!built && !log.isBlank()) {
-                    System.out.println("GpuBench: gcc: " + log.strip());
-                }
-            } catch (IOException e) {
-                built = false;
-            }
-            if (!built) {
-                exe = cdir.resolve("gpu_bench");
-                System.out.println("GpuBench: no C compiler here; using the prebuilt " + exe);
-            }
-            Process p = new ProcessBuilder(exe.toString(), "--serve", "--cpu", Integer.toString(cpu))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            return new CReference(p);
+        static Server start(String name, List<String> command) throws IOException {
+            return new Server(name, new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
         }
 
-        void samples(long size, int count, Samples into) throws IOException {
-            in.write(size + " " + count + "\n");
+        long pid() {
+            return process.pid();
+        }
+
+        /** The first line a Java server writes once its context exists: the device it found. */
+        JsonNode hello() throws IOException {
+            return read("starting");
+        }
+
+        JsonNode request(String line) throws IOException {
+            in.write(line + "\n");
             in.flush();
+            return read(line);
+        }
+
+        private JsonNode read(String what) throws IOException {
             String line = outLines.readLine();
             if (line == null) {
-                throw new IllegalStateException("the C reference ended without answering " + size + " bytes x " + count
-                        + " (exit " + waitExit() + "; its error is above)");
+                throw new IllegalStateException(name + " ended without answering \"" + what + "\" (exit " + waitExit()
+                        + "; its error is above)");
             }
-            JsonNode n = json.readTree(line);
-            if (into == null) {
-                return;
-            }
-            JsonNode steps = n.get("steps_us");
-            for (int r = 0; r < count; r++) {
-                double[] step = new double[STEPS.length];
-                for (int k = 0; k < STEPS.length; k++) {
-                    step[k] = steps.get(STEPS[k]).get(r).asDouble();
-                }
-                into.add(n.get("samples_us").get(r).asDouble(), step);
-            }
-            into.segments = n.get("segments").asInt();
+            return json.readTree(line);
         }
 
         private int waitExit() {
@@ -347,29 +470,126 @@ public final class GpuBench {
             in.close();
             int rc = waitExit();
             if (rc != 0) {
-                throw new IllegalStateException("the C reference failed (exit " + rc + ")");
+                throw new IllegalStateException(name + " failed (exit " + rc + ")");
             }
+        }
+    }
+
+    /** The C reference program: compiled here when a compiler is there, else the prebuilt one. */
+    private static final class CServer {
+        private CServer() {
+        }
+
+        static Path build(Path cdir, Path out) throws InterruptedException {
+            Path exe = out.toAbsolutePath().resolve("gpu_bench");
+            if (gcc(List.of("-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl"))) {
+                return exe;
+            }
+            System.out.println("GpuBench: no C compiler here; using the prebuilt " + cdir.resolve("gpu_bench"));
+            return cdir.toAbsolutePath().resolve("gpu_bench");
+        }
+    }
+
+    /**
+     * The Java side as a server ({@code GpuBench --serve CPU LIBRARY}): makes its context, pins
+     * itself, warms its JIT by table builds at every size, writes one line naming the device, then
+     * answers "java BYTES COUNT" (the runtime), "c BYTES COUNT" (the C sample in this process) and
+     * "stats" (JIT time and collections so far), until its input ends.
+     */
+    private static final class JavaServer {
+        private JavaServer() {
+        }
+
+        static Path buildLibrary(Path cdir, Path out) throws InterruptedException {
+            Path lib = out.toAbsolutePath().resolve("libgpu_bench.so");
+            if (gcc(List.of("-shared", "-fPIC", "-DGPU_BENCH_LIBRARY", "-o", lib.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl"))) {
+                return lib;
+            }
+            return cdir.toAbsolutePath().resolve("libgpu_bench.so");
+        }
+
+        static void serve(String[] args) throws Exception {
+            int cpu = Integer.parseInt(args[1]);
+            Path lib = Path.of(args[2]);
+            // stdout is the protocol: nothing else may be written to it
+            java.io.PrintStream protocol = new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+                    StandardCharsets.UTF_8);
+            System.setOut(System.err);
+            Cuda cuda = Cuda.load();
+            cuda.init();
+            int dev = cuda.device(0);
+            GpuDevice info = GpuDevice.query(cuda, 0);
+            var ctx = cuda.primaryContextRetain(dev);
+            cuda.setCurrentContext(ctx);
+            // After the context, as the C program does: the driver's threads keep every CPU.
+            Libc.pinCurrentThread(cpu);
+            CInJvm inJvm = CInJvm.load(lib);
+
+            // The page addresses are made before anything is timed, on both sides: the runtime is
+            // handed them (by the importer), it does not make them.
+            Map<Long, long[]> placement = new LinkedHashMap<>();
+            Map<Long, MemorySegment> nativePlacement = new LinkedHashMap<>();
+            for (long size = FIRST; size <= LAST; size <<= 1) {
+                placement.put(size, pages(size));
+                nativePlacement.put(size, Arena.global().allocateFrom(ValueLayout.JAVA_LONG, placement.get(size)));
+            }
+            // The optimizing compiler shapes its loops by the trip counts it profiled, so it must
+            // see the sizes the benchmark measures, not 1 MB alone; the whole sequences that follow
+            // (sent by the conductor, as to the C side) bring every method on the path to it.
+            for (int i = 0; i < WARM_TABLE_ROUNDS; i++) {
+                for (long size = FIRST; size <= LAST; size <<= 1) {
+                    AddressTable.of(0x7f00_0000_0000L, size, placement.get(size));
+                }
+            }
+            protocol.println(new ObjectMapper().writeValueAsString(Map.of("device", info.name(), "pci", info.pciBusId(), "driver",
+                    Cuda.formatVersion(cuda.driverVersion()), "dma_buf_supported", info.dmaBufSupported())));
+            protocol.flush();
+            BufferedReader lines = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+            for (String line; (line = lines.readLine()) != null;) {
+                String[] w = line.trim().split(" ");
+                if (w.length == 1 && w[0].equals("stats")) {
+                    protocol.println("{\"jit_ms\": " + ManagementFactory.getCompilationMXBean().getTotalCompilationTime() + ", \"gcs\": "
+                            + gcCount() + "}");
+                    protocol.flush();
+                    continue;
+                }
+                if (w.length != 3 || !(w[0].equals("java") || w[0].equals("c"))) {
+                    throw new IllegalArgumentException("GpuBench server: expected \"java|c BYTES COUNT\" or \"stats\", got: " + line);
+                }
+                long size = Long.parseLong(w[1]);
+                int count = Integer.parseInt(w[2]);
+                long[] pages = placement.get(size);
+                if (pages == null) {
+                    throw new IllegalArgumentException("GpuBench server: no placement for " + size + " bytes");
+                }
+                Samples s = new Samples();
+                for (int r = 0; r < count; r++) {
+                    if (w[0].equals("java")) {
+                        javaSample(cuda, size, pages, s);
+                    } else {
+                        inJvm.sample(size, nativePlacement.get(size), s);
+                    }
+                }
+                protocol.println(s.toJson(size));
+                protocol.flush();
+            }
+            cuda.primaryContextRelease(dev);
         }
     }
 
     /** The C reference's sample built as a library and called in this process (see gpu_bench.c). */
     private static final class CInJvm {
         private final MethodHandle sample;
+        private final MethodHandle lastAddress;
         private final MemorySegment out = Arena.global().allocate(ValueLayout.JAVA_DOUBLE, 5);
 
-        private CInJvm(MethodHandle sample) {
+        private CInJvm(MethodHandle sample, MethodHandle lastAddress) {
             this.sample = sample;
+            this.lastAddress = lastAddress;
         }
 
         @SuppressWarnings("restricted") // a benchmark's own library, run with --enable-native-access
-        static CInJvm load(Path cdir, Path out) throws IOException, InterruptedException {
-            Path lib = out.toAbsolutePath().resolve("libgpu_bench.so");
-            Process cc = new ProcessBuilder("gcc", "-O2", "-shared", "-fPIC", "-DGPU_BENCH_LIBRARY", "-o", lib.toString(),
-                    cdir.resolve("gpu_bench.c").toString(), "-ldl").redirectErrorStream(true).start();
-            cc.getInputStream().readAllBytes();
-            if (cc.waitFor() != 0) {
-                lib = cdir.toAbsolutePath().resolve("libgpu_bench.so");
-            }
+        static CInJvm load(Path lib) {
             Linker linker = Linker.nativeLinker();
             SymbolLookup symbols = SymbolLookup.libraryLookup(lib, Arena.global());
             MethodHandle bind = linker.downcallHandle(symbols.find("gpu_bench_bind").orElseThrow(),
@@ -382,19 +602,22 @@ public final class GpuBench {
                 throw t instanceof RuntimeException r ? r : new IllegalStateException(t);
             }
             return new CInJvm(linker.downcallHandle(symbols.find("gpu_bench_sample").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.ADDRESS)));
+                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.ADDRESS)),
+                    linker.downcallHandle(symbols.find("gpu_bench_last_address").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG)));
         }
 
         void sample(long size, MemorySegment placement, Samples into) {
             long segments;
+            long address;
             try {
                 segments = (long) sample.invokeExact(size, placement, out);
+                address = (long) lastAddress.invokeExact();
             } catch (Throwable t) {
                 throw t instanceof RuntimeException r ? r : new IllegalStateException(t);
             }
             into.add(out.getAtIndex(ValueLayout.JAVA_DOUBLE, 0), new double[] {out.getAtIndex(ValueLayout.JAVA_DOUBLE, 1),
                 out.getAtIndex(ValueLayout.JAVA_DOUBLE, 2), out.getAtIndex(ValueLayout.JAVA_DOUBLE, 3),
-                out.getAtIndex(ValueLayout.JAVA_DOUBLE, 4)});
+                out.getAtIndex(ValueLayout.JAVA_DOUBLE, 4)}, address);
             into.segments = (int) segments;
         }
     }
