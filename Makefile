@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # direkt: the two commands a newcomer needs are `make demo` and `make test`; both install what is missing.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -20,13 +21,19 @@ SIMS := verilator icarus
 readme-check:
 	@python3 bench/readme_tables.py --check
 
-.PHONY: readme-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session mutation clean
+# Every source file names its licence (SPDX); the check first shows it can fail.
+licence-check:
+	@python3 scripts/spdx_check.py --self-test
+	@python3 scripts/spdx_check.py
+
+.PHONY: readme-check licence-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
 	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus)"
 	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
 	@echo "make test-importer  the importer in Debian's kernel under QEMU: every case, without and with an IOMMU, and from Java"
+	@echo "make licence-check  every source file carries its SPDX licence line (scripts/spdx_check.py --fix adds missing ones)"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
 	@echo "make regress  long simulations and long proofs"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
@@ -44,7 +51,7 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup readme-check test-java lint formal driver test-importer test-sim
+test: setup readme-check licence-check test-java lint formal driver test-importer test-sim
 
 test-java:
 	$(MVN) test

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Synthesise every reference IP in ip/ for Cyclone V with Yosys and record its size.
 
     python3 bench/area.py [--ip ip] [--out bench/results/area.json]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Measure direkt's bridge (direkt_bridge): latency, issue rate, bandwidth, area.
 
     .venv/bin/python bench/bridge.py [--out bench/results/bridge.json] [--plot bench/results/bridge.png]

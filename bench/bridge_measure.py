@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cocotb measurements of the direkt bridge, for bench/bridge.py (not a regression bench).
 
 bench/bridge.py runs this module through the benches' harness (direkt_sim.run_bench) with

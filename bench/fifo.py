@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Measure direkt's FIFOs in simulation (Verilator) and record throughput and latency.
 
     .venv/bin/python bench/fifo.py [--out bench/results/fifo.json] [--plot bench/results/fifo.png]

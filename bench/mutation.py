@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turn PIT's reports of `make mutation` into bench/results/mutation.json.
 
     python3 bench/mutation.py [--log build/mutation/pit.log] [--out bench/results/mutation.json]

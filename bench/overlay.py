@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Wall time of `direkt overlay` on the example board, JVM start included.
 
     python3 bench/overlay.py [--runs 5] [--out bench/results/overlay.json]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Render README.md's measured tables from the benchmark results, so no figure is typed by hand.
 
     python3 bench/readme_tables.py --write     # rewrite the marked tables in README.md

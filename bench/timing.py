@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Place and route every bridge preset and the reference asynchronous FIFO for ECP5 and compare their Fmax.
 
     .venv/bin/python bench/timing.py [--out bench/results/timing.json] [--plot bench/results/timing.png]

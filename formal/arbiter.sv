@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the arbiters direkt_arbiter_{fixed,rr}_n{2,3}, direkt_arbiter_wrr_*, and
 // their `_o` variants (with -D OFFERS: `offer` in place of the one-hot `grant`, which the harness
 // then rebuilds from grant_id and grant_valid).

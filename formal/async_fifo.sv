@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the dual-clock FIFOs direkt_async_fifo_w<W>_d16_r (Cummings style:
 // Gray pointers through 2-flop synchronisers, registered read data).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the dual-clock FIFOs that tolerate one side's reset,
 // direkt_async_fifo_w<W>_d16_..._sr (AsyncFifo with sideReset): no reset moves a pointer, the
 // write side takes nothing while wr_rst is high, and the read side drops the words it holds,

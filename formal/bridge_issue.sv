@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the bridge's dma_clk admission modules
 // direkt_bridge_issue_{rd,wr}_e4_mem200000000_n16_s16 (managed IDs 128..143, 16 in flight,
 // status FIFO of 16, a mover queue of 3 descriptors; rd and wr are the same logic: the address

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the bridge's status credits direkt_bridge_credits_n<N>_s16 (on its own:
 // the admission rule that keeps every mover status a place in the 16-word status FIFO).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the bridge's descriptor ID pool direkt_bridge_id_pool_n<N> (on its own: the
 // unit that hands out kernel IDs 128..128+N-1 and says which of them the mover holds); N is 4
 // (`make formal`) or 16, the default preset's (`formal/run.py --long`).

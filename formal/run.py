@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Formal proofs of the reference IP in ../ip (Yosys + yosys-smtbmc + z3).
 
 For every configuration and every property this builds an SMT-LIB2 model of the harness in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the bridge's kernel status builder direkt_bridge_status_n16 (on its own:
 // managed IDs 128..143, tagged statuses {elapsed[27:0], error[3:0], tag[31:0]}, events on).
 //

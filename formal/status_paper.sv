@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the paper preset's kernel status builder direkt_bridge_status_n16_pid_cyc (on
 // its own: the kernel's own IDs 128..255, 16 in flight, cycle-count statuses {failed x 32, cycles}).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Formal harness for the single-clock show-ahead FIFOs direkt_sync_fifo_w<W>_d<D>* (REGOUT=0:
 // m_data read straight from the memory; REGOUT=1, `_r`: a registered output word in front of
 // the memory, latency 2; REGFLAGS=1, `_rg`: s_ready, almost_full, fill and the unregistered

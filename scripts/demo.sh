@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The demo: add kernel-issued DMA to the example board with `direkt overlay`, lint the example
 # kernel against the edited board, run the bridge system simulation on the IP the overlay wrote, and
 # make a GPU -> FPGA -> GPU round trip through the host runtime on one simulated FPGA (a GPU -> FPGA

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Packs what the GPU machine needs to run the host runtime's GPU tests and benchmarks: it has no
 # Java, so this builds build/gpu/ with a jlinked Java runtime, the host runtime's classes and tests,
 # their dependencies and the JUnit console launcher, plus build/gpu/run.sh to start them there:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Debian's current 6.1 kernel for the importer (host-runtime/driver), unpacked under build/kernel/
 # with apt-get download and dpkg-deb -x: nothing is installed on the system.
 #   scripts/kernel.sh headers   prints the kernel tree to build modules against (make -C <tree> M=...)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Lints every Verilog file the project emits, in its tests and its examples:
 #   verilator --lint-only -Wall (no waivers: any warning fails), iverilog -g2005, yosys read_verilog.
 # Sources: the example designs and generators emitted at several parameter sets, the emitter's golden files,

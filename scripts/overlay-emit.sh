@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Emitter stand-in for the cocotb runner (DIREKT_EMIT_CMD): instead of generating the bridge, hand
 # the runner the IP and manifest an overlay already wrote, so a bench simulates exactly those files.
 #   overlay-emit.sh OVERLAY_DIR bridge [key=value ...] --out DIR

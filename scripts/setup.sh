@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what direkt needs and is missing; does nothing when everything is there.
 #   Debian packages: the simulators, synthesis and formal tools, OpenCL (PoCL), Maven.
 #   .venv: the pinned Python packages of sim/requirements.txt and bench/requirements.txt.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest glue for the direkt benches (rootdir: sim/)."""
 
 import os

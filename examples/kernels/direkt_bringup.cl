@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The bring-up kernel of `direkt-run bringup`: it issues descriptors the host knows through the
  * bridge, so the host can read back from the bridge's bring-up registers how they arrived, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * GPU -> FPGA -> GPU round trip, issued by the kernel itself, in the style of the published
  * design: the kernel declares the bridge's I/O channels, writes one DMA descriptor (cldesc_t) per

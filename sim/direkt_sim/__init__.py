@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """direkt-sim: cocotb simulation harness for the Verilog emitted by direkt.
 
 The pytest side of a bench calls :func:`run_bench`; the cocotb side (running

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reusable models around direkt's bridge (``direkt_bridge``): memories, the PCIe address space
 with a GPU BAR of scattered 64 KB pages, the PCIe hard IP's Read/Write Data Movers, the host's
 descriptor controller, the CSR agent and the OpenCL kernel's view of the I/O channels.

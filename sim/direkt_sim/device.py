@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Builds and starts the simulated device (``tb/bridge_device``) for a host listening on a Unix socket.
 
     .venv/bin/python -m direkt_sim.device --socket PATH --run-dir DIR [--params JSON] [--settings JSON]

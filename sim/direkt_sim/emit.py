@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Obtain the Verilog for a bench from direkt's Java emitter CLI.
 
 Contract of the emitters (``org.direkt.hdl.examples.Emit`` for the HDL core's

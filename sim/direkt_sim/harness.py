@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A clock harness around an emitted top: its clocks made in Verilog instead of by cocotb.
 
 cocotb 1.8's :class:`cocotb.clock.Clock` toggles a clock from Python, two wake-ups of the Python

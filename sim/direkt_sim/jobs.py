@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the host asks of the simulated bridge, read and checked: the parts a replay job
 (``tb/bridge_replay``) and a request to the simulated device (``tb/bridge_device``) share.
 

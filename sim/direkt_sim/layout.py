@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The bridge's bit layouts, read from the overlay manifest (``direkt-overlay.json``).
 
 Every bit position the benches use comes from the manifest the Java generator

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The simulated device's link: framed messages over a Unix domain socket.
 
 The host (Java's ``org.direkt.runtime.sim.SimulatedDevice``, or :class:`direkt_sim.device.DeviceClient`)

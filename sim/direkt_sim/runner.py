@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Build and run one cocotb bench against emitter-generated Verilog.
 
 A pytest function in ``sim/tb/<bench>/test_<bench>.py`` calls :func:`run_bench`,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The in-order scoreboard shared by the FIFO benches."""
 
 from __future__ import annotations

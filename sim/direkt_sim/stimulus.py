@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stimulus and pin-reading helpers shared by the benches."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's arbiter generator (``arbiter``; tops ``direkt_arbiter_fixed_n<N>``,
 ``direkt_arbiter_rr_n<N>``, ``direkt_arbiter_wrr_n<N>_<w0>_<w1>...``).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's dual-clock FIFO (generator ``async_fifo``).
 
 Top ``direkt_async_fifo_w<width>_d<depth>`` plus ``_s<N>`` (sync_stages != 2)

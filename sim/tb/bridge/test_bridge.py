@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """System bench for direkt's bridge (generator ``bridge``, top ``direkt_bridge``).
 
 The bridge lets OpenCL kernels issue PCIe DMA descriptors (256-bit cldesc words on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The simulated device: one FPGA that lives as long as its host holds it.
 
 The emitted ``direkt_bridge`` in a clock harness (:mod:`direkt_sim.harness`), its Read and Write

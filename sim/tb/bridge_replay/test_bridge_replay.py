@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Replay bench: runs a job's kernel and host DMA descriptors through the simulated bridge.
 
 The "simulated back end" of direkt's Java host runtime (``org.direkt.runtime.sim.SimulatedBridge``):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's OpenCL I/O channel port (generator ``channel_port``; top
 ``direkt_chan_<chan_id>_w<width>_h<hash>``, ``_r`` before the hash when registered).
 

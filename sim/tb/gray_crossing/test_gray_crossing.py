@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's Gray-code counter crossing (example ``gray_crossing``,
 top ``direkt_gray_crossing_w<width>``).
 

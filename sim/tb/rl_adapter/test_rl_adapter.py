@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's ready-latency adapter (generator ``rl_adapter``; tops
 ``direkt_rl_adapter_w<W>_0to1`` and ``direkt_rl_adapter_w<W>_1to0``).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's skid buffer (example ``skid_buffer``, top ``direkt_skid_buffer_w<width>``).
 
 The DUT is a full-throughput Avalon-ST register slice (ready latency 0): a word

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's single-clock FIFO (generator ``sync_fifo``).
 
 Top ``direkt_sync_fifo_w<width>_d<depth>`` plus ``_r`` (registered output),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * direkt_cl_driver: builds one OpenCL C source with PoCL and, optionally, runs one kernel of it.
  * Used by the JUnit tests of org.direkt.overlay.header (compiled at test time with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Reference for the host runtime's GPU benchmark: what the Java runtime does for one buffer,
  * written directly against the CUDA driver API in C. One sample: allocate, set SYNC_MEMOPS, export

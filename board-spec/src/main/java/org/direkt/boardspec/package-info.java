@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Reading, checking and editing the {@code board_spec.xml} of an Intel FPGA SDK for OpenCL / oneAPI
  * board support package.

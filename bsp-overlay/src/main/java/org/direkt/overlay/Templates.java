@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay;
 
 import java.io.StringWriter;
@@ -5,6 +6,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import org.apache.velocity.Template;
+import org.direkt.hdl.GeneratedLicence;
 import org.apache.velocity.VelocityContext;
 import org.apache.velocity.app.VelocityEngine;
 import org.apache.velocity.runtime.RuntimeConstants;
@@ -37,6 +39,9 @@ public final class Templates {
         Template t = ENGINE.getTemplate("org/direkt/overlay/templates/" + name, "UTF-8");
         VelocityContext ctx = new VelocityContext();
         model.forEach(ctx::put);
+        // what every generated file says of its licence (GeneratedLicence): $spdx, $licenceNote
+        ctx.put("spdx", GeneratedLicence.SPDX_LINE);
+        ctx.put("licenceNote", GeneratedLicence.NOTE);
         StringWriter w = new StringWriter();
         t.merge(ctx, w);
         return w.toString().replace("\r\n", "\n");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.generators;
 
 /** Parameter validation shared by the generators' records: every message names generator, parameter, value and rule. */

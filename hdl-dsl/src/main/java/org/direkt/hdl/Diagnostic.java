@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.hdl;
 
 /** One finding of elaboration: where in the designer's source, how bad, and what rule it breaks. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.runtime;
 
 /** How a GPU buffer's data travels between GPU memory and FPGA memory. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * OpenClChannels: the channel declarations and channel calls of an Intel FPGA OpenCL C file,
  * picked out of an otherwise unparsed token stream.

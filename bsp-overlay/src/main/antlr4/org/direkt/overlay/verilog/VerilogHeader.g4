@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * VerilogHeader: the module headers of Verilog-2001 source, and nothing more.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.cli;
 
 import java.io.PrintWriter;
@@ -18,6 +19,7 @@ import org.direkt.boardspec.Diagnostic;
 import org.direkt.boardspec.GlobalMemory;
 import org.direkt.boardspec.InterfaceEntry;
 import org.direkt.generators.bridge.Bridge;
+import org.direkt.hdl.DirektVersion;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.overlay.Consistency;
 import org.direkt.overlay.Overlay;
@@ -39,7 +41,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** The {@code direkt} command line. Exit codes: see {@link #EXIT_CODES}. */
-@Command(name = "direkt", mixinStandardHelpOptions = true, version = "direkt 0.1.0",
+@Command(name = "direkt", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Kernel-issued GPU<->FPGA DMA for Intel FPGA OpenCL boards.",
         subcommands = {Main.OverlayCmd.class, Main.RevertCmd.class, Main.LintKernelCmd.class, Main.InspectCmd.class},
         exitCodeListHeading = "%nExit codes:%n",
@@ -52,6 +54,14 @@ public final class Main implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** {@code --version}: the root pom's version, as the build recorded it. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"direkt " + DirektVersion.get()};
+        }
+    }
 
     public static void main(String[] args) {
         System.exit(run(args, new PrintWriter(System.out, true, StandardCharsets.UTF_8),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.verilog;
 
 /** Direction of a module port, as declared with {@code input}, {@code output} or {@code inout}. */

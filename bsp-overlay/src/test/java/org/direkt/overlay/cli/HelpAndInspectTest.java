@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.cli;
 
 import static org.direkt.overlay.cli.Cli.assertContains;
@@ -37,6 +38,20 @@ class HelpAndInspectTest {
         for (String code : List.of("0", "1", "2", "3", "4", "5")) {
             assertTrue(r.out().lines().anyMatch(l -> l.strip().startsWith(code + " ")), () -> "exit code " + code + " listed\n" + r.show());
         }
+    }
+
+    /** One version, the root pom's: printed by --version and recorded in the manifest an overlay writes. */
+    @Test
+    void versionIsTheRootPomsAndTheManifestRecordsIt() throws IOException {
+        String pom = java.nio.file.Files.readString(Cli.repoRoot().resolve("pom.xml"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<artifactId>direkt</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+        assertTrue(m.find(), "the root pom names its version");
+        Cli.Run r = Cli.ok("--version");
+        assertEquals("direkt " + m.group(1), r.out().strip(), r.show());
+        Path out = tmp.resolve("out");
+        Cli.ok("overlay", "--bsp", Cli.exampleCopy(tmp.resolve("bsp")), "--out", out);
+        JsonNode manifest = new ObjectMapper().readTree(out.resolve("direkt-overlay.json").toFile());
+        assertEquals(m.group(1), manifest.get("direkt_version").asText());
     }
 
     @Test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.cli;
 
 import static org.direkt.overlay.cli.Cli.assertContains;

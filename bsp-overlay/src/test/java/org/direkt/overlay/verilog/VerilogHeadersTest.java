@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.verilog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -255,7 +256,7 @@ class VerilogHeadersTest {
         assertEquals(Direction.OUT, port(m, "wr_dma_desc_data").direction());
         assertEquals("kernel_clk", m.ports().getFirst().name());
         assertEquals("wr_host_status_data", m.ports().getLast().name());
-        assertEquals(15, port(m, "kernel_clk").line());
+        assertEquals(17, port(m, "kernel_clk").line());
     }
 
     /** {@code relative} in the working directory or the nearest of its parents that has it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Stand-ins for the Intel FPGA channel extension, so that PoCL can compile direkt_dma.h in hardware
  * mode (without DIREKT_EMULATION): a channel declaration becomes a typedef of its element type

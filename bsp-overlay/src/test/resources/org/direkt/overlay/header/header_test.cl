@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Test kernel for direkt_dma.h: calls every helper the header offers, in emulation mode (run under
  * PoCL, results checked against the Java Layout) and in hardware mode (built with direkt_hw_stubs.h).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A recording stand-in for the Platform Designer Tcl commands direkt's templates use, so that a
 # rendered _hw.tcl or qsys-script runs under a plain tclsh.
 #

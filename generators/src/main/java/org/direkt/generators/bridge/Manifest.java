@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.generators.bridge;
 
 import java.util.ArrayList;
@@ -7,6 +8,7 @@ import java.util.Map;
 
 import org.direkt.generators.Json;
 import org.direkt.generators.stream.ChannelPort;
+import org.direkt.hdl.DirektVersion;
 
 /**
  * The overlay manifest {@code direkt-overlay.json}: the {@link Layout} and the bridge's
@@ -29,6 +31,7 @@ public final class Manifest {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("format", "direkt-overlay");
         root.put("format_version", FORMAT_VERSION);
+        root.put("direkt_version", DirektVersion.get());
         root.put("layout", layout(p.windowEntries(), p.counters(), p.bringup()));
         root.put("bridge", bridge(p));
         return root;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.hdl.examples;
 
 import org.direkt.hdl.ClockDomain;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Java Foreign Function &amp; Memory (FFM) bindings to the two native libraries the host runtime
  * drives: the NVIDIA CUDA driver API ({@code libcuda.so.1}, see {@link org.direkt.runtime.ffi.Cuda})

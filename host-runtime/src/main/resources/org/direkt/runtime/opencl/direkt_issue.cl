@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The host runtime's issuing kernel: the host sets the PCIe address, the FPGA address, the byte
  * count, the tag and the direction with clSetKernelArg and launches one work-item, which builds

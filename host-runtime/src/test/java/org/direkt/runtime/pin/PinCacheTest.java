@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.direkt.runtime.pin;
 
 import static org.direkt.runtime.pin.ImporterPinner.GPU;
