@@ -21,6 +21,7 @@ import org.direkt.boardspec.InterfaceEntry;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.hdl.DirektVersion;
 import org.direkt.generators.bridge.BridgeParam;
+import org.direkt.overlay.BoardDiagram;
 import org.direkt.overlay.Consistency;
 import org.direkt.overlay.Overlay;
 import org.direkt.overlay.OverlayException;
@@ -369,10 +370,38 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--json", description = "print JSON instead of tables")
         boolean json;
 
+        @Option(names = "--svg", paramLabel = "FILE", description = "also draw the board (memories, interfaces, channels; direkt's "
+                + "shaded) as SVG into FILE, or to standard output for -")
+        Path svg;
+
         @Override
         public Integer call() throws Exception {
             BoardSpec b = readBoard(file);
             PrintWriter o = spec.commandLine().getOut();
+            if (svg != null) {
+                String picture = BoardDiagram.svg(b);
+                if (svg.toString().equals("-")) {
+                    o.print(picture);
+                    o.flush();
+                    return 0;
+                }
+                try {
+                    // written beside the target and moved over it: a failed write leaves no half picture
+                    Path target = svg.toAbsolutePath();
+                    Path part = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");
+                    try {
+                        Files.writeString(part, picture, StandardCharsets.UTF_8);
+                        Files.move(part, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                    } finally {
+                        Files.deleteIfExists(part);
+                    }
+                } catch (java.io.IOException e) {
+                    spec.commandLine().getErr().println("direkt inspect: cannot write " + svg + ": " + e.getMessage());
+                    return 5;
+                }
+                o.println("direkt inspect: drew board " + b.name() + " into " + svg);
+                return 0;
+            }
             List<Map<String, Object>> mems = new ArrayList<>();
             for (GlobalMemory g : b.globalMemories()) {
                 for (InterfaceEntry i : g.interfaces()) {
