@@ -207,6 +207,25 @@ public final class OverlayWriter {
         }
     }
 
+    /**
+     * Writes one file whole or not at all: into a temporary file beside {@code target}, then moved
+     * over it, so a failed write leaves the old file (or none), never half of the new one.
+     */
+    public static void writeFile(Path target, byte[] bytes) throws IOException {
+        Path at = target.toAbsolutePath();
+        Path part = Files.createTempFile(at.getParent(), "." + at.getFileName(), ".part");
+        try {
+            Files.write(part, bytes);
+            try {
+                Files.move(part, at, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(part, at, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(part);
+        }
+    }
+
     private static void move(Path from, Path to) throws IOException {
         try {
             Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);

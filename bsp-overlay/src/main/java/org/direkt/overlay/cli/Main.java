@@ -386,15 +386,7 @@ public final class Main implements Callable<Integer> {
                     return 0;
                 }
                 try {
-                    // written beside the target and moved over it: a failed write leaves no half picture
-                    Path target = svg.toAbsolutePath();
-                    Path part = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");
-                    try {
-                        Files.writeString(part, picture, StandardCharsets.UTF_8);
-                        Files.move(part, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                    } finally {
-                        Files.deleteIfExists(part);
-                    }
+                    OverlayWriter.writeFile(svg, picture.getBytes(StandardCharsets.UTF_8));
                 } catch (java.io.IOException e) {
                     spec.commandLine().getErr().println("direkt inspect: cannot write " + svg + ": " + e.getMessage());
                     return 5;

@@ -187,7 +187,7 @@ public final class GpuBench {
             throw new IllegalArgumentException("GpuBench: forks, rounds and block must be at least 1");
         }
         Files.createDirectories(out);
-        Path cExe = CServer.build(cdir, out);
+        Path cExe = buildCReference(cdir, out);
         Path cLib = JavaServer.buildLibrary(cdir, out);
         List<String> jvmOptions = ManagementFactory.getRuntimeMXBean().getInputArguments();
 
@@ -477,18 +477,13 @@ public final class GpuBench {
     }
 
     /** The C reference program: compiled here when a compiler is there, else the prebuilt one. */
-    private static final class CServer {
-        private CServer() {
+    private static Path buildCReference(Path cdir, Path out) throws InterruptedException {
+        Path exe = out.toAbsolutePath().resolve("gpu_bench");
+        if (gcc(List.of("-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl"))) {
+            return exe;
         }
-
-        static Path build(Path cdir, Path out) throws InterruptedException {
-            Path exe = out.toAbsolutePath().resolve("gpu_bench");
-            if (gcc(List.of("-o", exe.toString(), cdir.resolve("gpu_bench.c").toString(), "-ldl"))) {
-                return exe;
-            }
-            System.out.println("GpuBench: no C compiler here; using the prebuilt " + cdir.resolve("gpu_bench"));
-            return cdir.toAbsolutePath().resolve("gpu_bench");
-        }
+        System.out.println("GpuBench: no C compiler here; using the prebuilt " + cdir.resolve("gpu_bench"));
+        return cdir.toAbsolutePath().resolve("gpu_bench");
     }
 
     /**
