@@ -26,7 +26,7 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check licence-check help setup build test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check licence-check help setup build dist test-dist fusesoc-check rdl-check test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -34,6 +34,10 @@ help:
 	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
 	@echo "make test-importer  the importer in Debian's kernel under QEMU: every case, without and with an IOMMU, and from Java"
 	@echo "make licence-check  every source file carries its SPDX licence line (scripts/spdx_check.py --fix adds missing ones)"
+	@echo "make dist     build/dist/direkt-<version>-linux-x86_64.tar.gz: direkt with its own Java runtime, for machines without Java or Maven"
+	@echo "make test-dist  the dist tarball unpacked and run with no java on PATH: overlay, lint-kernel, inspect, direkt-run (shown first to fail on broken copies)"
+	@echo "make fusesoc-check  FuseSoC runs the lint target of every .core in ip/ and in an overlay's ip/ (and the overlay core's sim target)"
+	@echo "make rdl-check  an overlay's direkt_bridge_csr.rdl compiled by systemrdl-compiler and compared with its manifest; its PeakRDL HTML and C header checked"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
 	@echo "make regress  long simulations and long proofs"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
@@ -51,7 +55,37 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup readme-check licence-check test-java lint formal driver test-importer test-sim
+test: setup readme-check licence-check test-java lint fusesoc-check rdl-check test-dist formal driver test-importer test-sim
+
+# FuseSoC (the venv's, scripts/requirements-ecosystem.txt) runs the lint target (Verilator -Wall) of
+# every .core direkt ships: ip/'s, one per reference top, and an overlay's, whose sim target (Icarus)
+# runs too. The self-test first shows a lint warning and a missing file fail a core.
+fusesoc-check: build
+	@rm -rf build/fusesoc-check && mkdir -p build/fusesoc-check
+	@bin/direkt overlay --bsp examples/bsp/direkt_ref --out build/fusesoc-check/overlay --no-peakrdl > build/fusesoc-check/overlay.log \
+	  || { cat build/fusesoc-check/overlay.log; exit 1; }
+	@$(PY) scripts/fusesoc_check.py --self-test ip
+	@$(PY) scripts/fusesoc_check.py --sim build/fusesoc-check/overlay/ip
+
+# The register map's SystemRDL export against the manifest (systemrdl-compiler), with the HTML
+# reference and C header the overlay renders with PeakRDL (scripts/rdl_check.py; its self-test first
+# shows a moved register, a reset value, an access, a field's bits and a missing register are caught).
+rdl-check: build
+	@rm -rf build/rdl-check && mkdir -p build/rdl-check
+	@bin/direkt overlay --bsp examples/bsp/direkt_ref --out build/rdl-check/overlay --peakrdl $(VENV)/bin/peakrdl > build/rdl-check/overlay.log \
+	  || { cat build/rdl-check/overlay.log; exit 1; }
+	@$(PY) scripts/rdl_check.py --self-test build/rdl-check/overlay
+
+# The installable direkt (scripts/dist.sh): build/dist/direkt-<version>-linux-x86_64.tar.gz, the
+# launchers, the jars, a jlinked Java runtime, the examples. Reproducible from the same jars.
+dist: build
+	@scripts/dist.sh
+
+# The tarball unpacked into a fresh folder and run with no java on PATH and no JAVA_HOME (scripts/dist_test.sh);
+# the self-test first shows its checks fail on copies broken on purpose.
+test-dist: dist
+	@scripts/dist_test.sh --self-test
+	@scripts/dist_test.sh
 
 test-java:
 	$(MVN) test
@@ -82,13 +116,17 @@ test-sim: build
 	  (cd sim && SIM=$$sim $(PYTEST) -q tb) || exit 1; \
 	done
 
-# The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log. Then
-# the long proofs (the default preset's 16-slot ID pool).
+# The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log and, on
+# the terminal, a line per finished bench: done / total, elapsed, time left (by the last run's
+# times, sim/build/regress-<sim>-times.json; direkt_sim/progress.py). Then the long proofs (the
+# default preset's 16-slot ID pool), each reported as it ends.
 regress: build
 	@mkdir -p sim/build; pids=""; \
 	for sim in $(SIMS); do \
 	  echo "== long cocotb benches on $$sim (log: sim/build/regress-$$sim.log)"; \
-	  (cd sim && DIREKT_REGRESS=1 SIM=$$sim $(PYTEST) -q tb > build/regress-$$sim.log 2>&1) & pids="$$pids $$!"; \
+	  (cd sim && DIREKT_REGRESS=1 SIM=$$sim DIREKT_PROGRESS_FD=3 DIREKT_PROGRESS_LABEL=$$sim \
+	     DIREKT_PROGRESS_HISTORY=build/regress-$$sim-times.json \
+	     $(PYTEST) -q tb 3>&2 > build/regress-$$sim.log 2>&1) & pids="$$pids $$!"; \
 	done; \
 	rc=0; for pid in $$pids; do wait $$pid || rc=1; done; \
 	for sim in $(SIMS); do echo "== $$sim: $$(tail -n 1 sim/build/regress-$$sim.log)"; done; \

@@ -37,7 +37,7 @@ fi
 
 # Python venv with the pinned simulation and bench packages; reinstalled only when a requirements file changes.
 # Both files go to one pip run, so its resolver checks them against each other.
-REQUIREMENTS=(sim/requirements.txt bench/requirements.txt)
+REQUIREMENTS=(sim/requirements.txt bench/requirements.txt scripts/requirements-ecosystem.txt)
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3 -m venv .venv

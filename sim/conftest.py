@@ -24,6 +24,14 @@ def _direkt_current_item(request):
     runner.set_current_item(None)
 
 
+def pytest_configure(config):
+    # make regress: a line per finished bench on the terminal (direkt_sim/progress.py)
+    if os.environ.get("DIREKT_PROGRESS_FD", "").strip():
+        from direkt_sim import progress
+
+        progress.register(config)
+
+
 def pytest_report_header(config):
     sim = os.environ.get("SIM", "").strip() or runner.DEFAULT_SIM
     seed = os.environ.get("SEED", "").strip() or "per-test default"

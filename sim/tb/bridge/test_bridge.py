@@ -22,7 +22,7 @@ cocotb tests (each starts both clocks and resets the bridge):
     and their offsets read 0.
 ``rejected_before_window_open``  a kernel descriptor issued before the host opens a window is
     rejected (WINDOW), in both directions; the mover never sees it.
-``csr_windows``       identity registers (CONFIG against the manifest), window registers after reset
+``csr_windows``       every register's reset value (the manifest's), identity registers (CONFIG against the manifest), window registers after reset
     and read back (BASE bits below 2^20 read 0), open_window refusing what is not an aligned
     power-of-two block, open -> accepted, close -> rejected again, allow bits without enable,
     direction-only windows, the exact edges of a 1 MB window at the last entry, ranges crossing 1 MB
@@ -343,6 +343,10 @@ async def csr_windows(dut):
     b = Bench(dut, "csr_windows")
     await b.start()
     m, csr = b.m, b.csr
+    # Every register reads the reset value the manifest (and the RDL export made from it) gives.
+    for r in m.csr["registers"]:
+        got = await csr.read(r["name"])
+        assert got == r["reset"], f"{r['name']} reads {got:#x} after reset; the manifest says {r['reset']:#x}"
     assert await csr.read("MAGIC") == int(m.csr["magic"])
     assert await csr.read("VERSION") == int(m.layout["version"])
     cfg = m.word("csr_config").unpack(await csr.read("CONFIG"))

@@ -24,6 +24,8 @@ import org.direkt.boardspec.ChannelDefinition;
 import org.direkt.boardspec.Diagnostic;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.BridgeParam;
+import org.direkt.generators.FuseSocCore;
+import org.direkt.generators.bridge.CsrRdl;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ElaborationException;
@@ -67,12 +69,19 @@ public final class Overlay {
      * The inputs of one run. {@code config} (a JSON file) and {@code preset} exclude each other.
      * {@code portableOnly}: write only what does not depend on the BSP's Platform Designer system (the
      * IP, the header, the manifest, board_spec.xml's channels and OVERLAY.md), for boards whose host DMA
-     * the bridge cannot sit in front of and users who bring their own data movers.
+     * the bridge cannot sit in front of and users who bring their own data movers. {@code peakrdl}: the
+     * PeakRDL program that renders the register reference and C header ({@link PeakRdl}); null: not
+     * rendered, a manual step says how.
      */
-    public record Request(Path bsp, String board, Path config, String preset, boolean portableOnly) {
-        /** A run that writes the whole overlay. */
+    public record Request(Path bsp, String board, Path config, String preset, boolean portableOnly, Path peakrdl) {
+        /** A run that writes the whole overlay, without the PeakRDL renderings. */
         public Request(Path bsp, String board, Path config, String preset) {
-            this(bsp, board, config, preset, false);
+            this(bsp, board, config, preset, false, null);
+        }
+
+        /** A run without the PeakRDL renderings. */
+        public Request(Path bsp, String board, Path config, String preset, boolean portableOnly) {
+            this(bsp, board, config, preset, portableOnly, null);
         }
     }
 
@@ -175,8 +184,15 @@ public final class Overlay {
             case BOARD_SPEC -> "from " + qsys.source() + ": no Platform Designer file of the BSP states one";
             case ASSUMED -> "assumed: no Platform Designer file of the BSP states one, and " + qsys.source();
         });
-        List<String> steps = ManualSteps.of(info, p, qsys, req.portableOnly());
+        String rdl = CsrRdl.rdl(p);
+        Map<String, byte[]> registerDocs = req.peakrdl() == null ? Map.of() : PeakRdl.render(req.peakrdl(), rdl);
+        List<String> steps = new ArrayList<>(ManualSteps.of(info, p, qsys, req.portableOnly()));
+        if (req.peakrdl() == null) {
+            steps.add("**Render the register reference** (PeakRDL was not given to direkt): in this directory, " + PeakRdl.commands()
+                    + " write the HTML reference and the C header from `" + CsrRdl.FILE_NAME + "`.");
+        }
         bspModel.put("manualSteps", steps);
+        bspModel.put("registerDocs", !registerDocs.isEmpty());
         bspModel.put("mode", req.portableOnly() ? "portable" : info.system() == null ? "manual" : "script");
         bspModel.put("kind", info.kind().description);
         bspModel.put("evidence", info.evidence());
@@ -187,10 +203,14 @@ public final class Overlay {
         Map<String, byte[]> out = new LinkedHashMap<>();
         out.put(BOARD_SPEC, edited.getBytes(spec.charset()));
         verilog.forEach((name, text) -> out.put(IP_DIR + "/" + name + ".v", utf8(text)));
+        out.put(IP_DIR + "/" + top.name() + ".core", utf8(FuseSocCore.core(top.name(), files,
+                "direkt bridge " + top.name() + " for board " + spec.name() + ", from direkt overlay")));
         out.put(hwTcl(top.name()), utf8(Templates.render("direkt_bridge_hw.tcl.vm", model)));
         out.put(INTEGRATE_TCL, utf8(Templates.render("direkt_integrate.tcl.vm", model)));
         out.put(HEADER, utf8(Templates.render("direkt_dma.h.vm", model)));
         out.put(Manifest.FILE_NAME, utf8(Manifest.json(p)));
+        out.put(CsrRdl.FILE_NAME, utf8(rdl));
+        out.putAll(registerDocs);
         out.put(OVERLAY_MD, utf8(Templates.render("OVERLAY.md.vm", model)));
 
         // Checked whole, so that the Verilog is still compared with its hw.tcl when the hw.tcl is then left out.

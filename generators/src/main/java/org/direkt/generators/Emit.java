@@ -19,7 +19,7 @@ import org.direkt.hdl.VerilogEmitter;
  * Command line of the generators.
  * <pre>
  *   Emit &lt;generator&gt; [key=value ...] --out &lt;dir&gt;   one configuration; prints each file, then "top &lt;module&gt;"
- *   Emit --ip &lt;dir&gt;                               the reference IP; removes files no longer generated
+ *   Emit --ip &lt;dir&gt;                               the reference IP and a FuseSoC core per top; removes files no longer generated
  *   Emit --list-ip                                  the reference configurations' top modules
  *   Emit --list-presets                             the bridge's presets
  * </pre>
@@ -102,11 +102,15 @@ public final class Emit {
                 System.err.println("ip: " + m.name() + " has warnings; reference IP must be clean");
                 return 1;
             }
-            VerilogEmitter.emit(m).forEach(files::putIfAbsent);
+            Map<String, String> modules = VerilogEmitter.emit(m);
+            modules.forEach((name, text) -> files.putIfAbsent(name + ".v", text));
+            // a FuseSoC core per top: its lint and sim targets (make fusesoc-check runs every lint)
+            files.put(m.name() + ".core", FuseSocCore.core(m.name(), modules.keySet().stream().map(n -> n + ".v").toList(),
+                    "direkt reference IP " + m.name() + " and the modules under it"));
         }
         Files.createDirectories(dir);
         for (Map.Entry<String, String> e : files.entrySet()) {
-            Path target = dir.resolve(e.getKey() + ".v");
+            Path target = dir.resolve(e.getKey());
             wanted.add(target.getFileName().toString());
             if (!Files.exists(target) || !Files.readString(target).equals(e.getValue())) {
                 Path tmp = Files.createTempFile(dir, "." + e.getKey(), ".tmp");
@@ -117,14 +121,15 @@ public final class Emit {
             }
         }
         try (Stream<Path> old = Files.list(dir)) {
-            for (Path p : old.filter(p -> p.toString().endsWith(".v")).toList()) {
+            for (Path p : old.filter(p -> p.toString().endsWith(".v") || p.toString().endsWith(".core")).toList()) {
                 if (!wanted.contains(p.getFileName().toString())) {
                     Files.delete(p);
                     System.out.println("removed " + p);
                 }
             }
         }
-        System.out.println("ip: " + files.size() + " modules in " + dir);
+        long cores = files.keySet().stream().filter(f -> f.endsWith(".core")).count();
+        System.out.println("ip: " + (files.size() - cores) + " modules and " + cores + " FuseSoC cores in " + dir);
         return 0;
     }
 

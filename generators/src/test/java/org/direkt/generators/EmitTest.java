@@ -82,11 +82,17 @@ class EmitTest {
         assertEquals(0, first.code(), first.err());
         List<String> lines = first.out().lines().toList();
         long modules;
+        long cores;
         try (var files = Files.list(ip)) {
-            modules = files.count();
+            modules = files.filter(f -> f.toString().endsWith(".v")).count();
         }
-        assertEquals("ip: " + modules + " modules in " + ip, lines.getLast());
-        assertEquals(modules, lines.stream().filter(l -> l.startsWith("wrote " + ip)).count());
+        try (var files = Files.list(ip)) {
+            cores = files.filter(f -> f.toString().endsWith(".core")).count();
+        }
+        assertEquals(Catalog.referenceIp().size(), cores, "one FuseSoC core per reference top");
+        String summary = "ip: " + modules + " modules and " + cores + " FuseSoC cores in " + ip;
+        assertEquals(summary, lines.getLast());
+        assertEquals(modules + cores, lines.stream().filter(l -> l.startsWith("wrote " + ip)).count());
 
         Path stale = Files.writeString(ip.resolve("direkt_gone.v"), "module direkt_gone; endmodule\n");
         Path notes = Files.writeString(ip.resolve("README.txt"), "kept\n");
@@ -95,7 +101,7 @@ class EmitTest {
         Files.writeString(changed, "edited by hand\n");
         Run second = run("--ip", ip.toString());
         assertEquals(0, second.code(), second.err());
-        assertEquals(List.of("wrote " + changed, "removed " + stale, "ip: " + modules + " modules in " + ip), second.out().lines().toList());
+        assertEquals(List.of("wrote " + changed, "removed " + stale, summary), second.out().lines().toList());
         assertEquals(original, Files.readString(changed));
         assertTrue(Files.exists(notes), "files other than Verilog are left alone");
     }

@@ -16,7 +16,7 @@ import org.direkt.hdl.Module;
 import org.direkt.hdl.VerilogEmitter;
 import org.junit.jupiter.api.Test;
 
-/** ip/ holds exactly what the generators emit for the reference configurations; `make ip` regenerates it. */
+/** ip/ holds exactly what the generators emit for the reference configurations, a FuseSoC core per top; `make ip` regenerates it. */
 class ReferenceIpTest {
     private static final Path IP = Path.of("..", "ip");
 
@@ -25,11 +25,15 @@ class ReferenceIpTest {
         Map<String, String> expected = new TreeMap<>();
         for (Module m : Catalog.referenceIp()) {
             assertEquals(List.of(), m.warnings(), m.name() + " must elaborate without warnings");
-            VerilogEmitter.emit(m).forEach((name, text) -> expected.putIfAbsent(name + ".v", text));
+            Map<String, String> modules = VerilogEmitter.emit(m);
+            modules.forEach((name, text) -> expected.putIfAbsent(name + ".v", text));
+            // and its FuseSoC core, naming exactly the top's files (make fusesoc-check runs it)
+            expected.put(m.name() + ".core", FuseSocCore.core(m.name(), modules.keySet().stream().map(n -> n + ".v").toList(),
+                    "direkt reference IP " + m.name() + " and the modules under it"));
         }
         Map<String, String> onDisk = new TreeMap<>();
         try (Stream<Path> files = Files.list(IP)) {
-            for (Path p : files.filter(p -> p.toString().endsWith(".v")).toList()) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".v") || p.toString().endsWith(".core")).toList()) {
                 onDisk.put(p.getFileName().toString(), Files.readString(p));
             }
         }

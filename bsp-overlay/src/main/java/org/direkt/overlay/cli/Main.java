@@ -26,6 +26,7 @@ import org.direkt.overlay.Consistency;
 import org.direkt.overlay.Overlay;
 import org.direkt.overlay.OverlayException;
 import org.direkt.overlay.OverlayWriter;
+import org.direkt.overlay.PeakRdl;
 import org.direkt.overlay.UnifiedDiff;
 import org.direkt.overlay.kernel.BoardChannel;
 import org.direkt.overlay.kernel.KernelChannels;
@@ -153,6 +154,14 @@ public final class Main implements Callable<Integer> {
                 + " you bring your own data movers")
         boolean portableOnly;
 
+        @Option(names = "--peakrdl", paramLabel = "PROGRAM", description = "the PeakRDL program that renders the register reference"
+                + " (doc/registers/) and C header (include/direkt_bridge_csr.h) from direkt_bridge_csr.rdl; default: $"
+                + PeakRdl.ENV + ", else peakrdl on PATH, else they are not rendered and OVERLAY.md says how")
+        Path peakrdl;
+
+        @Option(names = "--no-peakrdl", description = "do not render the register reference and C header (the .rdl is written)")
+        boolean noPeakrdl;
+
         @Option(names = "--json", description = "print a machine-readable summary")
         boolean json;
 
@@ -178,7 +187,11 @@ public final class Main implements Callable<Integer> {
             if ((out == null) == !inPlace) {
                 throw new OverlayException(OverlayException.Kind.INPUT, "give exactly one of --out DIR and --in-place");
             }
-            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset, portableOnly));
+            if (noPeakrdl && peakrdl != null) {
+                throw new OverlayException(OverlayException.Kind.INPUT, "give at most one of --peakrdl and --no-peakrdl");
+            }
+            Path renderer = noPeakrdl ? null : peakrdl != null ? peakrdl : PeakRdl.find();
+            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset, portableOnly, renderer));
             Map<String, Object> summary = new LinkedHashMap<>();
             summary.put("board", plan.bsp().boardDir());
             summary.put("bsp_kind", plan.bsp().kind().name().toLowerCase(java.util.Locale.ROOT));
@@ -213,9 +226,9 @@ public final class Main implements Callable<Integer> {
                     if (spec && !Files.isRegularFile(existing)) {
                         existing = plan.boardSpecPath(); // a first --out run: show the edit of the BSP's own file
                     }
-                    String before = Files.isRegularFile(existing) ? Files.readString(existing, StandardCharsets.UTF_8) : null;
+                    byte[] old = Files.isRegularFile(existing) ? Files.readAllBytes(existing) : null;
                     String name = prefix + (inPlace && spec ? Overlay.BOARD_SPEC : (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + e.getKey());
-                    diff.append(UnifiedDiff.diff(name, before, name, new String(e.getValue(), StandardCharsets.UTF_8)));
+                    diff.append(fileDiff(name, old, e.getValue()));
                 }
                 // Writing replaces the overlay directory whole: what it holds and the plan does not
                 // (another preset's IP, say) goes, and the diff says so.
@@ -228,7 +241,7 @@ public final class Main implements Callable<Integer> {
                         String key = root.relativize(f).toString().replace('\\', '/');
                         if (!plan.files().containsKey(key) || (inPlace && key.equals(Overlay.BOARD_SPEC))) {
                             String name = prefix + (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + key;
-                            diff.append(UnifiedDiff.diff(name, Files.readString(f, StandardCharsets.UTF_8), name, null));
+                            diff.append(fileDiff(name, Files.readAllBytes(f), null));
                         }
                     }
                 }
@@ -268,8 +281,43 @@ public final class Main implements Callable<Integer> {
             for (String n : plan.notes()) {
                 o.println("  note: " + n);
             }
+            if (renderer == null) {
+                o.println("  note: register reference and C header not rendered (" + (noPeakrdl ? "--no-peakrdl" : "no peakrdl found: "
+                        + "--peakrdl PROGRAM or $" + PeakRdl.ENV) + "); OVERLAY.md gives the commands");
+            }
             o.println("  next: read OVERLAY.md");
             return 0;
+        }
+    }
+
+    /**
+     * One file's part of a dry run's diff: a unified diff for text; for binary content (the register
+     * reference's fonts and images) the line GNU diff writes, which {@code patch} passes over.
+     */
+    static String fileDiff(String name, byte[] before, byte[] after) {
+        String a = before == null ? null : text(before);
+        String b = after == null ? null : text(after);
+        if ((before == null || a != null) && (after == null || b != null)) {
+            return UnifiedDiff.diff(name, a, name, b);
+        }
+        if (before != null && after != null && java.util.Arrays.equals(before, after)) {
+            return "";
+        }
+        return "Binary files " + (before == null ? "/dev/null" : "a/" + name) + " and " + (after == null ? "/dev/null" : "b/" + name)
+                + " differ\n";
+    }
+
+    /** The bytes as UTF-8 text, or null when they are not text (malformed UTF-8 or a NUL byte). */
+    private static String text(byte[] bytes) {
+        for (byte x : bytes) {
+            if (x == 0) {
+                return null;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return null;
         }
     }
 

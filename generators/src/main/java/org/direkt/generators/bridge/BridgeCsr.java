@@ -67,6 +67,39 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
     static final List<String> SETTINGS = List.of("windows", "inflight", "counters", "id_mode", "status_mode", "sync_stages",
             "fpga_mem", "word_order", "bringup");
 
+    /** What the CONFIG register reports, field by field ({@link Layout#CSR_CONFIG}). */
+    public static Map<String, Long> configFields(Bridge.Params b) {
+        Map<String, Long> f = new LinkedHashMap<>();
+        f.put("window_entries", (long) b.windowEntries());
+        f.put("inflight", (long) b.inflight());
+        f.put("paper_ids", b.idMode() == Bridge.IdMode.PAPER ? 1L : 0L);
+        f.put("cycles_status", b.statusMode() == Bridge.StatusMode.CYCLES ? 1L : 0L);
+        f.put("x0_high", b.wordOrder() == Bridge.WordOrder.X0_HIGH ? 1L : 0L);
+        f.put("sync_stages", (long) b.syncStages());
+        f.put("counters", b.counters() ? 1L : 0L);
+        f.put("bringup", b.bringup() ? 1L : 0L);
+        return f;
+    }
+
+    /**
+     * What register {@code r} reads right after reset: the constants (MAGIC, VERSION, CONFIG,
+     * FPGA_MEM_*), 1 MB in every window's SIZE, and 0 everywhere else (windows closed, counters,
+     * levels, errors, alarms and the bring-up registers empty). A write-only register reads 0.
+     */
+    public static long resetValue(Layout.CsrReg r, Bridge.Params b) {
+        if (r.name().matches("WIN\\d+_SIZE")) {
+            return Layout.resolve(Layout.CSR_WINDOW_SIZE).pack(Map.of("log2", Layout.WINDOW_MIN_LOG2)).longValueExact();
+        }
+        return switch (r.name()) {
+            case "MAGIC" -> Layout.CSR_MAGIC;
+            case "VERSION" -> Layout.VERSION;
+            case "CONFIG" -> Layout.resolve(Layout.CSR_CONFIG).pack(configFields(b)).longValueExact();
+            case "FPGA_MEM_LO" -> b.fpgaMemBytes() & 0xFFFF_FFFFL;
+            case "FPGA_MEM_HI" -> b.fpgaMemBytes() >>> 32;
+            default -> 0L;
+        };
+    }
+
     /** The windows, the descriptors in flight and the counters, then a hash ({@link Names#hashed}) of {@link #SETTINGS}. */
     @Override
     public String moduleName(Params p) {
@@ -268,14 +301,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         // ---- constants
         Layout.Word cfg = Layout.CSR_CONFIG;
         Map<String, Expr> cfgFields = new LinkedHashMap<>();
-        cfgFields.put("window_entries", m.lit(e, 8));
-        cfgFields.put("inflight", m.lit(b.inflight(), 8));
-        cfgFields.put("paper_ids", m.lit(b.idMode() == Bridge.IdMode.PAPER ? 1 : 0, 1));
-        cfgFields.put("cycles_status", m.lit(b.statusMode() == Bridge.StatusMode.CYCLES ? 1 : 0, 1));
-        cfgFields.put("x0_high", m.lit(b.wordOrder() == Bridge.WordOrder.X0_HIGH ? 1 : 0, 1));
-        cfgFields.put("sync_stages", m.lit(b.syncStages(), 4));
-        cfgFields.put("counters", m.lit(b.counters() ? 1 : 0, 1));
-        cfgFields.put("bringup", m.lit(b.bringup() ? 1 : 0, 1));
+        configFields(b).forEach((f, v) -> cfgFields.put(f, m.lit(v, Layout.resolve(cfg).field(f).width())));
         readable.put(Layout.CSR_MAGIC_OFFSET, m.lit(Layout.CSR_MAGIC, 32));
         readable.put(Layout.CSR_VERSION_OFFSET, m.lit(Layout.VERSION, 32));
         readable.put(Layout.CSR_CONFIG_OFFSET, HdlWords.pack(m, cfg, cfgFields));

@@ -271,8 +271,15 @@ public final class Layout {
 
     // ------------------------------------------------------------------ CSR map (32-bit registers, word addresses)
 
-    /** One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action). */
-    public record CsrReg(String name, int offset, String access, String doc) {
+    /**
+     * One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action), and
+     * the {@link Word} that gives its fields ({@code null}: one 32-bit value).
+     */
+    public record CsrReg(String name, int offset, String access, String doc, Word word) {
+        /** The register's fields as in force: its word's, or one field {@code value} of 32 bits. */
+        public List<Field> fields() {
+            return word == null ? List.of(new Field("value", 0, 32, doc)) : resolve(word).fields();
+        }
     }
 
     /**
@@ -405,35 +412,35 @@ public final class Layout {
             f("log2", 0, 6, "log2 of the window's size in bytes, 20..48; a smaller value acts as 20, a larger as 48"),
             f("reserved", 6, 26, "0")));
 
-        /** The whole register map, with or without the event counters and the bring-up registers. */
+    /** The whole register map, with or without the event counters and the bring-up registers. */
     public static List<CsrReg> csrMap(int windowEntries, boolean counters, boolean bringup) {
         List<CsrReg> regs = new ArrayList<>();
-        regs.add(new CsrReg("MAGIC", CSR_MAGIC_OFFSET, "ro", "0x44524B54 (\"DRKT\")"));
-        regs.add(new CsrReg("VERSION", CSR_VERSION_OFFSET, "ro", "Layout version"));
-        regs.add(new CsrReg("CONFIG", CSR_CONFIG_OFFSET, "ro", "generated configuration (csr_config fields)"));
-        regs.add(new CsrReg("FPGA_MEM_LO", CSR_FPGA_MEM_LO_OFFSET, "ro", "configured FPGA memory bytes [31:0]"));
-        regs.add(new CsrReg("FPGA_MEM_HI", CSR_FPGA_MEM_HI_OFFSET, "ro", "configured FPGA memory bytes [63:32]"));
-        regs.add(new CsrReg("LAST_ERROR", CSR_LAST_ERROR_OFFSET, "wc", "last rejection (csr_last_error fields); any write clears it"));
+        regs.add(new CsrReg("MAGIC", CSR_MAGIC_OFFSET, "ro", "0x44524B54 (\"DRKT\")", null));
+        regs.add(new CsrReg("VERSION", CSR_VERSION_OFFSET, "ro", "Layout version", null));
+        regs.add(new CsrReg("CONFIG", CSR_CONFIG_OFFSET, "ro", "generated configuration (csr_config fields)", CSR_CONFIG));
+        regs.add(new CsrReg("FPGA_MEM_LO", CSR_FPGA_MEM_LO_OFFSET, "ro", "configured FPGA memory bytes [31:0]", null));
+        regs.add(new CsrReg("FPGA_MEM_HI", CSR_FPGA_MEM_HI_OFFSET, "ro", "configured FPGA memory bytes [63:32]", null));
+        regs.add(new CsrReg("LAST_ERROR", CSR_LAST_ERROR_OFFSET, "wc", "last rejection (csr_last_error fields); any write clears it", CSR_LAST_ERROR));
         if (counters) {
-            regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "csr_control fields: write clear_counters = 1 to clear every counter"));
+            regs.add(new CsrReg("CONTROL", CSR_CONTROL_OFFSET, "w1", "csr_control fields: write clear_counters = 1 to clear every counter", CSR_CONTROL));
         }
-        regs.add(new CsrReg("ALARMS", CSR_ALARMS_OFFSET, "wc", "csr_alarms fields, sticky; any write clears them"));
+        regs.add(new CsrReg("ALARMS", CSR_ALARMS_OFFSET, "wc", "csr_alarms fields, sticky; any write clears them", CSR_ALARMS));
         for (int d = 0; d < 2; d++) {
             String dir = d == 0 ? "RD" : "WR";
             int base = csrBlock(d);
             for (int i = 0; counters && i < CSR_EVENTS.size(); i++) {
                 String ev = CSR_EVENTS.get(i);
                 regs.add(new CsrReg(dir + "_" + ev.toUpperCase(java.util.Locale.ROOT), base + i, "ro",
-                        EVENT_DOC.get(ev) + " (32-bit, wraps)"));
+                        EVENT_DOC.get(ev) + " (32-bit, wraps)", null));
             }
             if (bringup) {
                 regs.add(new CsrReg(dir + "_LAST_MOVER_STATUS", base + CSR_LAST_MOVER_STATUS_INDEX, "ro",
-                        "bring-up: the last mover status word of this direction, raw (0 until the first)"));
+                        "bring-up: the last mover status word of this direction, raw (0 until the first)", null));
             }
             regs.add(new CsrReg(dir + "_HOST_BUFFERED", base + CSR_HOST_BUFFERED_INDEX, "ro",
-                    "host descriptors waiting in the bridge's host buffer"));
+                    "host descriptors waiting in the bridge's host buffer", CSR_LEVEL));
             regs.add(new CsrReg(dir + "_OUTSTANDING", base + CSR_OUTSTANDING_INDEX, "ro",
-                    "kernel descriptors admitted whose status is not yet pushed"));
+                    "kernel descriptors admitted whose status is not yet pushed", CSR_LEVEL));
         }
         for (int d = 0; bringup && d < 2; d++) {
             String dir = d == 0 ? "RD" : "WR";
@@ -441,7 +448,7 @@ public final class Layout {
                 int lo = CLDESC_WORD_BITS * i;
                 regs.add(new CsrReg(dir + "_LAST_DESC_" + i, CSR_LAST_DESC_OFFSET + CSR_LAST_DESC_REGS * d + i, "ro",
                         "bring-up: channel bits [" + (lo + CLDESC_WORD_BITS - 1) + ":" + lo + "] of the last descriptor word "
-                                + "the bridge took, as on the channel (0 until the first)"));
+                                + "the bridge took, as on the channel (0 until the first)", null));
             }
         }
         for (int w = 0; w < windowEntries; w++) {
@@ -453,7 +460,13 @@ public final class Layout {
                     case "SIZE" -> "csr_window_size fields; 20 (1 MB) after reset";
                     default -> "csr_window_ctrl fields; 0 after reset (closed)";
                 };
-                regs.add(new CsrReg("WIN" + w + "_" + reg, base + r, "rw", doc));
+                Word word = switch (reg) {
+                    case "BASE_LO" -> CSR_WINDOW_BASE_LO;
+                    case "BASE_HI" -> CSR_WINDOW_BASE_HI;
+                    case "SIZE" -> CSR_WINDOW_SIZE;
+                    default -> CSR_WINDOW_CTRL;
+                };
+                regs.add(new CsrReg("WIN" + w + "_" + reg, base + r, "rw", doc, word));
             }
         }
         return regs;

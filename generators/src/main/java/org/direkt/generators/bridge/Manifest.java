@@ -32,12 +32,15 @@ public final class Manifest {
         root.put("format", "direkt-overlay");
         root.put("format_version", FORMAT_VERSION);
         root.put("direkt_version", DirektVersion.get());
-        root.put("layout", layout(p.windowEntries(), p.counters(), p.bringup()));
+        root.put("layout", layout(p));
         root.put("bridge", bridge(p));
         return root;
     }
 
-    static Map<String, Object> layout(int windowEntries, boolean counters, boolean bringup) {
+    static Map<String, Object> layout(Bridge.Params p) {
+        int windowEntries = p.windowEntries();
+        boolean counters = p.counters();
+        boolean bringup = p.bringup();
         Map<String, Object> l = new LinkedHashMap<>();
         l.put("version", Layout.VERSION);
         Map<String, Object> words = new LinkedHashMap<>();
@@ -82,6 +85,10 @@ public final class Manifest {
             reg.put("offset", r.offset());
             reg.put("access", r.access());
             reg.put("doc", r.doc());
+            if (r.word() != null) {
+                reg.put("word", r.word().name()); // its fields: layout.words
+            }
+            reg.put("reset", BridgeCsr.resetValue(r, p));
             regs.add(reg);
         }
         csr.put("registers", regs);
