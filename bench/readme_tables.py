@@ -216,6 +216,27 @@ def gpu(results: list[dict]) -> str:
     return "\n".join(out).rstrip("\n") if out else "No `bench/results/gpu-<device>.json` yet."
 
 
+def gpu_pinning(files: list[dict]) -> str:
+    """The same GPU benchmark with only the sampling thread pinned and with the whole process pinned."""
+    runs = {r["pinned"]: r for r in files}
+    if set(runs) != {"thread", "process"}:
+        return "No side-by-side pinning runs in `bench/results/pinning/` yet."
+    t, p = runs["thread"], runs["process"]
+    sizes = [row["bytes"] for row in t["sizes"]]
+    out = [f"`bench/results/pinning/` ({t['device']}, one session, {t['forks']} processes per side each): Java/C with only the "
+           "sampling thread pinned, then with every thread of each process pinned.", "",
+           "| pinned | " + " | ".join(_size(b) for b in sizes) + " | every size <= " + f"{t['target_ratio']} |",
+           "|---|" + "---|" * (len(sizes) + 1)]
+    for name, r in (("thread", t), ("process", p)):
+        out.append(f"| {name} | " + " | ".join(f"{row['ratio']:.2f}" for row in r["sizes"]) + " | "
+                   + ("yes" if r["meets_target"] else "NO") + " |")
+    return "\n".join(out)
+
+
+def _pinning_results() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((RESULTS / "pinning").glob("gpu-*.json"))]
+
+
 def _gpu_results() -> list[dict]:
     res = []
     for p in sorted(RESULTS.glob("gpu-*.json")):
@@ -258,6 +279,7 @@ TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
           "bounce": lambda: bounce(_bounce_results()),
           "gpu": lambda: gpu(_gpu_results()),
+          "gpu-pinning": lambda: gpu_pinning(_pinning_results()),
           "reference-ip": lambda: reference_ip(_load("area.json"), _load("fifo.json")),
           "runtime": lambda: runtime(_load("runtime.json")),
           "session": lambda: session(_load("session.json"))}

@@ -10,94 +10,94 @@
 `default_nettype none
 
 module direkt_bridge_csr_e4_n16_hf2ca64b4 (
-  input  wire         clk,                  // @[BridgeCsr.java:114]
-  input  wire         rst,                  // @[BridgeCsr.java:114]
-  input  wire [6:0]   csr_address,          // @[BridgeCsr.java:116]
-  input  wire         csr_read,             // @[BridgeCsr.java:117]
-  input  wire         csr_write,            // @[BridgeCsr.java:118]
-  input  wire [31:0]  csr_writedata,        // @[BridgeCsr.java:119]
-  output wire [31:0]  csr_readdata,         // @[BridgeCsr.java:120]
-  output wire         csr_readdatavalid,    // @[BridgeCsr.java:121]
-  output wire [175:0] win_base,             // @[BridgeCsr.java:122]
-  output wire [111:0] win_mask,             // @[BridgeCsr.java:123]
-  output wire [3:0]   win_allow_rd,         // @[BridgeCsr.java:124]
-  output wire [3:0]   win_allow_wr,         // @[BridgeCsr.java:125]
-  input  wire         rd_ev_kernel_issued,  // @[BridgeCsr.java:132]
-  input  wire         rd_ev_completed,      // @[BridgeCsr.java:132]
-  input  wire         rd_ev_rejected,       // @[BridgeCsr.java:132]
-  input  wire         rd_ev_aborted,        // @[BridgeCsr.java:132]
-  input  wire         rd_ev_host_issued,    // @[BridgeCsr.java:132]
-  input  wire         rd_ev_host_completed, // @[BridgeCsr.java:132]
-  input  wire         rd_ev_spurious,       // @[BridgeCsr.java:132]
-  input  wire         rd_ev_overflow,       // @[BridgeCsr.java:132]
-  input  wire         rd_ev_host_overflow,  // @[BridgeCsr.java:132]
-  input  wire [3:0]   rd_ev_error,          // @[BridgeCsr.java:134]
-  input  wire [4:0]   rd_outstanding,       // @[BridgeCsr.java:134]
-  input  wire [2:0]   rd_host_buffered,     // @[BridgeCsr.java:135]
-  input  wire [255:0] rd_last_desc,         // @[BridgeCsr.java:136]
-  input  wire [31:0]  rd_last_mover_status, // @[BridgeCsr.java:137]
-  input  wire         wr_ev_kernel_issued,  // @[BridgeCsr.java:132]
-  input  wire         wr_ev_completed,      // @[BridgeCsr.java:132]
-  input  wire         wr_ev_rejected,       // @[BridgeCsr.java:132]
-  input  wire         wr_ev_aborted,        // @[BridgeCsr.java:132]
-  input  wire         wr_ev_host_issued,    // @[BridgeCsr.java:132]
-  input  wire         wr_ev_host_completed, // @[BridgeCsr.java:132]
-  input  wire         wr_ev_spurious,       // @[BridgeCsr.java:132]
-  input  wire         wr_ev_overflow,       // @[BridgeCsr.java:132]
-  input  wire         wr_ev_host_overflow,  // @[BridgeCsr.java:132]
-  input  wire [3:0]   wr_ev_error,          // @[BridgeCsr.java:134]
-  input  wire [4:0]   wr_outstanding,       // @[BridgeCsr.java:134]
-  input  wire [2:0]   wr_host_buffered,     // @[BridgeCsr.java:135]
-  input  wire [255:0] wr_last_desc,         // @[BridgeCsr.java:136]
-  input  wire [31:0]  wr_last_mover_status  // @[BridgeCsr.java:137]
+  input  wire         clk,                  // @[BridgeCsr.java:124]
+  input  wire         rst,                  // @[BridgeCsr.java:124]
+  input  wire [6:0]   csr_address,          // @[BridgeCsr.java:126]
+  input  wire         csr_read,             // @[BridgeCsr.java:127]
+  input  wire         csr_write,            // @[BridgeCsr.java:128]
+  input  wire [31:0]  csr_writedata,        // @[BridgeCsr.java:129]
+  output wire [31:0]  csr_readdata,         // @[BridgeCsr.java:130]
+  output wire         csr_readdatavalid,    // @[BridgeCsr.java:131]
+  output wire [175:0] win_base,             // @[BridgeCsr.java:132]
+  output wire [111:0] win_mask,             // @[BridgeCsr.java:133]
+  output wire [3:0]   win_allow_rd,         // @[BridgeCsr.java:134]
+  output wire [3:0]   win_allow_wr,         // @[BridgeCsr.java:135]
+  input  wire         rd_ev_kernel_issued,  // @[BridgeCsr.java:142]
+  input  wire         rd_ev_completed,      // @[BridgeCsr.java:142]
+  input  wire         rd_ev_rejected,       // @[BridgeCsr.java:142]
+  input  wire         rd_ev_aborted,        // @[BridgeCsr.java:142]
+  input  wire         rd_ev_host_issued,    // @[BridgeCsr.java:142]
+  input  wire         rd_ev_host_completed, // @[BridgeCsr.java:142]
+  input  wire         rd_ev_spurious,       // @[BridgeCsr.java:142]
+  input  wire         rd_ev_overflow,       // @[BridgeCsr.java:142]
+  input  wire         rd_ev_host_overflow,  // @[BridgeCsr.java:142]
+  input  wire [3:0]   rd_ev_error,          // @[BridgeCsr.java:144]
+  input  wire [4:0]   rd_outstanding,       // @[BridgeCsr.java:144]
+  input  wire [2:0]   rd_host_buffered,     // @[BridgeCsr.java:145]
+  input  wire [255:0] rd_last_desc,         // @[BridgeCsr.java:146]
+  input  wire [31:0]  rd_last_mover_status, // @[BridgeCsr.java:147]
+  input  wire         wr_ev_kernel_issued,  // @[BridgeCsr.java:142]
+  input  wire         wr_ev_completed,      // @[BridgeCsr.java:142]
+  input  wire         wr_ev_rejected,       // @[BridgeCsr.java:142]
+  input  wire         wr_ev_aborted,        // @[BridgeCsr.java:142]
+  input  wire         wr_ev_host_issued,    // @[BridgeCsr.java:142]
+  input  wire         wr_ev_host_completed, // @[BridgeCsr.java:142]
+  input  wire         wr_ev_spurious,       // @[BridgeCsr.java:142]
+  input  wire         wr_ev_overflow,       // @[BridgeCsr.java:142]
+  input  wire         wr_ev_host_overflow,  // @[BridgeCsr.java:142]
+  input  wire [3:0]   wr_ev_error,          // @[BridgeCsr.java:144]
+  input  wire [4:0]   wr_outstanding,       // @[BridgeCsr.java:144]
+  input  wire [2:0]   wr_host_buffered,     // @[BridgeCsr.java:145]
+  input  wire [255:0] wr_last_desc,         // @[BridgeCsr.java:146]
+  input  wire [31:0]  wr_last_mover_status  // @[BridgeCsr.java:147]
 );
 
-  wire [5:0]  size_written;           // @[BridgeCsr.java:159]
-  wire [27:0] mask_written;           // @[BridgeCsr.java:166]
-  reg  [43:0] win3_base;              // @[BridgeCsr.java:172]
-  reg  [5:0]  win3_size;              // @[BridgeCsr.java:173]
-  reg  [27:0] win3_mask;              // @[BridgeCsr.java:174]
-  reg         win3_enable;            // @[BridgeCsr.java:178]
-  reg         win3_allow_rd;          // @[BridgeCsr.java:178]
-  reg         win3_allow_wr;          // @[BridgeCsr.java:178]
-  reg  [43:0] win2_base;              // @[BridgeCsr.java:172]
-  reg  [5:0]  win2_size;              // @[BridgeCsr.java:173]
-  reg  [27:0] win2_mask;              // @[BridgeCsr.java:174]
-  reg         win2_enable;            // @[BridgeCsr.java:178]
-  reg         win2_allow_rd;          // @[BridgeCsr.java:178]
-  reg         win2_allow_wr;          // @[BridgeCsr.java:178]
-  reg  [43:0] win1_base;              // @[BridgeCsr.java:172]
-  reg  [5:0]  win1_size;              // @[BridgeCsr.java:173]
-  reg  [27:0] win1_mask;              // @[BridgeCsr.java:174]
-  reg         win1_enable;            // @[BridgeCsr.java:178]
-  reg         win1_allow_rd;          // @[BridgeCsr.java:178]
-  reg         win1_allow_wr;          // @[BridgeCsr.java:178]
-  reg  [43:0] win0_base;              // @[BridgeCsr.java:172]
-  reg  [5:0]  win0_size;              // @[BridgeCsr.java:173]
-  reg  [27:0] win0_mask;              // @[BridgeCsr.java:174]
-  reg         win0_enable;            // @[BridgeCsr.java:178]
-  reg         win0_allow_rd;          // @[BridgeCsr.java:178]
-  reg         win0_allow_wr;          // @[BridgeCsr.java:178]
-  reg  [31:0] last_error;             // @[BridgeCsr.java:213]
-  wire [31:0] bringup_word;           // @[BridgeCsr.java:251]
-  reg  [31:0] alarms;                 // @[BridgeCsr.java:261]
-  wire [13:0] u_counters_events;      // @[BridgeCsr.java:279]
-  wire        u_counters_clear;       // @[BridgeCsr.java:279]
-  wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:279]
-  wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:279]
-  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:314]
-  reg         readdatavalid1_q;       // @[BridgeCsr.java:315]
-  reg         read_counter_q;         // @[BridgeCsr.java:316]
-  reg         read_bringup_q;         // @[BridgeCsr.java:317]
-  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:318]
-  reg  [31:0] readdata_q;             // @[BridgeCsr.java:319]
-  reg         readdatavalid_q;        // @[BridgeCsr.java:320]
+  wire [5:0]  size_written;           // @[BridgeCsr.java:169]
+  wire [27:0] mask_written;           // @[BridgeCsr.java:176]
+  reg  [43:0] win3_base;              // @[BridgeCsr.java:182]
+  reg  [5:0]  win3_size;              // @[BridgeCsr.java:183]
+  reg  [27:0] win3_mask;              // @[BridgeCsr.java:184]
+  reg         win3_enable;            // @[BridgeCsr.java:188]
+  reg         win3_allow_rd;          // @[BridgeCsr.java:188]
+  reg         win3_allow_wr;          // @[BridgeCsr.java:188]
+  reg  [43:0] win2_base;              // @[BridgeCsr.java:182]
+  reg  [5:0]  win2_size;              // @[BridgeCsr.java:183]
+  reg  [27:0] win2_mask;              // @[BridgeCsr.java:184]
+  reg         win2_enable;            // @[BridgeCsr.java:188]
+  reg         win2_allow_rd;          // @[BridgeCsr.java:188]
+  reg         win2_allow_wr;          // @[BridgeCsr.java:188]
+  reg  [43:0] win1_base;              // @[BridgeCsr.java:182]
+  reg  [5:0]  win1_size;              // @[BridgeCsr.java:183]
+  reg  [27:0] win1_mask;              // @[BridgeCsr.java:184]
+  reg         win1_enable;            // @[BridgeCsr.java:188]
+  reg         win1_allow_rd;          // @[BridgeCsr.java:188]
+  reg         win1_allow_wr;          // @[BridgeCsr.java:188]
+  reg  [43:0] win0_base;              // @[BridgeCsr.java:182]
+  reg  [5:0]  win0_size;              // @[BridgeCsr.java:183]
+  reg  [27:0] win0_mask;              // @[BridgeCsr.java:184]
+  reg         win0_enable;            // @[BridgeCsr.java:188]
+  reg         win0_allow_rd;          // @[BridgeCsr.java:188]
+  reg         win0_allow_wr;          // @[BridgeCsr.java:188]
+  reg  [31:0] last_error;             // @[BridgeCsr.java:223]
+  wire [31:0] bringup_word;           // @[BridgeCsr.java:261]
+  reg  [31:0] alarms;                 // @[BridgeCsr.java:271]
+  wire [13:0] u_counters_events;      // @[BridgeCsr.java:289]
+  wire        u_counters_clear;       // @[BridgeCsr.java:289]
+  wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:289]
+  wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:289]
+  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:324]
+  reg         readdatavalid1_q;       // @[BridgeCsr.java:325]
+  reg         read_counter_q;         // @[BridgeCsr.java:326]
+  reg         read_bringup_q;         // @[BridgeCsr.java:327]
+  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:328]
+  reg  [31:0] readdata_q;             // @[BridgeCsr.java:329]
+  reg         readdatavalid_q;        // @[BridgeCsr.java:330]
 
-  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:160]
+  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:170]
 
-  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:167]
+  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:177]
 
-  // @[BridgeCsr.java:189]
+  // @[BridgeCsr.java:199]
   always @(posedge clk) begin
     if (rst) begin
       win3_base <= 44'd0;
@@ -110,7 +110,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:193]
+  // @[BridgeCsr.java:203]
   always @(posedge clk) begin
     if (rst) begin
       win3_size <= 6'd20;
@@ -121,7 +121,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:194]
+  // @[BridgeCsr.java:204]
   always @(posedge clk) begin
     if (rst) begin
       win3_mask <= 28'hfffffff;
@@ -132,7 +132,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win3_enable <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_rd <= 1'b0;
@@ -154,7 +154,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_wr <= 1'b0;
@@ -165,7 +165,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:189]
+  // @[BridgeCsr.java:199]
   always @(posedge clk) begin
     if (rst) begin
       win2_base <= 44'd0;
@@ -178,7 +178,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:193]
+  // @[BridgeCsr.java:203]
   always @(posedge clk) begin
     if (rst) begin
       win2_size <= 6'd20;
@@ -189,7 +189,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:194]
+  // @[BridgeCsr.java:204]
   always @(posedge clk) begin
     if (rst) begin
       win2_mask <= 28'hfffffff;
@@ -200,7 +200,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win2_enable <= 1'b0;
@@ -211,7 +211,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_rd <= 1'b0;
@@ -222,7 +222,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_wr <= 1'b0;
@@ -233,7 +233,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:189]
+  // @[BridgeCsr.java:199]
   always @(posedge clk) begin
     if (rst) begin
       win1_base <= 44'd0;
@@ -246,7 +246,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:193]
+  // @[BridgeCsr.java:203]
   always @(posedge clk) begin
     if (rst) begin
       win1_size <= 6'd20;
@@ -257,7 +257,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:194]
+  // @[BridgeCsr.java:204]
   always @(posedge clk) begin
     if (rst) begin
       win1_mask <= 28'hfffffff;
@@ -268,7 +268,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win1_enable <= 1'b0;
@@ -279,7 +279,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_rd <= 1'b0;
@@ -290,7 +290,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_wr <= 1'b0;
@@ -301,7 +301,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:189]
+  // @[BridgeCsr.java:199]
   always @(posedge clk) begin
     if (rst) begin
       win0_base <= 44'd0;
@@ -314,7 +314,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:193]
+  // @[BridgeCsr.java:203]
   always @(posedge clk) begin
     if (rst) begin
       win0_size <= 6'd20;
@@ -325,7 +325,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:194]
+  // @[BridgeCsr.java:204]
   always @(posedge clk) begin
     if (rst) begin
       win0_mask <= 28'hfffffff;
@@ -336,7 +336,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win0_enable <= 1'b0;
@@ -347,7 +347,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_rd <= 1'b0;
@@ -358,7 +358,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:196]
+  // @[BridgeCsr.java:206]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_wr <= 1'b0;
@@ -369,7 +369,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:255]
+  // @[BridgeCsr.java:265]
   always @(posedge clk) begin
     if (rst) begin
       last_error <= 32'd0;
@@ -384,9 +384,9 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  assign bringup_word = (csr_address[6:4] == 3'd3) ? (csr_address[3] ? (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? wr_last_desc[255:224] : wr_last_desc[223:192]) : (csr_address[0] ? wr_last_desc[191:160] : wr_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? wr_last_desc[127:96] : wr_last_desc[95:64]) : (csr_address[0] ? wr_last_desc[63:32] : wr_last_desc[31:0]))) : (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? rd_last_desc[255:224] : rd_last_desc[223:192]) : (csr_address[0] ? rd_last_desc[191:160] : rd_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? rd_last_desc[127:96] : rd_last_desc[95:64]) : (csr_address[0] ? rd_last_desc[63:32] : rd_last_desc[31:0])))) : (~csr_address[4] ? wr_last_mover_status : rd_last_mover_status); // @[BridgeCsr.java:252]
+  assign bringup_word = (csr_address[6:4] == 3'd3) ? (csr_address[3] ? (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? wr_last_desc[255:224] : wr_last_desc[223:192]) : (csr_address[0] ? wr_last_desc[191:160] : wr_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? wr_last_desc[127:96] : wr_last_desc[95:64]) : (csr_address[0] ? wr_last_desc[63:32] : wr_last_desc[31:0]))) : (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? rd_last_desc[255:224] : rd_last_desc[223:192]) : (csr_address[0] ? rd_last_desc[191:160] : rd_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? rd_last_desc[127:96] : rd_last_desc[95:64]) : (csr_address[0] ? rd_last_desc[63:32] : rd_last_desc[31:0])))) : (~csr_address[4] ? wr_last_mover_status : rd_last_mover_status); // @[BridgeCsr.java:262]
 
-  // @[BridgeCsr.java:270]
+  // @[BridgeCsr.java:280]
   always @(posedge clk) begin
     if (rst) begin
       alarms <= 32'd0;
@@ -399,13 +399,13 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:286]
+  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:296]
 
-  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:287]
+  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:297]
 
-  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:291]
+  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:301]
 
-  // @[BridgeCsr.java:327]
+  // @[BridgeCsr.java:337]
   always @(posedge clk) begin
     if (rst) begin
       readdata1_q <= 32'd0;
@@ -472,7 +472,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:321]
+  // @[BridgeCsr.java:331]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid1_q <= 1'b0;
@@ -481,7 +481,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:332]
+  // @[BridgeCsr.java:342]
   always @(posedge clk) begin
     if (rst) begin
       read_counter_q <= 1'b0;
@@ -492,7 +492,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:339]
+  // @[BridgeCsr.java:349]
   always @(posedge clk) begin
     if (rst) begin
       read_bringup_q <= 1'b0;
@@ -503,14 +503,14 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:340]
+  // @[BridgeCsr.java:350]
   always @(posedge clk) begin
     if (csr_read) begin
       bringup_data_q <= bringup_word;
     end
   end
 
-  // @[BridgeCsr.java:343]
+  // @[BridgeCsr.java:353]
   always @(posedge clk) begin
     if (rst) begin
       readdata_q <= 32'd0;
@@ -519,7 +519,7 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  // @[BridgeCsr.java:322]
+  // @[BridgeCsr.java:332]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid_q <= 1'b0;
@@ -528,19 +528,19 @@ module direkt_bridge_csr_e4_n16_hf2ca64b4 (
     end
   end
 
-  assign csr_readdata = readdata_q; // @[BridgeCsr.java:344]
+  assign csr_readdata = readdata_q; // @[BridgeCsr.java:354]
 
-  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:345]
+  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:355]
 
-  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:207]
+  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:217]
 
-  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:208]
+  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:218]
 
-  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:209]
+  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:219]
 
-  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:210]
+  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:220]
 
-  // @[BridgeCsr.java:279]
+  // @[BridgeCsr.java:289]
   direkt_counter_bank_g2_n7 u_counters (
     .clk        (clk),
     .rst        (rst),

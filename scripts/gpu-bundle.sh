@@ -5,7 +5,8 @@
 # their dependencies and the JUnit console launcher, plus build/gpu/run.sh to start them there:
 #   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out)
 #   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program; options
-#                                 # such as --forks 4 --rounds 5 go on to GpuBench)
+#                                 # such as --forks 4 --rounds 5 or --pin thread go on to GpuBench;
+#                                 # its servers run under taskset, which the machine must have)
 #   bash build/gpu/run.sh bounce  # the fallback path's CUDA half (pinned copies): $OUT/bounce-<device>.json
 #   bash build/gpu/run.sh runtime # the address-table and pin-cache benchmark: $OUT/runtime.json
 # Needs `make build`; run from the repository root.

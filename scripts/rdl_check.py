@@ -7,7 +7,8 @@
 * ``direkt_bridge_csr.rdl`` is compiled with systemrdl-compiler; every register the manifest lists
   (``layout.csr.registers``) must be there and nothing else, at byte address 4 x its word offset,
   with the manifest's description, and with exactly the fields of its Layout word (or one 32-bit
-  ``value``): same bits, reset value (the manifest's ``reset``), description, and software access
+  ``value``): same bits, reset value (the manifest's ``reset``; none where it is null, as a reset keeps the
+  bring-up registers), description, and software access
   as the register's kind says (ro: read; wc: read/write, any write clears; w1: write only, single
   pulse; rw: read/write; ``reserved`` and ``ignored`` fields read only).
 * ``include/direkt_bridge_csr.h`` (PeakRDL-cheader) is compiled by gcc together with a program that
@@ -41,8 +42,8 @@ def manifest_registers(manifest):
     for r in layout["csr"]["registers"]:
         if "word" in r:
             word = layout["words"][r["word"]]
-            fields = [(name, f["lsb"], f["width"], (r["reset"] >> f["lsb"]) & ((1 << f["width"]) - 1), f["doc"])
-                      for name, f in word["fields"].items()]
+            fields = [(name, f["lsb"], f["width"], None if r["reset"] is None else (r["reset"] >> f["lsb"]) & ((1 << f["width"]) - 1),
+                       f["doc"]) for name, f in word["fields"].items()]
         else:
             fields = [("value", 0, 32, r["reset"], r["doc"])]
         regs[r["name"]] = (4 * r["offset"], r["access"], r["doc"], fields)
@@ -110,7 +111,10 @@ def check_header(overlay, manifest):
             macro = f"{PREFIX}__{name}__{fname.upper()}"
             lines.append(f"_Static_assert({macro}_bp == {lsb}, \"{macro} position\");")
             lines.append(f"_Static_assert({macro}_bw == {width}, \"{macro} width\");")
-            lines.append(f"_Static_assert({macro}_reset == {reset}u, \"{macro} reset\");")
+            if reset is not None:
+                lines.append(f"_Static_assert({macro}_reset == {reset}u, \"{macro} reset\");")
+            else:
+                lines.append(f"#ifdef {macro}_reset\n#error \"{macro} has a reset value; a reset keeps the register\"\n#endif")
     lines.append("int main(void) { return 0; }")
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "check.c"

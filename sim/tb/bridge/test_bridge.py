@@ -343,8 +343,11 @@ async def csr_windows(dut):
     b = Bench(dut, "csr_windows")
     await b.start()
     m, csr = b.m, b.csr
-    # Every register reads the reset value the manifest (and the RDL export made from it) gives.
+    # Every register reads the reset value the manifest (and the RDL export made from it) gives;
+    # a reset keeps the bring-up registers (reset null), bringup_registers checks them.
     for r in m.csr["registers"]:
+        if r["reset"] is None:
+            continue
         got = await csr.read(r["name"])
         assert got == r["reset"], f"{r['name']} reads {got:#x} after reset; the manifest says {r['reset']:#x}"
     assert await csr.read("MAGIC") == int(m.csr["magic"])

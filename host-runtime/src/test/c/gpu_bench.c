@@ -375,7 +375,8 @@ int main(int argc, char **argv) {
     check(p_cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
     check(p_cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
     if (cpu >= 0) {
-        /* after the context: the driver's own threads, started above, keep every CPU */
+        /* after the context: the driver's own threads, started above, keep every CPU, unless the
+         * whole process was started on one (GpuBench starts its servers under taskset) */
         cpu_set_t mask;
         CPU_ZERO(&mask);
         CPU_SET(cpu, &mask);

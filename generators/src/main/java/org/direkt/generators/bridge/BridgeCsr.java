@@ -84,20 +84,30 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
     /**
      * What register {@code r} reads right after reset: the constants (MAGIC, VERSION, CONFIG,
      * FPGA_MEM_*), 1 MB in every window's SIZE, and 0 everywhere else (windows closed, counters,
-     * levels, errors, alarms and the bring-up registers empty). A write-only register reads 0.
+     * levels, errors, alarms). A write-only register reads 0. Null for the bring-up registers
+     * (LAST_DESC_*, LAST_MOVER_STATUS): a reset keeps what they hold, so that what led to it can be
+     * read after it; they read 0 from power-up until the first descriptor or status.
      */
-    public static long resetValue(Layout.CsrReg r, Bridge.Params b) {
+    public static Long resetValue(Layout.CsrReg r, Bridge.Params b) {
+        if (keptThroughReset(r)) {
+            return null;
+        }
         if (r.name().matches("WIN\\d+_SIZE")) {
             return Layout.resolve(Layout.CSR_WINDOW_SIZE).pack(Map.of("log2", Layout.WINDOW_MIN_LOG2)).longValueExact();
         }
         return switch (r.name()) {
             case "MAGIC" -> Layout.CSR_MAGIC;
-            case "VERSION" -> Layout.VERSION;
+            case "VERSION" -> (long) Layout.VERSION;
             case "CONFIG" -> Layout.resolve(Layout.CSR_CONFIG).pack(configFields(b)).longValueExact();
             case "FPGA_MEM_LO" -> b.fpgaMemBytes() & 0xFFFF_FFFFL;
             case "FPGA_MEM_HI" -> b.fpgaMemBytes() >>> 32;
             default -> 0L;
         };
+    }
+
+    /** The bring-up registers: a reset leaves them as they are. */
+    public static boolean keptThroughReset(Layout.CsrReg r) {
+        return r.name().matches("(RD|WR)_LAST_(DESC_\\d+|MOVER_STATUS)");
     }
 
     /** The windows, the descriptors in flight and the counters, then a hash ({@link Names#hashed}) of {@link #SETTINGS}. */

@@ -12,7 +12,8 @@ import org.direkt.hdl.GeneratedLicence;
  * The bridge's register map in SystemRDL 2.0 ({@code direkt_bridge_csr.rdl}), written from the same
  * {@link Layout#csrMap} and {@link BridgeCsr#resetValue} as the Verilog and the manifest: every
  * register at its byte address (the Avalon-MM agent is word addressed: word offset x 4), every field
- * with its bits, software and hardware access, reset value and description. It is an export for the
+ * with its bits, software and hardware access, reset value (none for the bring-up registers, which
+ * a reset leaves as they are) and description. It is an export for the
  * tools register maps usually go through (PeakRDL renders the HTML reference and the C header from
  * it); the CSR logic itself comes from {@link BridgeCsr}.
  *
@@ -61,21 +62,21 @@ public final class CsrRdl {
         s.append("    default regwidth = 32;\n");
         s.append("    default accesswidth = 32;\n");
         for (Layout.CsrReg r : Layout.csrMap(p.windowEntries(), p.counters(), p.bringup())) {
-            long reset = BridgeCsr.resetValue(r, p);
+            Long reset = BridgeCsr.resetValue(r, p); // null: a reset keeps the value (no reset in RDL)
             s.append('\n');
             s.append("    reg {\n");
             s.append("        name = ").append(quote(r.name())).append(";\n");
             s.append("        desc = ").append(quote(r.doc())).append(";\n");
             List<Layout.Field> fields = r.fields();
             for (Layout.Field f : fields) {
-                long value = (reset >>> f.lsb()) & (f.width() == 64 ? -1L : (1L << f.width()) - 1);
+                Long value = reset == null ? null : (reset >>> f.lsb()) & (f.width() == 64 ? -1L : (1L << f.width()) - 1);
                 s.append("        field {\n");
                 s.append("            desc = ").append(quote(f.doc())).append(";\n");
                 for (String property : access(r, f)) {
                     s.append("            ").append(property).append(";\n");
                 }
-                s.append("        } ").append(id(f.name())).append('[').append(f.msb()).append(':').append(f.lsb()).append("] = ")
-                        .append(hex(value)).append(";\n");
+                s.append("        } ").append(id(f.name())).append('[').append(f.msb()).append(':').append(f.lsb()).append(']')
+                        .append(value == null ? "" : " = " + hex(value)).append(";\n");
             }
             s.append("    } ").append(id(r.name())).append(" @ ").append(hex(4L * r.offset())).append(";\n");
         }

@@ -21,10 +21,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CsrRdlTest {
     private static final Pattern REG = Pattern.compile("\\n    reg \\{\\n(.*?)\\n    \\} (\\S+) @ 0x([0-9A-F]+);", Pattern.DOTALL);
-    private static final Pattern FIELD = Pattern.compile("field \\{\\n(.*?)\\n        \\} (\\S+)\\[(\\d+):(\\d+)\\] = 0x([0-9A-F]+);",
+    private static final Pattern FIELD = Pattern.compile("field \\{\\n(.*?)\\n        \\} (\\S+)\\[(\\d+):(\\d+)\\](?: = 0x([0-9A-F]+))?;",
             Pattern.DOTALL);
 
-    record Field(String name, int msb, int lsb, long reset, String body) {
+    /** A field; {@code reset} null when the RDL gives it none. */
+    record Field(String name, int msb, int lsb, Long reset, String body) {
     }
 
     /** name -> (address, fields) in file order. */
@@ -36,7 +37,7 @@ class CsrRdlTest {
             Matcher f = FIELD.matcher(m.group(1));
             while (f.find()) {
                 fields.add(new Field(f.group(2), Integer.parseInt(f.group(3)), Integer.parseInt(f.group(4)),
-                        Long.parseLong(f.group(5), 16), f.group(1)));
+                        f.group(5) == null ? null : Long.parseLong(f.group(5), 16), f.group(1)));
             }
             regs.put(m.group(2), Map.entry(Long.parseLong(m.group(3), 16), fields));
         }
@@ -53,7 +54,7 @@ class CsrRdlTest {
         for (Layout.CsrReg r : map) {
             var reg = regs.get(r.name());
             assertEquals(4L * r.offset(), reg.getKey(), r.name() + " byte address");
-            long reset = BridgeCsr.resetValue(r, p);
+            Long reset = BridgeCsr.resetValue(r, p);
             List<Field> fields = reg.getValue();
             assertEquals(r.fields().size(), fields.size(), r.name() + " fields");
             long rebuilt = 0;
@@ -63,9 +64,12 @@ class CsrRdlTest {
                 assertEquals(CsrRdl.id(want.name()), got.name());
                 assertEquals(want.msb(), got.msb(), r.name() + "." + want.name());
                 assertEquals(want.lsb(), got.lsb(), r.name() + "." + want.name());
-                rebuilt |= got.reset() << got.lsb();
+                assertEquals(reset == null, got.reset() == null, r.name() + "." + want.name() + ": a reset value exactly when the register has one");
+                rebuilt |= got.reset() == null ? 0 : got.reset() << got.lsb();
             }
-            assertEquals(reset, rebuilt, r.name() + ": the fields' resets make the register's");
+            if (reset != null) {
+                assertEquals(reset, rebuilt, r.name() + ": the fields' resets make the register's");
+            }
         }
     }
 
@@ -83,6 +87,11 @@ class CsrRdlTest {
         Field log2 = regs.get("WIN0_SIZE").getValue().get(0);
         assertEquals("log2", log2.name());
         assertEquals(Layout.WINDOW_MIN_LOG2, log2.reset(), "a window is 1 MB after reset");
+        Bridge.Params d = Bridge.Params.defaults();
+        var withBringup = parse(CsrRdl.rdl(d));
+        assertEquals(null, withBringup.get("RD_LAST_MOVER_STATUS").getValue().get(0).reset(), "a reset keeps the bring-up registers");
+        assertEquals(null, withBringup.get("WR_LAST_DESC_7").getValue().get(0).reset(), "a reset keeps the bring-up registers");
+        assertEquals(0L, withBringup.get("RD_OUTSTANDING").getValue().get(0).reset());
     }
 
     @Test
@@ -99,7 +108,8 @@ class CsrRdlTest {
         for (var reg : regs.values()) {
             for (Field f : reg.getValue()) {
                 if (f.name().equals("reserved") || f.name().equals("ignored")) {
-                    assertTrue(f.body().contains("sw = r;") && f.body().contains("hw = na;") && f.reset() == 0, f.toString());
+                    assertTrue(f.body().contains("sw = r;") && f.body().contains("hw = na;") && Long.valueOf(0).equals(f.reset()),
+                            f.toString());
                 }
             }
         }

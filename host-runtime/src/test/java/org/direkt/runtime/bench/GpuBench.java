@@ -46,8 +46,16 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * the Java and C processes' spreads overlapped. One process per side made the verdict a coin toss
  * of two such draws; pooling several processes per side measures the languages instead.
  *
- * <p>Every server is pinned to one CPU once its CUDA context exists, and is warmed up the same way
- * (Java's JIT additionally by table builds at every size). Then, for every round and size, each
+ * <p>Every server process runs on one CPU, all its threads: it is started under {@code taskset -c
+ * CPU} (the driver's threads and a JVM's compiler and collector threads included). Pinning only the
+ * thread that samples, as earlier versions did, left the JVMs' other threads on the other CPUs, and
+ * that made cuMemAlloc of 32 to 256 MB about a fifth slower in every Java process than in the C
+ * processes (whose other threads are the driver's few), the C code called inside the JVMs as slow
+ * as Java: both ways side by side on one machine are in bench/results/pinning/ (README's table).
+ * {@code --pin thread} measures that way still. Every server is warmed up the same way
+ * (Java's JIT additionally by table builds at every size), then runs three uncounted rounds of the
+ * whole sequence, so the JIT has compiled every size's path before anything is counted (on one CPU a
+ * compilation competes with the samples). Then, for every round and size, each
  * fork in turn (the order rotating by round) runs a block of C samples, a block of Java samples
  * and a block of "C in the JVM" samples (the C sample built as a library and called inside the Java
  * server: what separates Java from it is the Java code) back to back, the order of the three
@@ -55,7 +63,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * the verdict is per size. Writes {@code gpu-<device>.json} with the device name, the driver
  * version and every fork's median into the results directory.
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [--forks F] [--rounds R] [--block B] [--cpu N]</pre>
+ * <pre>java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp ... org.direkt.runtime.bench.GpuBench OUT_DIR C_DIR [--forks F] [--rounds R] [--block B] [--cpu N] [--pin process|thread]</pre>
  * (build/gpu/run.sh bench does this on the GPU machine; see scripts/gpu-bundle.sh). C_DIR holds
  * gpu_bench.c and, if the machine has no C compiler, a prebuilt gpu_bench. The CPU defaults to
  * the last one. The heap is fixed and touched at start for the reason the C side keeps freed memory
@@ -74,6 +82,8 @@ public final class GpuBench {
     private static final long FIRST = 1L << 20;
     private static final long LAST = 1L << 30;
     private static final int WARM_SEQUENCES = 20_000;
+    /** Uncounted rounds of the whole measurement sequence before the counted ones. */
+    private static final int WARM_ROUNDS = 3;
     private static final int WARM_TABLE_ROUNDS = 2_000;
 
     /** The placement gpu_bench.c uses: in order, except every 7th page sits after the region. */
@@ -162,7 +172,8 @@ public final class GpuBench {
             return;
         }
         if (args.length < 2) {
-            throw new IllegalArgumentException("usage: GpuBench OUT_DIR C_DIR [--forks F] [--rounds R] [--block B] [--cpu N]");
+            throw new IllegalArgumentException("usage: GpuBench OUT_DIR C_DIR [--forks F] [--rounds R] [--block B] [--cpu N]"
+                    + " [--pin process|thread]");
         }
         Path out = Path.of(args[0]);
         Path cdir = Path.of(args[1]);
@@ -170,9 +181,17 @@ public final class GpuBench {
         int rounds = 10;
         int block = 5;
         int cpu = Runtime.getRuntime().availableProcessors() - 1;
+        boolean pinProcess = true;
         for (int a = 2; a < args.length; a += 2) {
             if (a + 1 >= args.length) {
                 throw new IllegalArgumentException("GpuBench: " + args[a] + " needs a value");
+            }
+            if (args[a].equals("--pin")) {
+                if (!args[a + 1].equals("process") && !args[a + 1].equals("thread")) {
+                    throw new IllegalArgumentException("GpuBench: --pin takes process or thread, not " + args[a + 1]);
+                }
+                pinProcess = args[a + 1].equals("process");
+                continue;
             }
             int v = Integer.parseInt(args[a + 1]);
             switch (args[a]) {
@@ -185,6 +204,16 @@ public final class GpuBench {
         }
         if (forks < 1 || rounds < 1 || block < 1) {
             throw new IllegalArgumentException("GpuBench: forks, rounds and block must be at least 1");
+        }
+        // Every thread of a server on the CPU: started under taskset, so nothing of it runs elsewhere.
+        List<String> pin = List.of();
+        if (pinProcess) {
+            Path taskset = findOnPath("taskset");
+            if (taskset == null) {
+                throw new IllegalStateException("GpuBench: --pin process (the default) starts the servers under taskset, which is not"
+                        + " on PATH (util-linux); install it or measure with --pin thread");
+            }
+            pin = List.of(taskset.toString(), "-c", Integer.toString(cpu));
         }
         Files.createDirectories(out);
         Path cExe = buildCReference(cdir, out);
@@ -203,10 +232,12 @@ public final class GpuBench {
             // driver work on both sides (the driver's allocators remember their history), and the
             // Java side's JIT brought to its optimizing compiler first (see JavaServer).
             for (int f = 0; f < forks; f++) {
-                Server c = Server.start("C fork " + f, List.of(cExe.toString(), "--serve", "--cpu", Integer.toString(cpu)));
+                List<String> cCmd = new ArrayList<>(pin);
+                cCmd.addAll(List.of(cExe.toString(), "--serve", "--cpu", Integer.toString(cpu)));
+                Server c = Server.start("C fork " + f, cCmd);
                 cForks.add(c);
                 c.request(FIRST + " " + WARM_SEQUENCES);
-                List<String> cmd = new ArrayList<>();
+                List<String> cmd = new ArrayList<>(pin);
                 cmd.add(ProcessHandle.current().info().command().orElseThrow());
                 cmd.addAll(jvmOptions);
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), GpuBench.class.getName(), "--serve",
@@ -220,6 +251,18 @@ public final class GpuBench {
                 j.request("java " + FIRST + " " + WARM_SEQUENCES);
                 System.out.println("GpuBench: fork " + f + " of " + forks + " started and warmed up (C pid " + c.pid() + ", Java pid "
                         + j.pid() + ")");
+            }
+            // Whole rounds, every size and side, not counted: the code paths of every size are
+            // compiled before the measurement (with each process on one CPU a compilation would
+            // compete with the samples on it), and the C servers run the same sequence.
+            for (int w = 0; w < WARM_ROUNDS; w++) {
+                for (long size = FIRST; size <= LAST; size <<= 1) {
+                    for (int f = 0; f < forks; f++) {
+                        cForks.get(f).request(size + " " + block);
+                        javaForks.get(f).request("java " + size + " " + block);
+                        javaForks.get(f).request("c " + size + " " + block);
+                    }
+                }
             }
             for (Server j : javaForks) {
                 JsonNode st = j.request("stats");
@@ -330,16 +373,18 @@ public final class GpuBench {
         }
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("what", "allocate + SYNC_MEMOPS + dma-buf export + PCIe address table (64 KB pages), Java FFM runtime vs C driver-API "
-                + "program, side by side in " + forks + " processes per side, all pinned to CPU " + cpu + "; " + rounds
+                + "program, side by side in " + forks + " processes per side, " + (pinProcess ? "every thread of each" : "the sampling thread of each")
+                + " pinned to CPU " + cpu + "; " + rounds
                 + " rounds, each running, per size and per fork, " + block + " C, " + block + " Java and " + block
                 + " C-in-the-JVM samples back to back (orders rotating); medians over all " + forks * rounds * block
                 + " samples per side; every process warmed up by " + WARM_SEQUENCES + " sequences at 1 MB, the Java ones' JIT first by "
-                + WARM_TABLE_ROUNDS + " table builds at every size");
+                + WARM_TABLE_ROUNDS + " table builds at every size, then " + WARM_ROUNDS + " uncounted rounds of the whole sequence");
         res.put("device", hello.get("device").asText());
         res.put("pci", hello.get("pci").asText());
         res.put("driver", hello.get("driver").asText());
         res.put("dma_buf_supported", hello.get("dma_buf_supported").asBoolean());
         res.put("cpu", cpu);
+        res.put("pinned", pinProcess ? "process" : "thread");
         res.put("forks", forks);
         res.put("rounds", rounds);
         res.put("block", block);
@@ -412,6 +457,18 @@ public final class GpuBench {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** An executable named {@code name} in a directory of PATH, or null. */
+    private static Path findOnPath(String name) {
+        String path = System.getenv("PATH");
+        for (String dir : path == null ? new String[0] : path.split(java.io.File.pathSeparator)) {
+            Path p = dir.isEmpty() ? null : Path.of(dir, name);
+            if (p != null && Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** One server process: a line in, one JSON line out; its stderr goes to ours. */
@@ -517,7 +574,8 @@ public final class GpuBench {
             GpuDevice info = GpuDevice.query(cuda, 0);
             var ctx = cuda.primaryContextRetain(dev);
             cuda.setCurrentContext(ctx);
-            // After the context, as the C program does: the driver's threads keep every CPU.
+            // After the context, as the C program does: with --pin thread the driver's threads and
+            // the JVM's keep every CPU; with --pin process (taskset) every thread is on it already.
             Libc.pinCurrentThread(cpu);
             CInJvm inJvm = CInJvm.load(lib);
 
