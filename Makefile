@@ -110,7 +110,9 @@ test-importer: setup build
 lint: build
 	@scripts/lint.sh
 
+# First: the progress lines make regress prints are shown right (direkt_sim/progress.py --self-test).
 test-sim: build
+	@cd sim && ../$(PY) direkt_sim/progress.py --self-test
 	@for sim in $(SIMS); do \
 	  echo "== cocotb benches on $$sim"; \
 	  (cd sim && SIM=$$sim $(PYTEST) -q tb) || exit 1; \

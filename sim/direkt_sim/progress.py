@@ -86,3 +86,52 @@ def register(config):
         sys.stderr.write(f"direkt_sim.progress: DIREKT_PROGRESS_FD={fd} is not open; progress goes to stderr\n")
         fd = 2
     config.pluginmanager.register(Progress(label, fd, Path(history) if history else None), "direkt-progress")
+
+
+def self_test() -> int:
+    """Runs pytest on two throwaway tests with the progress lines on: each bench's line, then the
+    estimate from the recorded times on a second run. Returns 0 when every line is as it must be."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "conftest.py").write_text("import sys\nsys.path.insert(0, %r)\nfrom direkt_sim import progress\n\n\n"
+                                       "def pytest_configure(config):\n    progress.register(config)\n"
+                                       % str(Path(__file__).resolve().parent.parent))
+        (d / "test_two.py").write_text("import time\n\n\ndef test_a():\n    time.sleep(0.2)\n\n\n"
+                                       "def test_b():\n    assert False\n")
+        lines = []
+        for run in range(2):
+            r_fd, w_fd = os.pipe()
+            env = dict(os.environ, DIREKT_PROGRESS_FD=str(w_fd), DIREKT_PROGRESS_LABEL="selftest",
+                       DIREKT_PROGRESS_HISTORY=str(d / "times.json"))
+            p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(d)], cwd=d, env=env,
+                               pass_fds=(w_fd,), capture_output=True, text=True)
+            os.close(w_fd)
+            with os.fdopen(r_fd) as f:
+                lines.append(f.read().splitlines())
+            if p.returncode != 1:
+                print(f"progress self-test: pytest exited {p.returncode}, expected 1 (one test fails)\n{p.stdout}{p.stderr}",
+                      file=sys.stderr)
+                return 1
+        first, second = lines
+        checks = [
+            (len(first) == 3 and first[0] == "[selftest] 0/2 benches", f"first run's lines: {first}"),
+            (first[1].startswith("[selftest] 1/2 benches, ") and "test_a passed" in first[1], f"after test_a: {first[1:2]}"),
+            (first[2].startswith("[selftest] 2/2 benches, ") and ", 1 failed" in first[2] and "test_b failed" in first[2],
+             f"after test_b: {first[2:3]}"),
+            (second and second[0].startswith("[selftest] 0/2 benches, ~") and "by the last run's times" in second[0],
+             f"second run's estimate: {second[:1]}"),
+            ((d / "times.json").is_file() and len(json.loads((d / "times.json").read_text())) == 2, "recorded times"),
+        ]
+        bad = [what for ok, what in checks if not ok]
+        if bad:
+            print("progress self-test failed: " + "; ".join(bad), file=sys.stderr)
+            return 1
+    print("progress self-test: a line per finished bench (done / total, elapsed, left, failures) and the next run's estimate")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(self_test() if sys.argv[1:] == ["--self-test"] else 2)
