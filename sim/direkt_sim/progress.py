@@ -38,7 +38,12 @@ class Progress:
         self.start = None
 
     def write(self, line: str):
-        os.write(self.fd, (f"[{self.label}] {line}\n").encode())
+        if self.fd is None:
+            return
+        try:
+            os.write(self.fd, (f"[{self.label}] {line}\n").encode())
+        except OSError:
+            self.fd = None  # the terminal went away (a closed pipe): the run goes on without its progress lines
 
     def pytest_collection_finish(self, session):
         self.pending = [item.nodeid for item in session.items]
