@@ -105,8 +105,7 @@ public final class Emit {
             Map<String, String> modules = VerilogEmitter.emit(m);
             modules.forEach((name, text) -> files.putIfAbsent(name + ".v", text));
             // a FuseSoC core per top: its lint and sim targets (make fusesoc-check runs every lint)
-            files.put(m.name() + ".core", FuseSocCore.core(m.name(), modules.keySet().stream().map(n -> n + ".v").toList(),
-                    "direkt reference IP " + m.name() + " and the modules under it"));
+            files.put(m.name() + ".core", FuseSocCore.referenceIp(m.name(), modules.keySet().stream().map(n -> n + ".v").toList()));
         }
         Files.createDirectories(dir);
         for (Map.Entry<String, String> e : files.entrySet()) {

@@ -37,6 +37,11 @@ public final class FuseSocCore {
         return release;
     }
 
+    /** The core of reference top {@code top} in ip/ (make ip writes it beside its files). */
+    public static String referenceIp(String top, Collection<String> files) {
+        return core(top, files, "direkt reference IP " + top + " and the modules under it");
+    }
+
     /**
      * The {@code .core} text for {@code top}, whose Verilog files (file names, in the same directory
      * as the core) are {@code files}; {@code what} is one line saying what the IP is.

@@ -28,8 +28,7 @@ class ReferenceIpTest {
             Map<String, String> modules = VerilogEmitter.emit(m);
             modules.forEach((name, text) -> expected.putIfAbsent(name + ".v", text));
             // and its FuseSoC core, naming exactly the top's files (make fusesoc-check runs it)
-            expected.put(m.name() + ".core", FuseSocCore.core(m.name(), modules.keySet().stream().map(n -> n + ".v").toList(),
-                    "direkt reference IP " + m.name() + " and the modules under it"));
+            expected.put(m.name() + ".core", FuseSocCore.referenceIp(m.name(), modules.keySet().stream().map(n -> n + ".v").toList()));
         }
         Map<String, String> onDisk = new TreeMap<>();
         try (Stream<Path> files = Files.list(IP)) {

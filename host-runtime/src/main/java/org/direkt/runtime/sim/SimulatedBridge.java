@@ -207,7 +207,8 @@ public final class SimulatedBridge {
         return s == null || s.isBlank();
     }
 
-    private static Path onPath(String exe) {
+    /** The executable {@code exe} in the first directory of PATH that has one, or null. */
+    public static Path onPath(String exe) {
         String path = System.getenv("PATH");
         if (path == null) {
             return null;

@@ -208,7 +208,7 @@ public final class GpuBench {
         // Every thread of a server on the CPU: started under taskset, so nothing of it runs elsewhere.
         List<String> pin = List.of();
         if (pinProcess) {
-            Path taskset = findOnPath("taskset");
+            Path taskset = org.direkt.runtime.sim.SimulatedBridge.onPath("taskset");
             if (taskset == null) {
                 throw new IllegalStateException("GpuBench: --pin process (the default) starts the servers under taskset, which is not"
                         + " on PATH (util-linux); install it or measure with --pin thread");
@@ -457,18 +457,6 @@ public final class GpuBench {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    /** An executable named {@code name} in a directory of PATH, or null. */
-    private static Path findOnPath(String name) {
-        String path = System.getenv("PATH");
-        for (String dir : path == null ? new String[0] : path.split(java.io.File.pathSeparator)) {
-            Path p = dir.isEmpty() ? null : Path.of(dir, name);
-            if (p != null && Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
     }
 
     /** One server process: a line in, one JSON line out; its stderr goes to ours. */
