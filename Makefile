@@ -26,7 +26,7 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check licence-check help setup build dist test-dist fusesoc-check rdl-check test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check licence-check help setup build dist test-dist fusesoc-check rdl-check test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-regions bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -44,6 +44,7 @@ help:
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
 	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing, bench-session into bench/results"
+	@echo "make bench-regions  the GPU region walker: 64 MB through fragmented pages, area, place and route"
 	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
 	@echo "make mutation  PIT mutation testing of hdl-dsl, generators, board-spec and bsp-overlay into bench/results/mutation.json (target: 75 % per module)"
 	@echo "make bench-bounce  (a machine with an NVIDIA GPU) the fallback path's CUDA half: pinned host <-> GPU copies, 4 B .. 64 MB"
@@ -161,6 +162,13 @@ bench-bridge: build
 
 bench-overlay: build
 	$(PY) bench/overlay.py
+
+# The GPU region walker: one 64 MB request through fragmented pages (simulation) and its area, then its
+# place and route beside the reference FIFO into bench/results/timing-regions.json.
+bench-regions: build ip
+	$(PY) bench/regions.py; rc=$$?; \
+	$(PY) bench/timing.py --presets none --units --out bench/results/timing-regions.json --plot bench/results/timing-regions.png || rc=1; \
+	python3 bench/readme_tables.py --write; exit $$rc
 
 # Place and route (pinned YoWASP Yosys and nextpnr-ecp5 from bench/requirements.txt), two tops at a time.
 bench-timing: build

@@ -274,9 +274,34 @@ def session(r: dict) -> str:
     return "\n".join(lines)
 
 
+def regions(r: dict, t: dict) -> str:
+    f = r["region_64mb_fragmented"]
+    mv = r["mover"]
+    lines = ["| figure | measured |", "|---|---|",
+             f"| one request of {_size(f['bytes'])} over {f['pages']:,} pages in random order | {f['pieces']:,} mover descriptors, "
+             f"{f['statuses']} status, byte-exact: {'yes' if f['byte_exact'] else 'NO'} |",
+             f"| descriptors per cycle while the mover could take one | {f['desc_per_cycle_when_mover_can_take']:.3f} |",
+             f"| fraction of the mover model's peak ({mv['bytes_per_cycle']} B/cycle, latency {mv['latency_cycles']}) | "
+             f"{f['fraction_of_mover_peak']:.3f} ({f['cycles_request_to_status']:,} cycles from request to status) |"]
+    for top, a in r["area"].items():
+        lines.append(f"| `{top}` (Cyclone V) | {a['luts']:,} ALUTs, {a['ffs']:,} FFs, {a['ram_bits']:,} RAM bits |")
+    for name, top in t["tops"].items():
+        if name == t["reference"]:
+            continue
+        fmax = ", ".join(f"{c} {v:.1f}" for c, v in sorted(top["fmax_mhz"].items()))
+        d = top.get("critical_path_detail") or {}
+        lines.append(f"| `{name}` on ECP5 | {fmax} MHz, {top['ratio_to_fifo']:.2f} x the FIFO "
+                     f"({'meets' if top['meets_target'] else 'misses'} 0.8); critical path `{top['critical_path']}`, "
+                     f"{d.get('delay_ns', 0):.2f} ns of which routing {d.get('routing_ns', 0):.2f} ns |")
+    bad = [k for k, v in r["expectations"].items() if not v["pass"]]
+    return "\n".join(lines) + ("\n\nEvery expectation of bench/regions.py met." if not bad
+                               else "\n\nUnmet: " + ", ".join(bad) + ".")
+
+
 TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
+          "regions": lambda: regions(_load("regions.json"), _load("timing-regions.json")),
           "bounce": lambda: bounce(_bounce_results()),
           "gpu": lambda: gpu(_gpu_results()),
           "gpu-pinning": lambda: gpu_pinning(_pinning_results()),

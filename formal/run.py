@@ -159,6 +159,17 @@ def status_paper(n, k, cover_k):
                 defines=dict(DUT=module), props=STATUS_PAPER_PROPS)
 
 
+REGION_WALKER_PROPS = ["page_in_region", "helpers", "reachable"]
+
+
+def region_walker(k, cover_k):
+    # the smallest walker: 16 pages, 2 regions, 2 pieces and 2 requests in flight
+    module = "direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000"
+    return dict(name="region_walker_rd_e16", harness="region_walker.sv", top="fv_region_walker",
+                ip=[module, "direkt_bridge_id_pool_n2"], multiclock=False, depth=k, cover_depth=cover_k,
+                defines=dict(DUT=module), props=REGION_WALKER_PROPS)
+
+
 def bridge_issue(direction, k, cover_k):
     module = "direkt_bridge_issue_%s_e4_mem200000000_n16_s16" % direction
     return dict(name="bridge_issue_%s_n16" % direction, harness="bridge_issue.sv",
@@ -216,6 +227,8 @@ CONFIGS = [
     arbiter("direkt_arbiter_fixed_n2_o", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2_o", 2, 1, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n2_3_1_o", 2, 2, [3, 1], k=10, cover_k=12),
+    # the GPU region walker: a translation reads only its region's pages
+    region_walker(k=4, cover_k=14),
 ]
 
 # The rebuilt admission unit's harness (bridge_issue.sv) is not yet inductive: its helper invariants

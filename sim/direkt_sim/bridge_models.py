@@ -29,6 +29,7 @@ Typical use (inside a cocotb test)::
 
 from __future__ import annotations
 
+import bisect
 import os
 import random
 from collections import deque
@@ -234,17 +235,20 @@ class PcieSpace:
 
     def __init__(self, regions: Iterable = ()):
         self._maps: list[tuple[int, int, Memory, int]] = []
+        self._starts: list[int] = []
         for r in regions:
             self.add(r)
 
     def add(self, region) -> None:
         self._maps.extend(region.mappings())
         self._maps.sort(key=lambda m: m[0])
+        self._starts = [m[0] for m in self._maps]
 
     def _find(self, bus: int) -> Optional[tuple[int, int, Memory, int]]:
-        for m in self._maps:
-            if m[0] <= bus < m[0] + m[1]:
-                return m
+        # the mapping starting last at or below bus (mappings do not overlap)
+        i = bisect.bisect_right(self._starts, bus) - 1
+        if i >= 0 and bus < self._maps[i][0] + self._maps[i][1]:
+            return self._maps[i]
         return None
 
     def _pieces(self, bus: int, n: int) -> list[tuple[Memory, int, int]]:
@@ -439,6 +443,8 @@ class DataMover:
     ``abort_ids``; or flushed=1 for ids in ``flush_ids``) is on ``<t>_dma_status_*`` for exactly one
     cycle (one status per cycle at most; later ones wait).
 
+    ``clock`` and ``prefix`` name the clock and the ports (``<prefix>_desc_*``, ``<prefix>_status_*``)
+    for a unit other than the bridge (default ``dma_clk`` and ``<t>_dma``).
     ``hold_status``: statuses wait (they are still produced in order afterwards).
     ``log``: every descriptor taken (:class:`MoverDesc` with cycles); ``bytes_moved``,
     ``statuses``, ``cycle``, ``busy_cycles`` let a benchmark compute bandwidth against
@@ -448,7 +454,8 @@ class DataMover:
 
     def __init__(self, dut, direction: str, manifest: Manifest, pcie: PcieSpace, fpga: Memory,
                  latency: int = 8, bytes_per_cycle: int = 64, ready: str = "always",
-                 abort_ids: Optional[set] = None, seed: int = 0, start: bool = True):
+                 abort_ids: Optional[set] = None, seed: int = 0, start: bool = True, clock=None,
+                 prefix: Optional[str] = None):
         assert direction in DIRECTIONS
         self.dut = dut
         self.t = direction
@@ -483,12 +490,14 @@ class DataMover:
         self.cycle = 0
         self.busy_cycles = 0
         self._busy_until = 0
-        self._clk = dut.dma_clk
-        self._ready = _Pin(getattr(dut, f"{direction}_dma_desc_ready"))
-        self._valid = getattr(dut, f"{direction}_dma_desc_valid")
-        self._data = getattr(dut, f"{direction}_dma_desc_data")
-        self._st_valid = _Pin(getattr(dut, f"{direction}_dma_status_valid"))
-        self._st_data = _Pin(getattr(dut, f"{direction}_dma_status_data"))
+        # The bridge's ports by default; a unit of its own names its clock and port prefix.
+        self._clk = dut.dma_clk if clock is None else clock
+        pre = f"{direction}_dma" if prefix is None else prefix
+        self._ready = _Pin(getattr(dut, f"{pre}_desc_ready"))
+        self._valid = getattr(dut, f"{pre}_desc_valid")
+        self._data = getattr(dut, f"{pre}_desc_data")
+        self._st_valid = _Pin(getattr(dut, f"{pre}_status_valid"))
+        self._st_data = _Pin(getattr(dut, f"{pre}_status_data"))
         self._st = manifest.word("mover_status")
         self.task = cocotb.start_soon(self._run()) if start else None
 

@@ -16,6 +16,7 @@ import org.direkt.generators.bridge.IdPool;
 import org.direkt.generators.bridge.StatusBuilder;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
+import org.direkt.generators.bridge.RegionWalker;
 import org.direkt.generators.fifo.AsyncFifo;
 import org.direkt.generators.fifo.SyncFifo;
 import org.direkt.generators.stream.ChannelPort;
@@ -159,6 +160,28 @@ public final class Catalog {
                 a -> Map.of(Manifest.FILE_NAME, Manifest.json(bridgeParams(a)))));
     }
 
+    static {
+        ENTRIES.put("region_walker", new Entry("direction=rd|wr entries=1024 regions=16 pieces=16 requests=4 status_depth=8 "
+                + "id_base=192 fpga_mem_bytes=8589934592", a -> new RegionWalker().elaborate(walkerParams(a)),
+                a -> Map.of(RegionWalker.DESCRIPTION_FILE, RegionWalker.describe(walkerParams(a)))));
+    }
+
+    /** Region walker parameters: the defaults of {@link RegionWalker.Params#of}, any overridden by name. */
+    public static RegionWalker.Params walkerParams(Args a) {
+        Bridge.Direction d = a.choice("direction", Bridge.Direction.class, Bridge.Direction.RD);
+        RegionWalker.Params x = RegionWalker.Params.of(d);
+        String mem = a.text("fpga_mem_bytes", null);
+        long memBytes;
+        try {
+            memBytes = mem == null ? x.fpgaMemBytes() : Long.parseLong(mem.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("region_walker fpga_mem_bytes = " + mem + ": must be an integer");
+        }
+        return new RegionWalker.Params(d, a.integer("entries", x.entries()), a.integer("regions", x.regions()),
+                a.integer("pieces", x.pieces()), a.integer("requests", x.requests()), a.integer("status_depth", x.statusDepth()),
+                a.integer("id_base", x.idBase()), memBytes);
+    }
+
     /** Bridge parameters: a preset, then any parameter overridden by its name ({@link BridgeParam#ALL}). */
     public static Bridge.Params bridgeParams(Args a) {
         Bridge.Params.Builder b = BridgeParam.preset(a.text(BridgeParam.PRESET, Bridge.Params.DEFAULT_PRESET).trim());
@@ -232,6 +255,10 @@ public final class Catalog {
         // the paper preset's status builder (the kernel's IDs, cycle-count statuses), proved on its own
         r.add(new StatusBuilder().elaborate(new StatusBuilder.Params(Bridge.IdMode.PAPER, 16, false, true)));
         r.add(new Bridge().elaborate(Bridge.Params.defaults()));
+        // the GPU region walker in both directions, and its smallest build (proved in formal/)
+        r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.RD)));
+        r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.WR)));
+        r.add(new RegionWalker().elaborate(new RegionWalker.Params(Bridge.Direction.RD, 16, 2, 2, 2, 2, 192, 8L << 30)));
         return r;
     }
 }

@@ -77,7 +77,7 @@ public final class Layout {
     private static List<Word> allWords() {
         return List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID, STAMP_TAGGED,
                 CSR_CONFIG, CSR_LAST_ERROR, CSR_ALARMS, CSR_CONTROL, CSR_LEVEL, CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI,
-                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL);
+                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL, REGION_REQ, REGION_ENTRY, PAGE_ENTRY);
     }
 
     /** Bumped whenever a field below moves; the manifest carries it and readers refuse others. */
@@ -235,7 +235,10 @@ public final class Layout {
         UNALIGNED("source or destination address not a multiple of 4"),
         WINDOW("PCIe range not inside an enabled window that allows this direction"),
         FPGA_RANGE("FPGA memory range beyond the configured memory"),
-        ABORTED("the data mover reported the descriptor aborted or flushed");
+        ABORTED("the data mover reported the descriptor aborted or flushed"),
+        REGION("region request: the region number is beyond the table, or the region is closed, lies beyond the page table, "
+                + "or does not allow this direction"),
+        REGION_RANGE("region request: bytes outside the region (offset + length beyond the region's length)");
 
         public final String meaning;
 
@@ -247,6 +250,32 @@ public final class Layout {
             return ordinal();
         }
     }
+
+    // ------------------------------------------------------------------ regions (GPU memory translated on the FPGA)
+
+    /** A region's pages are 64 KB, as GPU memory is pinned and mapped. */
+    public static final int PAGE_BITS = 16;
+
+    /** A region request: a byte range of a region, moved to or from FPGA memory, with the kernel's tag. */
+    public static final Word REGION_REQ = new Word("region_req", 192, List.of(
+            f("fpga", 0, 64, "FPGA memory address of the first byte (a multiple of 4)"),
+            f("offset", 64, 32, "byte offset inside the region (a multiple of 4)"),
+            f("bytes", 96, 32, "length in bytes, 4 .. 4 GB - 4 (a multiple of 4)"),
+            f("tag", 128, 32, "the kernel's tag, returned in the status"),
+            f("region", 160, 8, "region number"),
+            f("reserved", 168, 24, "must be 0")));
+
+    /** A region's entry in the region table, as the host writes it. */
+    public static final Word REGION_ENTRY = new Word("region_entry", 64, List.of(
+            f("bytes", 0, 32, "the region's length in bytes; 0: the region is closed"),
+            f("first", 32, 16, "page table index of the region's first page; its pages are first .. first + ceil(bytes / 64 KB) - 1"),
+            f("allow_rd", 48, 1, "GPU->FPGA requests may read the region"),
+            f("allow_wr", 49, 1, "FPGA->GPU requests may write the region"),
+            f("reserved", 50, 14, "0")));
+
+    /** A page table entry: the bus address of one 64 KB page, without its 16 low bits. */
+    public static final Word PAGE_ENTRY = new Word("page_entry", 48, List.of(
+            f("frame", 0, 48, "bus address [63:16] of the page")));
 
     // ------------------------------------------------------------------ IDs
 

@@ -96,7 +96,7 @@ public final class Manifest {
         return l;
     }
 
-    private static Map<String, Object> word(Layout.Word w) {
+    static Map<String, Object> word(Layout.Word w) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("bits", w.bits());
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -112,7 +112,7 @@ public final class Manifest {
     }
 
     /** A map that keeps the order given (Map.of does not, so its JSON would differ from run to run). */
-    private static Map<String, Object> ordered(Object... kv) {
+    static Map<String, Object> ordered(Object... kv) {
         Map<String, Object> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
             m.put((String) kv[i], kv[i + 1]);

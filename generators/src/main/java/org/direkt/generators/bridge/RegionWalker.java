@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: Apache-2.0
+package org.direkt.generators.bridge;
+
+import static org.direkt.generators.Check.require;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.direkt.generators.Check;
+import org.direkt.generators.Domains;
+import org.direkt.generators.bridge.Bridge.Direction;
+import org.direkt.hdl.AvalonSt;
+import org.direkt.hdl.ClockDomain;
+import org.direkt.hdl.Expr;
+import org.direkt.hdl.Memory;
+import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Ports;
+import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
+import org.direkt.hdl.Stream;
+import org.direkt.hdl.Unit;
+
+/**
+ * GPU regions translated on the FPGA: one request names a byte range of a region (a list of 64 KB
+ * GPU pages in a page table, a length, the directions allowed) and an FPGA address; the walker
+ * checks it against the region, reads the region's pages one a cycle, joins pages whose bus
+ * addresses follow each other into one mover descriptor (at most {@link #MAX_PAGES_PER_PIECE}
+ * pages, so a piece stays under the mover's 1 MB - 4 B), hands the pieces to the data mover with
+ * IDs of its own, and returns one status per request when every piece has reported: the
+ * request's tag, its error (the first failing piece's, or the check's) and the cycles from
+ * admission to that status.
+ *
+ * <p>Defined behaviour while requests are in flight: a request is checked against its region's
+ * entry as it stands in the cycle the request enters the check stage (the cycle after it is
+ * taken), and walks the page table as it stands when it is admitted: a page table write to an
+ * entry that the request being walked has still to read is refused (not written; {@code
+ * pt_refused} is high in that cycle), every other write goes through at once. The host closes a
+ * region by writing its entry (length 0 or no direction allowed): requests checked from the next
+ * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
+ * pages. {@code region_busy[r]} is high while a request naming region r is anywhere in the walker
+ * and until its status is pushed: once it reads 0 after the close, the mover is done with the
+ * region's pages and the host may rewrite their entries and release them.
+ */
+public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.Io> {
+
+    /** Pages joined into one mover descriptor at most: 15 x 64 KB = 960 KB, under the mover's 1 MB - 4 B. */
+    public static final int MAX_PAGES_PER_PIECE = 15;
+
+    static final int PAGE = 1 << Layout.PAGE_BITS;
+
+    /** Chunks (page reads) in flight or queued between the page table and the piece being joined. */
+    static final int CHUNK_QUEUE = 8;
+
+    /**
+     * @param direction    RD: GPU pages are the source (Read Data Mover); WR: the destination
+     * @param entries      page table entries (64 KB pages), a power of two
+     * @param regions      region table entries
+     * @param pieces       mover descriptors in flight at once (their IDs are idBase .. idBase + pieces - 1)
+     * @param requests     requests admitted and not yet reported at once
+     * @param statusDepth  statuses held for the consumer (every admitted or rejected request owns one place)
+     * @param idBase       first mover ID (kernel IDs are 128..255)
+     * @param fpgaMemBytes FPGA memory size: a request reaching beyond it is rejected
+     */
+    public record Params(Direction direction, int entries, int regions, int pieces, int requests, int statusDepth, int idBase,
+            long fpgaMemBytes) {
+        public Params {
+            require(direction != null, "RegionWalker", "direction", direction, "must be RD or WR");
+            require(Check.isPowerOfTwo(entries) && entries >= 16 && entries <= (1 << Layout.REGION_ENTRY.field("first").width()),
+                    "RegionWalker", "entries", entries, "must be a power of two in 16..65536 (64 KB pages: 1 MB .. 4 GB)");
+            require(regions >= 1 && regions <= 64, "RegionWalker", "regions", regions, "must be in 1..64");
+            require(pieces >= 1 && pieces <= 64, "RegionWalker", "pieces", pieces, "must be in 1..64");
+            require(requests >= 1 && requests <= 16, "RegionWalker", "requests", requests, "must be in 1..16");
+            require(Check.isPowerOfTwo(statusDepth) && statusDepth >= Math.max(2, requests) && statusDepth <= 64, "RegionWalker",
+                    "statusDepth", statusDepth, "must be a power of two >= max(2, requests = " + requests + ") and <= 64");
+            require(idBase >= Layout.KERNEL_ID_FIRST && idBase + pieces - 1 <= Layout.KERNEL_ID_LAST, "RegionWalker", "idBase",
+                    idBase, "IDs idBase .. idBase + pieces - 1 must lie in the kernel range 128..255");
+            require(fpgaMemBytes >= 4096 && fpgaMemBytes % 4 == 0, "RegionWalker", "fpgaMemBytes", fpgaMemBytes,
+                    "must be a multiple of 4, at least 4096");
+        }
+
+        /**
+         * A 1024-page table (64 MB of GPU memory mapped at once per direction), 16 regions, 16 pieces
+         * and 4 requests in flight. More pages are a parameter; past one block RAM cascade the
+         * table's read mux sets the clock (bench/timing.py measures this size).
+         */
+        public static Params of(Direction d) {
+            return new Params(d, 1024, 16, 16, 4, 8, 192, 8L << 30);
+        }
+
+        int entryBits() {
+            return Check.log2(entries);
+        }
+
+        int regionBits() {
+            return Check.indexWidth(Math.max(2, regions));
+        }
+
+        int requestBits() {
+            return Check.indexWidth(Math.max(2, requests));
+        }
+
+        IdPool.Params pool() {
+            return new IdPool.Params(pieces);
+        }
+    }
+
+    public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal rgWe, Signal rgIdx,
+            Signal rgData, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal outstanding, Signal walking, Signal canIssue,
+            Signal spurious, Signal lastStatus, Signal regionBusy) {
+    }
+
+    @Override
+    public String moduleName(Params p) {
+        return "direkt_region_walker_" + p.direction().tag() + "_e" + p.entries() + "_r" + p.regions() + "_p" + p.pieces() + "_q"
+                + p.requests() + "_s" + p.statusDepth() + "_id" + p.idBase() + "_mem" + Long.toHexString(p.fpgaMemBytes());
+    }
+
+    @Override
+    protected Io ports(Ports at, Params p) {
+        ClockDomain cd = at.domain(Domains.MAIN);
+        int ow = Check.indexWidth(p.statusDepth() + 1);
+        return new Io(at.sink("req", AvalonSt.source(Layout.REGION_REQ.bits()), cd),
+                at.source("st", AvalonSt.source(Layout.KERNEL_STATUS_TAGGED.bits()), cd),
+                at.in("pt_we", 1, cd), at.in("pt_addr", p.entryBits(), cd), at.in("pt_data", Layout.PAGE_ENTRY.bits(), cd),
+                at.out("pt_refused", 1, cd), at.in("rg_we", 1, cd), at.in("rg_idx", p.regionBits(), cd),
+                at.in("rg_data", Layout.REGION_ENTRY.bits(), cd), at.in("rg_read_idx", p.regionBits(), cd),
+                at.out("rg_read_data", Layout.REGION_ENTRY.bits(), cd),
+                at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), 1), cd),
+                at.in("dma_status_valid", 1, cd), at.in("dma_status_data", Layout.MOVER_STATUS.bits(), cd),
+                at.out("outstanding", ow, cd), at.out("walking", 1, cd), at.out("can_issue", 1, cd), at.out("spurious", 1, cd),
+                at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd), at.out("region_busy", p.regions(), cd));
+    }
+
+    @Override
+    protected void build(ModuleBuilder m, Params p, Io io) {
+        m.doc(String.format("""
+                GPU regions, %s: a request (region, offset, length, FPGA address, tag) is checked against its region,
+                walked through a %d-entry page table one 64 KB page a cycle, split at every page discontinuity and
+                every %d pages, and issued as mover descriptors (IDs %d..%d); one status per request.""",
+                p.direction().describe(), p.entries(), MAX_PAGES_PER_PIECE, p.idBase(), p.idBase() + p.pieces() - 1));
+        ClockDomain cd = Domains.MAIN;
+        int ew = p.entryBits();
+        int qw = p.requestBits();
+        int nq = p.requests();
+        int sd = p.statusDepth();
+        int sa = Check.log2(sd);
+        int ow = Check.indexWidth(sd + 1);
+        Layout.Word rq = Layout.REGION_REQ;
+        Layout.Word re = Layout.REGION_ENTRY;
+        Layout.Word ks = Layout.KERNEL_STATUS_TAGGED;
+
+
+        // ---------------------------------------------------------------- tables
+        Memory regionTable = m.memory("region_table", re.bits(), 1 << p.regionBits(), cd).distributed();
+        regionTable.write(io.rgIdx(), io.rgData(), io.rgWe());
+        io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()));
+        Memory pageTable = m.memory("page_table", Layout.PAGE_ENTRY.bits(), p.entries(), cd);
+
+        // ---------------------------------------------------------------- stage A: the request as taken
+        Reg aValid = m.reg("a_valid", 1, cd).init(0);
+        Reg aReq = m.reg("a_req", rq.bits(), cd).init(0);
+        Signal aMove = m.wire("a_move", 1);
+        io.req().ready().set(aValid.not().or(aMove));
+        m.when(io.req().fire(), () -> aReq.set(io.req().data()));
+        aValid.set(io.req().fire().or(aValid.and(aMove.not())));
+
+        // ---------------------------------------------------------------- stage B: sums and checks of the request alone, its region's entry
+        int rfw = rq.field("region").width();
+        int fw = re.field("first").width();
+        Reg bValid = m.reg("b_valid", 1, cd).init(0);
+        Reg bOff = m.reg("b_offset", rq.field("offset").width(), cd).init(0);
+        Reg bFpga = m.reg("b_fpga", 64, cd).init(0);
+        Reg bTag = m.reg("b_tag", 32, cd).init(0);
+        Reg bRegion = m.reg("b_region", rfw, cd).init(0);
+        Reg bCheap = m.reg("b_request_error", 4, cd).init(0); // the checks of the request alone
+        Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes - 1: the last byte's offset
+        Reg bFpgaEnd = m.reg("b_fpga_end", 65, cd).init(0); // fpga + bytes: one past the last FPGA byte
+        Reg bFpgaAdj = m.reg("b_fpga_adj", 64, cd).init(0); // fpga - (offset mod 64 KB): where the first page would start
+        // the region's entry as it stood when the request came here: usable for this request, first page, length
+        Reg bUsable = m.reg("b_region_usable", 1, cd).init(0);
+        Reg bFirst = m.reg("b_region_first", fw, cd).init(0);
+        Reg bBytes = m.reg("b_region_bytes", 32, cd).init(0);
+        Signal bMove = m.wire("b_move", 1);
+        aMove.set(aValid.and(bValid.not().or(bMove)));
+        Expr aOff = HdlWords.get(aReq, rq, "offset");
+        Expr aBytes = HdlWords.get(aReq, rq, "bytes");
+        Expr aFpga = HdlWords.get(aReq, rq, "fpga");
+        Expr aRegion = HdlWords.get(aReq, rq, "region");
+        Expr unaligned = aOff.bits(1, 0).or(aBytes.bits(1, 0)).or(aFpga.bits(1, 0)).orR();
+        Expr cheapE = Expr.mux(unaligned, code(m, Layout.Error.UNALIGNED), code(m, Layout.Error.OK));
+        cheapE = Expr.mux(aBytes.eq(0), code(m, Layout.Error.ZERO_LENGTH), cheapE);
+        Expr cheap = Expr.mux(HdlWords.get(aReq, rq, "reserved").ne(0), code(m, Layout.Error.RESERVED), cheapE);
+        Expr read = regionTable.readAsync(aRegion.trunc(p.regionBits()));
+        Expr rFirstRead = HdlWords.get(read, re, "first");
+        Expr usable = HdlWords.get(read, re, "reserved").eq(0).and(HdlWords.get(read, re, "bytes").ne(0))
+                .and(HdlWords.get(read, re, p.direction() == Direction.RD ? "allow_rd" : "allow_wr"));
+        if (p.regions() < (1 << rfw)) {
+            usable = usable.and(aRegion.lt(m.lit(p.regions(), rfw)));
+        }
+        if (ew < fw) {
+            usable = usable.and(rFirstRead.bits(fw - 1, ew).orR().not());
+        }
+        Expr usableNow = usable;
+        m.when(aMove, () -> {
+            bOff.set(aOff);
+            bFpga.set(aFpga);
+            bTag.set(HdlWords.get(aReq, rq, "tag"));
+            bRegion.set(aRegion);
+            bCheap.set(cheap);
+            bEnd.set(aOff.zext(33).plus(aBytes.zext(33)).minus(1));
+            bFpgaEnd.set(aFpga.plusCarry(aBytes.zext(64)));
+            bFpgaAdj.set(aFpga.minus(aOff.bits(Layout.PAGE_BITS - 1, 0).zext(64)));
+            bUsable.set(usableNow);
+            bFirst.set(rFirstRead);
+            bBytes.set(HdlWords.get(read, re, "bytes"));
+        });
+        bValid.set(aMove.or(bValid.and(bMove.not())));
+
+        // The last page's table index, one bit wider than the table so that a region running off its end shows.
+        Signal pLastWide = m.wire("last_page_wide", fw + 1);
+        pLastWide.set(bFirst.zext(fw + 1).plus(bEnd.bits(31, Layout.PAGE_BITS).zext(fw + 1)));
+        Signal pFirstWide = m.wire("first_page_wide", fw + 1);
+        pFirstWide.set(bFirst.zext(fw + 1).plus(bOff.bits(31, Layout.PAGE_BITS).zext(fw + 1)));
+        Expr inTable = pLastWide.bits(fw, ew).or(pFirstWide.bits(fw, ew)).orR().not();
+        Expr inRegion = bEnd.lt(bBytes.zext(33)).and(inTable);
+        Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), 65));
+        Expr e = Expr.mux(fpgaOk.not(), code(m, Layout.Error.FPGA_RANGE), code(m, Layout.Error.OK));
+        e = Expr.mux(inRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
+        e = Expr.mux(bUsable.not(), code(m, Layout.Error.REGION), e);
+        e = Expr.mux(bCheap.ne(0), bCheap, e);
+        Signal error = m.wire("check_error", 4);
+        error.set(e);
+
+        // ---------------------------------------------------------------- stage K: the request checked
+        Reg kValid = m.reg("k_valid", 1, cd).init(0);
+        Reg kErr = m.reg("k_error", 4, cd).init(0);
+        Reg kTag = m.reg("k_tag", 32, cd).init(0);
+        Reg kRegion = m.reg("k_region", rfw, cd).init(0);
+        Reg kFirstPage = m.reg("k_first_page", ew, cd).init(0);
+        Reg kLastPage = m.reg("k_last_page", ew, cd).init(0);
+        Reg kOff0 = m.reg("k_first_offset", Layout.PAGE_BITS, cd).init(0);
+        Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS + 1, cd).init(0);
+        Reg kFpga = m.reg("k_fpga", 64, cd).init(0);
+        Reg kFpgaAdj = m.reg("k_fpga_adj", 64, cd).init(0);
+        Signal kMove = m.wire("k_move", 1);
+        bMove.set(bValid.and(kValid.not().or(kMove)));
+        m.when(bMove, () -> {
+            kErr.set(error);
+            kTag.set(bTag);
+            kRegion.set(bRegion);
+            kFirstPage.set(pFirstWide.trunc(ew));
+            kLastPage.set(pLastWide.trunc(ew));
+            kOff0.set(bOff.bits(Layout.PAGE_BITS - 1, 0));
+            kEndOff.set(bEnd.bits(Layout.PAGE_BITS - 1, 0).zext(Layout.PAGE_BITS + 1).plus(1));
+            kFpga.set(bFpga);
+            kFpgaAdj.set(bFpgaAdj);
+        });
+        kValid.set(bMove.or(kValid.and(kMove.not())));
+
+        // ---------------------------------------------------------------- request slots, statuses owed
+        Reg owed = m.reg("owed", ow, cd).init(0);
+        Expr room = owed.lt(m.lit(sd, ow));
+        List<Reg> qValid = new ArrayList<>();
+        List<Reg> qOpen = new ArrayList<>();
+        List<Reg> qCount = new ArrayList<>();
+        List<Reg> qTag = new ArrayList<>();
+        List<Reg> qAge = new ArrayList<>(); // cycles since admission, saturating
+        List<Reg> qErr = new ArrayList<>();
+        List<Reg> qRegion = new ArrayList<>();
+        int cw = Check.indexWidth(p.pieces() + 1);
+        for (int q = 0; q < nq; q++) {
+            qValid.add(m.reg("req" + q + "_valid", 1, cd).init(0));
+            qOpen.add(m.reg("req" + q + "_open", 1, cd).init(0));
+            qCount.add(m.reg("req" + q + "_pieces", cw, cd).init(0));
+            qTag.add(m.reg("req" + q + "_tag", 32, cd).init(0));
+            qAge.add(m.reg("req" + q + "_age", Layout.ELAPSED_BITS, cd).init(0));
+            qErr.add(m.reg("req" + q + "_error", 4, cd).init(0));
+            qRegion.add(m.reg("req" + q + "_region", rfw, cd).init(0));
+        }
+        // The lowest free request slot.
+        Signal freeQ = m.wire("free_request", qw);
+        Expr pick = m.lit(0, qw);
+        Expr anyFree = m.lit(0, 1);
+        for (int q = nq - 1; q >= 0; q--) {
+            pick = Expr.mux(qValid.get(q).not(), m.lit(q, qw), pick);
+            anyFree = anyFree.or(qValid.get(q).not());
+        }
+        freeQ.set(pick);
+
+        // ---------------------------------------------------------------- the walk: one page table read a cycle
+        Reg wBusy = m.reg("w_busy", 1, cd).init(0);
+        Reg wQ = m.reg("w_request", qw, cd).init(0);
+        Reg wPage = m.reg("w_page", ew, cd).init(0);
+        Reg wLast = m.reg("w_last_page", ew, cd).init(0);
+        Reg wFirst = m.reg("w_first", 1, cd).init(0);
+        Reg wOff0 = m.reg("w_first_offset", Layout.PAGE_BITS, cd).init(0);
+        Reg wEndOff = m.reg("w_end_offset", Layout.PAGE_BITS + 1, cd).init(0);
+        Reg wFpga = m.reg("w_fpga", 64, cd).init(0);
+        Reg wFpgaAdj = m.reg("w_fpga_adj", 64, cd).init(0);
+
+        Signal admit = m.wire("admit", 1);
+        Signal reject = m.wire("reject", 1);
+        Reg completion = m.reg("completed", 1, cd).init(0);
+        admit.set(kValid.and(kErr.eq(0)).and(room).and(anyFree).and(wBusy.not()));
+        // A rejection waits in a register for the status queue's write port (a completion goes first),
+        // so taking it never waits on a mover status.
+        Reg rejValid = m.reg("reject_valid", 1, cd).init(0);
+        Reg rejTag = m.reg("reject_tag", 32, cd).init(0);
+        Reg rejErr = m.reg("reject_error", 4, cd).init(0);
+        reject.set(kValid.and(kErr.ne(0)).and(room).and(rejValid.not()));
+        kMove.set(admit.or(reject));
+        Signal rejPush = m.wire("reject_push", 1);
+        rejPush.set(rejValid.and(completion.not()));
+        m.when(reject, () -> {
+            rejValid.set(1);
+            rejTag.set(kTag);
+            rejErr.set(kErr);
+        }).elseWhen(rejPush, () -> rejValid.set(0));
+
+        // ---------------------------------------------------------------- stage R: page reads, their chunks queued
+        // The page table's read enable comes from registers alone (a credit: reads in flight plus
+        // chunks queued stay below the queue's depth), so no path runs from the RAM's output back to
+        // its enable. R0: the read; R1: the frame registered and compared with the previous chunk's
+        // frame + 1; then a small queue of chunks, each marked contiguous with the one before it.
+        int cq = CHUNK_QUEUE;
+        int ca = Check.log2(cq);
+        int lenBits = Layout.PAGE_BITS + 1;
+        Reg r0Valid = m.reg("r0_valid", 1, cd).init(0);
+        Reg r1Valid = m.reg("r1_valid", 1, cd).init(0);
+        Reg qFill = m.reg("chunk_fill", ca + 1, cd).init(0);
+        Reg hdValid = m.reg("chunk_head_valid", 1, cd).init(0);
+        Signal rLoad = m.wire("r_load", 1);
+        Signal rTake = m.wire("r_take", 1);
+        Expr inFlight = r0Valid.zext(ca + 1).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
+        rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))));
+        Signal frame = pageTable.readSync("page_frame", wPage, rLoad, cd);
+
+        Expr isLast = wPage.eq(wLast);
+        Expr startOff = Expr.mux(wFirst, wOff0, m.lit(0, Layout.PAGE_BITS));
+        Expr endOff = Expr.mux(isLast, wEndOff, m.lit(PAGE, lenBits));
+        // a chunk's fields besides its frame: length, offset in its page, FPGA address, last, first, request
+        int metaBits = lenBits + Layout.PAGE_BITS + 64 + 2 + qw;
+        Reg r0Meta = m.reg("r0_chunk", metaBits, cd).init(0);
+        Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
+        Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
+        Reg nextFrame = m.reg("next_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
+        r0Valid.set(rLoad);
+        r1Valid.set(r0Valid);
+        m.when(rLoad, () -> {
+            r0Meta.set(Expr.cat(endOff.minus(startOff.zext(lenBits)), startOff, wFpga, isLast, wFirst, wQ));
+            wPage.set(wPage.plus(1));
+            wFirst.set(0);
+            wFpga.set(Expr.mux(wFirst, wFpgaAdj, wFpga).plus(PAGE));
+        });
+        // The RAM's word straight into a register every cycle (the RAM holds it while not read), so
+        // the register can be the RAM's own output register where the device has one.
+        r1Frame.set(frame);
+        m.when(r0Valid, () -> r1Meta.set(r0Meta));
+        m.when(r1Valid, () -> nextFrame.set(r1Frame.plus(1)));
+        // chunk word: {frame, contiguous with the chunk before, meta}
+        Expr r1First = r1Meta.bit(qw);
+        Expr r1Contig = r1Frame.eq(nextFrame).and(r1First.not());
+        // queued without the first-chunk mark (folded into the contiguous mark)
+        int queuedBits = Layout.PAGE_ENTRY.bits() + 1 + metaBits - 1;
+        Memory chunks = m.memory("chunk_queue", queuedBits, cq, cd).distributed();
+        Reg cqWr = m.reg("chunk_wr", ca, cd).init(0);
+        Reg cqRd = m.reg("chunk_rd", ca, cd).init(0);
+        chunks.write(cqWr, Expr.cat(r1Frame, r1Contig, r1Meta.bits(metaBits - 1, qw + 1), r1Meta.bits(qw - 1, 0)), r1Valid);
+        m.when(r1Valid, () -> cqWr.set(cqWr.plus(1)));
+        // The queue's head in a register, so the joining logic starts from flip-flops.
+        Reg head = m.reg("chunk_head", queuedBits, cd).init(0);
+        Signal hdLoad = m.wire("chunk_head_load", 1);
+        hdLoad.set(hdValid.not().or(rTake).and(qFill.ne(0)));
+        m.when(hdLoad, () -> {
+            head.set(chunks.readAsync(cqRd));
+            cqRd.set(cqRd.plus(1));
+        });
+        hdValid.set(hdLoad.or(hdValid.and(rTake.not())));
+        qFill.set(qFill.upDown(r1Valid, hdLoad));
+        Expr rValid = hdValid;
+        int at = 0;
+        Expr rQ = head.bits(at + qw - 1, at);
+        at += qw;
+        Expr rLast = head.bit(at);
+        at += 1;
+        Expr rFpga = head.bits(at + 63, at);
+        at += 64;
+        Expr rOff = head.bits(at + Layout.PAGE_BITS - 1, at);
+        at += Layout.PAGE_BITS;
+        Expr rLen = head.bits(at + lenBits - 1, at);
+        at += lenBits;
+        Expr rContig = head.bit(at);
+        at += 1;
+        Expr hFrame = head.bits(at + Layout.PAGE_ENTRY.bits() - 1, at);
+        m.when(admit, () -> {
+            wBusy.set(1);
+            wQ.set(freeQ);
+            wPage.set(kFirstPage);
+            wLast.set(kLastPage);
+            wFirst.set(1);
+            wOff0.set(kOff0);
+            wEndOff.set(kEndOff);
+            wFpga.set(kFpga);
+            wFpgaAdj.set(kFpgaAdj);
+        }).elseWhen(rLoad.and(isLast), () -> wBusy.set(0));
+
+        // A table write the current walk has still to read is refused.
+        Signal refused = m.wire("pt_write_refused", 1);
+        refused.set(io.ptWe().and(wBusy).and(io.ptAddr().ge(wPage)).and(io.ptAddr().le(wLast)));
+        pageTable.write(io.ptAddr(), io.ptData(), io.ptWe().and(refused.not()));
+        io.ptRefused().set(refused);
+
+        // ---------------------------------------------------------------- stage C: the piece being joined
+        int pb = Check.indexWidth(MAX_PAGES_PER_PIECE * PAGE + 1);
+        Reg cValid = m.reg("c_valid", 1, cd).init(0);
+        Reg cPcie = m.reg("c_pcie", 64, cd).init(0);
+        Reg cFpga = m.reg("c_fpga", 64, cd).init(0);
+        Reg cBytes = m.reg("c_bytes", pb, cd).init(0);
+        Reg cPages = m.reg("c_pages", 4, cd).init(0);
+        Reg cLast = m.reg("c_last", 1, cd).init(0);
+        Reg cQ = m.reg("c_request", qw, cd).init(0);
+        Signal closed = m.wire("c_closed", 1);
+        closed.set(cLast.or(cPages.eq(MAX_PAGES_PER_PIECE)));
+        // The head chunk joins the piece when it follows the piece's last chunk on the bus (the
+        // piece's last chunk is always the one queued before the head).
+        Signal contig = m.wire("c_contiguous", 1);
+        contig.set(cValid.and(closed.not()).and(rContig));
+        Signal cGo = m.wire("c_go", 1);
+        Signal oLoad = m.wire("o_load", 1);
+        cGo.set(cValid.and(closed.or(rValid.and(contig.not()))).and(oLoad));
+        rTake.set(rValid.and(contig.or(cValid.not()).or(cGo)));
+        m.when(rTake.and(contig), () -> {
+            cBytes.set(cBytes.plus(rLen.zext(pb)));
+            cPages.set(cPages.plus(1));
+            cLast.set(rLast);
+        }).elseWhen(rTake, () -> {
+            cPcie.set(Expr.cat(hFrame, rOff));
+            cFpga.set(rFpga);
+            cBytes.set(rLen.zext(pb));
+            cPages.set(1);
+            cLast.set(rLast);
+            cQ.set(rQ);
+        });
+        cValid.set(rTake.or(cValid.and(cGo.not())));
+
+        // ---------------------------------------------------------------- stage O: the piece offered to the mover
+        IdPool.Io pool = m.sub("u_ids", new IdPool(), p.pool()).clock(cd).io();
+        int sw = p.pool().slotBits();
+        Reg oValid = m.reg("o_valid", 1, cd).init(0);
+        Reg oSrc = m.reg("o_src", 64, cd).init(0);
+        Reg oDst = m.reg("o_dst", 64, cd).init(0);
+        Reg oDwords = m.reg("o_dwords", Layout.MOVER_DESC.field("dwords").width(), cd).init(0);
+        Reg oLast = m.reg("o_last", 1, cd).init(0);
+        Reg oQ = m.reg("o_request", qw, cd).init(0);
+        Reg readyQ = m.reg("desc_ready_q", 1, cd).init(0);
+        readyQ.set(io.desc().ready());
+        Signal fire = m.wire("handover", 1);
+        fire.set(oValid.and(readyQ).and(pool.anyFree()));
+        oLoad.set(oValid.not().or(fire));
+        boolean rd = p.direction() == Direction.RD;
+        m.when(cGo, () -> {
+            oSrc.set(rd ? cPcie : cFpga);
+            oDst.set(rd ? cFpga : cPcie);
+            oDwords.set(cBytes.bits(pb - 1, 2).zext(Layout.MOVER_DESC.field("dwords").width()));
+            oLast.set(cLast);
+            oQ.set(cQ);
+        });
+        oValid.set(cGo.or(oValid.and(fire.not())));
+        Expr id = m.lit(p.idBase(), 8).plus(pool.freeSlot().zext(8));
+        io.desc().valid().set(fire);
+        io.desc().data().set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", oSrc, "dst", oDst, "dwords", oDwords, "id", id)));
+        io.canIssue().set(readyQ.and(pool.anyFree()));
+        pool.alloc().set(fire);
+        pool.handed().set(fire);
+        pool.handedSlot().set(pool.freeSlot());
+        Memory pieceRequest = m.memory("piece_request", qw, 1 << sw, cd).distributed();
+        pieceRequest.write(pool.freeSlot(), oQ, fire);
+
+        // ---------------------------------------------------------------- mover statuses: one per piece
+        Layout.Word ms = Layout.MOVER_STATUS;
+        // The mover's status, registered first: nothing from the mover's port reaches the admission logic.
+        Reg msValid = m.reg("mover_status_valid", 1, cd).init(0);
+        Reg msData = m.reg("mover_status_data", ms.bits(), cd).init(0);
+        msValid.set(io.msValid());
+        msData.set(io.msData());
+        Expr msId = HdlWords.get(msData, ms, "id");
+        Signal slot = m.wire("status_slot", sw);
+        slot.set(msId.minus(p.idBase()).trunc(sw));
+        Expr inRange = msId.ge(p.idBase()).and(msId.lt(m.lit(p.idBase() + p.pieces(), 8)));
+        Expr issued = pool.late().and(pool.lateSlot().eq(slot));
+        for (int i = 0; i < p.pieces(); i++) {
+            issued = issued.or(pool.issued().bit(i).and(slot.eq(i)));
+        }
+        Signal believed = m.wire("status_believed", 1);
+        believed.set(msValid.and(inRange).and(issued));
+        io.spurious().set(msValid.and(believed.not()));
+        // The last status believed, as the mover sent it (for bring-up: every bit, the reserved ones too).
+        Reg lastStatus = m.reg("last_status", Layout.MOVER_STATUS.bits(), cd).init(0);
+        m.when(believed, () -> lastStatus.set(msData));
+        io.lastStatus().set(lastStatus);
+        pool.back().set(believed);
+        pool.backSlot().set(slot);
+        pool.release().set(believed);
+        pool.releaseSlot().set(slot);
+        Signal sq = m.wire("status_request", qw);
+        sq.set(pieceRequest.readAsync(slot));
+        Expr failed = HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed"));
+
+        Expr done = m.lit(0, 1);
+        for (int q = 0; q < nq; q++) {
+            final int qi = q;
+            Expr inc = fire.and(oQ.eq(q));
+            Expr dec = believed.and(sq.eq(q));
+            Reg count = qCount.get(q);
+            Expr last = dec.and(count.eq(1)).and(qOpen.get(q).not());
+            done = done.or(last);
+            Expr admitHere = admit.and(freeQ.eq(q));
+            m.when(admitHere, () -> {
+                qValid.get(qi).set(1);
+                qOpen.get(qi).set(1);
+                count.set(0);
+                qTag.get(qi).set(kTag);
+                qRegion.get(qi).set(kRegion);
+                qAge.get(qi).set(0);
+                qErr.get(qi).set(0);
+            }).otherwise(() -> {
+                Reg age = qAge.get(qi);
+                age.set(Expr.mux(age.andR(), age, age.plus(1)));
+                count.set(count.upDown(inc, dec));
+                m.when(inc.and(oLast), () -> qOpen.get(qi).set(0));
+                m.when(dec.and(failed).and(qErr.get(qi).eq(0)), () -> qErr.get(qi).set(Layout.Error.ABORTED.code()));
+                m.when(last, () -> qValid.get(qi).set(0));
+            });
+        }
+        // The request whose last piece reported: its status is written the next cycle, from its
+        // slot's registers (final error included; the slot is reused at the earliest at the end of that cycle).
+        Reg compQ = m.reg("completed_request", qw, cd).init(0);
+        completion.set(done);
+        compQ.set(sq);
+        Expr doneTag = m.lit(0, 32);
+        Expr doneAge = m.lit(0, Layout.ELAPSED_BITS);
+        Expr doneErr = m.lit(0, 4);
+        for (int q = 0; q < nq; q++) {
+            doneTag = Expr.mux(compQ.eq(q), qTag.get(q), doneTag);
+            doneAge = Expr.mux(compQ.eq(q), qAge.get(q), doneAge);
+            doneErr = Expr.mux(compQ.eq(q), qErr.get(q), doneErr);
+        }
+
+        // ---------------------------------------------------------------- statuses out
+        int lw = Layout.ELAPSED_BITS;
+        Expr compWord = HdlWords.pack(m, ks, Map.of("tag", doneTag, "error", doneErr, "elapsed", doneAge));
+        Expr rejWord = HdlWords.pack(m, ks, Map.of("tag", rejTag, "error", rejErr, "elapsed", m.lit(0, lw)));
+        Memory statuses = m.memory("status_fifo", ks.bits(), sd, cd).distributed();
+        Reg stWr = m.reg("status_wr", sa + 1, cd).init(0);
+        Reg stRd = m.reg("status_rd", sa + 1, cd).init(0);
+        Expr push = completion.or(rejPush);
+        statuses.write(stWr.trunc(sa), Expr.mux(completion, compWord, rejWord), push);
+        m.when(push, () -> stWr.set(stWr.plus(1)));
+        io.st().valid().set(stWr.ne(stRd));
+        io.st().data().set(statuses.readAsync(stRd.trunc(sa)));
+        m.when(io.st().fire(), () -> stRd.set(stRd.plus(1)));
+        owed.set(owed.upDown(admit.or(reject), io.st().fire()));
+        io.outstanding().set(owed);
+        // A region is busy while a request naming it is anywhere in the walker, until its status is
+        // pushed (by then every piece has reported: the mover is done with the region's pages).
+        List<Expr> busy = new ArrayList<>();
+        for (int r = 0; r < p.regions(); r++) {
+            Expr b = aValid.and(aRegion.eq(r)).or(bValid.and(bRegion.eq(r))).or(kValid.and(kRegion.eq(r)));
+            for (int q = 0; q < nq; q++) {
+                b = b.or(qValid.get(q).and(qRegion.get(q).eq(r)));
+            }
+            busy.add(0, b);
+        }
+        io.regionBusy().set(busy.size() == 1 ? busy.getFirst() : Expr.cat(busy.toArray(Expr[]::new)));
+        io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(rValid).or(cValid).or(oValid));
+    }
+
+    /** The file the generator writes beside the walker's Verilog: its parameters, words and error codes, for benches. */
+    public static final String DESCRIPTION_FILE = "region_walker.json";
+
+    /** The walker's description: parameters, the words on its ports, the error codes. */
+    public static String describe(Params p) {
+        Map<String, Object> words = new java.util.LinkedHashMap<>();
+        for (Layout.Word w : List.of(Layout.REGION_REQ, Layout.REGION_ENTRY, Layout.PAGE_ENTRY, Layout.MOVER_DESC,
+                Layout.MOVER_STATUS, Layout.KERNEL_STATUS_TAGGED)) {
+            words.put(w.name(), Manifest.word(w));
+        }
+        Map<String, Object> errors = new java.util.LinkedHashMap<>();
+        for (Layout.Error e : Layout.Error.values()) {
+            errors.put(e.name(), Manifest.ordered("code", e.code(), "meaning", e.meaning));
+        }
+        Map<String, Object> walker = Manifest.ordered("module", new RegionWalker().moduleName(p), "direction",
+                p.direction().tag(), "entries", p.entries(), "regions", p.regions(), "pieces", p.pieces(), "requests",
+                p.requests(), "status_depth", p.statusDepth(), "id_base", p.idBase(), "page_bytes", PAGE,
+                "max_pages_per_piece", MAX_PAGES_PER_PIECE);
+        return org.direkt.generators.Json.write(Manifest.ordered("format", "direkt-region-walker", "walker", walker,
+                "layout", Manifest.ordered("max_dwords", Layout.MAX_DWORDS, "words", words, "errors", errors),
+                "bridge", Manifest.ordered("fpga_mem_bytes", p.fpgaMemBytes()))) + "\n";
+    }
+
+    private static Expr code(ModuleBuilder m, Layout.Error e) {
+        return m.lit(e.code(), 4);
+    }
+}
