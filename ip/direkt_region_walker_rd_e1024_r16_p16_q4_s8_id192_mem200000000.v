@@ -1333,7 +1333,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
 
   assign outstanding = owed; // @[RegionWalker.java:564]
 
-  assign walking = ((((w_busy | r0_valid) | r1_valid) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:576]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:576]
 
   assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:473]
 

@@ -29,7 +29,8 @@ cocotb tests:
     each comes back with its error code, the mover never sees a descriptor, memory untouched.
 ``table_update_in_flight``  while a long request walks, writes to its pages not yet read are
     refused (``pt_refused``) and the request moves the old pages' data; writes elsewhere land; a
-    region closed while its request is in flight: that request finishes, the next is rejected.
+    region closed while its request is in flight: that request finishes, the next is rejected, and
+    ``region_busy`` is high until the region's last status, low after.
 ``mover_abort``        a piece aborted by the mover: the request's one status says ABORTED.
 ``region_64mb_fragmented``  (measurement) one 64 MB request over 1024 pages in random order:
     descriptors per cycle while the mover could take one, cycles from request to status, fraction
@@ -466,14 +467,25 @@ async def table_update_in_flight(dut):
     await _write_phase()
     refused = not await w.write_page(first + len(pg.frames) - 1, 0x12345)
     other = await w.write_page(w.regions[0]["first"], w.table[w.regions[0]["first"]])
-    # close the region while its request is in flight: the request finishes, a new one is rejected
+    # close the region while its request is in flight: the request finishes, a new one is rejected;
+    # region_busy[r] holds until the last status for the region is out
     await w.write_region(r, 0, first)
+    await ReadOnly()
+    busy_while_in_flight = (dut.region_busy.value.integer >> r) & 1
+    await RisingEdge(dut.clk)
+    await _write_phase()
     w.request(r, 0, 64, 0, tag=0x78)
     for _ in range(400_000):
         if {s["tag"] for s in w.statuses} >= {0x77, 0x78}:
             break
         await RisingEdge(dut.clk)
     st = {s["tag"]: s for s in w.statuses}
+    for _ in range(10):
+        await RisingEdge(dut.clk)
+    await ReadOnly()
+    assert busy_while_in_flight == 1, "region_busy low while a request on the region was in flight"
+    assert (dut.region_busy.value.integer >> r) & 1 == 0, "region_busy still high after the region's last status"
+    await RisingEdge(dut.clk)
     assert refused, "a write to a page the walk has still to read went through"
     assert other, "a write to another region's page was refused"
     assert st[0x77]["error"] == 0 and st[0x78]["error"] == d.error("REGION"), (st.get(0x77), st.get(0x78))

@@ -573,7 +573,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             busy.add(0, b);
         }
         io.regionBusy().set(busy.size() == 1 ? busy.getFirst() : Expr.cat(busy.toArray(Expr[]::new)));
-        io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(rValid).or(cValid).or(oValid));
+        io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));
     }
 
     /** The file the generator writes beside the walker's Verilog: its parameters, words and error codes, for benches. */
