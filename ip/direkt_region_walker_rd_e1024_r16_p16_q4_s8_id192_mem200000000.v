@@ -42,138 +42,138 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
   output wire [15:0]  region_busy        // @[RegionWalker.java:132]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:161]
-  reg                                                     [191:0] a_req;                // @[RegionWalker.java:162]
-  wire                                                            a_move;               // @[RegionWalker.java:163]
-  reg                                                             b_valid;              // @[RegionWalker.java:171]
-  reg                                                     [31:0]  b_offset;             // @[RegionWalker.java:172]
-  reg                                                     [63:0]  b_fpga;               // @[RegionWalker.java:173]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:174]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:175]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:176]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:177]
-  reg                                                     [64:0]  b_fpga_end;           // @[RegionWalker.java:178]
-  reg                                                     [63:0]  b_fpga_adj;           // @[RegionWalker.java:179]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:181]
-  reg                                                     [15:0]  b_region_first;       // @[RegionWalker.java:182]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:183]
-  wire                                                            b_move;               // @[RegionWalker.java:184]
-  wire                                                    [16:0]  last_page_wide;       // @[RegionWalker.java:221]
-  wire                                                    [16:0]  first_page_wide;      // @[RegionWalker.java:223]
-  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:232]
-  reg                                                             k_valid;              // @[RegionWalker.java:236]
-  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:237]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:238]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:239]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:240]
-  reg                                                     [9:0]   k_last_page;          // @[RegionWalker.java:241]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:242]
-  reg                                                     [16:0]  k_end_offset;         // @[RegionWalker.java:243]
-  reg                                                     [63:0]  k_fpga;               // @[RegionWalker.java:244]
-  reg                                                     [63:0]  k_fpga_adj;           // @[RegionWalker.java:245]
-  wire                                                            k_move;               // @[RegionWalker.java:246]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:262]
-  reg                                                             req0_valid;           // @[RegionWalker.java:273]
-  reg                                                             req0_open;            // @[RegionWalker.java:274]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:275]
-  reg                                                     [31:0]  req0_tag;             // @[RegionWalker.java:276]
-  reg                                                     [27:0]  req0_age;             // @[RegionWalker.java:277]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:278]
-  reg                                                     [7:0]   req0_region;          // @[RegionWalker.java:279]
-  reg                                                             req1_valid;           // @[RegionWalker.java:273]
-  reg                                                             req1_open;            // @[RegionWalker.java:274]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:275]
-  reg                                                     [31:0]  req1_tag;             // @[RegionWalker.java:276]
-  reg                                                     [27:0]  req1_age;             // @[RegionWalker.java:277]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:278]
-  reg                                                     [7:0]   req1_region;          // @[RegionWalker.java:279]
-  reg                                                             req2_valid;           // @[RegionWalker.java:273]
-  reg                                                             req2_open;            // @[RegionWalker.java:274]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:275]
-  reg                                                     [31:0]  req2_tag;             // @[RegionWalker.java:276]
-  reg                                                     [27:0]  req2_age;             // @[RegionWalker.java:277]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:278]
-  reg                                                     [7:0]   req2_region;          // @[RegionWalker.java:279]
-  reg                                                             req3_valid;           // @[RegionWalker.java:273]
-  reg                                                             req3_open;            // @[RegionWalker.java:274]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:275]
-  reg                                                     [31:0]  req3_tag;             // @[RegionWalker.java:276]
-  reg                                                     [27:0]  req3_age;             // @[RegionWalker.java:277]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:278]
-  reg                                                     [7:0]   req3_region;          // @[RegionWalker.java:279]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:282]
-  reg                                                             w_busy;               // @[RegionWalker.java:292]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:293]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:294]
-  reg                                                     [9:0]   w_last_page;          // @[RegionWalker.java:295]
-  reg                                                             w_first;              // @[RegionWalker.java:296]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:297]
-  reg                                                     [16:0]  w_end_offset;         // @[RegionWalker.java:298]
-  reg                                                     [63:0]  w_fpga;               // @[RegionWalker.java:299]
-  reg                                                     [63:0]  w_fpga_adj;           // @[RegionWalker.java:300]
-  wire                                                            admit;                // @[RegionWalker.java:302]
-  wire                                                            reject;               // @[RegionWalker.java:303]
-  reg                                                             completed;            // @[RegionWalker.java:304]
-  reg                                                             reject_valid;         // @[RegionWalker.java:308]
-  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:309]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:310]
-  wire                                                            reject_push;          // @[RegionWalker.java:313]
-  reg                                                             r0_valid;             // @[RegionWalker.java:329]
-  reg                                                             r1_valid;             // @[RegionWalker.java:330]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:331]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:332]
-  wire                                                            r_load;               // @[RegionWalker.java:333]
-  wire                                                            r_take;               // @[RegionWalker.java:334]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:337]
-  reg                                                     [100:0] r0_chunk;             // @[RegionWalker.java:344]
-  reg                                                     [100:0] r1_chunk;             // @[RegionWalker.java:345]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:346]
-  reg                                                     [47:0]  next_frame;           // @[RegionWalker.java:347]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:367]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:368]
-  reg                                                     [148:0] chunk_head;           // @[RegionWalker.java:372]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:373]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:409]
-  reg                                                             c_valid;              // @[RegionWalker.java:416]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:417]
-  reg                                                     [63:0]  c_fpga;               // @[RegionWalker.java:418]
-  reg                                                     [19:0]  c_bytes;              // @[RegionWalker.java:419]
-  reg                                                     [3:0]   c_pages;              // @[RegionWalker.java:420]
-  reg                                                             c_last;               // @[RegionWalker.java:421]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:422]
-  wire                                                            c_closed;             // @[RegionWalker.java:423]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:427]
-  wire                                                            c_go;                 // @[RegionWalker.java:429]
-  wire                                                            o_load;               // @[RegionWalker.java:430]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:448]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:448]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:448]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:448]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:448]
-  reg                                                             o_valid;              // @[RegionWalker.java:450]
-  reg                                                     [63:0]  o_src;                // @[RegionWalker.java:451]
-  reg                                                     [63:0]  o_dst;                // @[RegionWalker.java:452]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:453]
-  reg                                                             o_last;               // @[RegionWalker.java:454]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:455]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:456]
-  wire                                                            handover;             // @[RegionWalker.java:458]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:483]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:484]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:488]
-  wire                                                            status_believed;      // @[RegionWalker.java:495]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:499]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:506]
-  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:538]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:555]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:556]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:15];  // @[RegionWalker.java:155]
-  reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:158]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [148:0] chunk_queue [0:7];    // @[RegionWalker.java:366]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:477]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:554]
+  reg                                                             a_valid;              // @[RegionWalker.java:160]
+  reg                                                     [191:0] a_req;                // @[RegionWalker.java:161]
+  wire                                                            a_move;               // @[RegionWalker.java:162]
+  reg                                                             b_valid;              // @[RegionWalker.java:170]
+  reg                                                     [31:0]  b_offset;             // @[RegionWalker.java:171]
+  reg                                                     [63:0]  b_fpga;               // @[RegionWalker.java:172]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:173]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:174]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:175]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:176]
+  reg                                                     [64:0]  b_fpga_end;           // @[RegionWalker.java:177]
+  reg                                                     [63:0]  b_fpga_adj;           // @[RegionWalker.java:178]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:180]
+  reg                                                     [15:0]  b_region_first;       // @[RegionWalker.java:181]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:182]
+  wire                                                            b_move;               // @[RegionWalker.java:183]
+  wire                                                    [16:0]  last_page_wide;       // @[RegionWalker.java:220]
+  wire                                                    [16:0]  first_page_wide;      // @[RegionWalker.java:222]
+  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:231]
+  reg                                                             k_valid;              // @[RegionWalker.java:235]
+  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:236]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:237]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:238]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:239]
+  reg                                                     [9:0]   k_last_page;          // @[RegionWalker.java:240]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:241]
+  reg                                                     [16:0]  k_end_offset;         // @[RegionWalker.java:242]
+  reg                                                     [63:0]  k_fpga;               // @[RegionWalker.java:243]
+  reg                                                     [63:0]  k_fpga_adj;           // @[RegionWalker.java:244]
+  wire                                                            k_move;               // @[RegionWalker.java:245]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:261]
+  reg                                                             req0_valid;           // @[RegionWalker.java:272]
+  reg                                                             req0_open;            // @[RegionWalker.java:273]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:274]
+  reg                                                     [31:0]  req0_tag;             // @[RegionWalker.java:275]
+  reg                                                     [27:0]  req0_age;             // @[RegionWalker.java:276]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:277]
+  reg                                                     [7:0]   req0_region;          // @[RegionWalker.java:278]
+  reg                                                             req1_valid;           // @[RegionWalker.java:272]
+  reg                                                             req1_open;            // @[RegionWalker.java:273]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:274]
+  reg                                                     [31:0]  req1_tag;             // @[RegionWalker.java:275]
+  reg                                                     [27:0]  req1_age;             // @[RegionWalker.java:276]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:277]
+  reg                                                     [7:0]   req1_region;          // @[RegionWalker.java:278]
+  reg                                                             req2_valid;           // @[RegionWalker.java:272]
+  reg                                                             req2_open;            // @[RegionWalker.java:273]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:274]
+  reg                                                     [31:0]  req2_tag;             // @[RegionWalker.java:275]
+  reg                                                     [27:0]  req2_age;             // @[RegionWalker.java:276]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:277]
+  reg                                                     [7:0]   req2_region;          // @[RegionWalker.java:278]
+  reg                                                             req3_valid;           // @[RegionWalker.java:272]
+  reg                                                             req3_open;            // @[RegionWalker.java:273]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:274]
+  reg                                                     [31:0]  req3_tag;             // @[RegionWalker.java:275]
+  reg                                                     [27:0]  req3_age;             // @[RegionWalker.java:276]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:277]
+  reg                                                     [7:0]   req3_region;          // @[RegionWalker.java:278]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:281]
+  reg                                                             w_busy;               // @[RegionWalker.java:291]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:292]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:293]
+  reg                                                     [9:0]   w_last_page;          // @[RegionWalker.java:294]
+  reg                                                             w_first;              // @[RegionWalker.java:295]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:296]
+  reg                                                     [16:0]  w_end_offset;         // @[RegionWalker.java:297]
+  reg                                                     [63:0]  w_fpga;               // @[RegionWalker.java:298]
+  reg                                                     [63:0]  w_fpga_adj;           // @[RegionWalker.java:299]
+  wire                                                            admit;                // @[RegionWalker.java:301]
+  wire                                                            reject;               // @[RegionWalker.java:302]
+  reg                                                             completed;            // @[RegionWalker.java:303]
+  reg                                                             reject_valid;         // @[RegionWalker.java:307]
+  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:308]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:309]
+  wire                                                            reject_push;          // @[RegionWalker.java:312]
+  reg                                                             r0_valid;             // @[RegionWalker.java:328]
+  reg                                                             r1_valid;             // @[RegionWalker.java:329]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:330]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:331]
+  wire                                                            r_load;               // @[RegionWalker.java:332]
+  wire                                                            r_take;               // @[RegionWalker.java:333]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:336]
+  reg                                                     [100:0] r0_chunk;             // @[RegionWalker.java:343]
+  reg                                                     [100:0] r1_chunk;             // @[RegionWalker.java:344]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:345]
+  reg                                                     [47:0]  next_frame;           // @[RegionWalker.java:346]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:366]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:367]
+  reg                                                     [148:0] chunk_head;           // @[RegionWalker.java:371]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:372]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:408]
+  reg                                                             c_valid;              // @[RegionWalker.java:415]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:416]
+  reg                                                     [63:0]  c_fpga;               // @[RegionWalker.java:417]
+  reg                                                     [19:0]  c_bytes;              // @[RegionWalker.java:418]
+  reg                                                     [3:0]   c_pages;              // @[RegionWalker.java:419]
+  reg                                                             c_last;               // @[RegionWalker.java:420]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:421]
+  wire                                                            c_closed;             // @[RegionWalker.java:422]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:426]
+  wire                                                            c_go;                 // @[RegionWalker.java:428]
+  wire                                                            o_load;               // @[RegionWalker.java:429]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:447]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:447]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:447]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:447]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:447]
+  reg                                                             o_valid;              // @[RegionWalker.java:449]
+  reg                                                     [63:0]  o_src;                // @[RegionWalker.java:450]
+  reg                                                     [63:0]  o_dst;                // @[RegionWalker.java:451]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:452]
+  reg                                                             o_last;               // @[RegionWalker.java:453]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:454]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:455]
+  wire                                                            handover;             // @[RegionWalker.java:457]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:482]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:483]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:487]
+  wire                                                            status_believed;      // @[RegionWalker.java:494]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:498]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:505]
+  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:537]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:554]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:555]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:15];  // @[RegionWalker.java:154]
+  reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:157]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [148:0] chunk_queue [0:7];    // @[RegionWalker.java:365]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:476]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:553]
 
-  // @[RegionWalker.java:166]
+  // @[RegionWalker.java:165]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -182,7 +182,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:165]
+  // @[RegionWalker.java:164]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 192'd0;
@@ -193,9 +193,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:185]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:184]
 
-  // @[RegionWalker.java:218]
+  // @[RegionWalker.java:217]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -204,7 +204,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:206]
+  // @[RegionWalker.java:205]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 32'd0;
@@ -215,7 +215,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:207]
+  // @[RegionWalker.java:206]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 64'd0;
@@ -226,7 +226,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:208]
+  // @[RegionWalker.java:207]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -237,7 +237,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:209]
+  // @[RegionWalker.java:208]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -248,7 +248,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:210]
+  // @[RegionWalker.java:209]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -259,7 +259,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:211]
+  // @[RegionWalker.java:210]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -270,7 +270,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:212]
+  // @[RegionWalker.java:211]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 65'd0;
@@ -281,7 +281,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:213]
+  // @[RegionWalker.java:212]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_adj <= 64'd0;
@@ -292,7 +292,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:214]
+  // @[RegionWalker.java:213]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -303,7 +303,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:215]
+  // @[RegionWalker.java:214]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 16'd0;
@@ -314,7 +314,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:216]
+  // @[RegionWalker.java:215]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -325,15 +325,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:247]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:246]
 
-  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:222]
+  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:221]
 
-  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:224]
+  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:223]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:10] | first_page_wide[16:10])) ? 4'd10 : (~(b_fpga_end <= 65'h200000000) ? 4'd7 : 4'd0))); // @[RegionWalker.java:233]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:10] | first_page_wide[16:10])) ? 4'd10 : (~(b_fpga_end <= 65'h200000000) ? 4'd7 : 4'd0))); // @[RegionWalker.java:232]
 
-  // @[RegionWalker.java:259]
+  // @[RegionWalker.java:258]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -342,7 +342,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:249]
+  // @[RegionWalker.java:248]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -353,7 +353,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:250]
+  // @[RegionWalker.java:249]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -364,7 +364,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:251]
+  // @[RegionWalker.java:250]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -375,7 +375,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:252]
+  // @[RegionWalker.java:251]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -386,7 +386,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:253]
+  // @[RegionWalker.java:252]
   always @(posedge clk) begin
     if (rst) begin
       k_last_page <= 10'd0;
@@ -397,7 +397,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:254]
+  // @[RegionWalker.java:253]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -408,7 +408,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:255]
+  // @[RegionWalker.java:254]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 17'd0;
@@ -419,7 +419,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:256]
+  // @[RegionWalker.java:255]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 64'd0;
@@ -430,7 +430,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:257]
+  // @[RegionWalker.java:256]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_adj <= 64'd0;
@@ -441,9 +441,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:312]
+  assign k_move = admit | reject; // @[RegionWalker.java:311]
 
-  // @[RegionWalker.java:563]
+  // @[RegionWalker.java:562]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -452,7 +452,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -465,7 +465,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -478,7 +478,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -491,7 +491,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       req0_tag <= 32'd0;
@@ -502,7 +502,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       req0_age <= 28'd0;
@@ -515,7 +515,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -528,7 +528,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 8'd0;
@@ -539,7 +539,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -552,7 +552,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -565,7 +565,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -578,7 +578,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       req1_tag <= 32'd0;
@@ -589,7 +589,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       req1_age <= 28'd0;
@@ -602,7 +602,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -615,7 +615,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 8'd0;
@@ -626,7 +626,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -639,7 +639,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -652,7 +652,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -665,7 +665,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       req2_tag <= 32'd0;
@@ -676,7 +676,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       req2_age <= 28'd0;
@@ -689,7 +689,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -702,7 +702,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 8'd0;
@@ -713,7 +713,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -726,7 +726,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -739,7 +739,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -752,7 +752,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       req3_tag <= 32'd0;
@@ -763,7 +763,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       req3_age <= 28'd0;
@@ -776,7 +776,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -789,7 +789,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 8'd0;
@@ -800,9 +800,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:289]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:288]
 
-  // @[RegionWalker.java:397]
+  // @[RegionWalker.java:396]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -815,7 +815,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:398]
+  // @[RegionWalker.java:397]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -826,7 +826,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -840,7 +840,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:400]
+  // @[RegionWalker.java:399]
   always @(posedge clk) begin
     if (rst) begin
       w_last_page <= 10'd0;
@@ -851,7 +851,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -865,7 +865,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:402]
+  // @[RegionWalker.java:401]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -876,7 +876,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:403]
+  // @[RegionWalker.java:402]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 17'd0;
@@ -887,7 +887,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:354]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga <= 64'd0;
@@ -901,7 +901,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:405]
+  // @[RegionWalker.java:404]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga_adj <= 64'd0;
@@ -912,11 +912,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:305]
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:304]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:311]
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:310]
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -925,7 +925,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:316]
+  // @[RegionWalker.java:315]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -938,7 +938,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:317]
+  // @[RegionWalker.java:316]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -949,7 +949,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:318]
+  // @[RegionWalker.java:317]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -960,9 +960,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~completed; // @[RegionWalker.java:314]
+  assign reject_push = reject_valid & ~completed; // @[RegionWalker.java:313]
 
-  // @[RegionWalker.java:348]
+  // @[RegionWalker.java:347]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -971,7 +971,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:348]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -980,7 +980,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:380]
+  // @[RegionWalker.java:379]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -989,7 +989,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:379]
+  // @[RegionWalker.java:378]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -998,11 +998,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:336]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:335]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:432]
+  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:431]
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 101'd0;
@@ -1013,7 +1013,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:359]
+  // @[RegionWalker.java:358]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 101'd0;
@@ -1024,7 +1024,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:357]
   always @(posedge clk) begin
     if (rst) begin
       r1_frame <= 48'd0;
@@ -1033,7 +1033,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:360]
+  // @[RegionWalker.java:359]
   always @(posedge clk) begin
     if (rst) begin
       next_frame <= 48'd0;
@@ -1044,7 +1044,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:370]
+  // @[RegionWalker.java:369]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1055,7 +1055,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:377]
+  // @[RegionWalker.java:376]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1066,7 +1066,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:376]
+  // @[RegionWalker.java:375]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 149'd0;
@@ -1077,11 +1077,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:374]
+  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:373]
 
-  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:410]
+  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:409]
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1090,7 +1090,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1103,7 +1103,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:439]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       c_fpga <= 64'd0;
@@ -1116,7 +1116,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       c_bytes <= 20'd0;
@@ -1129,7 +1129,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       c_pages <= 4'd0;
@@ -1142,7 +1142,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:436]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1155,7 +1155,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:443]
+  // @[RegionWalker.java:442]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1168,15 +1168,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:424]
+  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:423]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[100]; // @[RegionWalker.java:428]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[100]; // @[RegionWalker.java:427]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:431]
+  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:430]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:460]
+  assign o_load = ~o_valid | handover; // @[RegionWalker.java:459]
 
-  // @[RegionWalker.java:469]
+  // @[RegionWalker.java:468]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1185,7 +1185,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:463]
+  // @[RegionWalker.java:462]
   always @(posedge clk) begin
     if (rst) begin
       o_src <= 64'd0;
@@ -1196,7 +1196,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:464]
+  // @[RegionWalker.java:463]
   always @(posedge clk) begin
     if (rst) begin
       o_dst <= 64'd0;
@@ -1207,7 +1207,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:465]
+  // @[RegionWalker.java:464]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1218,7 +1218,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:465]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1229,7 +1229,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:467]
+  // @[RegionWalker.java:466]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1240,7 +1240,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:457]
+  // @[RegionWalker.java:456]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1249,9 +1249,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:459]
+  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:458]
 
-  // @[RegionWalker.java:485]
+  // @[RegionWalker.java:484]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1260,7 +1260,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:486]
+  // @[RegionWalker.java:485]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1269,11 +1269,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:489]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:488]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:496]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:495]
 
-  // @[RegionWalker.java:500]
+  // @[RegionWalker.java:499]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1284,9 +1284,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:507]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:506]
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1295,7 +1295,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:559]
+  // @[RegionWalker.java:558]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1306,7 +1306,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:562]
+  // @[RegionWalker.java:561]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1317,75 +1317,75 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:164]
+  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:163]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:561]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:560]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:560]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:559]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:412]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:411]
 
-  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:157]
+  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:156]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:472]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:471]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:471]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:470]
 
-  assign outstanding = owed; // @[RegionWalker.java:564]
+  assign outstanding = owed; // @[RegionWalker.java:563]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:576]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:575]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:473]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:472]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:497]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:496]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:501]
+  assign last_mover_status = last_status; // @[RegionWalker.java:500]
 
-  assign region_busy = {((((((a_valid & (a_req[167:160] == 8'd15)) | (b_valid & (b_region == 8'd15))) | (k_valid & (k_region == 8'd15))) | (req0_valid & (req0_region == 8'd15))) | (req1_valid & (req1_region == 8'd15))) | (req2_valid & (req2_region == 8'd15))) | (req3_valid & (req3_region == 8'd15)), ((((((a_valid & (a_req[167:160] == 8'd14)) | (b_valid & (b_region == 8'd14))) | (k_valid & (k_region == 8'd14))) | (req0_valid & (req0_region == 8'd14))) | (req1_valid & (req1_region == 8'd14))) | (req2_valid & (req2_region == 8'd14))) | (req3_valid & (req3_region == 8'd14)), ((((((a_valid & (a_req[167:160] == 8'd13)) | (b_valid & (b_region == 8'd13))) | (k_valid & (k_region == 8'd13))) | (req0_valid & (req0_region == 8'd13))) | (req1_valid & (req1_region == 8'd13))) | (req2_valid & (req2_region == 8'd13))) | (req3_valid & (req3_region == 8'd13)), ((((((a_valid & (a_req[167:160] == 8'd12)) | (b_valid & (b_region == 8'd12))) | (k_valid & (k_region == 8'd12))) | (req0_valid & (req0_region == 8'd12))) | (req1_valid & (req1_region == 8'd12))) | (req2_valid & (req2_region == 8'd12))) | (req3_valid & (req3_region == 8'd12)), ((((((a_valid & (a_req[167:160] == 8'd11)) | (b_valid & (b_region == 8'd11))) | (k_valid & (k_region == 8'd11))) | (req0_valid & (req0_region == 8'd11))) | (req1_valid & (req1_region == 8'd11))) | (req2_valid & (req2_region == 8'd11))) | (req3_valid & (req3_region == 8'd11)), ((((((a_valid & (a_req[167:160] == 8'd10)) | (b_valid & (b_region == 8'd10))) | (k_valid & (k_region == 8'd10))) | (req0_valid & (req0_region == 8'd10))) | (req1_valid & (req1_region == 8'd10))) | (req2_valid & (req2_region == 8'd10))) | (req3_valid & (req3_region == 8'd10)), ((((((a_valid & (a_req[167:160] == 8'd9)) | (b_valid & (b_region == 8'd9))) | (k_valid & (k_region == 8'd9))) | (req0_valid & (req0_region == 8'd9))) | (req1_valid & (req1_region == 8'd9))) | (req2_valid & (req2_region == 8'd9))) | (req3_valid & (req3_region == 8'd9)), ((((((a_valid & (a_req[167:160] == 8'd8)) | (b_valid & (b_region == 8'd8))) | (k_valid & (k_region == 8'd8))) | (req0_valid & (req0_region == 8'd8))) | (req1_valid & (req1_region == 8'd8))) | (req2_valid & (req2_region == 8'd8))) | (req3_valid & (req3_region == 8'd8)), ((((((a_valid & (a_req[167:160] == 8'd7)) | (b_valid & (b_region == 8'd7))) | (k_valid & (k_region == 8'd7))) | (req0_valid & (req0_region == 8'd7))) | (req1_valid & (req1_region == 8'd7))) | (req2_valid & (req2_region == 8'd7))) | (req3_valid & (req3_region == 8'd7)), ((((((a_valid & (a_req[167:160] == 8'd6)) | (b_valid & (b_region == 8'd6))) | (k_valid & (k_region == 8'd6))) | (req0_valid & (req0_region == 8'd6))) | (req1_valid & (req1_region == 8'd6))) | (req2_valid & (req2_region == 8'd6))) | (req3_valid & (req3_region == 8'd6)), ((((((a_valid & (a_req[167:160] == 8'd5)) | (b_valid & (b_region == 8'd5))) | (k_valid & (k_region == 8'd5))) | (req0_valid & (req0_region == 8'd5))) | (req1_valid & (req1_region == 8'd5))) | (req2_valid & (req2_region == 8'd5))) | (req3_valid & (req3_region == 8'd5)), ((((((a_valid & (a_req[167:160] == 8'd4)) | (b_valid & (b_region == 8'd4))) | (k_valid & (k_region == 8'd4))) | (req0_valid & (req0_region == 8'd4))) | (req1_valid & (req1_region == 8'd4))) | (req2_valid & (req2_region == 8'd4))) | (req3_valid & (req3_region == 8'd4)), ((((((a_valid & (a_req[167:160] == 8'd3)) | (b_valid & (b_region == 8'd3))) | (k_valid & (k_region == 8'd3))) | (req0_valid & (req0_region == 8'd3))) | (req1_valid & (req1_region == 8'd3))) | (req2_valid & (req2_region == 8'd3))) | (req3_valid & (req3_region == 8'd3)), ((((((a_valid & (a_req[167:160] == 8'd2)) | (b_valid & (b_region == 8'd2))) | (k_valid & (k_region == 8'd2))) | (req0_valid & (req0_region == 8'd2))) | (req1_valid & (req1_region == 8'd2))) | (req2_valid & (req2_region == 8'd2))) | (req3_valid & (req3_region == 8'd2)), ((((((a_valid & (a_req[167:160] == 8'd1)) | (b_valid & (b_region == 8'd1))) | (k_valid & (k_region == 8'd1))) | (req0_valid & (req0_region == 8'd1))) | (req1_valid & (req1_region == 8'd1))) | (req2_valid & (req2_region == 8'd1))) | (req3_valid & (req3_region == 8'd1)), ((((((a_valid & (a_req[167:160] == 8'd0)) | (b_valid & (b_region == 8'd0))) | (k_valid & (k_region == 8'd0))) | (req0_valid & (req0_region == 8'd0))) | (req1_valid & (req1_region == 8'd0))) | (req2_valid & (req2_region == 8'd0))) | (req3_valid & (req3_region == 8'd0))}; // @[RegionWalker.java:575]
+  assign region_busy = {((((((a_valid & (a_req[167:160] == 8'd15)) | (b_valid & (b_region == 8'd15))) | (k_valid & (k_region == 8'd15))) | (req0_valid & (req0_region == 8'd15))) | (req1_valid & (req1_region == 8'd15))) | (req2_valid & (req2_region == 8'd15))) | (req3_valid & (req3_region == 8'd15)), ((((((a_valid & (a_req[167:160] == 8'd14)) | (b_valid & (b_region == 8'd14))) | (k_valid & (k_region == 8'd14))) | (req0_valid & (req0_region == 8'd14))) | (req1_valid & (req1_region == 8'd14))) | (req2_valid & (req2_region == 8'd14))) | (req3_valid & (req3_region == 8'd14)), ((((((a_valid & (a_req[167:160] == 8'd13)) | (b_valid & (b_region == 8'd13))) | (k_valid & (k_region == 8'd13))) | (req0_valid & (req0_region == 8'd13))) | (req1_valid & (req1_region == 8'd13))) | (req2_valid & (req2_region == 8'd13))) | (req3_valid & (req3_region == 8'd13)), ((((((a_valid & (a_req[167:160] == 8'd12)) | (b_valid & (b_region == 8'd12))) | (k_valid & (k_region == 8'd12))) | (req0_valid & (req0_region == 8'd12))) | (req1_valid & (req1_region == 8'd12))) | (req2_valid & (req2_region == 8'd12))) | (req3_valid & (req3_region == 8'd12)), ((((((a_valid & (a_req[167:160] == 8'd11)) | (b_valid & (b_region == 8'd11))) | (k_valid & (k_region == 8'd11))) | (req0_valid & (req0_region == 8'd11))) | (req1_valid & (req1_region == 8'd11))) | (req2_valid & (req2_region == 8'd11))) | (req3_valid & (req3_region == 8'd11)), ((((((a_valid & (a_req[167:160] == 8'd10)) | (b_valid & (b_region == 8'd10))) | (k_valid & (k_region == 8'd10))) | (req0_valid & (req0_region == 8'd10))) | (req1_valid & (req1_region == 8'd10))) | (req2_valid & (req2_region == 8'd10))) | (req3_valid & (req3_region == 8'd10)), ((((((a_valid & (a_req[167:160] == 8'd9)) | (b_valid & (b_region == 8'd9))) | (k_valid & (k_region == 8'd9))) | (req0_valid & (req0_region == 8'd9))) | (req1_valid & (req1_region == 8'd9))) | (req2_valid & (req2_region == 8'd9))) | (req3_valid & (req3_region == 8'd9)), ((((((a_valid & (a_req[167:160] == 8'd8)) | (b_valid & (b_region == 8'd8))) | (k_valid & (k_region == 8'd8))) | (req0_valid & (req0_region == 8'd8))) | (req1_valid & (req1_region == 8'd8))) | (req2_valid & (req2_region == 8'd8))) | (req3_valid & (req3_region == 8'd8)), ((((((a_valid & (a_req[167:160] == 8'd7)) | (b_valid & (b_region == 8'd7))) | (k_valid & (k_region == 8'd7))) | (req0_valid & (req0_region == 8'd7))) | (req1_valid & (req1_region == 8'd7))) | (req2_valid & (req2_region == 8'd7))) | (req3_valid & (req3_region == 8'd7)), ((((((a_valid & (a_req[167:160] == 8'd6)) | (b_valid & (b_region == 8'd6))) | (k_valid & (k_region == 8'd6))) | (req0_valid & (req0_region == 8'd6))) | (req1_valid & (req1_region == 8'd6))) | (req2_valid & (req2_region == 8'd6))) | (req3_valid & (req3_region == 8'd6)), ((((((a_valid & (a_req[167:160] == 8'd5)) | (b_valid & (b_region == 8'd5))) | (k_valid & (k_region == 8'd5))) | (req0_valid & (req0_region == 8'd5))) | (req1_valid & (req1_region == 8'd5))) | (req2_valid & (req2_region == 8'd5))) | (req3_valid & (req3_region == 8'd5)), ((((((a_valid & (a_req[167:160] == 8'd4)) | (b_valid & (b_region == 8'd4))) | (k_valid & (k_region == 8'd4))) | (req0_valid & (req0_region == 8'd4))) | (req1_valid & (req1_region == 8'd4))) | (req2_valid & (req2_region == 8'd4))) | (req3_valid & (req3_region == 8'd4)), ((((((a_valid & (a_req[167:160] == 8'd3)) | (b_valid & (b_region == 8'd3))) | (k_valid & (k_region == 8'd3))) | (req0_valid & (req0_region == 8'd3))) | (req1_valid & (req1_region == 8'd3))) | (req2_valid & (req2_region == 8'd3))) | (req3_valid & (req3_region == 8'd3)), ((((((a_valid & (a_req[167:160] == 8'd2)) | (b_valid & (b_region == 8'd2))) | (k_valid & (k_region == 8'd2))) | (req0_valid & (req0_region == 8'd2))) | (req1_valid & (req1_region == 8'd2))) | (req2_valid & (req2_region == 8'd2))) | (req3_valid & (req3_region == 8'd2)), ((((((a_valid & (a_req[167:160] == 8'd1)) | (b_valid & (b_region == 8'd1))) | (k_valid & (k_region == 8'd1))) | (req0_valid & (req0_region == 8'd1))) | (req1_valid & (req1_region == 8'd1))) | (req2_valid & (req2_region == 8'd1))) | (req3_valid & (req3_region == 8'd1)), ((((((a_valid & (a_req[167:160] == 8'd0)) | (b_valid & (b_region == 8'd0))) | (k_valid & (k_region == 8'd0))) | (req0_valid & (req0_region == 8'd0))) | (req1_valid & (req1_region == 8'd0))) | (req2_valid & (req2_region == 8'd0))) | (req3_valid & (req3_region == 8'd0))}; // @[RegionWalker.java:574]
 
-  // @[RegionWalker.java:156]
+  // @[RegionWalker.java:155]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= rg_data;
     end
   end
 
-  // @[RegionWalker.java:411]
+  // @[RegionWalker.java:410]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:337]
+  // @[RegionWalker.java:336]
   always @(posedge clk) begin
     if (r_load) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:369]
+  // @[RegionWalker.java:368]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[2], r1_chunk[100:3], r1_chunk[1:0]};
     end
   end
 
-  // @[RegionWalker.java:478]
+  // @[RegionWalker.java:477]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:558]
+  // @[RegionWalker.java:557]
   always @(posedge clk) begin
     if (completed | reject_push) begin
       status_fifo[status_wr[2:0]] <= completed ? {(completed_request == 2'd3) ? req3_age : ((completed_request == 2'd2) ? req2_age : ((completed_request == 2'd1) ? req1_age : ((completed_request == 2'd0) ? req0_age : 28'd0))), (completed_request == 2'd3) ? req3_error : ((completed_request == 2'd2) ? req2_error : ((completed_request == 2'd1) ? req1_error : ((completed_request == 2'd0) ? req0_error : 4'd0))), (completed_request == 2'd3) ? req3_tag : ((completed_request == 2'd2) ? req2_tag : ((completed_request == 2'd1) ? req1_tag : ((completed_request == 2'd0) ? req0_tag : 32'd0)))} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:447]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

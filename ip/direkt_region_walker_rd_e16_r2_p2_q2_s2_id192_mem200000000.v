@@ -42,124 +42,124 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   output wire [1:0]   region_busy        // @[RegionWalker.java:132]
 );
 
-  reg                                                             a_valid;             // @[RegionWalker.java:161]
-  reg                                                     [191:0] a_req;               // @[RegionWalker.java:162]
-  wire                                                            a_move;              // @[RegionWalker.java:163]
-  reg                                                             b_valid;             // @[RegionWalker.java:171]
-  reg                                                     [31:0]  b_offset;            // @[RegionWalker.java:172]
-  reg                                                     [63:0]  b_fpga;              // @[RegionWalker.java:173]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:174]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:175]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:176]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:177]
-  reg                                                     [64:0]  b_fpga_end;          // @[RegionWalker.java:178]
-  reg                                                     [63:0]  b_fpga_adj;          // @[RegionWalker.java:179]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:181]
-  reg                                                     [15:0]  b_region_first;      // @[RegionWalker.java:182]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:183]
-  wire                                                            b_move;              // @[RegionWalker.java:184]
-  wire                                                    [16:0]  last_page_wide;      // @[RegionWalker.java:221]
-  wire                                                    [16:0]  first_page_wide;     // @[RegionWalker.java:223]
-  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:232]
-  reg                                                             k_valid;             // @[RegionWalker.java:236]
-  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:237]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:238]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:239]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:240]
-  reg                                                     [3:0]   k_last_page;         // @[RegionWalker.java:241]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:242]
-  reg                                                     [16:0]  k_end_offset;        // @[RegionWalker.java:243]
-  reg                                                     [63:0]  k_fpga;              // @[RegionWalker.java:244]
-  reg                                                     [63:0]  k_fpga_adj;          // @[RegionWalker.java:245]
-  wire                                                            k_move;              // @[RegionWalker.java:246]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:262]
-  reg                                                             req0_valid;          // @[RegionWalker.java:273]
-  reg                                                             req0_open;           // @[RegionWalker.java:274]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:275]
-  reg                                                     [31:0]  req0_tag;            // @[RegionWalker.java:276]
-  reg                                                     [27:0]  req0_age;            // @[RegionWalker.java:277]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:278]
-  reg                                                     [7:0]   req0_region;         // @[RegionWalker.java:279]
-  reg                                                             req1_valid;          // @[RegionWalker.java:273]
-  reg                                                             req1_open;           // @[RegionWalker.java:274]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:275]
-  reg                                                     [31:0]  req1_tag;            // @[RegionWalker.java:276]
-  reg                                                     [27:0]  req1_age;            // @[RegionWalker.java:277]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:278]
-  reg                                                     [7:0]   req1_region;         // @[RegionWalker.java:279]
-  wire                                                            free_request;        // @[RegionWalker.java:282]
-  reg                                                             w_busy;              // @[RegionWalker.java:292]
-  reg                                                             w_request;           // @[RegionWalker.java:293]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:294]
-  reg                                                     [3:0]   w_last_page;         // @[RegionWalker.java:295]
-  reg                                                             w_first;             // @[RegionWalker.java:296]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:297]
-  reg                                                     [16:0]  w_end_offset;        // @[RegionWalker.java:298]
-  reg                                                     [63:0]  w_fpga;              // @[RegionWalker.java:299]
-  reg                                                     [63:0]  w_fpga_adj;          // @[RegionWalker.java:300]
-  wire                                                            admit;               // @[RegionWalker.java:302]
-  wire                                                            reject;              // @[RegionWalker.java:303]
-  reg                                                             completed;           // @[RegionWalker.java:304]
-  reg                                                             reject_valid;        // @[RegionWalker.java:308]
-  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:309]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:310]
-  wire                                                            reject_push;         // @[RegionWalker.java:313]
-  reg                                                             r0_valid;            // @[RegionWalker.java:329]
-  reg                                                             r1_valid;            // @[RegionWalker.java:330]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:331]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:332]
-  wire                                                            r_load;              // @[RegionWalker.java:333]
-  wire                                                            r_take;              // @[RegionWalker.java:334]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:337]
-  reg                                                     [99:0]  r0_chunk;            // @[RegionWalker.java:344]
-  reg                                                     [99:0]  r1_chunk;            // @[RegionWalker.java:345]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:346]
-  reg                                                     [47:0]  next_frame;          // @[RegionWalker.java:347]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:367]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:368]
-  reg                                                     [147:0] chunk_head;          // @[RegionWalker.java:372]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:373]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:409]
-  reg                                                             c_valid;             // @[RegionWalker.java:416]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:417]
-  reg                                                     [63:0]  c_fpga;              // @[RegionWalker.java:418]
-  reg                                                     [19:0]  c_bytes;             // @[RegionWalker.java:419]
-  reg                                                     [3:0]   c_pages;             // @[RegionWalker.java:420]
-  reg                                                             c_last;              // @[RegionWalker.java:421]
-  reg                                                             c_request;           // @[RegionWalker.java:422]
-  wire                                                            c_closed;            // @[RegionWalker.java:423]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:427]
-  wire                                                            c_go;                // @[RegionWalker.java:429]
-  wire                                                            o_load;              // @[RegionWalker.java:430]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:448]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:448]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:448]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:448]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:448]
-  reg                                                             o_valid;             // @[RegionWalker.java:450]
-  reg                                                     [63:0]  o_src;               // @[RegionWalker.java:451]
-  reg                                                     [63:0]  o_dst;               // @[RegionWalker.java:452]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:453]
-  reg                                                             o_last;              // @[RegionWalker.java:454]
-  reg                                                             o_request;           // @[RegionWalker.java:455]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:456]
-  wire                                                            handover;            // @[RegionWalker.java:458]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:483]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:484]
-  wire                                                            status_slot;         // @[RegionWalker.java:488]
-  wire                                                            status_believed;     // @[RegionWalker.java:495]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:499]
-  wire                                                            status_request;      // @[RegionWalker.java:506]
-  reg                                                             completed_request;   // @[RegionWalker.java:538]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:555]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:556]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:1];  // @[RegionWalker.java:155]
-  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:158]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [147:0] chunk_queue [0:7];   // @[RegionWalker.java:366]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:477]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:554]
+  reg                                                             a_valid;             // @[RegionWalker.java:160]
+  reg                                                     [191:0] a_req;               // @[RegionWalker.java:161]
+  wire                                                            a_move;              // @[RegionWalker.java:162]
+  reg                                                             b_valid;             // @[RegionWalker.java:170]
+  reg                                                     [31:0]  b_offset;            // @[RegionWalker.java:171]
+  reg                                                     [63:0]  b_fpga;              // @[RegionWalker.java:172]
+  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:173]
+  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:174]
+  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:175]
+  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:176]
+  reg                                                     [64:0]  b_fpga_end;          // @[RegionWalker.java:177]
+  reg                                                     [63:0]  b_fpga_adj;          // @[RegionWalker.java:178]
+  reg                                                             b_region_usable;     // @[RegionWalker.java:180]
+  reg                                                     [15:0]  b_region_first;      // @[RegionWalker.java:181]
+  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:182]
+  wire                                                            b_move;              // @[RegionWalker.java:183]
+  wire                                                    [16:0]  last_page_wide;      // @[RegionWalker.java:220]
+  wire                                                    [16:0]  first_page_wide;     // @[RegionWalker.java:222]
+  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:231]
+  reg                                                             k_valid;             // @[RegionWalker.java:235]
+  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:236]
+  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:237]
+  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:238]
+  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:239]
+  reg                                                     [3:0]   k_last_page;         // @[RegionWalker.java:240]
+  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:241]
+  reg                                                     [16:0]  k_end_offset;        // @[RegionWalker.java:242]
+  reg                                                     [63:0]  k_fpga;              // @[RegionWalker.java:243]
+  reg                                                     [63:0]  k_fpga_adj;          // @[RegionWalker.java:244]
+  wire                                                            k_move;              // @[RegionWalker.java:245]
+  reg                                                     [1:0]   owed;                // @[RegionWalker.java:261]
+  reg                                                             req0_valid;          // @[RegionWalker.java:272]
+  reg                                                             req0_open;           // @[RegionWalker.java:273]
+  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:274]
+  reg                                                     [31:0]  req0_tag;            // @[RegionWalker.java:275]
+  reg                                                     [27:0]  req0_age;            // @[RegionWalker.java:276]
+  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:277]
+  reg                                                     [7:0]   req0_region;         // @[RegionWalker.java:278]
+  reg                                                             req1_valid;          // @[RegionWalker.java:272]
+  reg                                                             req1_open;           // @[RegionWalker.java:273]
+  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:274]
+  reg                                                     [31:0]  req1_tag;            // @[RegionWalker.java:275]
+  reg                                                     [27:0]  req1_age;            // @[RegionWalker.java:276]
+  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:277]
+  reg                                                     [7:0]   req1_region;         // @[RegionWalker.java:278]
+  wire                                                            free_request;        // @[RegionWalker.java:281]
+  reg                                                             w_busy;              // @[RegionWalker.java:291]
+  reg                                                             w_request;           // @[RegionWalker.java:292]
+  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:293]
+  reg                                                     [3:0]   w_last_page;         // @[RegionWalker.java:294]
+  reg                                                             w_first;             // @[RegionWalker.java:295]
+  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:296]
+  reg                                                     [16:0]  w_end_offset;        // @[RegionWalker.java:297]
+  reg                                                     [63:0]  w_fpga;              // @[RegionWalker.java:298]
+  reg                                                     [63:0]  w_fpga_adj;          // @[RegionWalker.java:299]
+  wire                                                            admit;               // @[RegionWalker.java:301]
+  wire                                                            reject;              // @[RegionWalker.java:302]
+  reg                                                             completed;           // @[RegionWalker.java:303]
+  reg                                                             reject_valid;        // @[RegionWalker.java:307]
+  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:308]
+  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:309]
+  wire                                                            reject_push;         // @[RegionWalker.java:312]
+  reg                                                             r0_valid;            // @[RegionWalker.java:328]
+  reg                                                             r1_valid;            // @[RegionWalker.java:329]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:330]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:331]
+  wire                                                            r_load;              // @[RegionWalker.java:332]
+  wire                                                            r_take;              // @[RegionWalker.java:333]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:336]
+  reg                                                     [99:0]  r0_chunk;            // @[RegionWalker.java:343]
+  reg                                                     [99:0]  r1_chunk;            // @[RegionWalker.java:344]
+  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:345]
+  reg                                                     [47:0]  next_frame;          // @[RegionWalker.java:346]
+  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:366]
+  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:367]
+  reg                                                     [147:0] chunk_head;          // @[RegionWalker.java:371]
+  wire                                                            chunk_head_load;     // @[RegionWalker.java:372]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:408]
+  reg                                                             c_valid;             // @[RegionWalker.java:415]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:416]
+  reg                                                     [63:0]  c_fpga;              // @[RegionWalker.java:417]
+  reg                                                     [19:0]  c_bytes;             // @[RegionWalker.java:418]
+  reg                                                     [3:0]   c_pages;             // @[RegionWalker.java:419]
+  reg                                                             c_last;              // @[RegionWalker.java:420]
+  reg                                                             c_request;           // @[RegionWalker.java:421]
+  wire                                                            c_closed;            // @[RegionWalker.java:422]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:426]
+  wire                                                            c_go;                // @[RegionWalker.java:428]
+  wire                                                            o_load;              // @[RegionWalker.java:429]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:447]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:447]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:447]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:447]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:447]
+  reg                                                             o_valid;             // @[RegionWalker.java:449]
+  reg                                                     [63:0]  o_src;               // @[RegionWalker.java:450]
+  reg                                                     [63:0]  o_dst;               // @[RegionWalker.java:451]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:452]
+  reg                                                             o_last;              // @[RegionWalker.java:453]
+  reg                                                             o_request;           // @[RegionWalker.java:454]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:455]
+  wire                                                            handover;            // @[RegionWalker.java:457]
+  reg                                                             mover_status_valid;  // @[RegionWalker.java:482]
+  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:483]
+  wire                                                            status_slot;         // @[RegionWalker.java:487]
+  wire                                                            status_believed;     // @[RegionWalker.java:494]
+  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:498]
+  wire                                                            status_request;      // @[RegionWalker.java:505]
+  reg                                                             completed_request;   // @[RegionWalker.java:537]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:554]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:555]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:1];  // @[RegionWalker.java:154]
+  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:157]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [147:0] chunk_queue [0:7];   // @[RegionWalker.java:365]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:476]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:553]
 
-  // @[RegionWalker.java:166]
+  // @[RegionWalker.java:165]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -168,7 +168,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:165]
+  // @[RegionWalker.java:164]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 192'd0;
@@ -179,9 +179,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:185]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:184]
 
-  // @[RegionWalker.java:218]
+  // @[RegionWalker.java:217]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -190,7 +190,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:206]
+  // @[RegionWalker.java:205]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 32'd0;
@@ -201,7 +201,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:207]
+  // @[RegionWalker.java:206]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 64'd0;
@@ -212,7 +212,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:208]
+  // @[RegionWalker.java:207]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -223,7 +223,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:209]
+  // @[RegionWalker.java:208]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -234,7 +234,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:210]
+  // @[RegionWalker.java:209]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -245,7 +245,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:211]
+  // @[RegionWalker.java:210]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -256,7 +256,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:212]
+  // @[RegionWalker.java:211]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 65'd0;
@@ -267,7 +267,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:213]
+  // @[RegionWalker.java:212]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_adj <= 64'd0;
@@ -278,7 +278,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:214]
+  // @[RegionWalker.java:213]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -289,7 +289,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:215]
+  // @[RegionWalker.java:214]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 16'd0;
@@ -300,7 +300,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:216]
+  // @[RegionWalker.java:215]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -311,15 +311,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:247]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:246]
 
-  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:222]
+  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:221]
 
-  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:224]
+  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:223]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:4] | first_page_wide[16:4])) ? 4'd10 : (~(b_fpga_end <= 65'h200000000) ? 4'd7 : 4'd0))); // @[RegionWalker.java:233]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:4] | first_page_wide[16:4])) ? 4'd10 : (~(b_fpga_end <= 65'h200000000) ? 4'd7 : 4'd0))); // @[RegionWalker.java:232]
 
-  // @[RegionWalker.java:259]
+  // @[RegionWalker.java:258]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -328,7 +328,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:249]
+  // @[RegionWalker.java:248]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -339,7 +339,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:250]
+  // @[RegionWalker.java:249]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -350,7 +350,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:251]
+  // @[RegionWalker.java:250]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -361,7 +361,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:252]
+  // @[RegionWalker.java:251]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -372,7 +372,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:253]
+  // @[RegionWalker.java:252]
   always @(posedge clk) begin
     if (rst) begin
       k_last_page <= 4'd0;
@@ -383,7 +383,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:254]
+  // @[RegionWalker.java:253]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -394,7 +394,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:255]
+  // @[RegionWalker.java:254]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 17'd0;
@@ -405,7 +405,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:256]
+  // @[RegionWalker.java:255]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 64'd0;
@@ -416,7 +416,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:257]
+  // @[RegionWalker.java:256]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_adj <= 64'd0;
@@ -427,9 +427,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:312]
+  assign k_move = admit | reject; // @[RegionWalker.java:311]
 
-  // @[RegionWalker.java:563]
+  // @[RegionWalker.java:562]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -438,7 +438,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -451,7 +451,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -464,7 +464,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -477,7 +477,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       req0_tag <= 32'd0;
@@ -488,7 +488,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       req0_age <= 28'd0;
@@ -501,7 +501,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -514,7 +514,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 8'd0;
@@ -525,7 +525,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -538,7 +538,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -551,7 +551,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -564,7 +564,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       req1_tag <= 32'd0;
@@ -575,7 +575,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       req1_age <= 28'd0;
@@ -588,7 +588,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -601,7 +601,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 8'd0;
@@ -612,9 +612,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:289]
+  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:288]
 
-  // @[RegionWalker.java:397]
+  // @[RegionWalker.java:396]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -627,7 +627,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:398]
+  // @[RegionWalker.java:397]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -638,7 +638,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -652,7 +652,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:400]
+  // @[RegionWalker.java:399]
   always @(posedge clk) begin
     if (rst) begin
       w_last_page <= 4'd0;
@@ -663,7 +663,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -677,7 +677,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:402]
+  // @[RegionWalker.java:401]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -688,7 +688,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:403]
+  // @[RegionWalker.java:402]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 17'd0;
@@ -699,7 +699,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:354]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga <= 64'd0;
@@ -713,7 +713,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:405]
+  // @[RegionWalker.java:404]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga_adj <= 64'd0;
@@ -724,11 +724,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:305]
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:304]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:311]
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:310]
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -737,7 +737,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:316]
+  // @[RegionWalker.java:315]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -750,7 +750,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:317]
+  // @[RegionWalker.java:316]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -761,7 +761,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:318]
+  // @[RegionWalker.java:317]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -772,9 +772,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~completed; // @[RegionWalker.java:314]
+  assign reject_push = reject_valid & ~completed; // @[RegionWalker.java:313]
 
-  // @[RegionWalker.java:348]
+  // @[RegionWalker.java:347]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -783,7 +783,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:348]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -792,7 +792,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:380]
+  // @[RegionWalker.java:379]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -801,7 +801,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:379]
+  // @[RegionWalker.java:378]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -810,11 +810,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:336]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:335]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:432]
+  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:431]
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 100'd0;
@@ -825,7 +825,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:359]
+  // @[RegionWalker.java:358]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 100'd0;
@@ -836,7 +836,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:357]
   always @(posedge clk) begin
     if (rst) begin
       r1_frame <= 48'd0;
@@ -845,7 +845,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:360]
+  // @[RegionWalker.java:359]
   always @(posedge clk) begin
     if (rst) begin
       next_frame <= 48'd0;
@@ -856,7 +856,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:370]
+  // @[RegionWalker.java:369]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -867,7 +867,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:377]
+  // @[RegionWalker.java:376]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -878,7 +878,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:376]
+  // @[RegionWalker.java:375]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 148'd0;
@@ -889,11 +889,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:374]
+  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:373]
 
-  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:410]
+  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:409]
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -902,7 +902,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -915,7 +915,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:439]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       c_fpga <= 64'd0;
@@ -928,7 +928,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       c_bytes <= 20'd0;
@@ -941,7 +941,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       c_pages <= 4'd0;
@@ -954,7 +954,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:436]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -967,7 +967,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:443]
+  // @[RegionWalker.java:442]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -980,15 +980,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:424]
+  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:423]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[99]; // @[RegionWalker.java:428]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[99]; // @[RegionWalker.java:427]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:431]
+  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:430]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:460]
+  assign o_load = ~o_valid | handover; // @[RegionWalker.java:459]
 
-  // @[RegionWalker.java:469]
+  // @[RegionWalker.java:468]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -997,7 +997,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:463]
+  // @[RegionWalker.java:462]
   always @(posedge clk) begin
     if (rst) begin
       o_src <= 64'd0;
@@ -1008,7 +1008,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:464]
+  // @[RegionWalker.java:463]
   always @(posedge clk) begin
     if (rst) begin
       o_dst <= 64'd0;
@@ -1019,7 +1019,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:465]
+  // @[RegionWalker.java:464]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1030,7 +1030,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:465]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1041,7 +1041,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:467]
+  // @[RegionWalker.java:466]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1052,7 +1052,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:457]
+  // @[RegionWalker.java:456]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1061,9 +1061,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:459]
+  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:458]
 
-  // @[RegionWalker.java:485]
+  // @[RegionWalker.java:484]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1072,7 +1072,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:486]
+  // @[RegionWalker.java:485]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1081,11 +1081,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:489]
+  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:488]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:496]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:495]
 
-  // @[RegionWalker.java:500]
+  // @[RegionWalker.java:499]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1096,9 +1096,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:507]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:506]
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 1'b0;
@@ -1107,7 +1107,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:559]
+  // @[RegionWalker.java:558]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1118,7 +1118,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:562]
+  // @[RegionWalker.java:561]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1129,75 +1129,75 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:164]
+  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:163]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:561]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:560]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:560]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:559]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:412]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:411]
 
-  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:157]
+  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:156]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:472]
+  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:471]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:471]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:470]
 
-  assign outstanding = owed; // @[RegionWalker.java:564]
+  assign outstanding = owed; // @[RegionWalker.java:563]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:576]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:575]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:473]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:472]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:497]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:496]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:501]
+  assign last_mover_status = last_status; // @[RegionWalker.java:500]
 
-  assign region_busy = {((((a_valid & (a_req[167:160] == 8'd1)) | (b_valid & (b_region == 8'd1))) | (k_valid & (k_region == 8'd1))) | (req0_valid & (req0_region == 8'd1))) | (req1_valid & (req1_region == 8'd1)), ((((a_valid & (a_req[167:160] == 8'd0)) | (b_valid & (b_region == 8'd0))) | (k_valid & (k_region == 8'd0))) | (req0_valid & (req0_region == 8'd0))) | (req1_valid & (req1_region == 8'd0))}; // @[RegionWalker.java:575]
+  assign region_busy = {((((a_valid & (a_req[167:160] == 8'd1)) | (b_valid & (b_region == 8'd1))) | (k_valid & (k_region == 8'd1))) | (req0_valid & (req0_region == 8'd1))) | (req1_valid & (req1_region == 8'd1)), ((((a_valid & (a_req[167:160] == 8'd0)) | (b_valid & (b_region == 8'd0))) | (k_valid & (k_region == 8'd0))) | (req0_valid & (req0_region == 8'd0))) | (req1_valid & (req1_region == 8'd0))}; // @[RegionWalker.java:574]
 
-  // @[RegionWalker.java:156]
+  // @[RegionWalker.java:155]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= rg_data;
     end
   end
 
-  // @[RegionWalker.java:411]
+  // @[RegionWalker.java:410]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:337]
+  // @[RegionWalker.java:336]
   always @(posedge clk) begin
     if (r_load) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:369]
+  // @[RegionWalker.java:368]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[1], r1_chunk[99:2], r1_chunk[0]};
     end
   end
 
-  // @[RegionWalker.java:478]
+  // @[RegionWalker.java:477]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:558]
+  // @[RegionWalker.java:557]
   always @(posedge clk) begin
     if (completed | reject_push) begin
       status_fifo[status_wr[0]] <= completed ? {(completed_request == 1'b1) ? req1_age : ((completed_request == 1'b0) ? req0_age : 28'd0), (completed_request == 1'b1) ? req1_error : ((completed_request == 1'b0) ? req0_error : 4'd0), (completed_request == 1'b1) ? req1_tag : ((completed_request == 1'b0) ? req0_tag : 32'd0)} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:447]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

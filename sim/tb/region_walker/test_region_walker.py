@@ -48,7 +48,7 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb.triggers import ReadOnly, RisingEdge, Timer
 
 from direkt_sim import bench_params, regress_scale, run_bench
 from direkt_sim.bridge_models import DataMover, Memory, MoverDesc, PcieSpace
@@ -87,7 +87,7 @@ def description() -> Description:
 
 
 class Pages:
-    """GPU memory as the GPU maps it: ``count`` 64 KB pages at bus frames chosen by the bench."""
+    """GPU memory as the GPU maps it: one 64 KB page per entry of ``frames``, at that bus frame (address >> 16)."""
 
     def __init__(self, frames: list[int], page: int, name: str):
         self.frames = frames
@@ -154,8 +154,6 @@ class Walker:
                                seed=seed, clock=dut.clk, prefix="dma")
         self.status_ready = status_ready
         self.statuses: list[dict] = []
-        self.sent = 0
-        self.cycle = 0
         self.requests: deque = deque()
         self.next_free_entry = 0
 
@@ -183,10 +181,8 @@ class Walker:
         taken = False
         while True:
             await RisingEdge(dut.clk)
-            self.cycle += 1
             if taken:
                 self.requests.popleft()
-                self.sent += 1
             if self.requests:
                 dut.req_valid.value = 1
                 dut.req_data.value = self.requests[0]
@@ -234,7 +230,7 @@ class Walker:
         dut.rg_we.value = 0
         self.regions[r] = {"bytes": nbytes, "first": first, "rd": rd, "wr": wr}
 
-    async def open_region(self, r: int, pages: Pages, nbytes: int | None = None, rd: bool = True, wr: bool = True) -> int:
+    async def open_region(self, r: int, pages: Pages, nbytes: int | None = None, rd: bool = True, wr: bool = True) -> None:
         """Maps ``pages`` on the bus, writes them into the table after the last region, and opens region ``r``."""
         self.pcie.add(pages)
         first = self.next_free_entry
@@ -244,7 +240,6 @@ class Walker:
             assert await self.write_page(first + i, f)
         self.next_free_entry += len(pages.frames)
         await self.write_region(r, len(pages.frames) * self.d.page if nbytes is None else nbytes, first, rd, wr)
-        return first
 
     # ---- requests
 
@@ -262,12 +257,14 @@ class Walker:
 
 async def _write_phase() -> None:
     # Inputs change just after the edge (the next edge samples them).
-    from cocotb.triggers import Timer
     await Timer(1, units="ns")
 
 
-def fill(rng: random.Random, n: int) -> bytes:
-    return rng.randbytes(n)
+def pieces_seen(w: Walker, log: list[MoverDesc]) -> list[tuple[int, int, int]]:
+    """[(bus address, FPGA address, bytes)] of the descriptors the mover took, as reference_pieces gives them."""
+    if w.t == "rd":
+        return [(d.src, d.dst, d.nbytes) for d in log]
+    return [(d.dst, d.src, d.nbytes) for d in log]
 
 
 async def run_requests(w: Walker, pages: dict[int, Pages], jobs: list[tuple[int, int, int, int]], limit: int) -> None:
@@ -276,16 +273,13 @@ async def run_requests(w: Walker, pages: dict[int, Pages], jobs: list[tuple[int,
     first_status = len(w.statuses)
     expected: list[tuple[int, int, int]] = []
     src: dict[int, bytes] = {}
-    for i, (r, off, n, fpga) in enumerate(jobs):
-        pg = pages[r]
-        frames = pg.frames
-        data = fill(w.rng, n)
+    for r, off, n, fpga in jobs:
+        data = w.rng.randbytes(n)
         if w.t == "rd":
-            pg.mem.write(off, data)
+            pages[r].mem.write(off, data)
         else:
             w.fpga.write(fpga, data)
-        src[i] = data
-        expected += reference_pieces(frames, w.d.page, w.d.max_pages, off, n, fpga)
+        expected += reference_pieces(pages[r].frames, w.d.page, w.d.max_pages, off, n, fpga)
     for i, (r, off, n, fpga) in enumerate(jobs):
         # requests of one batch may read overlapping GPU ranges: each moves what the source holds now
         src[i] = pages[r].mem.read(off, n) if w.t == "rd" else w.fpga.read(fpga, n)
@@ -296,10 +290,7 @@ async def run_requests(w: Walker, pages: dict[int, Pages], jobs: list[tuple[int,
     assert tags == [0x1000 + i for i in range(len(jobs))], f"statuses' tags {tags[:8]}...: one per request expected"
     for s in got:
         assert s["error"] == 0, f"request tag {s['tag']:#x} failed with error {s['error']}"
-    log = w.mover.log[start_log:]
-    pcie_of = (lambda d: d.src) if w.t == "rd" else (lambda d: d.dst)
-    fpga_of = (lambda d: d.dst) if w.t == "rd" else (lambda d: d.src)
-    seen = [(pcie_of(d), fpga_of(d), d.nbytes) for d in log]
+    seen = pieces_seen(w, w.mover.log[start_log:])
     assert seen == expected, f"pieces differ from the reference: first difference at {_first_diff(seen, expected)}"
     for i, (r, off, n, fpga) in enumerate(jobs):
         got_data = w.fpga.read(fpga, n) if w.t == "rd" else pages[r].mem.read(off, n)
@@ -450,7 +441,7 @@ async def table_update_in_flight(dut):
     pg = pages[r]
     first = w.regions[r]["first"]
     n = len(pg.frames) * d.page
-    data = fill(w.rng, n)
+    data = w.rng.randbytes(n)
     if w.t == "rd":
         pg.mem.write(0, data)
     else:
@@ -489,9 +480,7 @@ async def table_update_in_flight(dut):
     assert refused, "a write to a page the walk has still to read went through"
     assert other, "a write to another region's page was refused"
     assert st[0x77]["error"] == 0 and st[0x78]["error"] == d.error("REGION"), (st.get(0x77), st.get(0x78))
-    pcie_of = (lambda x: x.src) if w.t == "rd" else (lambda x: x.dst)
-    seen = [(pcie_of(x), (x.dst if w.t == "rd" else x.src), x.nbytes) for x in w.mover.log[start_log:]]
-    assert seen == expected, "the request did not walk the table as it stood at its admission"
+    assert pieces_seen(w, w.mover.log[start_log:]) == expected, "the request did not walk the table as it stood at its admission"
     got = w.fpga.read(0x10000, n) if w.t == "rd" else pg.mem.read(0, n)
     assert got == data
 

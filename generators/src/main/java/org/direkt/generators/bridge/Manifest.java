@@ -54,11 +54,7 @@ public final class Manifest {
         l.put("cldesc_words", Layout.CLDESC_WORDS);
         l.put("max_dwords", Layout.MAX_DWORDS);
         l.put("mover_status_confirmed", Layout.MOVER_STATUS_CONFIRMED);
-        Map<String, Object> errors = new LinkedHashMap<>();
-        for (Layout.Error e : Layout.Error.values()) {
-            errors.put(e.name(), ordered("code", e.code(), "meaning", e.meaning));
-        }
-        l.put("errors", errors);
+        l.put("errors", errors());
         l.put("ids", ordered("host", List.of(Layout.HOST_ID_FIRST, Layout.HOST_ID_LAST),
                 "kernel", List.of(Layout.KERNEL_ID_FIRST, Layout.KERNEL_ID_LAST)));
         Map<String, Object> csr = new LinkedHashMap<>();
@@ -94,6 +90,15 @@ public final class Manifest {
         csr.put("registers", regs);
         l.put("csr", csr);
         return l;
+    }
+
+    /** Every error code by name: its code and meaning. */
+    static Map<String, Object> errors() {
+        Map<String, Object> errors = new LinkedHashMap<>();
+        for (Layout.Error e : Layout.Error.values()) {
+            errors.put(e.name(), ordered("code", e.code(), "meaning", e.meaning));
+        }
+        return errors;
     }
 
     static Map<String, Object> word(Layout.Word w) {

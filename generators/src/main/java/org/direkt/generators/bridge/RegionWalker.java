@@ -150,7 +150,6 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Layout.Word re = Layout.REGION_ENTRY;
         Layout.Word ks = Layout.KERNEL_STATUS_TAGGED;
 
-
         // ---------------------------------------------------------------- tables
         Memory regionTable = m.memory("region_table", re.bits(), 1 << p.regionBits(), cd).distributed();
         regionTable.write(io.rgIdx(), io.rgData(), io.rgWe());
@@ -586,16 +585,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 Layout.MOVER_STATUS, Layout.KERNEL_STATUS_TAGGED)) {
             words.put(w.name(), Manifest.word(w));
         }
-        Map<String, Object> errors = new java.util.LinkedHashMap<>();
-        for (Layout.Error e : Layout.Error.values()) {
-            errors.put(e.name(), Manifest.ordered("code", e.code(), "meaning", e.meaning));
-        }
         Map<String, Object> walker = Manifest.ordered("module", new RegionWalker().moduleName(p), "direction",
                 p.direction().tag(), "entries", p.entries(), "regions", p.regions(), "pieces", p.pieces(), "requests",
                 p.requests(), "status_depth", p.statusDepth(), "id_base", p.idBase(), "page_bytes", PAGE,
                 "max_pages_per_piece", MAX_PAGES_PER_PIECE);
         return org.direkt.generators.Json.write(Manifest.ordered("format", "direkt-region-walker", "walker", walker,
-                "layout", Manifest.ordered("max_dwords", Layout.MAX_DWORDS, "words", words, "errors", errors),
+                "layout", Manifest.ordered("max_dwords", Layout.MAX_DWORDS, "words", words, "errors", Manifest.errors()),
                 "bridge", Manifest.ordered("fpga_mem_bytes", p.fpgaMemBytes()))) + "\n";
     }
 
