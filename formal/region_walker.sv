@@ -45,7 +45,7 @@ module fv_region_walker (
 
   wire          rst        = $anyseq;
   wire          req_valid  = $anyseq;
-  wire [191:0]  req_data   = $anyseq;
+  wire [175:0]  req_data   = $anyseq;
   wire          st_ready   = $anyseq;
   wire          pt_we      = $anyseq;
   wire [EW-1:0] pt_addr    = $anyseq;
@@ -58,7 +58,7 @@ module fv_region_walker (
   wire          ms_valid   = $anyseq;
   wire [31:0]   ms_data    = $anyseq;
 
-  wire          req_ready, st_valid, pt_refused, desc_valid, walking, can_issue, spurious;
+  wire          req_ready, st_valid, pt_refused, desc_valid, walking, can_issue, spurious, rg_read_busy;
   wire [63:0]   st_data, rg_read_data;
   wire [159:0]  desc_data;
   wire [1:0]    outstanding;
@@ -71,12 +71,12 @@ module fv_region_walker (
     .rg_read_idx(rg_read_idx), .rg_read_data(rg_read_data), .dma_desc_valid(desc_valid),
     .dma_desc_ready(desc_ready), .dma_desc_data(desc_data), .dma_status_valid(ms_valid),
     .dma_status_data(ms_data), .outstanding(outstanding), .walking(walking), .can_issue(can_issue),
-    .spurious(spurious), .last_mover_status(last_status)
+    .spurious(spurious), .last_mover_status(last_status), .rg_read_busy(rg_read_busy)
   );
 
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload;
-  wire [191:0]  f_areq;
+  wire [175:0]  f_areq;
   wire [31:0]   f_boff, f_bbytes;
   wire [32:0]   f_bend;
   wire [15:0]   f_bfirst;

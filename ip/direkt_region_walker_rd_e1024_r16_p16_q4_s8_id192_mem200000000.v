@@ -12,168 +12,167 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:121]
-  input  wire         rst,               // @[RegionWalker.java:121]
-  input  wire [191:0] req_data,          // @[RegionWalker.java:123]
-  input  wire         req_valid,         // @[RegionWalker.java:123]
-  output wire         req_ready,         // @[RegionWalker.java:123]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:124]
-  output wire         st_valid,          // @[RegionWalker.java:124]
-  input  wire         st_ready,          // @[RegionWalker.java:124]
-  input  wire         pt_we,             // @[RegionWalker.java:125]
-  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:125]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:125]
-  output wire         pt_refused,        // @[RegionWalker.java:126]
-  input  wire         rg_we,             // @[RegionWalker.java:126]
-  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:126]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:127]
-  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:127]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:128]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:129]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:129]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:129]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:130]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:130]
-  output wire [3:0]   outstanding,       // @[RegionWalker.java:131]
-  output wire         walking,           // @[RegionWalker.java:131]
-  output wire         can_issue,         // @[RegionWalker.java:131]
-  output wire         spurious,          // @[RegionWalker.java:131]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:132]
-  output wire [15:0]  region_busy        // @[RegionWalker.java:132]
+  input  wire         clk,               // @[RegionWalker.java:129]
+  input  wire         rst,               // @[RegionWalker.java:129]
+  input  wire [175:0] req_data,          // @[RegionWalker.java:131]
+  input  wire         req_valid,         // @[RegionWalker.java:131]
+  output wire         req_ready,         // @[RegionWalker.java:131]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:132]
+  output wire         st_valid,          // @[RegionWalker.java:132]
+  input  wire         st_ready,          // @[RegionWalker.java:132]
+  input  wire         pt_we,             // @[RegionWalker.java:133]
+  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:133]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:133]
+  output wire         pt_refused,        // @[RegionWalker.java:134]
+  input  wire         rg_we,             // @[RegionWalker.java:134]
+  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:134]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:135]
+  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:135]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:136]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:137]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:137]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:137]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:138]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:138]
+  output wire [3:0]   outstanding,       // @[RegionWalker.java:139]
+  output wire         walking,           // @[RegionWalker.java:139]
+  output wire         can_issue,         // @[RegionWalker.java:139]
+  output wire         spurious,          // @[RegionWalker.java:139]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:140]
+  output wire         rg_read_busy       // @[RegionWalker.java:140]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:160]
-  reg                                                     [191:0] a_req;                // @[RegionWalker.java:161]
-  wire                                                            a_move;               // @[RegionWalker.java:162]
-  reg                                                             b_valid;              // @[RegionWalker.java:170]
-  reg                                                     [31:0]  b_offset;             // @[RegionWalker.java:171]
-  reg                                                     [63:0]  b_fpga;               // @[RegionWalker.java:172]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:173]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:174]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:175]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:176]
-  reg                                                     [64:0]  b_fpga_end;           // @[RegionWalker.java:177]
-  reg                                                     [63:0]  b_fpga_adj;           // @[RegionWalker.java:178]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:180]
-  reg                                                     [15:0]  b_region_first;       // @[RegionWalker.java:181]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:182]
-  wire                                                            b_move;               // @[RegionWalker.java:183]
-  wire                                                    [16:0]  last_page_wide;       // @[RegionWalker.java:220]
-  wire                                                    [16:0]  first_page_wide;      // @[RegionWalker.java:222]
-  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:231]
-  reg                                                             k_valid;              // @[RegionWalker.java:235]
-  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:236]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:237]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:238]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:239]
-  reg                                                     [9:0]   k_last_page;          // @[RegionWalker.java:240]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:241]
-  reg                                                     [16:0]  k_end_offset;         // @[RegionWalker.java:242]
-  reg                                                     [63:0]  k_fpga;               // @[RegionWalker.java:243]
-  reg                                                     [63:0]  k_fpga_adj;           // @[RegionWalker.java:244]
-  wire                                                            k_move;               // @[RegionWalker.java:245]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:261]
-  reg                                                             req0_valid;           // @[RegionWalker.java:272]
-  reg                                                             req0_open;            // @[RegionWalker.java:273]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:274]
-  reg                                                     [31:0]  req0_tag;             // @[RegionWalker.java:275]
-  reg                                                     [27:0]  req0_age;             // @[RegionWalker.java:276]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:277]
-  reg                                                     [7:0]   req0_region;          // @[RegionWalker.java:278]
-  reg                                                             req1_valid;           // @[RegionWalker.java:272]
-  reg                                                             req1_open;            // @[RegionWalker.java:273]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:274]
-  reg                                                     [31:0]  req1_tag;             // @[RegionWalker.java:275]
-  reg                                                     [27:0]  req1_age;             // @[RegionWalker.java:276]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:277]
-  reg                                                     [7:0]   req1_region;          // @[RegionWalker.java:278]
-  reg                                                             req2_valid;           // @[RegionWalker.java:272]
-  reg                                                             req2_open;            // @[RegionWalker.java:273]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:274]
-  reg                                                     [31:0]  req2_tag;             // @[RegionWalker.java:275]
-  reg                                                     [27:0]  req2_age;             // @[RegionWalker.java:276]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:277]
-  reg                                                     [7:0]   req2_region;          // @[RegionWalker.java:278]
-  reg                                                             req3_valid;           // @[RegionWalker.java:272]
-  reg                                                             req3_open;            // @[RegionWalker.java:273]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:274]
-  reg                                                     [31:0]  req3_tag;             // @[RegionWalker.java:275]
-  reg                                                     [27:0]  req3_age;             // @[RegionWalker.java:276]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:277]
-  reg                                                     [7:0]   req3_region;          // @[RegionWalker.java:278]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:281]
-  reg                                                             w_busy;               // @[RegionWalker.java:291]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:292]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:293]
-  reg                                                     [9:0]   w_last_page;          // @[RegionWalker.java:294]
-  reg                                                             w_first;              // @[RegionWalker.java:295]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:296]
-  reg                                                     [16:0]  w_end_offset;         // @[RegionWalker.java:297]
-  reg                                                     [63:0]  w_fpga;               // @[RegionWalker.java:298]
-  reg                                                     [63:0]  w_fpga_adj;           // @[RegionWalker.java:299]
-  wire                                                            admit;                // @[RegionWalker.java:301]
-  wire                                                            reject;               // @[RegionWalker.java:302]
-  reg                                                             completed;            // @[RegionWalker.java:303]
-  reg                                                             reject_valid;         // @[RegionWalker.java:307]
-  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:308]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:309]
-  wire                                                            reject_push;          // @[RegionWalker.java:312]
-  reg                                                             r0_valid;             // @[RegionWalker.java:328]
-  reg                                                             r1_valid;             // @[RegionWalker.java:329]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:330]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:331]
-  wire                                                            r_load;               // @[RegionWalker.java:332]
-  wire                                                            r_take;               // @[RegionWalker.java:333]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:336]
-  reg                                                     [100:0] r0_chunk;             // @[RegionWalker.java:343]
-  reg                                                     [100:0] r1_chunk;             // @[RegionWalker.java:344]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:345]
-  reg                                                     [47:0]  next_frame;           // @[RegionWalker.java:346]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:366]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:367]
-  reg                                                     [148:0] chunk_head;           // @[RegionWalker.java:371]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:372]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:408]
-  reg                                                             c_valid;              // @[RegionWalker.java:415]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:416]
-  reg                                                     [63:0]  c_fpga;               // @[RegionWalker.java:417]
-  reg                                                     [19:0]  c_bytes;              // @[RegionWalker.java:418]
-  reg                                                     [3:0]   c_pages;              // @[RegionWalker.java:419]
-  reg                                                             c_last;               // @[RegionWalker.java:420]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:421]
-  wire                                                            c_closed;             // @[RegionWalker.java:422]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:426]
-  wire                                                            c_go;                 // @[RegionWalker.java:428]
-  wire                                                            o_load;               // @[RegionWalker.java:429]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:447]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:447]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:447]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:447]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:447]
-  reg                                                             o_valid;              // @[RegionWalker.java:449]
-  reg                                                     [63:0]  o_src;                // @[RegionWalker.java:450]
-  reg                                                     [63:0]  o_dst;                // @[RegionWalker.java:451]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:452]
-  reg                                                             o_last;               // @[RegionWalker.java:453]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:454]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:455]
-  wire                                                            handover;             // @[RegionWalker.java:457]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:482]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:483]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:487]
-  wire                                                            status_believed;      // @[RegionWalker.java:494]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:498]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:505]
-  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:537]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:554]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:555]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:15];  // @[RegionWalker.java:154]
-  reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:157]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [148:0] chunk_queue [0:7];    // @[RegionWalker.java:365]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:476]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:553]
+  reg                                                             a_valid;              // @[RegionWalker.java:168]
+  reg                                                     [175:0] a_req;                // @[RegionWalker.java:169]
+  wire                                                            a_move;               // @[RegionWalker.java:170]
+  reg                                                             b_valid;              // @[RegionWalker.java:178]
+  reg                                                     [31:0]  b_offset;             // @[RegionWalker.java:179]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:182]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:183]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:184]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:185]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:186]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:187]
+  reg                                                     [32:0]  b_fpga_adj;           // @[RegionWalker.java:188]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:189]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:191]
+  reg                                                     [15:0]  b_region_first;       // @[RegionWalker.java:192]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:193]
+  wire                                                            b_move;               // @[RegionWalker.java:194]
+  wire                                                    [16:0]  last_page_wide;       // @[RegionWalker.java:233]
+  wire                                                    [16:0]  first_page_wide;      // @[RegionWalker.java:235]
+  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:244]
+  reg                                                             k_valid;              // @[RegionWalker.java:248]
+  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:249]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:250]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:251]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:252]
+  reg                                                     [9:0]   k_last_page;          // @[RegionWalker.java:253]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:254]
+  reg                                                     [16:0]  k_end_offset;         // @[RegionWalker.java:255]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:256]
+  reg                                                     [32:0]  k_fpga_adj;           // @[RegionWalker.java:257]
+  wire                                                            k_move;               // @[RegionWalker.java:258]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:274]
+  reg                                                             req0_valid;           // @[RegionWalker.java:283]
+  reg                                                             req0_open;            // @[RegionWalker.java:284]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:285]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:286]
+  reg                                                     [7:0]   req0_region;          // @[RegionWalker.java:287]
+  reg                                                             req1_valid;           // @[RegionWalker.java:283]
+  reg                                                             req1_open;            // @[RegionWalker.java:284]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:285]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:286]
+  reg                                                     [7:0]   req1_region;          // @[RegionWalker.java:287]
+  reg                                                             req2_valid;           // @[RegionWalker.java:283]
+  reg                                                             req2_open;            // @[RegionWalker.java:284]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:285]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:286]
+  reg                                                     [7:0]   req2_region;          // @[RegionWalker.java:287]
+  reg                                                             req3_valid;           // @[RegionWalker.java:283]
+  reg                                                             req3_open;            // @[RegionWalker.java:284]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:285]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:286]
+  reg                                                     [7:0]   req3_region;          // @[RegionWalker.java:287]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:290]
+  reg                                                             w_busy;               // @[RegionWalker.java:300]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:301]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:302]
+  reg                                                     [9:0]   w_last_page;          // @[RegionWalker.java:303]
+  reg                                                             w_first;              // @[RegionWalker.java:304]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:305]
+  reg                                                     [16:0]  w_end_offset;         // @[RegionWalker.java:306]
+  reg                                                     [32:0]  w_fpga;               // @[RegionWalker.java:307]
+  reg                                                     [32:0]  w_fpga_adj;           // @[RegionWalker.java:308]
+  wire                                                            admit;                // @[RegionWalker.java:310]
+  wire                                                            reject;               // @[RegionWalker.java:311]
+  reg                                                             completed;            // @[RegionWalker.java:312]
+  reg                                                             status_valid;         // @[RegionWalker.java:313]
+  reg                                                             reject_valid;         // @[RegionWalker.java:317]
+  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:318]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:319]
+  wire                                                            reject_push;          // @[RegionWalker.java:322]
+  reg                                                             r0_valid;             // @[RegionWalker.java:338]
+  reg                                                             r1_valid;             // @[RegionWalker.java:339]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:340]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:341]
+  wire                                                            r_load;               // @[RegionWalker.java:342]
+  wire                                                            r_take;               // @[RegionWalker.java:343]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:346]
+  reg                                                     [69:0]  r0_chunk;             // @[RegionWalker.java:353]
+  reg                                                     [69:0]  r1_chunk;             // @[RegionWalker.java:354]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:355]
+  reg                                                     [47:0]  next_frame;           // @[RegionWalker.java:356]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:376]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:377]
+  reg                                                     [117:0] chunk_head;           // @[RegionWalker.java:381]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:382]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:418]
+  reg                                                             c_valid;              // @[RegionWalker.java:425]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:426]
+  reg                                                     [32:0]  c_fpga;               // @[RegionWalker.java:427]
+  reg                                                     [19:0]  c_bytes;              // @[RegionWalker.java:428]
+  reg                                                     [3:0]   c_pages;              // @[RegionWalker.java:429]
+  reg                                                             c_last;               // @[RegionWalker.java:430]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:431]
+  wire                                                            c_closed;             // @[RegionWalker.java:432]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:436]
+  wire                                                            c_go;                 // @[RegionWalker.java:438]
+  wire                                                            o_load;               // @[RegionWalker.java:439]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:457]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:457]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:457]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:457]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:457]
+  reg                                                             o_valid;              // @[RegionWalker.java:459]
+  reg                                                     [63:0]  o_src;                // @[RegionWalker.java:460]
+  reg                                                     [63:0]  o_dst;                // @[RegionWalker.java:461]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:462]
+  reg                                                             o_last;               // @[RegionWalker.java:463]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:464]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:465]
+  wire                                                            handover;             // @[RegionWalker.java:467]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:492]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:493]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:497]
+  wire                                                            status_believed;      // @[RegionWalker.java:504]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:508]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:515]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:520]
+  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:551]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:560]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:561]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:562]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:576]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:577]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:15];  // @[RegionWalker.java:162]
+  reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:165]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [117:0] chunk_queue [0:7];    // @[RegionWalker.java:375]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:486]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:523]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:575]
 
-  // @[RegionWalker.java:165]
+  // @[RegionWalker.java:173]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -182,10 +181,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:164]
+  // @[RegionWalker.java:172]
   always @(posedge clk) begin
     if (rst) begin
-      a_req <= 192'd0;
+      a_req <= 176'd0;
     end else begin
       if (req_valid & req_ready) begin
         a_req <= req_data;
@@ -193,9 +192,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:184]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:195]
 
-  // @[RegionWalker.java:217]
+  // @[RegionWalker.java:230]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -204,7 +203,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:205]
+  // @[RegionWalker.java:217]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 32'd0;
@@ -215,51 +214,51 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:206]
+  // @[RegionWalker.java:218]
   always @(posedge clk) begin
     if (rst) begin
-      b_fpga <= 64'd0;
+      b_fpga <= 33'd0;
     end else begin
       if (a_move) begin
-        b_fpga <= a_req[63:0];
+        b_fpga <= a_req[32:0];
       end
     end
   end
 
-  // @[RegionWalker.java:207]
+  // @[RegionWalker.java:219]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
     end else begin
       if (a_move) begin
-        b_tag <= a_req[159:128];
+        b_tag <= a_req[175:144];
       end
     end
   end
 
-  // @[RegionWalker.java:208]
+  // @[RegionWalker.java:220]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
     end else begin
       if (a_move) begin
-        b_region <= a_req[167:160];
+        b_region <= a_req[135:128];
       end
     end
   end
 
-  // @[RegionWalker.java:209]
+  // @[RegionWalker.java:221]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
     end else begin
       if (a_move) begin
-        b_request_error <= (a_req[191:168] != 24'd0) ? 4'd1 : ((a_req[127:96] == 32'd0) ? 4'd3 : (|((a_req[65:64] | a_req[97:96]) | a_req[1:0]) ? 4'd5 : 4'd0));
+        b_request_error <= (a_req[143:140] != 4'd0) ? 4'd1 : ((a_req[139:136] != 4'd1) ? 4'd11 : ((a_req[127:96] == 32'd0) ? 4'd3 : (|((a_req[65:64] | a_req[97:96]) | a_req[1:0]) ? 4'd5 : 4'd0)));
       end
     end
   end
 
-  // @[RegionWalker.java:210]
+  // @[RegionWalker.java:222]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -270,70 +269,81 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:211]
+  // @[RegionWalker.java:223]
   always @(posedge clk) begin
     if (rst) begin
-      b_fpga_end <= 65'd0;
+      b_fpga_end <= 34'd0;
     end else begin
       if (a_move) begin
-        b_fpga_end <= {1'b0, a_req[63:0]} + {1'b0, {32'd0, a_req[127:96]}};
+        b_fpga_end <= {1'b0, a_req[32:0]} + {2'd0, a_req[127:96]};
       end
     end
   end
 
-  // @[RegionWalker.java:212]
+  // @[RegionWalker.java:224]
   always @(posedge clk) begin
     if (rst) begin
-      b_fpga_adj <= 64'd0;
+      b_fpga_adj <= 33'd0;
     end else begin
       if (a_move) begin
-        b_fpga_adj <= a_req[63:0] - {48'd0, a_req[79:64]};
+        b_fpga_adj <= a_req[32:0] - {17'd0, a_req[79:64]};
       end
     end
   end
 
-  // @[RegionWalker.java:213]
+  // @[RegionWalker.java:225]
+  always @(posedge clk) begin
+    if (rst) begin
+      b_fpga_high <= 1'b0;
+    end else begin
+      if (a_move) begin
+        b_fpga_high <= |a_req[63:33];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:226]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
     end else begin
       if (a_move) begin
-        b_region_usable <= ((((region_table[a_req[163:160]][63:50] == 14'd0) & (region_table[a_req[163:160]][31:0] != 32'd0)) & region_table[a_req[163:160]][48]) & (a_req[167:160] < 8'd16)) & ~|region_table[a_req[163:160]][47:42];
+        b_region_usable <= ((((region_table[a_req[131:128]][63:50] == 14'd0) & (region_table[a_req[131:128]][31:0] != 32'd0)) & region_table[a_req[131:128]][48]) & (a_req[135:128] < 8'd16)) & ~|region_table[a_req[131:128]][47:42];
       end
     end
   end
 
-  // @[RegionWalker.java:214]
+  // @[RegionWalker.java:227]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 16'd0;
     end else begin
       if (a_move) begin
-        b_region_first <= region_table[a_req[163:160]][47:32];
+        b_region_first <= region_table[a_req[131:128]][47:32];
       end
     end
   end
 
-  // @[RegionWalker.java:215]
+  // @[RegionWalker.java:228]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
     end else begin
       if (a_move) begin
-        b_region_bytes <= region_table[a_req[163:160]][31:0];
+        b_region_bytes <= region_table[a_req[131:128]][31:0];
       end
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:246]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:259]
 
-  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:221]
+  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:234]
 
-  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:223]
+  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:236]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:10] | first_page_wide[16:10])) ? 4'd10 : (~(b_fpga_end <= 65'h200000000) ? 4'd7 : 4'd0))); // @[RegionWalker.java:232]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:10] | first_page_wide[16:10])) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:245]
 
-  // @[RegionWalker.java:258]
+  // @[RegionWalker.java:271]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -342,7 +352,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:248]
+  // @[RegionWalker.java:261]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -353,7 +363,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:249]
+  // @[RegionWalker.java:262]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -364,7 +374,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:250]
+  // @[RegionWalker.java:263]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -375,7 +385,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:251]
+  // @[RegionWalker.java:264]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -386,7 +396,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:252]
+  // @[RegionWalker.java:265]
   always @(posedge clk) begin
     if (rst) begin
       k_last_page <= 10'd0;
@@ -397,7 +407,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:253]
+  // @[RegionWalker.java:266]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -408,7 +418,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:254]
+  // @[RegionWalker.java:267]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 17'd0;
@@ -419,10 +429,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:255]
+  // @[RegionWalker.java:268]
   always @(posedge clk) begin
     if (rst) begin
-      k_fpga <= 64'd0;
+      k_fpga <= 33'd0;
     end else begin
       if (b_move) begin
         k_fpga <= b_fpga;
@@ -430,10 +440,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:256]
+  // @[RegionWalker.java:269]
   always @(posedge clk) begin
     if (rst) begin
-      k_fpga_adj <= 64'd0;
+      k_fpga_adj <= 33'd0;
     end else begin
       if (b_move) begin
         k_fpga_adj <= b_fpga_adj;
@@ -441,9 +451,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:311]
+  assign k_move = admit | reject; // @[RegionWalker.java:321]
 
-  // @[RegionWalker.java:562]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -452,7 +462,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -465,7 +475,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -478,7 +488,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -491,31 +501,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
-  always @(posedge clk) begin
-    if (rst) begin
-      req0_tag <= 32'd0;
-    end else begin
-      if (admit & (free_request == 2'd0)) begin
-        req0_tag <= k_tag;
-      end
-    end
-  end
-
-  // @[RegionWalker.java:524]
-  always @(posedge clk) begin
-    if (rst) begin
-      req0_age <= 28'd0;
-    end else begin
-      if (admit & (free_request == 2'd0)) begin
-        req0_age <= 28'd0;
-      end else begin
-        req0_age <= &req0_age ? req0_age : (req0_age + 28'd1);
-      end
-    end
-  end
-
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:540]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -528,7 +514,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 8'd0;
@@ -539,7 +525,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -552,7 +538,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -565,7 +551,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -578,31 +564,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
-  always @(posedge clk) begin
-    if (rst) begin
-      req1_tag <= 32'd0;
-    end else begin
-      if (admit & (free_request == 2'd1)) begin
-        req1_tag <= k_tag;
-      end
-    end
-  end
-
-  // @[RegionWalker.java:524]
-  always @(posedge clk) begin
-    if (rst) begin
-      req1_age <= 28'd0;
-    end else begin
-      if (admit & (free_request == 2'd1)) begin
-        req1_age <= 28'd0;
-      end else begin
-        req1_age <= &req1_age ? req1_age : (req1_age + 28'd1);
-      end
-    end
-  end
-
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:540]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -615,7 +577,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 8'd0;
@@ -626,7 +588,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -639,7 +601,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -652,7 +614,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -665,31 +627,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
-  always @(posedge clk) begin
-    if (rst) begin
-      req2_tag <= 32'd0;
-    end else begin
-      if (admit & (free_request == 2'd2)) begin
-        req2_tag <= k_tag;
-      end
-    end
-  end
-
-  // @[RegionWalker.java:524]
-  always @(posedge clk) begin
-    if (rst) begin
-      req2_age <= 28'd0;
-    end else begin
-      if (admit & (free_request == 2'd2)) begin
-        req2_age <= 28'd0;
-      end else begin
-        req2_age <= &req2_age ? req2_age : (req2_age + 28'd1);
-      end
-    end
-  end
-
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:540]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -702,7 +640,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 8'd0;
@@ -713,7 +651,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -726,7 +664,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -739,7 +677,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -752,31 +690,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
-  always @(posedge clk) begin
-    if (rst) begin
-      req3_tag <= 32'd0;
-    end else begin
-      if (admit & (free_request == 2'd3)) begin
-        req3_tag <= k_tag;
-      end
-    end
-  end
-
-  // @[RegionWalker.java:524]
-  always @(posedge clk) begin
-    if (rst) begin
-      req3_age <= 28'd0;
-    end else begin
-      if (admit & (free_request == 2'd3)) begin
-        req3_age <= 28'd0;
-      end else begin
-        req3_age <= &req3_age ? req3_age : (req3_age + 28'd1);
-      end
-    end
-  end
-
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:540]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -789,7 +703,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 8'd0;
@@ -800,9 +714,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:288]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:297]
 
-  // @[RegionWalker.java:396]
+  // @[RegionWalker.java:406]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -815,7 +729,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:397]
+  // @[RegionWalker.java:407]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -826,7 +740,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:361]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -840,7 +754,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:399]
+  // @[RegionWalker.java:409]
   always @(posedge clk) begin
     if (rst) begin
       w_last_page <= 10'd0;
@@ -851,7 +765,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:362]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -865,7 +779,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:401]
+  // @[RegionWalker.java:411]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -876,7 +790,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:402]
+  // @[RegionWalker.java:412]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 17'd0;
@@ -887,13 +801,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:363]
   always @(posedge clk) begin
     if (rst) begin
-      w_fpga <= 64'd0;
+      w_fpga <= 33'd0;
     end else begin
       if (r_load) begin
-        w_fpga <= (w_first ? w_fpga_adj : w_fpga) + 64'h10000;
+        w_fpga <= (w_first ? w_fpga_adj : w_fpga) + 33'h10000;
       end
       if (admit) begin
         w_fpga <= k_fpga;
@@ -901,10 +815,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:404]
+  // @[RegionWalker.java:414]
   always @(posedge clk) begin
     if (rst) begin
-      w_fpga_adj <= 64'd0;
+      w_fpga_adj <= 33'd0;
     end else begin
       if (admit) begin
         w_fpga_adj <= k_fpga_adj;
@@ -912,11 +826,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:304]
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:314]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:310]
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:320]
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:552]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -925,7 +839,16 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:315]
+  // @[RegionWalker.java:563]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_valid <= 1'b0;
+    end else begin
+      status_valid <= completed;
+    end
+  end
+
+  // @[RegionWalker.java:325]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -938,7 +861,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:316]
+  // @[RegionWalker.java:326]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -949,7 +872,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:317]
+  // @[RegionWalker.java:327]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -960,9 +883,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~completed; // @[RegionWalker.java:313]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:323]
 
-  // @[RegionWalker.java:347]
+  // @[RegionWalker.java:357]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -971,7 +894,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:348]
+  // @[RegionWalker.java:358]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -980,7 +903,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:379]
+  // @[RegionWalker.java:389]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -989,7 +912,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:378]
+  // @[RegionWalker.java:388]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -998,14 +921,14 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:335]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:345]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:431]
+  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:441]
 
-  // @[RegionWalker.java:350]
+  // @[RegionWalker.java:360]
   always @(posedge clk) begin
     if (rst) begin
-      r0_chunk <= 101'd0;
+      r0_chunk <= 70'd0;
     end else begin
       if (r_load) begin
         r0_chunk <= {((w_page == w_last_page) ? w_end_offset : 17'h10000) - {1'b0, w_first ? w_first_offset : 16'd0}, w_first ? w_first_offset : 16'd0, w_fpga, w_page == w_last_page, w_first, w_request};
@@ -1013,10 +936,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:368]
   always @(posedge clk) begin
     if (rst) begin
-      r1_chunk <= 101'd0;
+      r1_chunk <= 70'd0;
     end else begin
       if (r0_valid) begin
         r1_chunk <= r0_chunk;
@@ -1024,7 +947,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:357]
+  // @[RegionWalker.java:367]
   always @(posedge clk) begin
     if (rst) begin
       r1_frame <= 48'd0;
@@ -1033,7 +956,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:359]
+  // @[RegionWalker.java:369]
   always @(posedge clk) begin
     if (rst) begin
       next_frame <= 48'd0;
@@ -1044,7 +967,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:369]
+  // @[RegionWalker.java:379]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1055,7 +978,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:376]
+  // @[RegionWalker.java:386]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1066,10 +989,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:375]
+  // @[RegionWalker.java:385]
   always @(posedge clk) begin
     if (rst) begin
-      chunk_head <= 149'd0;
+      chunk_head <= 118'd0;
     end else begin
       if (chunk_head_load) begin
         chunk_head <= chunk_queue[chunk_rd];
@@ -1077,11 +1000,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:373]
+  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:383]
 
-  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:409]
+  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:419]
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:454]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1090,46 +1013,46 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:437]
+  // @[RegionWalker.java:447]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_pcie <= {chunk_head[148:101], chunk_head[82:67]};
+          c_pcie <= {chunk_head[117:70], chunk_head[51:36]};
         end
       end
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:448]
   always @(posedge clk) begin
     if (rst) begin
-      c_fpga <= 64'd0;
+      c_fpga <= 33'd0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_fpga <= chunk_head[66:3];
+          c_fpga <= chunk_head[35:3];
         end
       end
     end
   end
 
-  // @[RegionWalker.java:433]
+  // @[RegionWalker.java:443]
   always @(posedge clk) begin
     if (rst) begin
       c_bytes <= 20'd0;
     end else begin
       if (r_take & c_contiguous) begin
-        c_bytes <= c_bytes + {3'd0, chunk_head[99:83]};
+        c_bytes <= c_bytes + {3'd0, chunk_head[68:52]};
       end else if (r_take) begin
-        c_bytes <= {3'd0, chunk_head[99:83]};
+        c_bytes <= {3'd0, chunk_head[68:52]};
       end
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     if (rst) begin
       c_pages <= 4'd0;
@@ -1142,7 +1065,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:445]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1155,7 +1078,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:442]
+  // @[RegionWalker.java:452]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1168,15 +1091,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:423]
+  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:433]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[100]; // @[RegionWalker.java:427]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[69]; // @[RegionWalker.java:437]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:430]
+  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:440]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:459]
+  assign o_load = ~o_valid | handover; // @[RegionWalker.java:469]
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:478]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1185,7 +1108,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:462]
+  // @[RegionWalker.java:472]
   always @(posedge clk) begin
     if (rst) begin
       o_src <= 64'd0;
@@ -1196,18 +1119,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:463]
+  // @[RegionWalker.java:473]
   always @(posedge clk) begin
     if (rst) begin
       o_dst <= 64'd0;
     end else begin
       if (c_go) begin
-        o_dst <= c_fpga;
+        o_dst <= {31'd0, c_fpga};
       end
     end
   end
 
-  // @[RegionWalker.java:464]
+  // @[RegionWalker.java:474]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1218,7 +1141,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:465]
+  // @[RegionWalker.java:475]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1229,7 +1152,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:476]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1240,7 +1163,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:456]
+  // @[RegionWalker.java:466]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1249,9 +1172,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:458]
+  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:468]
 
-  // @[RegionWalker.java:484]
+  // @[RegionWalker.java:494]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1260,7 +1183,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:485]
+  // @[RegionWalker.java:495]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1269,11 +1192,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:488]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:498]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:495]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:505]
 
-  // @[RegionWalker.java:499]
+  // @[RegionWalker.java:509]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1284,9 +1207,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:506]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:516]
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:521]
+  always @(posedge clk) begin
+    if (rst) begin
+      now <= 32'd0;
+    end else begin
+      now <= now + 32'd1;
+    end
+  end
+
+  // @[RegionWalker.java:553]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1295,18 +1227,51 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:558]
+  // @[RegionWalker.java:565]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_tag <= 32'd0;
+    end else begin
+      if (completed) begin
+        status_tag <= request_stamp[completed_request][63:32];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:566]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_error <= 4'd0;
+    end else begin
+      if (completed) begin
+        status_error <= (completed_request == 2'd3) ? req3_error : ((completed_request == 2'd2) ? req2_error : ((completed_request == 2'd1) ? req1_error : ((completed_request == 2'd0) ? req0_error : 4'd0)));
+      end
+    end
+  end
+
+  // @[RegionWalker.java:567]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_elapsed <= 32'd0;
+    end else begin
+      if (completed) begin
+        status_elapsed <= now - request_stamp[completed_request][31:0];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:580]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
     end else begin
-      if (completed | reject_push) begin
+      if (status_valid | reject_push) begin
         status_wr <= status_wr + 4'd1;
       end
     end
   end
 
-  // @[RegionWalker.java:561]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1317,75 +1282,82 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:163]
+  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:171]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:560]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:582]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:559]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:581]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:411]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:421]
 
-  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:156]
+  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:164]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:471]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:481]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:470]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:480]
 
-  assign outstanding = owed; // @[RegionWalker.java:563]
+  assign outstanding = owed; // @[RegionWalker.java:585]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:575]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:594]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:472]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:482]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:496]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:506]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:500]
+  assign last_mover_status = last_status; // @[RegionWalker.java:510]
 
-  assign region_busy = {((((((a_valid & (a_req[167:160] == 8'd15)) | (b_valid & (b_region == 8'd15))) | (k_valid & (k_region == 8'd15))) | (req0_valid & (req0_region == 8'd15))) | (req1_valid & (req1_region == 8'd15))) | (req2_valid & (req2_region == 8'd15))) | (req3_valid & (req3_region == 8'd15)), ((((((a_valid & (a_req[167:160] == 8'd14)) | (b_valid & (b_region == 8'd14))) | (k_valid & (k_region == 8'd14))) | (req0_valid & (req0_region == 8'd14))) | (req1_valid & (req1_region == 8'd14))) | (req2_valid & (req2_region == 8'd14))) | (req3_valid & (req3_region == 8'd14)), ((((((a_valid & (a_req[167:160] == 8'd13)) | (b_valid & (b_region == 8'd13))) | (k_valid & (k_region == 8'd13))) | (req0_valid & (req0_region == 8'd13))) | (req1_valid & (req1_region == 8'd13))) | (req2_valid & (req2_region == 8'd13))) | (req3_valid & (req3_region == 8'd13)), ((((((a_valid & (a_req[167:160] == 8'd12)) | (b_valid & (b_region == 8'd12))) | (k_valid & (k_region == 8'd12))) | (req0_valid & (req0_region == 8'd12))) | (req1_valid & (req1_region == 8'd12))) | (req2_valid & (req2_region == 8'd12))) | (req3_valid & (req3_region == 8'd12)), ((((((a_valid & (a_req[167:160] == 8'd11)) | (b_valid & (b_region == 8'd11))) | (k_valid & (k_region == 8'd11))) | (req0_valid & (req0_region == 8'd11))) | (req1_valid & (req1_region == 8'd11))) | (req2_valid & (req2_region == 8'd11))) | (req3_valid & (req3_region == 8'd11)), ((((((a_valid & (a_req[167:160] == 8'd10)) | (b_valid & (b_region == 8'd10))) | (k_valid & (k_region == 8'd10))) | (req0_valid & (req0_region == 8'd10))) | (req1_valid & (req1_region == 8'd10))) | (req2_valid & (req2_region == 8'd10))) | (req3_valid & (req3_region == 8'd10)), ((((((a_valid & (a_req[167:160] == 8'd9)) | (b_valid & (b_region == 8'd9))) | (k_valid & (k_region == 8'd9))) | (req0_valid & (req0_region == 8'd9))) | (req1_valid & (req1_region == 8'd9))) | (req2_valid & (req2_region == 8'd9))) | (req3_valid & (req3_region == 8'd9)), ((((((a_valid & (a_req[167:160] == 8'd8)) | (b_valid & (b_region == 8'd8))) | (k_valid & (k_region == 8'd8))) | (req0_valid & (req0_region == 8'd8))) | (req1_valid & (req1_region == 8'd8))) | (req2_valid & (req2_region == 8'd8))) | (req3_valid & (req3_region == 8'd8)), ((((((a_valid & (a_req[167:160] == 8'd7)) | (b_valid & (b_region == 8'd7))) | (k_valid & (k_region == 8'd7))) | (req0_valid & (req0_region == 8'd7))) | (req1_valid & (req1_region == 8'd7))) | (req2_valid & (req2_region == 8'd7))) | (req3_valid & (req3_region == 8'd7)), ((((((a_valid & (a_req[167:160] == 8'd6)) | (b_valid & (b_region == 8'd6))) | (k_valid & (k_region == 8'd6))) | (req0_valid & (req0_region == 8'd6))) | (req1_valid & (req1_region == 8'd6))) | (req2_valid & (req2_region == 8'd6))) | (req3_valid & (req3_region == 8'd6)), ((((((a_valid & (a_req[167:160] == 8'd5)) | (b_valid & (b_region == 8'd5))) | (k_valid & (k_region == 8'd5))) | (req0_valid & (req0_region == 8'd5))) | (req1_valid & (req1_region == 8'd5))) | (req2_valid & (req2_region == 8'd5))) | (req3_valid & (req3_region == 8'd5)), ((((((a_valid & (a_req[167:160] == 8'd4)) | (b_valid & (b_region == 8'd4))) | (k_valid & (k_region == 8'd4))) | (req0_valid & (req0_region == 8'd4))) | (req1_valid & (req1_region == 8'd4))) | (req2_valid & (req2_region == 8'd4))) | (req3_valid & (req3_region == 8'd4)), ((((((a_valid & (a_req[167:160] == 8'd3)) | (b_valid & (b_region == 8'd3))) | (k_valid & (k_region == 8'd3))) | (req0_valid & (req0_region == 8'd3))) | (req1_valid & (req1_region == 8'd3))) | (req2_valid & (req2_region == 8'd3))) | (req3_valid & (req3_region == 8'd3)), ((((((a_valid & (a_req[167:160] == 8'd2)) | (b_valid & (b_region == 8'd2))) | (k_valid & (k_region == 8'd2))) | (req0_valid & (req0_region == 8'd2))) | (req1_valid & (req1_region == 8'd2))) | (req2_valid & (req2_region == 8'd2))) | (req3_valid & (req3_region == 8'd2)), ((((((a_valid & (a_req[167:160] == 8'd1)) | (b_valid & (b_region == 8'd1))) | (k_valid & (k_region == 8'd1))) | (req0_valid & (req0_region == 8'd1))) | (req1_valid & (req1_region == 8'd1))) | (req2_valid & (req2_region == 8'd1))) | (req3_valid & (req3_region == 8'd1)), ((((((a_valid & (a_req[167:160] == 8'd0)) | (b_valid & (b_region == 8'd0))) | (k_valid & (k_region == 8'd0))) | (req0_valid & (req0_region == 8'd0))) | (req1_valid & (req1_region == 8'd0))) | (req2_valid & (req2_region == 8'd0))) | (req3_valid & (req3_region == 8'd0))}; // @[RegionWalker.java:574]
+  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == {4'd0, rg_read_idx}))) | (req1_valid & (req1_region == {4'd0, rg_read_idx}))) | (req2_valid & (req2_region == {4'd0, rg_read_idx}))) | (req3_valid & (req3_region == {4'd0, rg_read_idx})); // @[RegionWalker.java:593]
 
-  // @[RegionWalker.java:155]
+  // @[RegionWalker.java:163]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= rg_data;
     end
   end
 
-  // @[RegionWalker.java:410]
+  // @[RegionWalker.java:420]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:336]
+  // @[RegionWalker.java:346]
   always @(posedge clk) begin
     if (r_load) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:368]
+  // @[RegionWalker.java:378]
   always @(posedge clk) begin
     if (r1_valid) begin
-      chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[2], r1_chunk[100:3], r1_chunk[1:0]};
+      chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[2], r1_chunk[69:3], r1_chunk[1:0]};
     end
   end
 
-  // @[RegionWalker.java:477]
+  // @[RegionWalker.java:487]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:557]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
-    if (completed | reject_push) begin
-      status_fifo[status_wr[2:0]] <= completed ? {(completed_request == 2'd3) ? req3_age : ((completed_request == 2'd2) ? req2_age : ((completed_request == 2'd1) ? req1_age : ((completed_request == 2'd0) ? req0_age : 28'd0))), (completed_request == 2'd3) ? req3_error : ((completed_request == 2'd2) ? req2_error : ((completed_request == 2'd1) ? req1_error : ((completed_request == 2'd0) ? req0_error : 4'd0))), (completed_request == 2'd3) ? req3_tag : ((completed_request == 2'd2) ? req2_tag : ((completed_request == 2'd1) ? req1_tag : ((completed_request == 2'd0) ? req0_tag : 32'd0)))} : {28'd0, reject_error, reject_tag};
+    if (admit) begin
+      request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:579]
+  always @(posedge clk) begin
+    if (status_valid | reject_push) begin
+      status_fifo[status_wr[2:0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
+    end
+  end
+
+  // @[RegionWalker.java:457]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

@@ -25,12 +25,12 @@ cocotb tests:
     16 MB otherwise) at an unaligned-to-page offset.
 ``rejections``         outside the region, across its end by 4 bytes, a direction it does not allow,
     a closed region, a region number beyond the table, a region whose pages run past the table,
-    zero length, unaligned offset / length / FPGA address, reserved bits, FPGA memory overrun:
+    zero length, unaligned offset / length / FPGA address, reserved bits, a kind other than a region request, FPGA memory overrun:
     each comes back with its error code, the mover never sees a descriptor, memory untouched.
 ``table_update_in_flight``  while a long request walks, writes to its pages not yet read are
     refused (``pt_refused``) and the request moves the old pages' data; writes elsewhere land; a
     region closed while its request is in flight: that request finishes, the next is rejected, and
-    ``region_busy`` is high until the region's last status, low after.
+    ``rg_read_busy`` is high until the region's last piece has reported, low after.
 ``mover_abort``        a piece aborted by the mover: the request's one status says ABORTED.
 ``region_64mb_fragmented``  (measurement) one 64 MB request over 1024 pages in random order:
     descriptors per cycle while the mover could take one, cycles from request to status, fraction
@@ -243,9 +243,9 @@ class Walker:
 
     # ---- requests
 
-    def request(self, region: int, offset: int, nbytes: int, fpga: int, tag: int, reserved: int = 0) -> None:
+    def request(self, region: int, offset: int, nbytes: int, fpga: int, tag: int, reserved: int = 0, kind: int = 1) -> None:
         self.requests.append(self.d.word("region_req").pack(fpga=fpga, offset=offset, bytes=nbytes, tag=tag, region=region,
-                                                            reserved=reserved))
+                                                            kind=kind, reserved=reserved))
 
     async def wait_statuses(self, n: int, limit: int) -> None:
         for _ in range(limit):
@@ -412,13 +412,16 @@ async def rejections(dut):
         ("UNALIGNED", dict(region=1, offset=0, nbytes=63)),
         ("UNALIGNED", dict(region=1, offset=0, nbytes=64, fpga=2)),
         ("RESERVED", dict(region=1, offset=0, nbytes=64, reserved=1)),
+        ("KIND", dict(region=1, offset=0, nbytes=64, kind=0)),              # a raw descriptor's kind
+        ("KIND", dict(region=1, offset=0, nbytes=64, kind=2)),
         ("FPGA_RANGE", dict(region=1, offset=0, nbytes=64, fpga=fpga_top - 60)),
     ]
     before_log = len(w.mover.log)
     before = (w.fpga.writes, sum(p.mem.writes for p in pages.values()))
     first = len(w.statuses)
     for i, (_, c) in enumerate(cases):
-        w.request(c["region"], c["offset"], c["nbytes"], c.get("fpga", 0x2000), tag=0x500 + i, reserved=c.get("reserved", 0))
+        w.request(c["region"], c["offset"], c["nbytes"], c.get("fpga", 0x2000), tag=0x500 + i, reserved=c.get("reserved", 0),
+                  kind=c.get("kind", 1))
     await w.wait_statuses(first + len(cases), 5_000)
     got = {s["tag"]: s for s in w.statuses[first:]}
     assert len(got) == len(cases)
@@ -459,10 +462,11 @@ async def table_update_in_flight(dut):
     refused = not await w.write_page(first + len(pg.frames) - 1, 0x12345)
     other = await w.write_page(w.regions[0]["first"], w.table[w.regions[0]["first"]])
     # close the region while its request is in flight: the request finishes, a new one is rejected;
-    # region_busy[r] holds until the last status for the region is out
+    # rg_read_busy (for region rg_read_idx) holds until the region's last piece has reported
     await w.write_region(r, 0, first)
+    dut.rg_read_idx.value = r
     await ReadOnly()
-    busy_while_in_flight = (dut.region_busy.value.integer >> r) & 1
+    busy_while_in_flight = int(dut.rg_read_busy.value)
     await RisingEdge(dut.clk)
     await _write_phase()
     w.request(r, 0, 64, 0, tag=0x78)
@@ -474,8 +478,8 @@ async def table_update_in_flight(dut):
     for _ in range(10):
         await RisingEdge(dut.clk)
     await ReadOnly()
-    assert busy_while_in_flight == 1, "region_busy low while a request on the region was in flight"
-    assert (dut.region_busy.value.integer >> r) & 1 == 0, "region_busy still high after the region's last status"
+    assert busy_while_in_flight == 1, "rg_read_busy low while a request on the region was in flight"
+    assert int(dut.rg_read_busy.value) == 0, "rg_read_busy still high after the region's last status"
     await RisingEdge(dut.clk)
     assert refused, "a write to a page the walk has still to read went through"
     assert other, "a write to another region's page was refused"

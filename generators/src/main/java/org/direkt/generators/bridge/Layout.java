@@ -77,7 +77,7 @@ public final class Layout {
     private static List<Word> allWords() {
         return List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID, STAMP_TAGGED,
                 CSR_CONFIG, CSR_LAST_ERROR, CSR_ALARMS, CSR_CONTROL, CSR_LEVEL, CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI,
-                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL, REGION_REQ, REGION_ENTRY, PAGE_ENTRY);
+                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL, CLDESC_REGION, REGION_REQ, REGION_ENTRY, PAGE_ENTRY);
     }
 
     /** Bumped whenever a field below moves; the manifest carries it and readers refuse others. */
@@ -238,7 +238,9 @@ public final class Layout {
         ABORTED("the data mover reported the descriptor aborted or flushed"),
         REGION("region request: the region number is beyond the table, or the region is closed, lies beyond the page table, "
                 + "or does not allow this direction"),
-        REGION_RANGE("region request: bytes outside the region (offset + length beyond the region's length)");
+        REGION_RANGE("region request: bytes outside the region (offset + length beyond the region's length)"),
+        KIND("the request kind in x6[3:0] is not one this bridge takes (raw addressing: descriptors, x6 = 0; "
+                + "regions addressing: region requests, kind 1)");
 
         public final String meaning;
 
@@ -256,14 +258,38 @@ public final class Layout {
     /** A region's pages are 64 KB, as GPU memory is pinned and mapped. */
     public static final int PAGE_BITS = 16;
 
-    /** A region request: a byte range of a region, moved to or from FPGA memory, with the kernel's tag. */
-    public static final Word REGION_REQ = new Word("region_req", 192, List.of(
+    /** The request kinds x6[3:0] names: a raw descriptor ({@link #CLDESC}, x6 = 0) or a region request ({@link #CLDESC_REGION}). */
+    public static final int KIND_RAW = 0;
+    public static final int KIND_REGION = 1;
+
+    /**
+     * A region request as a kernel writes it to the descriptor channel of a bridge with regions
+     * addressing: eight 32-bit words, x6 telling it from a raw descriptor ({@link #CLDESC}).
+     */
+    public static final Word CLDESC_REGION = new Word("cldesc_region", 256, List.of(
+            f("fpga_lo", 0, 32, "x0: FPGA memory address of the first byte [31:0] (a multiple of 4)"),
+            f("fpga_hi", 32, 32, "x1: FPGA memory address [63:32]"),
+            f("offset", 64, 32, "x2: byte offset inside the region (a multiple of 4)"),
+            f("bytes", 96, 32, "x3: length in bytes, 4 .. 4 GB - 4 (a multiple of 4)"),
+            f("region", 128, 8, "x4[7:0]: region number"),
+            f("reserved_x4", 136, 24, "x4[31:8]: must be 0"),
+            f("tag", 160, 32, "x5: the kernel's tag, returned in the status"),
+            f("kind", 192, 4, "x6[3:0]: request kind, 1 (region request)"),
+            f("reserved_x6", 196, 28, "x6[31:4]: must be 0"),
+            f("reserved", 224, 32, "x7: must be 0")));
+
+    /**
+     * A region request as the region walker takes it (what crosses into dma_clk): the channel
+     * word's fields, its reserved bits folded into one flag.
+     */
+    public static final Word REGION_REQ = new Word("region_req", 176, List.of(
             f("fpga", 0, 64, "FPGA memory address of the first byte (a multiple of 4)"),
             f("offset", 64, 32, "byte offset inside the region (a multiple of 4)"),
             f("bytes", 96, 32, "length in bytes, 4 .. 4 GB - 4 (a multiple of 4)"),
-            f("tag", 128, 32, "the kernel's tag, returned in the status"),
-            f("region", 160, 8, "region number"),
-            f("reserved", 168, 24, "must be 0")));
+            f("region", 128, 8, "region number"),
+            f("kind", 136, 4, "request kind; the walker takes 1 (region request)"),
+            f("reserved", 140, 4, "must be 0 (bit 0: a reserved bit of the channel word is set)"),
+            f("tag", 144, 32, "the kernel's tag, returned in the status")));
 
     /** A region's entry in the region table, as the host writes it. */
     public static final Word REGION_ENTRY = new Word("region_entry", 64, List.of(

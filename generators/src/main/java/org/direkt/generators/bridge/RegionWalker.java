@@ -38,9 +38,9 @@ import org.direkt.hdl.Unit;
  * pt_refused} is high in that cycle), every other write goes through at once. The host closes a
  * region by writing its entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
- * pages. {@code region_busy[r]} is high while a request naming region r is anywhere in the walker
- * and until its status is pushed: once it reads 0 after the close, the mover is done with the
- * region's pages and the host may rewrite their entries and release them.
+ * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is anywhere
+ * in the walker, until its last piece has reported: once it reads 0 after the close, the mover is
+ * done with the region's pages and the host may rewrite their entries and release them.
  */
 public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.Io> {
 
@@ -103,11 +103,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         IdPool.Params pool() {
             return new IdPool.Params(pieces);
         }
+
+        /**
+         * Bits of an FPGA address inside the walker: enough for every byte of the FPGA memory. A
+         * request whose address has a bit set above them is rejected (FPGA_RANGE) before the walk.
+         */
+        int fpgaBits() {
+            return Math.max(Layout.PAGE_BITS + 1, 64 - Long.numberOfLeadingZeros(fpgaMemBytes - 1));
+        }
     }
 
     public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal rgWe, Signal rgIdx,
             Signal rgData, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal outstanding, Signal walking, Signal canIssue,
-            Signal spurious, Signal lastStatus, Signal regionBusy) {
+            Signal spurious, Signal lastStatus, Signal rgReadBusy) {
     }
 
     @Override
@@ -129,7 +137,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), 1), cd),
                 at.in("dma_status_valid", 1, cd), at.in("dma_status_data", Layout.MOVER_STATUS.bits(), cd),
                 at.out("outstanding", ow, cd), at.out("walking", 1, cd), at.out("can_issue", 1, cd), at.out("spurious", 1, cd),
-                at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd), at.out("region_busy", p.regions(), cd));
+                at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd), at.out("rg_read_busy", 1, cd));
     }
 
     @Override
@@ -169,13 +177,16 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         int fw = re.field("first").width();
         Reg bValid = m.reg("b_valid", 1, cd).init(0);
         Reg bOff = m.reg("b_offset", rq.field("offset").width(), cd).init(0);
-        Reg bFpga = m.reg("b_fpga", 64, cd).init(0);
+        int fa = p.fpgaBits();
+        int fe = Math.max(fa, 32) + 1;
+        Reg bFpga = m.reg("b_fpga", fa, cd).init(0);
         Reg bTag = m.reg("b_tag", 32, cd).init(0);
         Reg bRegion = m.reg("b_region", rfw, cd).init(0);
         Reg bCheap = m.reg("b_request_error", 4, cd).init(0); // the checks of the request alone
         Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes - 1: the last byte's offset
-        Reg bFpgaEnd = m.reg("b_fpga_end", 65, cd).init(0); // fpga + bytes: one past the last FPGA byte
-        Reg bFpgaAdj = m.reg("b_fpga_adj", 64, cd).init(0); // fpga - (offset mod 64 KB): where the first page would start
+        Reg bFpgaEnd = m.reg("b_fpga_end", fe, cd).init(0); // fpga + bytes: one past the last FPGA byte
+        Reg bFpgaAdj = m.reg("b_fpga_adj", fa, cd).init(0); // fpga - (offset mod 64 KB): where the first page would start
+        Reg bFpgaHigh = m.reg("b_fpga_high", 1, cd).init(0); // an FPGA address bit set above the memory's
         // the region's entry as it stood when the request came here: usable for this request, first page, length
         Reg bUsable = m.reg("b_region_usable", 1, cd).init(0);
         Reg bFirst = m.reg("b_region_first", fw, cd).init(0);
@@ -189,6 +200,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr unaligned = aOff.bits(1, 0).or(aBytes.bits(1, 0)).or(aFpga.bits(1, 0)).orR();
         Expr cheapE = Expr.mux(unaligned, code(m, Layout.Error.UNALIGNED), code(m, Layout.Error.OK));
         cheapE = Expr.mux(aBytes.eq(0), code(m, Layout.Error.ZERO_LENGTH), cheapE);
+        cheapE = Expr.mux(HdlWords.get(aReq, rq, "kind").ne(Layout.KIND_REGION), code(m, Layout.Error.KIND), cheapE);
         Expr cheap = Expr.mux(HdlWords.get(aReq, rq, "reserved").ne(0), code(m, Layout.Error.RESERVED), cheapE);
         Expr read = regionTable.readAsync(aRegion.trunc(p.regionBits()));
         Expr rFirstRead = HdlWords.get(read, re, "first");
@@ -203,13 +215,14 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr usableNow = usable;
         m.when(aMove, () -> {
             bOff.set(aOff);
-            bFpga.set(aFpga);
+            bFpga.set(aFpga.trunc(fa));
             bTag.set(HdlWords.get(aReq, rq, "tag"));
             bRegion.set(aRegion);
             bCheap.set(cheap);
             bEnd.set(aOff.zext(33).plus(aBytes.zext(33)).minus(1));
-            bFpgaEnd.set(aFpga.plusCarry(aBytes.zext(64)));
-            bFpgaAdj.set(aFpga.minus(aOff.bits(Layout.PAGE_BITS - 1, 0).zext(64)));
+            bFpgaEnd.set(aFpga.trunc(fa).zext(fe).plus(aBytes.zext(fe)));
+            bFpgaAdj.set(aFpga.trunc(fa).minus(aOff.bits(Layout.PAGE_BITS - 1, 0).zext(fa)));
+            bFpgaHigh.set(aFpga.bits(63, fa).orR());
             bUsable.set(usableNow);
             bFirst.set(rFirstRead);
             bBytes.set(HdlWords.get(read, re, "bytes"));
@@ -223,7 +236,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         pFirstWide.set(bFirst.zext(fw + 1).plus(bOff.bits(31, Layout.PAGE_BITS).zext(fw + 1)));
         Expr inTable = pLastWide.bits(fw, ew).or(pFirstWide.bits(fw, ew)).orR().not();
         Expr inRegion = bEnd.lt(bBytes.zext(33)).and(inTable);
-        Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), 65));
+        Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), fe)).and(bFpgaHigh.not());
         Expr e = Expr.mux(fpgaOk.not(), code(m, Layout.Error.FPGA_RANGE), code(m, Layout.Error.OK));
         e = Expr.mux(inRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
         e = Expr.mux(bUsable.not(), code(m, Layout.Error.REGION), e);
@@ -240,8 +253,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg kLastPage = m.reg("k_last_page", ew, cd).init(0);
         Reg kOff0 = m.reg("k_first_offset", Layout.PAGE_BITS, cd).init(0);
         Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS + 1, cd).init(0);
-        Reg kFpga = m.reg("k_fpga", 64, cd).init(0);
-        Reg kFpgaAdj = m.reg("k_fpga_adj", 64, cd).init(0);
+        Reg kFpga = m.reg("k_fpga", fa, cd).init(0);
+        Reg kFpgaAdj = m.reg("k_fpga_adj", fa, cd).init(0);
         Signal kMove = m.wire("k_move", 1);
         bMove.set(bValid.and(kValid.not().or(kMove)));
         m.when(bMove, () -> {
@@ -263,8 +276,6 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         List<Reg> qValid = new ArrayList<>();
         List<Reg> qOpen = new ArrayList<>();
         List<Reg> qCount = new ArrayList<>();
-        List<Reg> qTag = new ArrayList<>();
-        List<Reg> qAge = new ArrayList<>(); // cycles since admission, saturating
         List<Reg> qErr = new ArrayList<>();
         List<Reg> qRegion = new ArrayList<>();
         int cw = Check.indexWidth(p.pieces() + 1);
@@ -272,8 +283,6 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             qValid.add(m.reg("req" + q + "_valid", 1, cd).init(0));
             qOpen.add(m.reg("req" + q + "_open", 1, cd).init(0));
             qCount.add(m.reg("req" + q + "_pieces", cw, cd).init(0));
-            qTag.add(m.reg("req" + q + "_tag", 32, cd).init(0));
-            qAge.add(m.reg("req" + q + "_age", Layout.ELAPSED_BITS, cd).init(0));
             qErr.add(m.reg("req" + q + "_error", 4, cd).init(0));
             qRegion.add(m.reg("req" + q + "_region", rfw, cd).init(0));
         }
@@ -295,12 +304,13 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg wFirst = m.reg("w_first", 1, cd).init(0);
         Reg wOff0 = m.reg("w_first_offset", Layout.PAGE_BITS, cd).init(0);
         Reg wEndOff = m.reg("w_end_offset", Layout.PAGE_BITS + 1, cd).init(0);
-        Reg wFpga = m.reg("w_fpga", 64, cd).init(0);
-        Reg wFpgaAdj = m.reg("w_fpga_adj", 64, cd).init(0);
+        Reg wFpga = m.reg("w_fpga", fa, cd).init(0);
+        Reg wFpgaAdj = m.reg("w_fpga_adj", fa, cd).init(0);
 
         Signal admit = m.wire("admit", 1);
         Signal reject = m.wire("reject", 1);
         Reg completion = m.reg("completed", 1, cd).init(0);
+        Reg outValid = m.reg("status_valid", 1, cd).init(0);
         admit.set(kValid.and(kErr.eq(0)).and(room).and(anyFree).and(wBusy.not()));
         // A rejection waits in a register for the status queue's write port (a completion goes first),
         // so taking it never waits on a mover status.
@@ -310,7 +320,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         reject.set(kValid.and(kErr.ne(0)).and(room).and(rejValid.not()));
         kMove.set(admit.or(reject));
         Signal rejPush = m.wire("reject_push", 1);
-        rejPush.set(rejValid.and(completion.not()));
+        rejPush.set(rejValid.and(outValid.not()));
         m.when(reject, () -> {
             rejValid.set(1);
             rejTag.set(kTag);
@@ -339,7 +349,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr startOff = Expr.mux(wFirst, wOff0, m.lit(0, Layout.PAGE_BITS));
         Expr endOff = Expr.mux(isLast, wEndOff, m.lit(PAGE, lenBits));
         // a chunk's fields besides its frame: length, offset in its page, FPGA address, last, first, request
-        int metaBits = lenBits + Layout.PAGE_BITS + 64 + 2 + qw;
+        int metaBits = lenBits + Layout.PAGE_BITS + fa + 2 + qw;
         Reg r0Meta = m.reg("r0_chunk", metaBits, cd).init(0);
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
         Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
@@ -383,8 +393,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         at += qw;
         Expr rLast = head.bit(at);
         at += 1;
-        Expr rFpga = head.bits(at + 63, at);
-        at += 64;
+        Expr rFpga = head.bits(at + fa - 1, at);
+        at += fa;
         Expr rOff = head.bits(at + Layout.PAGE_BITS - 1, at);
         at += Layout.PAGE_BITS;
         Expr rLen = head.bits(at + lenBits - 1, at);
@@ -414,7 +424,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         int pb = Check.indexWidth(MAX_PAGES_PER_PIECE * PAGE + 1);
         Reg cValid = m.reg("c_valid", 1, cd).init(0);
         Reg cPcie = m.reg("c_pcie", 64, cd).init(0);
-        Reg cFpga = m.reg("c_fpga", 64, cd).init(0);
+        Reg cFpga = m.reg("c_fpga", fa, cd).init(0);
         Reg cBytes = m.reg("c_bytes", pb, cd).init(0);
         Reg cPages = m.reg("c_pages", 4, cd).init(0);
         Reg cLast = m.reg("c_last", 1, cd).init(0);
@@ -459,8 +469,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         oLoad.set(oValid.not().or(fire));
         boolean rd = p.direction() == Direction.RD;
         m.when(cGo, () -> {
-            oSrc.set(rd ? cPcie : cFpga);
-            oDst.set(rd ? cFpga : cPcie);
+            oSrc.set(rd ? cPcie : cFpga.zext(64));
+            oDst.set(rd ? cFpga.zext(64) : cPcie);
             oDwords.set(cBytes.bits(pb - 1, 2).zext(Layout.MOVER_DESC.field("dwords").width()));
             oLast.set(cLast);
             oQ.set(cQ);
@@ -506,6 +516,13 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         sq.set(pieceRequest.readAsync(slot));
         Expr failed = HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed"));
 
+        // Each request slot's tag and admission time, in LUT RAM: written at admission, read once at its status.
+        Reg now = m.reg("now", 32, cd).init(0);
+        now.set(now.plus(1));
+        Layout.Word st = Layout.STAMP_TAGGED;
+        Memory stamps = m.memory("request_stamp", st.bits(), 1 << qw, cd).distributed();
+        stamps.write(freeQ, HdlWords.pack(m, st, Map.of("stamp", now, "tag", kTag)), admit);
+
         Expr done = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             final int qi = q;
@@ -519,42 +536,47 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 qValid.get(qi).set(1);
                 qOpen.get(qi).set(1);
                 count.set(0);
-                qTag.get(qi).set(kTag);
                 qRegion.get(qi).set(kRegion);
-                qAge.get(qi).set(0);
                 qErr.get(qi).set(0);
             }).otherwise(() -> {
-                Reg age = qAge.get(qi);
-                age.set(Expr.mux(age.andR(), age, age.plus(1)));
                 count.set(count.upDown(inc, dec));
                 m.when(inc.and(oLast), () -> qOpen.get(qi).set(0));
                 m.when(dec.and(failed).and(qErr.get(qi).eq(0)), () -> qErr.get(qi).set(Layout.Error.ABORTED.code()));
                 m.when(last, () -> qValid.get(qi).set(0));
             });
         }
-        // The request whose last piece reported: its status is written the next cycle, from its
-        // slot's registers (final error included; the slot is reused at the earliest at the end of that cycle).
+        // The request whose last piece reported: the next cycle reads its slot's stamp and error (the
+        // slot is reused at the earliest at the end of that cycle) and registers the elapsed cycles;
+        // the cycle after saturates them and writes the status.
         Reg compQ = m.reg("completed_request", qw, cd).init(0);
         completion.set(done);
         compQ.set(sq);
-        Expr doneTag = m.lit(0, 32);
-        Expr doneAge = m.lit(0, Layout.ELAPSED_BITS);
-        Expr doneErr = m.lit(0, 4);
+        Expr errPick = m.lit(0, 4);
         for (int q = 0; q < nq; q++) {
-            doneTag = Expr.mux(compQ.eq(q), qTag.get(q), doneTag);
-            doneAge = Expr.mux(compQ.eq(q), qAge.get(q), doneAge);
-            doneErr = Expr.mux(compQ.eq(q), qErr.get(q), doneErr);
+            errPick = Expr.mux(compQ.eq(q), qErr.get(q), errPick);
         }
+        Expr doneErr = errPick;
+        Expr stamp = stamps.readAsync(compQ);
+        Reg outTag = m.reg("status_tag", 32, cd).init(0);
+        Reg outErr = m.reg("status_error", 4, cd).init(0);
+        Reg outElapsed = m.reg("status_elapsed", 32, cd).init(0);
+        outValid.set(completion);
+        m.when(completion, () -> {
+            outTag.set(HdlWords.get(stamp, st, "tag"));
+            outErr.set(doneErr);
+            outElapsed.set(now.minus(HdlWords.get(stamp, st, "stamp")));
+        });
 
         // ---------------------------------------------------------------- statuses out
         int lw = Layout.ELAPSED_BITS;
-        Expr compWord = HdlWords.pack(m, ks, Map.of("tag", doneTag, "error", doneErr, "elapsed", doneAge));
+        Expr saturated = Expr.mux(outElapsed.bits(31, lw).orR(), m.lit((1L << lw) - 1, lw), outElapsed.bits(lw - 1, 0));
+        Expr compWord = HdlWords.pack(m, ks, Map.of("tag", outTag, "error", outErr, "elapsed", saturated));
         Expr rejWord = HdlWords.pack(m, ks, Map.of("tag", rejTag, "error", rejErr, "elapsed", m.lit(0, lw)));
         Memory statuses = m.memory("status_fifo", ks.bits(), sd, cd).distributed();
         Reg stWr = m.reg("status_wr", sa + 1, cd).init(0);
         Reg stRd = m.reg("status_rd", sa + 1, cd).init(0);
-        Expr push = completion.or(rejPush);
-        statuses.write(stWr.trunc(sa), Expr.mux(completion, compWord, rejWord), push);
+        Expr push = outValid.or(rejPush);
+        statuses.write(stWr.trunc(sa), Expr.mux(outValid, compWord, rejWord), push);
         m.when(push, () -> stWr.set(stWr.plus(1)));
         io.st().valid().set(stWr.ne(stRd));
         io.st().data().set(statuses.readAsync(stRd.trunc(sa)));
@@ -563,15 +585,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         io.outstanding().set(owed);
         // A region is busy while a request naming it is anywhere in the walker, until its status is
         // pushed (by then every piece has reported: the mover is done with the region's pages).
-        List<Expr> busy = new ArrayList<>();
-        for (int r = 0; r < p.regions(); r++) {
-            Expr b = aValid.and(aRegion.eq(r)).or(bValid.and(bRegion.eq(r))).or(kValid.and(kRegion.eq(r)));
-            for (int q = 0; q < nq; q++) {
-                b = b.or(qValid.get(q).and(qRegion.get(q).eq(r)));
-            }
-            busy.add(0, b);
+        Expr r = io.rgReadIdx().zext(rfw);
+        Expr busy = aValid.and(aRegion.eq(r)).or(bValid.and(bRegion.eq(r))).or(kValid.and(kRegion.eq(r)));
+        for (int q = 0; q < nq; q++) {
+            busy = busy.or(qValid.get(q).and(qRegion.get(q).eq(r)));
         }
-        io.regionBusy().set(busy.size() == 1 ? busy.getFirst() : Expr.cat(busy.toArray(Expr[]::new)));
+        io.rgReadBusy().set(busy);
         io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));
     }
 
