@@ -42,7 +42,7 @@ ALUTS_PER_ALM = 1.5
 PUBLISHED_DIRECT = {"gpu_to_fpga": (1.08, 4.1), "fpga_to_gpu": (0.24, 6.9)}
 PUBLISHED_BOUNCE = {"gpu_to_fpga": (17.0, 3.1), "fpga_to_gpu": (20.0, 3.1)}
 # The limits each preset is held to, in ALUTs (bench/bridge.py checks the same numbers).
-LIMITS = {"paper": 1709, "default": 2560, "lean": 1280}
+LIMITS = {"paper": 1709, "default": 2560, "lean": 1280, "regions": 2560}
 
 
 def _load(name: str) -> dict:

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge
 // generator: org.direkt.generators.bridge.Bridge
-// params:    Params[instance=direkt_bridge, channels=ChannelIds[rdDesc=direkt_rd_desc, rdStatus=direkt_rd_status, wrDesc=direkt_wr_desc, wrStatus=direkt_wr_status], descFifoDepth=16, statusFifoDepth=16, inflight=16, policy=ROUND_ROBIN, weights=[], idMode=MANAGED, statusMode=TAGGED, windowEntries=4, dmaResetPolarity=ACTIVE_LOW, syncStages=2, fpgaMemBytes=8589934592, wordOrder=X0_LOW, registeredChannels=false, counters=true, bringup=true]
+// params:    Params[instance=direkt_bridge, channels=ChannelIds[rdDesc=direkt_rd_desc, rdStatus=direkt_rd_status, wrDesc=direkt_wr_desc, wrStatus=direkt_wr_status], descFifoDepth=16, statusFifoDepth=16, inflight=16, policy=ROUND_ROBIN, weights=[], idMode=MANAGED, statusMode=TAGGED, windowEntries=4, dmaResetPolarity=ACTIVE_LOW, syncStages=2, fpgaMemBytes=8589934592, wordOrder=X0_LOW, registeredChannels=false, counters=true, bringup=true, addressing=RAW, regionPages=1024, regions=16]
 //
 // direkt bridge: OpenCL kernels issue PCIe DMA descriptors through I/O channels [direkt_rd_desc, direkt_rd_status, direkt_wr_desc, direkt_wr_status], beside
 // the host's descriptor controller. Sits between the BSP's descriptor controller (rd/wr_host_*)
@@ -14,103 +14,103 @@
 `default_nettype none
 
 module direkt_bridge (
-  input  wire         kernel_clk,           // @[Bridge.java:387]
-  input  wire         kernel_resetn,        // @[Bridge.java:387]
-  input  wire         dma_clk,              // @[Bridge.java:388]
-  input  wire         dma_resetn,           // @[Bridge.java:388]
-  input  wire [6:0]   csr_address,          // @[Bridge.java:391]
-  input  wire         csr_read,             // @[Bridge.java:392]
-  input  wire         csr_write,            // @[Bridge.java:393]
-  input  wire [31:0]  csr_writedata,        // @[Bridge.java:394]
-  output wire [31:0]  csr_readdata,         // @[Bridge.java:395]
-  output wire         csr_readdatavalid,    // @[Bridge.java:396]
-  input  wire [255:0] rd_desc_data,         // @[Bridge.java:407]
-  input  wire         rd_desc_valid,        // @[Bridge.java:407]
-  output wire         rd_desc_ready,        // @[Bridge.java:407]
-  output wire [63:0]  rd_status_data,       // @[Bridge.java:408]
-  output wire         rd_status_valid,      // @[Bridge.java:408]
-  input  wire         rd_status_ready,      // @[Bridge.java:408]
-  input  wire [159:0] rd_host_desc_data,    // @[Bridge.java:409]
-  input  wire         rd_host_desc_valid,   // @[Bridge.java:409]
-  output wire         rd_host_desc_ready,   // @[Bridge.java:409]
-  output wire [159:0] rd_dma_desc_data,     // @[Bridge.java:410]
-  output wire         rd_dma_desc_valid,    // @[Bridge.java:410]
-  input  wire         rd_dma_desc_ready,    // @[Bridge.java:410]
-  input  wire         rd_dma_status_valid,  // @[Bridge.java:411]
-  input  wire [31:0]  rd_dma_status_data,   // @[Bridge.java:412]
-  output wire         rd_host_status_valid, // @[Bridge.java:413]
-  output wire [31:0]  rd_host_status_data,  // @[Bridge.java:414]
-  input  wire [255:0] wr_desc_data,         // @[Bridge.java:407]
-  input  wire         wr_desc_valid,        // @[Bridge.java:407]
-  output wire         wr_desc_ready,        // @[Bridge.java:407]
-  output wire [63:0]  wr_status_data,       // @[Bridge.java:408]
-  output wire         wr_status_valid,      // @[Bridge.java:408]
-  input  wire         wr_status_ready,      // @[Bridge.java:408]
-  input  wire [159:0] wr_host_desc_data,    // @[Bridge.java:409]
-  input  wire         wr_host_desc_valid,   // @[Bridge.java:409]
-  output wire         wr_host_desc_ready,   // @[Bridge.java:409]
-  output wire [159:0] wr_dma_desc_data,     // @[Bridge.java:410]
-  output wire         wr_dma_desc_valid,    // @[Bridge.java:410]
-  input  wire         wr_dma_desc_ready,    // @[Bridge.java:410]
-  input  wire         wr_dma_status_valid,  // @[Bridge.java:411]
-  input  wire [31:0]  wr_dma_status_data,   // @[Bridge.java:412]
-  output wire         wr_host_status_valid, // @[Bridge.java:413]
-  output wire [31:0]  wr_host_status_data   // @[Bridge.java:414]
+  input  wire         kernel_clk,           // @[Bridge.java:452]
+  input  wire         kernel_resetn,        // @[Bridge.java:452]
+  input  wire         dma_clk,              // @[Bridge.java:453]
+  input  wire         dma_resetn,           // @[Bridge.java:453]
+  input  wire [6:0]   csr_address,          // @[Bridge.java:456]
+  input  wire         csr_read,             // @[Bridge.java:457]
+  input  wire         csr_write,            // @[Bridge.java:458]
+  input  wire [31:0]  csr_writedata,        // @[Bridge.java:459]
+  output wire [31:0]  csr_readdata,         // @[Bridge.java:460]
+  output wire         csr_readdatavalid,    // @[Bridge.java:461]
+  input  wire [255:0] rd_desc_data,         // @[Bridge.java:476]
+  input  wire         rd_desc_valid,        // @[Bridge.java:476]
+  output wire         rd_desc_ready,        // @[Bridge.java:476]
+  output wire [63:0]  rd_status_data,       // @[Bridge.java:477]
+  output wire         rd_status_valid,      // @[Bridge.java:477]
+  input  wire         rd_status_ready,      // @[Bridge.java:477]
+  input  wire [159:0] rd_host_desc_data,    // @[Bridge.java:478]
+  input  wire         rd_host_desc_valid,   // @[Bridge.java:478]
+  output wire         rd_host_desc_ready,   // @[Bridge.java:478]
+  output wire [159:0] rd_dma_desc_data,     // @[Bridge.java:479]
+  output wire         rd_dma_desc_valid,    // @[Bridge.java:479]
+  input  wire         rd_dma_desc_ready,    // @[Bridge.java:479]
+  input  wire         rd_dma_status_valid,  // @[Bridge.java:480]
+  input  wire [31:0]  rd_dma_status_data,   // @[Bridge.java:481]
+  output wire         rd_host_status_valid, // @[Bridge.java:482]
+  output wire [31:0]  rd_host_status_data,  // @[Bridge.java:483]
+  input  wire [255:0] wr_desc_data,         // @[Bridge.java:476]
+  input  wire         wr_desc_valid,        // @[Bridge.java:476]
+  output wire         wr_desc_ready,        // @[Bridge.java:476]
+  output wire [63:0]  wr_status_data,       // @[Bridge.java:477]
+  output wire         wr_status_valid,      // @[Bridge.java:477]
+  input  wire         wr_status_ready,      // @[Bridge.java:477]
+  input  wire [159:0] wr_host_desc_data,    // @[Bridge.java:478]
+  input  wire         wr_host_desc_valid,   // @[Bridge.java:478]
+  output wire         wr_host_desc_ready,   // @[Bridge.java:478]
+  output wire [159:0] wr_dma_desc_data,     // @[Bridge.java:479]
+  output wire         wr_dma_desc_valid,    // @[Bridge.java:479]
+  input  wire         wr_dma_desc_ready,    // @[Bridge.java:479]
+  input  wire         wr_dma_status_valid,  // @[Bridge.java:480]
+  input  wire [31:0]  wr_dma_status_data,   // @[Bridge.java:481]
+  output wire         wr_host_status_valid, // @[Bridge.java:482]
+  output wire [31:0]  wr_host_status_data   // @[Bridge.java:483]
 );
 
-  wire [31:0]  u_csr_csr_readdata;        // @[Bridge.java:390]
-  wire         u_csr_csr_readdatavalid;   // @[Bridge.java:390]
-  wire [175:0] u_csr_win_base;            // @[Bridge.java:390]
-  wire [111:0] u_csr_win_mask;            // @[Bridge.java:390]
-  wire [3:0]   u_csr_win_allow_rd;        // @[Bridge.java:390]
-  wire [3:0]   u_csr_win_allow_wr;        // @[Bridge.java:390]
-  reg  [31:0]  now;                       // @[Bridge.java:399]
-  wire         u_rd_rd_desc_ready;        // @[Bridge.java:405]
-  wire [63:0]  u_rd_rd_status_data;       // @[Bridge.java:405]
-  wire         u_rd_rd_status_valid;      // @[Bridge.java:405]
-  wire         u_rd_rd_host_desc_ready;   // @[Bridge.java:405]
-  wire [159:0] u_rd_rd_dma_desc_data;     // @[Bridge.java:405]
-  wire         u_rd_rd_dma_desc_valid;    // @[Bridge.java:405]
-  wire         u_rd_rd_host_status_valid; // @[Bridge.java:405]
-  wire [31:0]  u_rd_rd_host_status_data;  // @[Bridge.java:405]
-  wire         u_rd_ev_kernel_issued;     // @[Bridge.java:405]
-  wire         u_rd_ev_completed;         // @[Bridge.java:405]
-  wire         u_rd_ev_rejected;          // @[Bridge.java:405]
-  wire         u_rd_ev_aborted;           // @[Bridge.java:405]
-  wire         u_rd_ev_host_issued;       // @[Bridge.java:405]
-  wire         u_rd_ev_host_completed;    // @[Bridge.java:405]
-  wire         u_rd_ev_spurious;          // @[Bridge.java:405]
-  wire         u_rd_ev_overflow;          // @[Bridge.java:405]
-  wire         u_rd_ev_host_overflow;     // @[Bridge.java:405]
-  wire [3:0]   u_rd_ev_error;             // @[Bridge.java:405]
-  wire [4:0]   u_rd_outstanding;          // @[Bridge.java:405]
-  wire [2:0]   u_rd_host_buffered;        // @[Bridge.java:405]
-  wire [255:0] u_rd_last_desc;            // @[Bridge.java:405]
-  wire [31:0]  u_rd_last_mover_status;    // @[Bridge.java:405]
-  wire         u_wr_wr_desc_ready;        // @[Bridge.java:405]
-  wire [63:0]  u_wr_wr_status_data;       // @[Bridge.java:405]
-  wire         u_wr_wr_status_valid;      // @[Bridge.java:405]
-  wire         u_wr_wr_host_desc_ready;   // @[Bridge.java:405]
-  wire [159:0] u_wr_wr_dma_desc_data;     // @[Bridge.java:405]
-  wire         u_wr_wr_dma_desc_valid;    // @[Bridge.java:405]
-  wire         u_wr_wr_host_status_valid; // @[Bridge.java:405]
-  wire [31:0]  u_wr_wr_host_status_data;  // @[Bridge.java:405]
-  wire         u_wr_ev_kernel_issued;     // @[Bridge.java:405]
-  wire         u_wr_ev_completed;         // @[Bridge.java:405]
-  wire         u_wr_ev_rejected;          // @[Bridge.java:405]
-  wire         u_wr_ev_aborted;           // @[Bridge.java:405]
-  wire         u_wr_ev_host_issued;       // @[Bridge.java:405]
-  wire         u_wr_ev_host_completed;    // @[Bridge.java:405]
-  wire         u_wr_ev_spurious;          // @[Bridge.java:405]
-  wire         u_wr_ev_overflow;          // @[Bridge.java:405]
-  wire         u_wr_ev_host_overflow;     // @[Bridge.java:405]
-  wire [3:0]   u_wr_ev_error;             // @[Bridge.java:405]
-  wire [4:0]   u_wr_outstanding;          // @[Bridge.java:405]
-  wire [2:0]   u_wr_host_buffered;        // @[Bridge.java:405]
-  wire [255:0] u_wr_last_desc;            // @[Bridge.java:405]
-  wire [31:0]  u_wr_last_mover_status;    // @[Bridge.java:405]
+  wire [31:0]  u_csr_csr_readdata;        // @[Bridge.java:455]
+  wire         u_csr_csr_readdatavalid;   // @[Bridge.java:455]
+  wire [175:0] u_csr_win_base;            // @[Bridge.java:455]
+  wire [111:0] u_csr_win_mask;            // @[Bridge.java:455]
+  wire [3:0]   u_csr_win_allow_rd;        // @[Bridge.java:455]
+  wire [3:0]   u_csr_win_allow_wr;        // @[Bridge.java:455]
+  reg  [31:0]  now;                       // @[Bridge.java:465]
+  wire         u_rd_rd_desc_ready;        // @[Bridge.java:474]
+  wire [63:0]  u_rd_rd_status_data;       // @[Bridge.java:474]
+  wire         u_rd_rd_status_valid;      // @[Bridge.java:474]
+  wire         u_rd_rd_host_desc_ready;   // @[Bridge.java:474]
+  wire [159:0] u_rd_rd_dma_desc_data;     // @[Bridge.java:474]
+  wire         u_rd_rd_dma_desc_valid;    // @[Bridge.java:474]
+  wire         u_rd_rd_host_status_valid; // @[Bridge.java:474]
+  wire [31:0]  u_rd_rd_host_status_data;  // @[Bridge.java:474]
+  wire         u_rd_ev_kernel_issued;     // @[Bridge.java:474]
+  wire         u_rd_ev_completed;         // @[Bridge.java:474]
+  wire         u_rd_ev_rejected;          // @[Bridge.java:474]
+  wire         u_rd_ev_aborted;           // @[Bridge.java:474]
+  wire         u_rd_ev_host_issued;       // @[Bridge.java:474]
+  wire         u_rd_ev_host_completed;    // @[Bridge.java:474]
+  wire         u_rd_ev_spurious;          // @[Bridge.java:474]
+  wire         u_rd_ev_overflow;          // @[Bridge.java:474]
+  wire         u_rd_ev_host_overflow;     // @[Bridge.java:474]
+  wire [3:0]   u_rd_ev_error;             // @[Bridge.java:474]
+  wire [4:0]   u_rd_outstanding;          // @[Bridge.java:474]
+  wire [2:0]   u_rd_host_buffered;        // @[Bridge.java:474]
+  wire [255:0] u_rd_last_desc;            // @[Bridge.java:474]
+  wire [31:0]  u_rd_last_mover_status;    // @[Bridge.java:474]
+  wire         u_wr_wr_desc_ready;        // @[Bridge.java:474]
+  wire [63:0]  u_wr_wr_status_data;       // @[Bridge.java:474]
+  wire         u_wr_wr_status_valid;      // @[Bridge.java:474]
+  wire         u_wr_wr_host_desc_ready;   // @[Bridge.java:474]
+  wire [159:0] u_wr_wr_dma_desc_data;     // @[Bridge.java:474]
+  wire         u_wr_wr_dma_desc_valid;    // @[Bridge.java:474]
+  wire         u_wr_wr_host_status_valid; // @[Bridge.java:474]
+  wire [31:0]  u_wr_wr_host_status_data;  // @[Bridge.java:474]
+  wire         u_wr_ev_kernel_issued;     // @[Bridge.java:474]
+  wire         u_wr_ev_completed;         // @[Bridge.java:474]
+  wire         u_wr_ev_rejected;          // @[Bridge.java:474]
+  wire         u_wr_ev_aborted;           // @[Bridge.java:474]
+  wire         u_wr_ev_host_issued;       // @[Bridge.java:474]
+  wire         u_wr_ev_host_completed;    // @[Bridge.java:474]
+  wire         u_wr_ev_spurious;          // @[Bridge.java:474]
+  wire         u_wr_ev_overflow;          // @[Bridge.java:474]
+  wire         u_wr_ev_host_overflow;     // @[Bridge.java:474]
+  wire [3:0]   u_wr_ev_error;             // @[Bridge.java:474]
+  wire [4:0]   u_wr_outstanding;          // @[Bridge.java:474]
+  wire [2:0]   u_wr_host_buffered;        // @[Bridge.java:474]
+  wire [255:0] u_wr_last_desc;            // @[Bridge.java:474]
+  wire [31:0]  u_wr_last_mover_status;    // @[Bridge.java:474]
 
-  // @[Bridge.java:400]
+  // @[Bridge.java:467]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       now <= 32'd0;
@@ -119,44 +119,44 @@ module direkt_bridge (
     end
   end
 
-  assign csr_readdata = u_csr_csr_readdata; // @[Bridge.java:395]
+  assign csr_readdata = u_csr_csr_readdata; // @[Bridge.java:460]
 
-  assign csr_readdatavalid = u_csr_csr_readdatavalid; // @[Bridge.java:396]
+  assign csr_readdatavalid = u_csr_csr_readdatavalid; // @[Bridge.java:461]
 
-  assign rd_desc_ready = u_rd_rd_desc_ready; // @[Bridge.java:407]
+  assign rd_desc_ready = u_rd_rd_desc_ready; // @[Bridge.java:476]
 
-  assign rd_status_data = u_rd_rd_status_data; // @[Bridge.java:408]
+  assign rd_status_data = u_rd_rd_status_data; // @[Bridge.java:477]
 
-  assign rd_status_valid = u_rd_rd_status_valid; // @[Bridge.java:408]
+  assign rd_status_valid = u_rd_rd_status_valid; // @[Bridge.java:477]
 
-  assign rd_host_desc_ready = u_rd_rd_host_desc_ready; // @[Bridge.java:409]
+  assign rd_host_desc_ready = u_rd_rd_host_desc_ready; // @[Bridge.java:478]
 
-  assign rd_dma_desc_data = u_rd_rd_dma_desc_data; // @[Bridge.java:410]
+  assign rd_dma_desc_data = u_rd_rd_dma_desc_data; // @[Bridge.java:479]
 
-  assign rd_dma_desc_valid = u_rd_rd_dma_desc_valid; // @[Bridge.java:410]
+  assign rd_dma_desc_valid = u_rd_rd_dma_desc_valid; // @[Bridge.java:479]
 
-  assign rd_host_status_valid = u_rd_rd_host_status_valid; // @[Bridge.java:413]
+  assign rd_host_status_valid = u_rd_rd_host_status_valid; // @[Bridge.java:482]
 
-  assign rd_host_status_data = u_rd_rd_host_status_data; // @[Bridge.java:414]
+  assign rd_host_status_data = u_rd_rd_host_status_data; // @[Bridge.java:483]
 
-  assign wr_desc_ready = u_wr_wr_desc_ready; // @[Bridge.java:407]
+  assign wr_desc_ready = u_wr_wr_desc_ready; // @[Bridge.java:476]
 
-  assign wr_status_data = u_wr_wr_status_data; // @[Bridge.java:408]
+  assign wr_status_data = u_wr_wr_status_data; // @[Bridge.java:477]
 
-  assign wr_status_valid = u_wr_wr_status_valid; // @[Bridge.java:408]
+  assign wr_status_valid = u_wr_wr_status_valid; // @[Bridge.java:477]
 
-  assign wr_host_desc_ready = u_wr_wr_host_desc_ready; // @[Bridge.java:409]
+  assign wr_host_desc_ready = u_wr_wr_host_desc_ready; // @[Bridge.java:478]
 
-  assign wr_dma_desc_data = u_wr_wr_dma_desc_data; // @[Bridge.java:410]
+  assign wr_dma_desc_data = u_wr_wr_dma_desc_data; // @[Bridge.java:479]
 
-  assign wr_dma_desc_valid = u_wr_wr_dma_desc_valid; // @[Bridge.java:410]
+  assign wr_dma_desc_valid = u_wr_wr_dma_desc_valid; // @[Bridge.java:479]
 
-  assign wr_host_status_valid = u_wr_wr_host_status_valid; // @[Bridge.java:413]
+  assign wr_host_status_valid = u_wr_wr_host_status_valid; // @[Bridge.java:482]
 
-  assign wr_host_status_data = u_wr_wr_host_status_data; // @[Bridge.java:414]
+  assign wr_host_status_data = u_wr_wr_host_status_data; // @[Bridge.java:483]
 
-  // @[Bridge.java:390]
-  direkt_bridge_csr_e4_n16_hf2ca64b4 u_csr (
+  // @[Bridge.java:455]
+  direkt_bridge_csr_e4_n16_h6725597f u_csr (
     .clk                  (dma_clk),
     .rst                  (~dma_resetn),
     .csr_address          (csr_address),
@@ -199,8 +199,8 @@ module direkt_bridge (
     .wr_last_mover_status (u_wr_last_mover_status)
   );
 
-  // @[Bridge.java:405]
-  direkt_bridge_rd_h94dcd32c u_rd (
+  // @[Bridge.java:474]
+  direkt_bridge_rd_hcae2ef7b u_rd (
     .kernel_clk           (kernel_clk),
     .kernel_resetn        (kernel_resetn),
     .dma_clk              (dma_clk),
@@ -241,8 +241,8 @@ module direkt_bridge (
     .last_mover_status    (u_rd_last_mover_status)
   );
 
-  // @[Bridge.java:405]
-  direkt_bridge_wr_h00911e6e u_wr (
+  // @[Bridge.java:474]
+  direkt_bridge_wr_hb8599ede u_wr (
     .kernel_clk           (kernel_clk),
     .kernel_resetn        (kernel_resetn),
     .dma_clk              (dma_clk),

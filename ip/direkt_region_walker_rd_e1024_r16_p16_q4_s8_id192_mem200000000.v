@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000
 // generator: org.direkt.generators.bridge.RegionWalker
-// params:    Params[direction=RD, entries=1024, regions=16, pieces=16, requests=4, statusDepth=8, idBase=192, fpgaMemBytes=8589934592]
+// params:    Params[direction=RD, entries=1024, regions=16, pieces=16, requests=4, statusDepth=8, idBase=192, fpgaMemBytes=8589934592, probes=true, events=true]
 //
 // GPU regions, GPU->FPGA (Read Data Mover): a request (region, offset, length, FPGA address, tag) is checked against its region,
 // walked through a 1024-entry page table one 64 KB page a cycle, split at every page discontinuity and
@@ -12,167 +12,174 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:129]
-  input  wire         rst,               // @[RegionWalker.java:129]
-  input  wire [175:0] req_data,          // @[RegionWalker.java:131]
-  input  wire         req_valid,         // @[RegionWalker.java:131]
-  output wire         req_ready,         // @[RegionWalker.java:131]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:132]
-  output wire         st_valid,          // @[RegionWalker.java:132]
-  input  wire         st_ready,          // @[RegionWalker.java:132]
-  input  wire         pt_we,             // @[RegionWalker.java:133]
-  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:133]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:133]
-  output wire         pt_refused,        // @[RegionWalker.java:134]
-  input  wire         rg_we,             // @[RegionWalker.java:134]
-  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:134]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:135]
-  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:135]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:136]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:137]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:137]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:137]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:138]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:138]
-  output wire [3:0]   outstanding,       // @[RegionWalker.java:139]
-  output wire         walking,           // @[RegionWalker.java:139]
-  output wire         can_issue,         // @[RegionWalker.java:139]
-  output wire         spurious,          // @[RegionWalker.java:139]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:140]
-  output wire         rg_read_busy       // @[RegionWalker.java:140]
+  input  wire         clk,               // @[RegionWalker.java:149]
+  input  wire         rst,               // @[RegionWalker.java:149]
+  input  wire [175:0] req_data,          // @[RegionWalker.java:151]
+  input  wire         req_valid,         // @[RegionWalker.java:151]
+  output wire         req_ready,         // @[RegionWalker.java:151]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:152]
+  output wire         st_valid,          // @[RegionWalker.java:152]
+  input  wire         st_ready,          // @[RegionWalker.java:152]
+  input  wire         pt_we,             // @[RegionWalker.java:153]
+  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:153]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:153]
+  output wire         pt_refused,        // @[RegionWalker.java:154]
+  input  wire         rg_we,             // @[RegionWalker.java:154]
+  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:154]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:155]
+  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:155]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:156]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:157]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:157]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:157]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:158]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:158]
+  output wire [3:0]   outstanding,       // @[RegionWalker.java:159]
+  output wire         walking,           // @[RegionWalker.java:159]
+  output wire         can_issue,         // @[RegionWalker.java:160]
+  output wire         spurious,          // @[RegionWalker.java:160]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:161]
+  output wire         rg_read_busy,      // @[RegionWalker.java:161]
+  output wire         pt_conflict,       // @[RegionWalker.java:162]
+  output wire         idle,              // @[RegionWalker.java:162]
+  output wire         ev_rejected,       // @[RegionWalker.java:162]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:162]
+  output wire         ev_completed,      // @[RegionWalker.java:163]
+  output wire         ev_aborted         // @[RegionWalker.java:164]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:168]
-  reg                                                     [175:0] a_req;                // @[RegionWalker.java:169]
-  wire                                                            a_move;               // @[RegionWalker.java:170]
-  reg                                                             b_valid;              // @[RegionWalker.java:178]
-  reg                                                     [31:0]  b_offset;             // @[RegionWalker.java:179]
-  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:182]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:183]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:184]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:185]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:186]
-  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:187]
-  reg                                                     [32:0]  b_fpga_adj;           // @[RegionWalker.java:188]
-  reg                                                             b_fpga_high;          // @[RegionWalker.java:189]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:191]
-  reg                                                     [15:0]  b_region_first;       // @[RegionWalker.java:192]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:193]
-  wire                                                            b_move;               // @[RegionWalker.java:194]
-  wire                                                    [16:0]  last_page_wide;       // @[RegionWalker.java:233]
-  wire                                                    [16:0]  first_page_wide;      // @[RegionWalker.java:235]
-  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:244]
-  reg                                                             k_valid;              // @[RegionWalker.java:248]
-  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:249]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:250]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:251]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:252]
-  reg                                                     [9:0]   k_last_page;          // @[RegionWalker.java:253]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:254]
-  reg                                                     [16:0]  k_end_offset;         // @[RegionWalker.java:255]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:256]
-  reg                                                     [32:0]  k_fpga_adj;           // @[RegionWalker.java:257]
-  wire                                                            k_move;               // @[RegionWalker.java:258]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:274]
-  reg                                                             req0_valid;           // @[RegionWalker.java:283]
-  reg                                                             req0_open;            // @[RegionWalker.java:284]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:285]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:286]
-  reg                                                     [7:0]   req0_region;          // @[RegionWalker.java:287]
-  reg                                                             req1_valid;           // @[RegionWalker.java:283]
-  reg                                                             req1_open;            // @[RegionWalker.java:284]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:285]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:286]
-  reg                                                     [7:0]   req1_region;          // @[RegionWalker.java:287]
-  reg                                                             req2_valid;           // @[RegionWalker.java:283]
-  reg                                                             req2_open;            // @[RegionWalker.java:284]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:285]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:286]
-  reg                                                     [7:0]   req2_region;          // @[RegionWalker.java:287]
-  reg                                                             req3_valid;           // @[RegionWalker.java:283]
-  reg                                                             req3_open;            // @[RegionWalker.java:284]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:285]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:286]
-  reg                                                     [7:0]   req3_region;          // @[RegionWalker.java:287]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:290]
-  reg                                                             w_busy;               // @[RegionWalker.java:300]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:301]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:302]
-  reg                                                     [9:0]   w_last_page;          // @[RegionWalker.java:303]
-  reg                                                             w_first;              // @[RegionWalker.java:304]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:305]
-  reg                                                     [16:0]  w_end_offset;         // @[RegionWalker.java:306]
-  reg                                                     [32:0]  w_fpga;               // @[RegionWalker.java:307]
-  reg                                                     [32:0]  w_fpga_adj;           // @[RegionWalker.java:308]
-  wire                                                            admit;                // @[RegionWalker.java:310]
-  wire                                                            reject;               // @[RegionWalker.java:311]
-  reg                                                             completed;            // @[RegionWalker.java:312]
-  reg                                                             status_valid;         // @[RegionWalker.java:313]
-  reg                                                             reject_valid;         // @[RegionWalker.java:317]
-  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:318]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:319]
-  wire                                                            reject_push;          // @[RegionWalker.java:322]
-  reg                                                             r0_valid;             // @[RegionWalker.java:338]
-  reg                                                             r1_valid;             // @[RegionWalker.java:339]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:340]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:341]
-  wire                                                            r_load;               // @[RegionWalker.java:342]
-  wire                                                            r_take;               // @[RegionWalker.java:343]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:346]
-  reg                                                     [69:0]  r0_chunk;             // @[RegionWalker.java:353]
-  reg                                                     [69:0]  r1_chunk;             // @[RegionWalker.java:354]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:355]
-  reg                                                     [47:0]  next_frame;           // @[RegionWalker.java:356]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:376]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:377]
-  reg                                                     [117:0] chunk_head;           // @[RegionWalker.java:381]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:382]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:418]
-  reg                                                             c_valid;              // @[RegionWalker.java:425]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:426]
-  reg                                                     [32:0]  c_fpga;               // @[RegionWalker.java:427]
-  reg                                                     [19:0]  c_bytes;              // @[RegionWalker.java:428]
-  reg                                                     [3:0]   c_pages;              // @[RegionWalker.java:429]
-  reg                                                             c_last;               // @[RegionWalker.java:430]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:431]
-  wire                                                            c_closed;             // @[RegionWalker.java:432]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:436]
-  wire                                                            c_go;                 // @[RegionWalker.java:438]
-  wire                                                            o_load;               // @[RegionWalker.java:439]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:457]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:457]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:457]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:457]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:457]
-  reg                                                             o_valid;              // @[RegionWalker.java:459]
-  reg                                                     [63:0]  o_src;                // @[RegionWalker.java:460]
-  reg                                                     [63:0]  o_dst;                // @[RegionWalker.java:461]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:462]
-  reg                                                             o_last;               // @[RegionWalker.java:463]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:464]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:465]
-  wire                                                            handover;             // @[RegionWalker.java:467]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:492]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:493]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:497]
-  wire                                                            status_believed;      // @[RegionWalker.java:504]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:508]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:515]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:520]
-  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:551]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:560]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:561]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:562]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:576]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:577]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:15];  // @[RegionWalker.java:162]
-  reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:165]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [117:0] chunk_queue [0:7];    // @[RegionWalker.java:375]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:486]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:523]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:575]
+  reg                                                             a_valid;              // @[RegionWalker.java:194]
+  reg                                                     [175:0] a_req;                // @[RegionWalker.java:195]
+  wire                                                            a_move;               // @[RegionWalker.java:196]
+  reg                                                             b_valid;              // @[RegionWalker.java:204]
+  reg                                                     [31:0]  b_offset;             // @[RegionWalker.java:205]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:208]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:209]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:210]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:211]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:212]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:213]
+  reg                                                     [32:0]  b_fpga_adj;           // @[RegionWalker.java:214]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:215]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:217]
+  reg                                                     [15:0]  b_region_first;       // @[RegionWalker.java:218]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:219]
+  wire                                                            b_move;               // @[RegionWalker.java:220]
+  wire                                                    [16:0]  last_page_wide;       // @[RegionWalker.java:259]
+  wire                                                    [16:0]  first_page_wide;      // @[RegionWalker.java:261]
+  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:270]
+  reg                                                             k_valid;              // @[RegionWalker.java:274]
+  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:275]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:276]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:277]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:278]
+  reg                                                     [9:0]   k_last_page;          // @[RegionWalker.java:279]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:280]
+  reg                                                     [16:0]  k_end_offset;         // @[RegionWalker.java:281]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:282]
+  reg                                                     [32:0]  k_fpga_adj;           // @[RegionWalker.java:283]
+  wire                                                            k_move;               // @[RegionWalker.java:284]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:300]
+  reg                                                             req0_valid;           // @[RegionWalker.java:309]
+  reg                                                             req0_open;            // @[RegionWalker.java:310]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:311]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:312]
+  reg                                                     [7:0]   req0_region;          // @[RegionWalker.java:313]
+  reg                                                             req1_valid;           // @[RegionWalker.java:309]
+  reg                                                             req1_open;            // @[RegionWalker.java:310]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:311]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:312]
+  reg                                                     [7:0]   req1_region;          // @[RegionWalker.java:313]
+  reg                                                             req2_valid;           // @[RegionWalker.java:309]
+  reg                                                             req2_open;            // @[RegionWalker.java:310]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:311]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:312]
+  reg                                                     [7:0]   req2_region;          // @[RegionWalker.java:313]
+  reg                                                             req3_valid;           // @[RegionWalker.java:309]
+  reg                                                             req3_open;            // @[RegionWalker.java:310]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:311]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:312]
+  reg                                                     [7:0]   req3_region;          // @[RegionWalker.java:313]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:316]
+  reg                                                             w_busy;               // @[RegionWalker.java:326]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:327]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:328]
+  reg                                                     [9:0]   w_last_page;          // @[RegionWalker.java:329]
+  reg                                                             w_first;              // @[RegionWalker.java:330]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:331]
+  reg                                                     [16:0]  w_end_offset;         // @[RegionWalker.java:332]
+  reg                                                     [32:0]  w_fpga;               // @[RegionWalker.java:333]
+  reg                                                     [32:0]  w_fpga_adj;           // @[RegionWalker.java:334]
+  wire                                                            admit;                // @[RegionWalker.java:336]
+  wire                                                            reject;               // @[RegionWalker.java:337]
+  reg                                                             completed;            // @[RegionWalker.java:338]
+  reg                                                             status_valid;         // @[RegionWalker.java:339]
+  reg                                                             reject_valid;         // @[RegionWalker.java:343]
+  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:344]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:345]
+  wire                                                            reject_push;          // @[RegionWalker.java:348]
+  reg                                                             r0_valid;             // @[RegionWalker.java:364]
+  reg                                                             r1_valid;             // @[RegionWalker.java:365]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:366]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:367]
+  wire                                                            r_load;               // @[RegionWalker.java:368]
+  wire                                                            r_take;               // @[RegionWalker.java:369]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:372]
+  reg                                                     [69:0]  r0_chunk;             // @[RegionWalker.java:379]
+  reg                                                     [69:0]  r1_chunk;             // @[RegionWalker.java:380]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:381]
+  reg                                                     [47:0]  next_frame;           // @[RegionWalker.java:382]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:402]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:403]
+  reg                                                     [117:0] chunk_head;           // @[RegionWalker.java:407]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:408]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:444]
+  wire                                                            pt_write_conflict;    // @[RegionWalker.java:445]
+  reg                                                             c_valid;              // @[RegionWalker.java:456]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:457]
+  reg                                                     [32:0]  c_fpga;               // @[RegionWalker.java:458]
+  reg                                                     [19:0]  c_bytes;              // @[RegionWalker.java:459]
+  reg                                                     [3:0]   c_pages;              // @[RegionWalker.java:460]
+  reg                                                             c_last;               // @[RegionWalker.java:461]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:462]
+  wire                                                            c_closed;             // @[RegionWalker.java:463]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:467]
+  wire                                                            c_go;                 // @[RegionWalker.java:469]
+  wire                                                            o_load;               // @[RegionWalker.java:470]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:488]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:488]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:488]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:488]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:488]
+  reg                                                             o_valid;              // @[RegionWalker.java:490]
+  reg                                                     [63:0]  o_src;                // @[RegionWalker.java:491]
+  reg                                                     [63:0]  o_dst;                // @[RegionWalker.java:492]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:493]
+  reg                                                             o_last;               // @[RegionWalker.java:494]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:495]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:500]
+  wire                                                            handover;             // @[RegionWalker.java:506]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:533]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:534]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:539]
+  wire                                                            status_believed;      // @[RegionWalker.java:546]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:553]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:561]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:566]
+  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:597]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:606]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:607]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:608]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:622]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:623]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:15];  // @[RegionWalker.java:186]
+  reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:191]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [117:0] chunk_queue [0:7];    // @[RegionWalker.java:401]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:527]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:569]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:621]
 
-  // @[RegionWalker.java:173]
+  // @[RegionWalker.java:199]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -181,7 +188,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:172]
+  // @[RegionWalker.java:198]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 176'd0;
@@ -192,9 +199,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:195]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:221]
 
-  // @[RegionWalker.java:230]
+  // @[RegionWalker.java:256]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -203,7 +210,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:217]
+  // @[RegionWalker.java:243]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 32'd0;
@@ -214,7 +221,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:218]
+  // @[RegionWalker.java:244]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -225,7 +232,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:219]
+  // @[RegionWalker.java:245]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -236,7 +243,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:220]
+  // @[RegionWalker.java:246]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -247,7 +254,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:221]
+  // @[RegionWalker.java:247]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -258,7 +265,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:222]
+  // @[RegionWalker.java:248]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -269,7 +276,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:223]
+  // @[RegionWalker.java:249]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -280,7 +287,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:224]
+  // @[RegionWalker.java:250]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_adj <= 33'd0;
@@ -291,7 +298,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:225]
+  // @[RegionWalker.java:251]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -302,7 +309,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:226]
+  // @[RegionWalker.java:252]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -313,7 +320,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:227]
+  // @[RegionWalker.java:253]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 16'd0;
@@ -324,7 +331,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:228]
+  // @[RegionWalker.java:254]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -335,15 +342,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:259]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:285]
 
-  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:234]
+  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:260]
 
-  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:236]
+  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:262]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:10] | first_page_wide[16:10])) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:245]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:10] | first_page_wide[16:10])) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:271]
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:297]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -352,7 +359,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:261]
+  // @[RegionWalker.java:287]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -363,7 +370,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:262]
+  // @[RegionWalker.java:288]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -374,7 +381,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:263]
+  // @[RegionWalker.java:289]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -385,7 +392,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:264]
+  // @[RegionWalker.java:290]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -396,7 +403,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:265]
+  // @[RegionWalker.java:291]
   always @(posedge clk) begin
     if (rst) begin
       k_last_page <= 10'd0;
@@ -407,7 +414,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:266]
+  // @[RegionWalker.java:292]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -418,7 +425,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:267]
+  // @[RegionWalker.java:293]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 17'd0;
@@ -429,7 +436,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:294]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -440,7 +447,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:269]
+  // @[RegionWalker.java:295]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_adj <= 33'd0;
@@ -451,9 +458,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:321]
+  assign k_move = admit | reject; // @[RegionWalker.java:347]
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:630]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -462,7 +469,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -475,7 +482,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -488,7 +495,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -501,7 +508,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -514,7 +521,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 8'd0;
@@ -525,7 +532,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -538,7 +545,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -551,7 +558,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -564,7 +571,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -577,7 +584,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 8'd0;
@@ -588,7 +595,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -601,7 +608,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -614,7 +621,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -627,7 +634,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -640,7 +647,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 8'd0;
@@ -651,7 +658,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -664,7 +671,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -677,7 +684,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -690,7 +697,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -703,7 +710,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 8'd0;
@@ -714,9 +721,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:297]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:323]
 
-  // @[RegionWalker.java:406]
+  // @[RegionWalker.java:432]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -729,7 +736,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:407]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -740,7 +747,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:361]
+  // @[RegionWalker.java:387]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -754,7 +761,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:409]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       w_last_page <= 10'd0;
@@ -765,7 +772,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:362]
+  // @[RegionWalker.java:388]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -779,7 +786,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:411]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -790,7 +797,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:412]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 17'd0;
@@ -801,7 +808,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:363]
+  // @[RegionWalker.java:389]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga <= 33'd0;
@@ -815,7 +822,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:414]
+  // @[RegionWalker.java:440]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga_adj <= 33'd0;
@@ -826,11 +833,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:314]
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:340]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:320]
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:346]
 
-  // @[RegionWalker.java:552]
+  // @[RegionWalker.java:598]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -839,7 +846,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:563]
+  // @[RegionWalker.java:609]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -848,7 +855,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:325]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -861,7 +868,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:326]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -872,7 +879,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:327]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -883,9 +890,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:323]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:349]
 
-  // @[RegionWalker.java:357]
+  // @[RegionWalker.java:383]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -894,7 +901,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:384]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -903,7 +910,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:389]
+  // @[RegionWalker.java:415]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -912,7 +919,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:388]
+  // @[RegionWalker.java:414]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -921,11 +928,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:345]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:371]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:441]
+  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:472]
 
-  // @[RegionWalker.java:360]
+  // @[RegionWalker.java:386]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 70'd0;
@@ -936,7 +943,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:368]
+  // @[RegionWalker.java:394]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 70'd0;
@@ -947,7 +954,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:367]
+  // @[RegionWalker.java:393]
   always @(posedge clk) begin
     if (rst) begin
       r1_frame <= 48'd0;
@@ -956,7 +963,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:369]
+  // @[RegionWalker.java:395]
   always @(posedge clk) begin
     if (rst) begin
       next_frame <= 48'd0;
@@ -967,7 +974,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:379]
+  // @[RegionWalker.java:405]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -978,7 +985,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:386]
+  // @[RegionWalker.java:412]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -989,7 +996,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:385]
+  // @[RegionWalker.java:411]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 118'd0;
@@ -1000,11 +1007,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:383]
+  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:409]
 
-  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:419]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:447]
 
-  // @[RegionWalker.java:454]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:446]
+
+  // @[RegionWalker.java:485]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1013,7 +1022,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:478]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1026,7 +1035,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:479]
   always @(posedge clk) begin
     if (rst) begin
       c_fpga <= 33'd0;
@@ -1039,7 +1048,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:443]
+  // @[RegionWalker.java:474]
   always @(posedge clk) begin
     if (rst) begin
       c_bytes <= 20'd0;
@@ -1052,7 +1061,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:475]
   always @(posedge clk) begin
     if (rst) begin
       c_pages <= 4'd0;
@@ -1065,7 +1074,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:476]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1078,7 +1087,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:452]
+  // @[RegionWalker.java:483]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1091,15 +1100,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:433]
+  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:464]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[69]; // @[RegionWalker.java:437]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[69]; // @[RegionWalker.java:468]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:440]
+  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:471]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:469]
+  assign o_load = ~o_valid | handover; // @[RegionWalker.java:508]
 
-  // @[RegionWalker.java:478]
+  // @[RegionWalker.java:517]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1108,7 +1117,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:472]
+  // @[RegionWalker.java:511]
   always @(posedge clk) begin
     if (rst) begin
       o_src <= 64'd0;
@@ -1119,7 +1128,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:473]
+  // @[RegionWalker.java:512]
   always @(posedge clk) begin
     if (rst) begin
       o_dst <= 64'd0;
@@ -1130,7 +1139,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:474]
+  // @[RegionWalker.java:513]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1141,7 +1150,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:475]
+  // @[RegionWalker.java:514]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1152,7 +1161,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:476]
+  // @[RegionWalker.java:515]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1163,7 +1172,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:501]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1172,9 +1181,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:468]
+  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:507]
 
-  // @[RegionWalker.java:494]
+  // @[RegionWalker.java:535]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1183,7 +1192,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:495]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1192,11 +1201,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:498]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:540]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:505]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:547]
 
-  // @[RegionWalker.java:509]
+  // @[RegionWalker.java:554]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1207,9 +1216,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:516]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:562]
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:567]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1218,7 +1227,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:553]
+  // @[RegionWalker.java:599]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1227,7 +1236,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:565]
+  // @[RegionWalker.java:611]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1238,7 +1247,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:566]
+  // @[RegionWalker.java:612]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1249,7 +1258,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:567]
+  // @[RegionWalker.java:613]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1260,7 +1269,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:580]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1271,7 +1280,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:629]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1282,82 +1291,94 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:171]
+  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:197]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:582]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:628]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:581]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:627]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:421]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:451]
 
-  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:164]
+  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:189]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:481]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:520]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:480]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:519]
 
-  assign outstanding = owed; // @[RegionWalker.java:585]
+  assign outstanding = owed; // @[RegionWalker.java:631]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:594]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:649]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:482]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:522]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:506]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:549]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:510]
+  assign last_mover_status = last_status; // @[RegionWalker.java:555]
 
-  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == {4'd0, rg_read_idx}))) | (req1_valid & (req1_region == {4'd0, rg_read_idx}))) | (req2_valid & (req2_region == {4'd0, rg_read_idx}))) | (req3_valid & (req3_region == {4'd0, rg_read_idx})); // @[RegionWalker.java:593]
+  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == {4'd0, rg_read_idx}))) | (req1_valid & (req1_region == {4'd0, rg_read_idx}))) | (req2_valid & (req2_region == {4'd0, rg_read_idx}))) | (req3_valid & (req3_region == {4'd0, rg_read_idx})); // @[RegionWalker.java:639]
 
-  // @[RegionWalker.java:163]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:448]
+
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 4'd0); // @[RegionWalker.java:641]
+
+  assign ev_rejected = reject; // @[RegionWalker.java:642]
+
+  assign ev_error = k_error; // @[RegionWalker.java:643]
+
+  assign ev_completed = status_valid; // @[RegionWalker.java:645]
+
+  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:646]
+
+  // @[RegionWalker.java:187]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= rg_data;
     end
   end
 
-  // @[RegionWalker.java:420]
+  // @[RegionWalker.java:449]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:346]
+  // @[RegionWalker.java:372]
   always @(posedge clk) begin
     if (r_load) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:378]
+  // @[RegionWalker.java:404]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[2], r1_chunk[69:3], r1_chunk[1:0]};
     end
   end
 
-  // @[RegionWalker.java:487]
+  // @[RegionWalker.java:528]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:570]
   always @(posedge clk) begin
     if (admit) begin
       request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:579]
+  // @[RegionWalker.java:625]
   always @(posedge clk) begin
     if (status_valid | reject_push) begin
       status_fifo[status_wr[2:0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:457]
+  // @[RegionWalker.java:488]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000
 // generator: org.direkt.generators.bridge.RegionWalker
-// params:    Params[direction=RD, entries=16, regions=2, pieces=2, requests=2, statusDepth=2, idBase=192, fpgaMemBytes=8589934592]
+// params:    Params[direction=RD, entries=16, regions=2, pieces=2, requests=2, statusDepth=2, idBase=192, fpgaMemBytes=8589934592, probes=true, events=true]
 //
 // GPU regions, GPU->FPGA (Read Data Mover): a request (region, offset, length, FPGA address, tag) is checked against its region,
 // walked through a 16-entry page table one 64 KB page a cycle, split at every page discontinuity and
@@ -12,157 +12,164 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:129]
-  input  wire         rst,               // @[RegionWalker.java:129]
-  input  wire [175:0] req_data,          // @[RegionWalker.java:131]
-  input  wire         req_valid,         // @[RegionWalker.java:131]
-  output wire         req_ready,         // @[RegionWalker.java:131]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:132]
-  output wire         st_valid,          // @[RegionWalker.java:132]
-  input  wire         st_ready,          // @[RegionWalker.java:132]
-  input  wire         pt_we,             // @[RegionWalker.java:133]
-  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:133]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:133]
-  output wire         pt_refused,        // @[RegionWalker.java:134]
-  input  wire         rg_we,             // @[RegionWalker.java:134]
-  input  wire         rg_idx,            // @[RegionWalker.java:134]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:135]
-  input  wire         rg_read_idx,       // @[RegionWalker.java:135]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:136]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:137]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:137]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:137]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:138]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:138]
-  output wire [1:0]   outstanding,       // @[RegionWalker.java:139]
-  output wire         walking,           // @[RegionWalker.java:139]
-  output wire         can_issue,         // @[RegionWalker.java:139]
-  output wire         spurious,          // @[RegionWalker.java:139]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:140]
-  output wire         rg_read_busy       // @[RegionWalker.java:140]
+  input  wire         clk,               // @[RegionWalker.java:149]
+  input  wire         rst,               // @[RegionWalker.java:149]
+  input  wire [175:0] req_data,          // @[RegionWalker.java:151]
+  input  wire         req_valid,         // @[RegionWalker.java:151]
+  output wire         req_ready,         // @[RegionWalker.java:151]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:152]
+  output wire         st_valid,          // @[RegionWalker.java:152]
+  input  wire         st_ready,          // @[RegionWalker.java:152]
+  input  wire         pt_we,             // @[RegionWalker.java:153]
+  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:153]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:153]
+  output wire         pt_refused,        // @[RegionWalker.java:154]
+  input  wire         rg_we,             // @[RegionWalker.java:154]
+  input  wire         rg_idx,            // @[RegionWalker.java:154]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:155]
+  input  wire         rg_read_idx,       // @[RegionWalker.java:155]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:156]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:157]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:157]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:157]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:158]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:158]
+  output wire [1:0]   outstanding,       // @[RegionWalker.java:159]
+  output wire         walking,           // @[RegionWalker.java:159]
+  output wire         can_issue,         // @[RegionWalker.java:160]
+  output wire         spurious,          // @[RegionWalker.java:160]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:161]
+  output wire         rg_read_busy,      // @[RegionWalker.java:161]
+  output wire         pt_conflict,       // @[RegionWalker.java:162]
+  output wire         idle,              // @[RegionWalker.java:162]
+  output wire         ev_rejected,       // @[RegionWalker.java:162]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:162]
+  output wire         ev_completed,      // @[RegionWalker.java:163]
+  output wire         ev_aborted         // @[RegionWalker.java:164]
 );
 
-  reg                                                             a_valid;             // @[RegionWalker.java:168]
-  reg                                                     [175:0] a_req;               // @[RegionWalker.java:169]
-  wire                                                            a_move;              // @[RegionWalker.java:170]
-  reg                                                             b_valid;             // @[RegionWalker.java:178]
-  reg                                                     [31:0]  b_offset;            // @[RegionWalker.java:179]
-  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:182]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:183]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:184]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:185]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:186]
-  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:187]
-  reg                                                     [32:0]  b_fpga_adj;          // @[RegionWalker.java:188]
-  reg                                                             b_fpga_high;         // @[RegionWalker.java:189]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:191]
-  reg                                                     [15:0]  b_region_first;      // @[RegionWalker.java:192]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:193]
-  wire                                                            b_move;              // @[RegionWalker.java:194]
-  wire                                                    [16:0]  last_page_wide;      // @[RegionWalker.java:233]
-  wire                                                    [16:0]  first_page_wide;     // @[RegionWalker.java:235]
-  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:244]
-  reg                                                             k_valid;             // @[RegionWalker.java:248]
-  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:249]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:250]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:251]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:252]
-  reg                                                     [3:0]   k_last_page;         // @[RegionWalker.java:253]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:254]
-  reg                                                     [16:0]  k_end_offset;        // @[RegionWalker.java:255]
-  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:256]
-  reg                                                     [32:0]  k_fpga_adj;          // @[RegionWalker.java:257]
-  wire                                                            k_move;              // @[RegionWalker.java:258]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:274]
-  reg                                                             req0_valid;          // @[RegionWalker.java:283]
-  reg                                                             req0_open;           // @[RegionWalker.java:284]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:285]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:286]
-  reg                                                     [7:0]   req0_region;         // @[RegionWalker.java:287]
-  reg                                                             req1_valid;          // @[RegionWalker.java:283]
-  reg                                                             req1_open;           // @[RegionWalker.java:284]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:285]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:286]
-  reg                                                     [7:0]   req1_region;         // @[RegionWalker.java:287]
-  wire                                                            free_request;        // @[RegionWalker.java:290]
-  reg                                                             w_busy;              // @[RegionWalker.java:300]
-  reg                                                             w_request;           // @[RegionWalker.java:301]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:302]
-  reg                                                     [3:0]   w_last_page;         // @[RegionWalker.java:303]
-  reg                                                             w_first;             // @[RegionWalker.java:304]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:305]
-  reg                                                     [16:0]  w_end_offset;        // @[RegionWalker.java:306]
-  reg                                                     [32:0]  w_fpga;              // @[RegionWalker.java:307]
-  reg                                                     [32:0]  w_fpga_adj;          // @[RegionWalker.java:308]
-  wire                                                            admit;               // @[RegionWalker.java:310]
-  wire                                                            reject;              // @[RegionWalker.java:311]
-  reg                                                             completed;           // @[RegionWalker.java:312]
-  reg                                                             status_valid;        // @[RegionWalker.java:313]
-  reg                                                             reject_valid;        // @[RegionWalker.java:317]
-  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:318]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:319]
-  wire                                                            reject_push;         // @[RegionWalker.java:322]
-  reg                                                             r0_valid;            // @[RegionWalker.java:338]
-  reg                                                             r1_valid;            // @[RegionWalker.java:339]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:340]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:341]
-  wire                                                            r_load;              // @[RegionWalker.java:342]
-  wire                                                            r_take;              // @[RegionWalker.java:343]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:346]
-  reg                                                     [68:0]  r0_chunk;            // @[RegionWalker.java:353]
-  reg                                                     [68:0]  r1_chunk;            // @[RegionWalker.java:354]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:355]
-  reg                                                     [47:0]  next_frame;          // @[RegionWalker.java:356]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:376]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:377]
-  reg                                                     [116:0] chunk_head;          // @[RegionWalker.java:381]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:382]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:418]
-  reg                                                             c_valid;             // @[RegionWalker.java:425]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:426]
-  reg                                                     [32:0]  c_fpga;              // @[RegionWalker.java:427]
-  reg                                                     [19:0]  c_bytes;             // @[RegionWalker.java:428]
-  reg                                                     [3:0]   c_pages;             // @[RegionWalker.java:429]
-  reg                                                             c_last;              // @[RegionWalker.java:430]
-  reg                                                             c_request;           // @[RegionWalker.java:431]
-  wire                                                            c_closed;            // @[RegionWalker.java:432]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:436]
-  wire                                                            c_go;                // @[RegionWalker.java:438]
-  wire                                                            o_load;              // @[RegionWalker.java:439]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:457]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:457]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:457]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:457]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:457]
-  reg                                                             o_valid;             // @[RegionWalker.java:459]
-  reg                                                     [63:0]  o_src;               // @[RegionWalker.java:460]
-  reg                                                     [63:0]  o_dst;               // @[RegionWalker.java:461]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:462]
-  reg                                                             o_last;              // @[RegionWalker.java:463]
-  reg                                                             o_request;           // @[RegionWalker.java:464]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:465]
-  wire                                                            handover;            // @[RegionWalker.java:467]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:492]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:493]
-  wire                                                            status_slot;         // @[RegionWalker.java:497]
-  wire                                                            status_believed;     // @[RegionWalker.java:504]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:508]
-  wire                                                            status_request;      // @[RegionWalker.java:515]
-  reg                                                     [31:0]  now;                 // @[RegionWalker.java:520]
-  reg                                                             completed_request;   // @[RegionWalker.java:551]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:560]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:561]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:562]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:576]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:577]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:1];  // @[RegionWalker.java:162]
-  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:165]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [116:0] chunk_queue [0:7];   // @[RegionWalker.java:375]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:486]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:523]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:575]
+  reg                                                             a_valid;             // @[RegionWalker.java:194]
+  reg                                                     [175:0] a_req;               // @[RegionWalker.java:195]
+  wire                                                            a_move;              // @[RegionWalker.java:196]
+  reg                                                             b_valid;             // @[RegionWalker.java:204]
+  reg                                                     [31:0]  b_offset;            // @[RegionWalker.java:205]
+  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:208]
+  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:209]
+  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:210]
+  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:211]
+  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:212]
+  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:213]
+  reg                                                     [32:0]  b_fpga_adj;          // @[RegionWalker.java:214]
+  reg                                                             b_fpga_high;         // @[RegionWalker.java:215]
+  reg                                                             b_region_usable;     // @[RegionWalker.java:217]
+  reg                                                     [15:0]  b_region_first;      // @[RegionWalker.java:218]
+  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:219]
+  wire                                                            b_move;              // @[RegionWalker.java:220]
+  wire                                                    [16:0]  last_page_wide;      // @[RegionWalker.java:259]
+  wire                                                    [16:0]  first_page_wide;     // @[RegionWalker.java:261]
+  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:270]
+  reg                                                             k_valid;             // @[RegionWalker.java:274]
+  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:275]
+  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:276]
+  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:277]
+  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:278]
+  reg                                                     [3:0]   k_last_page;         // @[RegionWalker.java:279]
+  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:280]
+  reg                                                     [16:0]  k_end_offset;        // @[RegionWalker.java:281]
+  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:282]
+  reg                                                     [32:0]  k_fpga_adj;          // @[RegionWalker.java:283]
+  wire                                                            k_move;              // @[RegionWalker.java:284]
+  reg                                                     [1:0]   owed;                // @[RegionWalker.java:300]
+  reg                                                             req0_valid;          // @[RegionWalker.java:309]
+  reg                                                             req0_open;           // @[RegionWalker.java:310]
+  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:311]
+  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:312]
+  reg                                                     [7:0]   req0_region;         // @[RegionWalker.java:313]
+  reg                                                             req1_valid;          // @[RegionWalker.java:309]
+  reg                                                             req1_open;           // @[RegionWalker.java:310]
+  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:311]
+  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:312]
+  reg                                                     [7:0]   req1_region;         // @[RegionWalker.java:313]
+  wire                                                            free_request;        // @[RegionWalker.java:316]
+  reg                                                             w_busy;              // @[RegionWalker.java:326]
+  reg                                                             w_request;           // @[RegionWalker.java:327]
+  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:328]
+  reg                                                     [3:0]   w_last_page;         // @[RegionWalker.java:329]
+  reg                                                             w_first;             // @[RegionWalker.java:330]
+  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:331]
+  reg                                                     [16:0]  w_end_offset;        // @[RegionWalker.java:332]
+  reg                                                     [32:0]  w_fpga;              // @[RegionWalker.java:333]
+  reg                                                     [32:0]  w_fpga_adj;          // @[RegionWalker.java:334]
+  wire                                                            admit;               // @[RegionWalker.java:336]
+  wire                                                            reject;              // @[RegionWalker.java:337]
+  reg                                                             completed;           // @[RegionWalker.java:338]
+  reg                                                             status_valid;        // @[RegionWalker.java:339]
+  reg                                                             reject_valid;        // @[RegionWalker.java:343]
+  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:344]
+  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:345]
+  wire                                                            reject_push;         // @[RegionWalker.java:348]
+  reg                                                             r0_valid;            // @[RegionWalker.java:364]
+  reg                                                             r1_valid;            // @[RegionWalker.java:365]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:366]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:367]
+  wire                                                            r_load;              // @[RegionWalker.java:368]
+  wire                                                            r_take;              // @[RegionWalker.java:369]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:372]
+  reg                                                     [68:0]  r0_chunk;            // @[RegionWalker.java:379]
+  reg                                                     [68:0]  r1_chunk;            // @[RegionWalker.java:380]
+  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:381]
+  reg                                                     [47:0]  next_frame;          // @[RegionWalker.java:382]
+  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:402]
+  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:403]
+  reg                                                     [116:0] chunk_head;          // @[RegionWalker.java:407]
+  wire                                                            chunk_head_load;     // @[RegionWalker.java:408]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:444]
+  wire                                                            pt_write_conflict;   // @[RegionWalker.java:445]
+  reg                                                             c_valid;             // @[RegionWalker.java:456]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:457]
+  reg                                                     [32:0]  c_fpga;              // @[RegionWalker.java:458]
+  reg                                                     [19:0]  c_bytes;             // @[RegionWalker.java:459]
+  reg                                                     [3:0]   c_pages;             // @[RegionWalker.java:460]
+  reg                                                             c_last;              // @[RegionWalker.java:461]
+  reg                                                             c_request;           // @[RegionWalker.java:462]
+  wire                                                            c_closed;            // @[RegionWalker.java:463]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:467]
+  wire                                                            c_go;                // @[RegionWalker.java:469]
+  wire                                                            o_load;              // @[RegionWalker.java:470]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:488]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:488]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:488]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:488]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:488]
+  reg                                                             o_valid;             // @[RegionWalker.java:490]
+  reg                                                     [63:0]  o_src;               // @[RegionWalker.java:491]
+  reg                                                     [63:0]  o_dst;               // @[RegionWalker.java:492]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:493]
+  reg                                                             o_last;              // @[RegionWalker.java:494]
+  reg                                                             o_request;           // @[RegionWalker.java:495]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:500]
+  wire                                                            handover;            // @[RegionWalker.java:506]
+  reg                                                             mover_status_valid;  // @[RegionWalker.java:533]
+  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:534]
+  wire                                                            status_slot;         // @[RegionWalker.java:539]
+  wire                                                            status_believed;     // @[RegionWalker.java:546]
+  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:553]
+  wire                                                            status_request;      // @[RegionWalker.java:561]
+  reg                                                     [31:0]  now;                 // @[RegionWalker.java:566]
+  reg                                                             completed_request;   // @[RegionWalker.java:597]
+  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:606]
+  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:607]
+  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:608]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:622]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:623]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:1];  // @[RegionWalker.java:186]
+  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:191]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [116:0] chunk_queue [0:7];   // @[RegionWalker.java:401]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:527]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:569]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:621]
 
-  // @[RegionWalker.java:173]
+  // @[RegionWalker.java:199]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -171,7 +178,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:172]
+  // @[RegionWalker.java:198]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 176'd0;
@@ -182,9 +189,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:195]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:221]
 
-  // @[RegionWalker.java:230]
+  // @[RegionWalker.java:256]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -193,7 +200,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:217]
+  // @[RegionWalker.java:243]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 32'd0;
@@ -204,7 +211,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:218]
+  // @[RegionWalker.java:244]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -215,7 +222,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:219]
+  // @[RegionWalker.java:245]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -226,7 +233,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:220]
+  // @[RegionWalker.java:246]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -237,7 +244,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:221]
+  // @[RegionWalker.java:247]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -248,7 +255,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:222]
+  // @[RegionWalker.java:248]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -259,7 +266,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:223]
+  // @[RegionWalker.java:249]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -270,7 +277,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:224]
+  // @[RegionWalker.java:250]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_adj <= 33'd0;
@@ -281,7 +288,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:225]
+  // @[RegionWalker.java:251]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -292,7 +299,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:226]
+  // @[RegionWalker.java:252]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -303,7 +310,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:227]
+  // @[RegionWalker.java:253]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 16'd0;
@@ -314,7 +321,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:228]
+  // @[RegionWalker.java:254]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -325,15 +332,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:259]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:285]
 
-  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:234]
+  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:260]
 
-  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:236]
+  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:262]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:4] | first_page_wide[16:4])) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:245]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:4] | first_page_wide[16:4])) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:271]
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:297]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -342,7 +349,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:261]
+  // @[RegionWalker.java:287]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -353,7 +360,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:262]
+  // @[RegionWalker.java:288]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -364,7 +371,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:263]
+  // @[RegionWalker.java:289]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -375,7 +382,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:264]
+  // @[RegionWalker.java:290]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -386,7 +393,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:265]
+  // @[RegionWalker.java:291]
   always @(posedge clk) begin
     if (rst) begin
       k_last_page <= 4'd0;
@@ -397,7 +404,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:266]
+  // @[RegionWalker.java:292]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -408,7 +415,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:267]
+  // @[RegionWalker.java:293]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 17'd0;
@@ -419,7 +426,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:294]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -430,7 +437,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:269]
+  // @[RegionWalker.java:295]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_adj <= 33'd0;
@@ -441,9 +448,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:321]
+  assign k_move = admit | reject; // @[RegionWalker.java:347]
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:630]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -452,7 +459,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -465,7 +472,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -478,7 +485,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -491,7 +498,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -504,7 +511,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 8'd0;
@@ -515,7 +522,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -528,7 +535,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -541,7 +548,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -554,7 +561,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -567,7 +574,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 8'd0;
@@ -578,9 +585,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:297]
+  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:323]
 
-  // @[RegionWalker.java:406]
+  // @[RegionWalker.java:432]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -593,7 +600,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:407]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -604,7 +611,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:361]
+  // @[RegionWalker.java:387]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -618,7 +625,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:409]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       w_last_page <= 4'd0;
@@ -629,7 +636,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:362]
+  // @[RegionWalker.java:388]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -643,7 +650,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:411]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -654,7 +661,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:412]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 17'd0;
@@ -665,7 +672,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:363]
+  // @[RegionWalker.java:389]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga <= 33'd0;
@@ -679,7 +686,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:414]
+  // @[RegionWalker.java:440]
   always @(posedge clk) begin
     if (rst) begin
       w_fpga_adj <= 33'd0;
@@ -690,11 +697,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:314]
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:340]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:320]
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:346]
 
-  // @[RegionWalker.java:552]
+  // @[RegionWalker.java:598]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -703,7 +710,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:563]
+  // @[RegionWalker.java:609]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -712,7 +719,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:325]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -725,7 +732,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:326]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -736,7 +743,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:327]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -747,9 +754,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:323]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:349]
 
-  // @[RegionWalker.java:357]
+  // @[RegionWalker.java:383]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -758,7 +765,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:384]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -767,7 +774,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:389]
+  // @[RegionWalker.java:415]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -776,7 +783,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:388]
+  // @[RegionWalker.java:414]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -785,11 +792,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:345]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:371]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:441]
+  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:472]
 
-  // @[RegionWalker.java:360]
+  // @[RegionWalker.java:386]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 69'd0;
@@ -800,7 +807,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:368]
+  // @[RegionWalker.java:394]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 69'd0;
@@ -811,7 +818,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:367]
+  // @[RegionWalker.java:393]
   always @(posedge clk) begin
     if (rst) begin
       r1_frame <= 48'd0;
@@ -820,7 +827,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:369]
+  // @[RegionWalker.java:395]
   always @(posedge clk) begin
     if (rst) begin
       next_frame <= 48'd0;
@@ -831,7 +838,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:379]
+  // @[RegionWalker.java:405]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -842,7 +849,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:386]
+  // @[RegionWalker.java:412]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -853,7 +860,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:385]
+  // @[RegionWalker.java:411]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 117'd0;
@@ -864,11 +871,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:383]
+  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:409]
 
-  assign pt_write_refused = ((pt_we & w_busy) & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:419]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:447]
 
-  // @[RegionWalker.java:454]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:446]
+
+  // @[RegionWalker.java:485]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -877,7 +886,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:478]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -890,7 +899,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:479]
   always @(posedge clk) begin
     if (rst) begin
       c_fpga <= 33'd0;
@@ -903,7 +912,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:443]
+  // @[RegionWalker.java:474]
   always @(posedge clk) begin
     if (rst) begin
       c_bytes <= 20'd0;
@@ -916,7 +925,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:475]
   always @(posedge clk) begin
     if (rst) begin
       c_pages <= 4'd0;
@@ -929,7 +938,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:476]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -942,7 +951,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:452]
+  // @[RegionWalker.java:483]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -955,15 +964,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:433]
+  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:464]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[68]; // @[RegionWalker.java:437]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[68]; // @[RegionWalker.java:468]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:440]
+  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:471]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:469]
+  assign o_load = ~o_valid | handover; // @[RegionWalker.java:508]
 
-  // @[RegionWalker.java:478]
+  // @[RegionWalker.java:517]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -972,7 +981,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:472]
+  // @[RegionWalker.java:511]
   always @(posedge clk) begin
     if (rst) begin
       o_src <= 64'd0;
@@ -983,7 +992,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:473]
+  // @[RegionWalker.java:512]
   always @(posedge clk) begin
     if (rst) begin
       o_dst <= 64'd0;
@@ -994,7 +1003,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:474]
+  // @[RegionWalker.java:513]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1005,7 +1014,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:475]
+  // @[RegionWalker.java:514]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1016,7 +1025,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:476]
+  // @[RegionWalker.java:515]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1027,7 +1036,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:501]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1036,9 +1045,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:468]
+  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:507]
 
-  // @[RegionWalker.java:494]
+  // @[RegionWalker.java:535]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1047,7 +1056,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:495]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1056,11 +1065,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:498]
+  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:540]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:505]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:547]
 
-  // @[RegionWalker.java:509]
+  // @[RegionWalker.java:554]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1071,9 +1080,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:516]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:562]
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:567]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1082,7 +1091,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:553]
+  // @[RegionWalker.java:599]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 1'b0;
@@ -1091,7 +1100,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:565]
+  // @[RegionWalker.java:611]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1102,7 +1111,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:566]
+  // @[RegionWalker.java:612]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1113,7 +1122,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:567]
+  // @[RegionWalker.java:613]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1124,7 +1133,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:580]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1135,7 +1144,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:629]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1146,82 +1155,94 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:171]
+  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:197]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:582]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:628]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:581]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:627]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:421]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:451]
 
-  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:164]
+  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:189]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:481]
+  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:520]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:480]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:519]
 
-  assign outstanding = owed; // @[RegionWalker.java:585]
+  assign outstanding = owed; // @[RegionWalker.java:631]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:594]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:649]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:482]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:522]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:506]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:549]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:510]
+  assign last_mover_status = last_status; // @[RegionWalker.java:555]
 
-  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == {7'd0, rg_read_idx}))) | (req1_valid & (req1_region == {7'd0, rg_read_idx})); // @[RegionWalker.java:593]
+  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == {7'd0, rg_read_idx}))) | (req1_valid & (req1_region == {7'd0, rg_read_idx})); // @[RegionWalker.java:639]
 
-  // @[RegionWalker.java:163]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:448]
+
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:641]
+
+  assign ev_rejected = reject; // @[RegionWalker.java:642]
+
+  assign ev_error = k_error; // @[RegionWalker.java:643]
+
+  assign ev_completed = status_valid; // @[RegionWalker.java:645]
+
+  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:646]
+
+  // @[RegionWalker.java:187]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= rg_data;
     end
   end
 
-  // @[RegionWalker.java:420]
+  // @[RegionWalker.java:449]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:346]
+  // @[RegionWalker.java:372]
   always @(posedge clk) begin
     if (r_load) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:378]
+  // @[RegionWalker.java:404]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[1], r1_chunk[68:2], r1_chunk[0]};
     end
   end
 
-  // @[RegionWalker.java:487]
+  // @[RegionWalker.java:528]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:570]
   always @(posedge clk) begin
     if (admit) begin
       request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:579]
+  // @[RegionWalker.java:625]
   always @(posedge clk) begin
     if (status_valid | reject_push) begin
       status_fifo[status_wr[0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:457]
+  // @[RegionWalker.java:488]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

@@ -97,7 +97,7 @@ class BridgeConfigTest {
         String file = tmp.resolve("bridge.json").toString();
         assertEquals(file + " has errors:\n"
                 + "  " + at(2, 3) + BridgeParam.unknown("inflght") + "\n"
-                + "  " + at(3, 3) + "bridge preset = fast: must be one of [default, paper, lean]\n"
+                + "  " + at(3, 3) + "bridge preset = fast: must be one of [default, paper, lean, regions]\n"
                 + "  " + at(4, 3) + "bridge sync_stages = true: must be an integer", e.getMessage());
     }
 

@@ -52,6 +52,14 @@ public final class Bridge extends Generator<Bridge.Params> {
     /** Tagged: tag, error code, elapsed cycles. Cycles: the elapsed cycles (high word all ones on error). */
     public enum StatusMode { TAGGED, CYCLES }
 
+    /**
+     * Raw: kernels write descriptors with PCIe bus addresses, checked against the window table.
+     * Regions: kernels write region requests (region, offset, length, FPGA address), translated by a
+     * {@link RegionWalker} per direction through a page table the host programs; a kernel never names
+     * a bus address.
+     */
+    public enum Addressing { RAW, REGIONS }
+
     /** Where cldesc word x0 sits on the 256-bit channel: bits [31:0] (default) or [255:224]. */
     public enum WordOrder { X0_LOW, X0_HIGH }
 
@@ -87,7 +95,7 @@ public final class Bridge extends Generator<Bridge.Params> {
     public record Params(String instance, ChannelIds channels, int descFifoDepth, int statusFifoDepth, int inflight,
             Arbiter.Policy policy, List<Integer> weights, IdMode idMode, StatusMode statusMode, int windowEntries,
             ClockDomain.ResetPolarity dmaResetPolarity, int syncStages, long fpgaMemBytes, WordOrder wordOrder,
-            boolean registeredChannels, boolean counters, boolean bringup) {
+            boolean registeredChannels, boolean counters, boolean bringup, Addressing addressing, int regionPages, int regions) {
         public Params {
             require(instance != null && instance.matches("[A-Za-z_][A-Za-z0-9_]*"), "Bridge", "instance", instance,
                     "must be a Platform Designer instance name (letters, digits, '_')");
@@ -116,7 +124,32 @@ public final class Bridge extends Generator<Bridge.Params> {
             require(fpgaMemBytes >= 4096 && fpgaMemBytes % 4 == 0, "Bridge", "fpgaMemBytes", fpgaMemBytes,
                     "must be a multiple of 4, at least 4096");
             require(wordOrder != null, "Bridge", "wordOrder", wordOrder, "must be X0_LOW or X0_HIGH");
+            require(addressing != null, "Bridge", "addressing", addressing, "must be RAW or REGIONS");
+            require(Check.isPowerOfTwo(regionPages) && regionPages >= 16 && regionPages <= 65536, "Bridge", "regionPages",
+                    regionPages, "must be a power of two in 16..65536 (64 KB pages: 1 MB .. 4 GB mapped at once)");
+            require(regions >= 1 && regions <= 64, "Bridge", "regions", regions, "must be in 1..64");
+            if (addressing == Addressing.REGIONS) {
+                require(idMode == IdMode.MANAGED, "Bridge", "idMode", idMode, "must be MANAGED with addressing=regions (the bridge splits requests into descriptors of its own)");
+                require(statusMode == StatusMode.TAGGED, "Bridge", "statusMode", statusMode, "must be TAGGED with addressing=regions (a status names its request by tag)");
+                require(inflight <= 16, "Bridge", "inflight", inflight, "must be in 1..16 with addressing=regions (region requests in flight per direction)");
+                require(!bringup, "Bridge", "bringup", bringup, "is not available with addressing=regions yet: set bringup=false");
+            }
         }
+
+        /** Whether kernels write region requests ({@link Addressing#REGIONS}) rather than raw descriptors. */
+        public boolean regionsAddressing() {
+            return addressing == Addressing.REGIONS;
+        }
+
+        /** Direction d's region walker (addressing=regions): IDs from 128, as many pieces in flight as IDs allow. */
+        public RegionWalker.Params walker(Direction d) {
+            int depth = Integer.highestOneBit(Math.max(2, inflight) * 2 - 1);
+            return new RegionWalker.Params(d, regionPages, regions, REGION_PIECES, inflight, depth, Layout.KERNEL_ID_FIRST, fpgaMemBytes,
+                    false, counters);
+        }
+
+        /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..143). */
+        public static final int REGION_PIECES = 16;
 
         /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 4 windows, counters, 8 GiB of FPGA memory. */
         public static Params defaults() {
@@ -124,7 +157,7 @@ public final class Bridge extends Generator<Bridge.Params> {
                     .inflight(16).policy(Arbiter.Policy.ROUND_ROBIN).weights(List.of()).idMode(IdMode.MANAGED)
                     .statusMode(StatusMode.TAGGED).windowEntries(4).dmaResetPolarity(ClockDomain.ResetPolarity.ACTIVE_LOW)
                     .syncStages(2).fpgaMemBytes(8L << 30).wordOrder(WordOrder.X0_LOW).registeredChannels(false)
-                    .counters(true).bringup(true).build();
+                    .counters(true).bringup(true).addressing(Addressing.RAW).regionPages(1024).regions(16).build();
         }
 
         /**
@@ -145,6 +178,15 @@ public final class Bridge extends Generator<Bridge.Params> {
             return paper().toBuilder().counters(false).descFifoDepth(8).build();
         }
 
+        /**
+         * Kernels name GPU memory by region: a 1024-page table (64 MB of GPU memory mapped at once)
+         * and 16 regions, 4 requests in flight per direction; no windows (a kernel never names a bus
+         * address), no counters, no bring-up registers.
+         */
+        public static Params regionsPreset() {
+            return defaults().toBuilder().addressing(Addressing.REGIONS).inflight(4).counters(false).bringup(false).build();
+        }
+
         /** The preset tools start from when none is named. */
         public static final String DEFAULT_PRESET = "default";
 
@@ -153,7 +195,9 @@ public final class Bridge extends Generator<Bridge.Params> {
                 new Preset(DEFAULT_PRESET, "direkt's own: managed IDs, tagged status, round-robin arbitration, bring-up registers", Params::defaults),
                 new Preset("paper", "the published design: its channel names, the kernel's IDs, cycle-count status, fixed priority; "
                         + "one window, counters", Params::paper),
-                new Preset("lean", "the paper preset without counters, an 8-deep descriptor FIFO: one window, the kernel's IDs", Params::lean));
+                new Preset("lean", "the paper preset without counters, an 8-deep descriptor FIFO: one window, the kernel's IDs", Params::lean),
+                new Preset("regions", "GPU regions translated on the FPGA: kernels name (region, offset, length, FPGA address); "
+                        + "a 1024-page table, 16 regions, 4 requests in flight; no counters", Params::regionsPreset));
 
         private static SequencedMap<String, Preset> presets(Preset... presets) {
             LinkedHashMap<String, Preset> m = new LinkedHashMap<>();
@@ -195,6 +239,9 @@ public final class Bridge extends Generator<Bridge.Params> {
             private boolean registeredChannels;
             private boolean counters;
             private boolean bringup;
+            private Addressing addressing;
+            private int regionPages;
+            private int regions;
 
             private Builder() {
             }
@@ -217,6 +264,24 @@ public final class Bridge extends Generator<Bridge.Params> {
                 registeredChannels = p.registeredChannels;
                 counters = p.counters;
                 bringup = p.bringup;
+                addressing = p.addressing;
+                regionPages = p.regionPages;
+                regions = p.regions;
+            }
+
+            public Builder addressing(Addressing v) {
+                addressing = v;
+                return this;
+            }
+
+            public Builder regionPages(int v) {
+                regionPages = v;
+                return this;
+            }
+
+            public Builder regions(int v) {
+                regions = v;
+                return this;
             }
 
             public Builder instance(String v) {
@@ -313,7 +378,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             public Params build() {
                 return new Params(instance, channels, descFifoDepth, statusFifoDepth, inflight, policy, weights, idMode,
                         statusMode, windowEntries, dmaResetPolarity, syncStages, fpgaMemBytes, wordOrder, registeredChannels,
-                        counters, bringup);
+                        counters, bringup, addressing, regionPages, regions);
             }
         }
 
@@ -396,9 +461,13 @@ public final class Bridge extends Generator<Bridge.Params> {
         m.output("csr_readdatavalid", 1, dma).set(csr.readdatavalid());
 
         // Issue stamps: one free-running dma_clk counter for both directions.
-        Reg now = m.reg("now", 32, dma).init(0);
-        now.set(now.plus(1));
+        // (with regions addressing each walker stamps its requests itself)
+        Reg now = p.regionsAddressing() ? null : m.reg("now", 32, dma).init(0);
+        if (now != null) {
+            now.set(now.plus(1));
+        }
 
+        List<BridgePath.Tables> tables = new java.util.ArrayList<>();
         for (Direction d : Direction.values()) {
             String t = d.tag();
             BridgePath.Params pp = new BridgePath.Params(p, d);
@@ -412,10 +481,14 @@ public final class Bridge extends Generator<Bridge.Params> {
             path.dmaStatusData().set(m.input(t + "_dma_status_data", Layout.MOVER_STATUS.bits(), dma));
             m.output(t + "_host_status_valid", 1, dma).set(path.hostStatusValid());
             m.output(t + "_host_status_data", Layout.MOVER_STATUS.bits(), dma).set(path.hostStatusData());
-            path.now().set(now);
-            path.winBase().set(csr.winBase());
-            path.winMask().set(csr.winMask());
-            path.winAllow().set(d == Direction.RD ? csr.winAllowRd() : csr.winAllowWr());
+            if (p.regionsAddressing()) {
+                tables.add(path.tables());
+            } else {
+                path.now().set(now);
+                path.winBase().set(csr.winBase());
+                path.winMask().set(csr.winMask());
+                path.winAllow().set(d == Direction.RD ? csr.winAllowRd() : csr.winAllowWr());
+            }
             BridgeCsr.Direction report = csr.directions().get(d.ordinal());
             report.events().forEach((name, pin) -> pin.set(path.events().get(name)));
             report.error().set(path.evError());
@@ -425,6 +498,23 @@ public final class Bridge extends Generator<Bridge.Params> {
                 report.lastDesc().set(path.lastDesc());
                 report.lastMoverStatus().set(path.lastMoverStatus());
             }
+        }
+        if (p.regionsAddressing()) {
+            // Both walkers hold the same tables: every write goes to both, and a page write either
+            // walker would refuse goes to neither. The region read-back comes from the rd copy.
+            BridgeCsr.Regions r = csr.regions();
+            for (BridgePath.Tables t : tables) {
+                t.ptWe().set(r.ptWe());
+                t.ptAddr().set(r.ptAddr());
+                t.ptData().set(r.ptData());
+                t.rgWe().set(r.rgWe());
+                t.rgIdx().set(r.rgIdx());
+                t.rgData().set(r.rgData());
+                t.rgReadIdx().set(r.rgReadIdx());
+            }
+            r.ptConflict().set(tables.get(0).ptConflict().or(tables.get(1).ptConflict()));
+            r.rgReadData().set(tables.get(0).rgReadData());
+            r.rgReadBusy().set(tables.get(0).rgReadBusy().or(tables.get(1).rgReadBusy()));
         }
     }
 }

@@ -39,13 +39,34 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             Signal lastDesc, Signal lastMoverStatus) {
     }
 
+    /**
+     * With regions addressing, the tables' write ports (both directions' walkers take the same
+     * writes), the region read-back, and what the walkers tell: a page write that would land in a
+     * walk's range ({@code ptConflict}), the selected region busy.
+     */
+    public record Regions(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal rgWe, Signal rgIdx, Signal rgData,
+            Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
+    }
+
+    /** The window signals are null with regions addressing, {@code regions} null without. */
     public record Io(Signal address, Signal read, Signal write, Signal writedata, Signal readdata, Signal readdatavalid,
-            Signal winBase, Signal winMask, Signal winAllowRd, Signal winAllowWr, List<Direction> directions) {
+            Signal winBase, Signal winMask, Signal winAllowRd, Signal winAllowWr, List<Direction> directions, Regions regions) {
     }
 
     /** Address bits: enough for the last window register. */
     public static int addressWidth(int windowEntries) {
         return Check.indexWidth(Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * windowEntries);
+    }
+
+    /** Address bits of bridge {@code b}'s CSR: enough for the last window register, or the last region register. */
+    public static int addressWidth(Bridge.Params b) {
+        return b.regionsAddressing() ? Check.indexWidth(Layout.CSR_REGION_OFFSET + Layout.CSR_REGION_REGS.size())
+                : addressWidth(b.windowEntries());
+    }
+
+    /** The register map of bridge {@code b}. */
+    public static List<Layout.CsrReg> map(Bridge.Params b) {
+        return Layout.csrMap(b.windowEntries(), b.counters(), b.bringup(), b.regionsAddressing());
     }
 
     /**
@@ -65,12 +86,12 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
      * OUTSTANDING width, and what the CONFIG and FPGA_MEM registers report.
      */
     static final List<String> SETTINGS = List.of("windows", "inflight", "counters", "id_mode", "status_mode", "sync_stages",
-            "fpga_mem", "word_order", "bringup");
+            "fpga_mem", "word_order", "bringup", "addressing", "region_pages", "regions");
 
     /** What the CONFIG register reports, field by field ({@link Layout#CSR_CONFIG}). */
     public static Map<String, Long> configFields(Bridge.Params b) {
         Map<String, Long> f = new LinkedHashMap<>();
-        f.put("window_entries", (long) b.windowEntries());
+        f.put("window_entries", b.regionsAddressing() ? 0L : (long) b.windowEntries());
         f.put("inflight", (long) b.inflight());
         f.put("paper_ids", b.idMode() == Bridge.IdMode.PAPER ? 1L : 0L);
         f.put("cycles_status", b.statusMode() == Bridge.StatusMode.CYCLES ? 1L : 0L);
@@ -78,6 +99,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         f.put("sync_stages", (long) b.syncStages());
         f.put("counters", b.counters() ? 1L : 0L);
         f.put("bringup", b.bringup() ? 1L : 0L);
+        f.put("regions", b.regionsAddressing() ? 1L : 0L);
         return f;
     }
 
@@ -114,7 +136,8 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
     @Override
     public String moduleName(Params p) {
         Bridge.Params b = p.bridge();
-        return Names.hashed("direkt_bridge_csr_e" + b.windowEntries() + "_n" + b.inflight() + (b.counters() ? "" : "_nc"),
+        String tables = b.regionsAddressing() ? "r" + b.regions() + "_p" + b.regionPages() : "e" + b.windowEntries();
+        return Names.hashed("direkt_bridge_csr_" + tables + "_n" + b.inflight() + (b.counters() ? "" : "_nc"),
                 BridgeParam.canonical(b, d -> SETTINGS.contains(d.name())));
     }
 
@@ -123,17 +146,27 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Bridge.Params b = p.bridge();
         ClockDomain cd = at.domain(Domains.MAIN);
         int e = b.windowEntries();
-        Signal address = at.in("csr_address", addressWidth(e), cd);
+        Signal address = at.in("csr_address", addressWidth(b), cd);
         Signal read = at.in("csr_read", 1, cd);
         Signal write = at.in("csr_write", 1, cd);
         Signal writedata = at.in("csr_writedata", 32, cd);
         Signal readdata = at.out("csr_readdata", 32, cd);
         Signal readdatavalid = at.out("csr_readdatavalid", 1, cd);
-        Signal base = at.out("win_base", WindowCheck.BITS * e, cd);
-        Signal mask = at.out("win_mask", WindowCheck.MASK_BITS * e, cd);
-        Signal allowRd = at.out("win_allow_rd", e, cd);
-        Signal allowWr = at.out("win_allow_wr", e, cd);
-        int ow = new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits();
+        boolean raw = !b.regionsAddressing();
+        Signal base = raw ? at.out("win_base", WindowCheck.BITS * e, cd) : null;
+        Signal mask = raw ? at.out("win_mask", WindowCheck.MASK_BITS * e, cd) : null;
+        Signal allowRd = raw ? at.out("win_allow_rd", e, cd) : null;
+        Signal allowWr = raw ? at.out("win_allow_wr", e, cd) : null;
+        Regions regions = null;
+        if (!raw) {
+            RegionWalker.Params w = b.walker(Bridge.Direction.RD);
+            regions = new Regions(at.out("pt_we", 1, cd), at.out("pt_addr", w.entryBits(), cd),
+                    at.out("pt_data", Layout.PAGE_ENTRY.bits(), cd), at.in("pt_conflict", 1, cd), at.out("rg_we", 1, cd),
+                    at.out("rg_idx", w.regionBits(), cd), at.out("rg_data", Layout.REGION_ENTRY.bits(), cd),
+                    at.out("rg_read_idx", w.regionBits(), cd), at.in("rg_read_data", Layout.REGION_ENTRY.bits(), cd),
+                    at.in("rg_read_busy", 1, cd));
+        }
+        int ow = outstandingBits(b);
         List<Direction> dirs = new ArrayList<>();
         for (Bridge.Direction d : Bridge.Direction.values()) {
             String t = d.tag();
@@ -146,7 +179,13 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                     b.bringup() ? at.in(t + "_last_desc", Layout.CLDESC.bits(), cd) : null,
                     b.bringup() ? at.in(t + "_last_mover_status", Layout.MOVER_STATUS.bits(), cd) : null));
         }
-        return new Io(address, read, write, writedata, readdata, readdatavalid, base, mask, allowRd, allowWr, dirs);
+        return new Io(address, read, write, writedata, readdata, readdatavalid, base, mask, allowRd, allowWr, dirs, regions);
+    }
+
+    /** Bits of a direction's OUTSTANDING count: the credit counter's, or the region walker's statuses owed. */
+    static int outstandingBits(Bridge.Params b) {
+        return b.regionsAddressing() ? Check.indexWidth(b.walker(Bridge.Direction.RD).statusDepth() + 1)
+                : new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits();
     }
 
     @Override
@@ -160,64 +199,12 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Signal write = io.write();
         Signal writedata = io.writedata();
         Map<Integer, Expr> readable = new TreeMap<>();
-        int lo = Layout.WINDOW_MIN_LOG2;
-        int bits = WindowCheck.BITS;
 
-        // ---- windows: a SIZE write loads the mask decoded here, once for all windows. No clamp is
-        // needed: below 20 the mask keeps every bit from 20 (as 20 does), above 48 none below 48.
-        int hi = Layout.WINDOW_MAX_LOG2;
-        Signal sizeIn = m.wire("size_written", 6);
-        sizeIn.set(HdlWords.get(writedata, Layout.CSR_WINDOW_SIZE, "log2"));
-        List<Expr> maskBits = new ArrayList<>();
-        for (int j = hi - 1; j >= lo; j--) {
-            maskBits.add(sizeIn.le(m.lit(j, 6)));
+        if (b.regionsAddressing()) {
+            regionRegisters(m, b, io, readable);
+        } else {
+            windows(m, b, io, readable);
         }
-        int maskBitsWidth = WindowCheck.MASK_BITS;
-        Signal maskIn = m.wire("mask_written", maskBitsWidth);
-        maskIn.set(Expr.cat(maskBits.toArray(Expr[]::new)));
-        List<Expr> bases = new ArrayList<>(), masks = new ArrayList<>(), allowRd = new ArrayList<>(), allowWr = new ArrayList<>();
-        Layout.Word wc = Layout.CSR_WINDOW_CTRL;
-        List<String> regs = Layout.CSR_WINDOW_REGS;
-        for (int w = e - 1; w >= 0; w--) {
-            Reg base = m.reg("win" + w + "_base", bits, cd).init(0);
-            Reg size = m.reg("win" + w + "_size", 6, cd).init(lo);
-            Reg mask = m.reg("win" + w + "_mask", maskBitsWidth, cd).init((1L << maskBitsWidth) - 1);
-            // One register per CTRL field, written from and read back at the field's place.
-            Map<String, Reg> ctrl = new LinkedHashMap<>();
-            for (String f : List.of("enable", "allow_rd", "allow_wr")) {
-                ctrl.put(f, m.reg("win" + w + "_" + f, Layout.resolve(wc).field(f).width(), cd).init(0));
-            }
-            int at = Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * w;
-            int baseLo = at + regs.indexOf("BASE_LO");
-            int baseHi = at + regs.indexOf("BASE_HI");
-            int sizeAt = at + regs.indexOf("SIZE");
-            int ctrlAt = at + regs.indexOf("CTRL");
-            // The base register holds address bits [63:lo]: BASE_LO's field is its low part, BASE_HI's the rest.
-            Layout.Word bl = Layout.CSR_WINDOW_BASE_LO;
-            Layout.Word bh = Layout.CSR_WINDOW_BASE_HI;
-            int lowPart = Layout.resolve(bl).field("base").width();
-            m.when(write.and(address.eq(baseLo)), () -> base.set(Expr.cat(base.bits(bits - 1, lowPart), HdlWords.get(writedata, bl, "base"))))
-                    .elseWhen(write.and(address.eq(baseHi)), () -> base.set(Expr.cat(HdlWords.get(writedata, bh, "base"),
-                            base.bits(lowPart - 1, 0))));
-            m.when(write.and(address.eq(sizeAt)), () -> {
-                size.set(sizeIn);
-                mask.set(maskIn);
-            });
-            m.when(write.and(address.eq(ctrlAt)), () -> ctrl.forEach((f, r) -> r.set(HdlWords.get(writedata, wc, f))));
-            readable.put(baseLo, HdlWords.pack(m, bl, Map.of("base", base.bits(lowPart - 1, 0))));
-            readable.put(baseHi, HdlWords.pack(m, bh, Map.of("base", base.bits(bits - 1, lowPart))));
-            readable.put(sizeAt, HdlWords.pack(m, Layout.CSR_WINDOW_SIZE, Map.of("log2", size)));
-            readable.put(ctrlAt, HdlWords.pack(m, wc, ctrl));
-            bases.add(base);
-            masks.add(mask);
-            Expr en = ctrl.get("enable");
-            allowRd.add(en.and(ctrl.get("allow_rd")));
-            allowWr.add(en.and(ctrl.get("allow_wr")));
-        }
-        io.winBase().set(cat(bases));
-        io.winMask().set(cat(masks));
-        io.winAllowRd().set(cat(allowRd));
-        io.winAllowWr().set(cat(allowWr));
 
         // ---- per direction: levels, last error, counters
         Reg lastError = m.reg("last_error", 32, cd).init(0);
@@ -353,6 +340,140 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         rdata.set(chosen);
         io.readdata().set(rdata);
         io.readdatavalid().set(rvalid);
+    }
+
+    /**
+     * The region registers: a page is staged in PAGE_LO / PAGE_HI and stored by the PAGE_HI write
+     * at PAGE_INDEX in both walkers' tables, unless a walker is still to read that entry or it lies
+     * beyond the table (then REGION_STATUS.refused is set and PAGE_INDEX stays); a region entry is
+     * staged in REGION_SELECT / REGION_BYTES and stored by the REGION_CTRL write.
+     */
+    private static void regionRegisters(ModuleBuilder m, Bridge.Params b, Io io, Map<Integer, Expr> readable) {
+        ClockDomain cd = Domains.MAIN;
+        Signal address = io.address();
+        Signal write = io.write();
+        Signal writedata = io.writedata();
+        Regions rg = io.regions();
+        RegionWalker.Params w = b.walker(Bridge.Direction.RD);
+        List<String> regs = Layout.CSR_REGION_REGS;
+        java.util.function.IntFunction<Integer> at = i -> Layout.CSR_REGION_OFFSET + i;
+        int idxAt = at.apply(regs.indexOf("PAGE_INDEX"));
+        int loAt = at.apply(regs.indexOf("PAGE_LO"));
+        int hiAt = at.apply(regs.indexOf("PAGE_HI"));
+        int selAt = at.apply(regs.indexOf("REGION_SELECT"));
+        int bytesAt = at.apply(regs.indexOf("REGION_BYTES"));
+        int ctrlAt = at.apply(regs.indexOf("REGION_CTRL"));
+        int lenAt = at.apply(regs.indexOf("REGION_LENGTH"));
+        int statusAt = at.apply(regs.indexOf("REGION_STATUS"));
+        Layout.Word lo = Layout.CSR_PAGE_LO;
+        Layout.Word ctrl = Layout.CSR_REGION_CTRL;
+        Layout.Word st = Layout.CSR_REGION_STATUS;
+        Layout.Word re = Layout.REGION_ENTRY;
+        int loBits = Layout.resolve(lo).field("addr").width();
+
+        Reg index = m.reg("page_index", 16, cd).init(0);
+        Reg pageLo = m.reg("page_lo", loBits, cd).init(0);
+        Reg pageHi = m.reg("page_hi", 32, cd).init(0);
+        Reg select = m.reg("region_select", w.regionBits(), cd).init(0);
+        Reg bytes = m.reg("region_bytes", 32, cd).init(0);
+        Reg refused = m.reg("page_refused", 1, cd).init(0);
+        Expr store = write.and(address.eq(hiAt));
+        Expr pastTable = w.entryBits() >= 16 ? m.lit(0, 1) : index.bits(15, w.entryBits()).orR();
+        Signal refuse = m.wire("page_refuse", 1);
+        refuse.set(store.and(rg.ptConflict().or(pastTable)));
+        m.when(write.and(address.eq(idxAt)), () -> index.set(writedata.bits(15, 0)))
+                .elseWhen(store.and(refuse.not()), () -> index.set(index.plus(1)));
+        m.when(write.and(address.eq(loAt)), () -> pageLo.set(HdlWords.get(writedata, lo, "addr")));
+        m.when(write.and(address.eq(selAt)), () -> select.set(writedata.bits(w.regionBits() - 1, 0)));
+        m.when(write.and(address.eq(bytesAt)), () -> bytes.set(writedata));
+        m.when(store, () -> pageHi.set(writedata));
+        m.when(write.and(address.eq(statusAt)), () -> refused.set(0)).elseWhen(refuse, () -> refused.set(1));
+        rg.ptWe().set(store.and(refuse.not()));
+        rg.ptAddr().set(index.trunc(w.entryBits()));
+        rg.ptData().set(Expr.cat(writedata, pageLo));
+        rg.rgWe().set(write.and(address.eq(ctrlAt)));
+        rg.rgIdx().set(select);
+        rg.rgData().set(HdlWords.pack(m, re, Map.of("bytes", bytes, "first", HdlWords.get(writedata, ctrl, "first"),
+                "allow_rd", HdlWords.get(writedata, ctrl, "allow_rd"), "allow_wr", HdlWords.get(writedata, ctrl, "allow_wr"))));
+        rg.rgReadIdx().set(select);
+        Expr entry = rg.rgReadData();
+        readable.put(idxAt, index.zext(32));
+        readable.put(loAt, HdlWords.pack(m, lo, Map.of("addr", pageLo)));
+        readable.put(hiAt, pageHi);
+        readable.put(selAt, select.zext(32));
+        readable.put(bytesAt, bytes);
+        // (the entry's reserved bits, 0 as the CSR writes them, read back in CTRL's reserved field)
+        readable.put(ctrlAt, HdlWords.pack(m, ctrl, Map.of("first", HdlWords.get(entry, re, "first"),
+                "allow_rd", HdlWords.get(entry, re, "allow_rd"), "allow_wr", HdlWords.get(entry, re, "allow_wr"),
+                "reserved", HdlWords.get(entry, re, "reserved"))));
+        readable.put(lenAt, HdlWords.get(entry, re, "bytes"));
+        readable.put(statusAt, HdlWords.pack(m, st, Map.of("refused", refused, "busy", rg.rgReadBusy())));
+    }
+
+    /** The window table: BASE, SIZE (with its decoded mask) and CTRL registers per window. */
+    private static void windows(ModuleBuilder m, Bridge.Params b, Io io, Map<Integer, Expr> readable) {
+        ClockDomain cd = Domains.MAIN;
+        Signal address = io.address();
+        Signal write = io.write();
+        Signal writedata = io.writedata();
+        int e = b.windowEntries();
+        int lo = Layout.WINDOW_MIN_LOG2;
+        int bits = WindowCheck.BITS;
+        // A SIZE write loads the mask decoded here, once for all windows. No clamp is
+        // needed: below 20 the mask keeps every bit from 20 (as 20 does), above 48 none below 48.
+        int hi = Layout.WINDOW_MAX_LOG2;
+        Signal sizeIn = m.wire("size_written", 6);
+        sizeIn.set(HdlWords.get(writedata, Layout.CSR_WINDOW_SIZE, "log2"));
+        List<Expr> maskBits = new ArrayList<>();
+        for (int j = hi - 1; j >= lo; j--) {
+            maskBits.add(sizeIn.le(m.lit(j, 6)));
+        }
+        int maskBitsWidth = WindowCheck.MASK_BITS;
+        Signal maskIn = m.wire("mask_written", maskBitsWidth);
+        maskIn.set(Expr.cat(maskBits.toArray(Expr[]::new)));
+        List<Expr> bases = new ArrayList<>(), masks = new ArrayList<>(), allowRd = new ArrayList<>(), allowWr = new ArrayList<>();
+        Layout.Word wc = Layout.CSR_WINDOW_CTRL;
+        List<String> regs = Layout.CSR_WINDOW_REGS;
+        for (int w = e - 1; w >= 0; w--) {
+            Reg base = m.reg("win" + w + "_base", bits, cd).init(0);
+            Reg size = m.reg("win" + w + "_size", 6, cd).init(lo);
+            Reg mask = m.reg("win" + w + "_mask", maskBitsWidth, cd).init((1L << maskBitsWidth) - 1);
+            // One register per CTRL field, written from and read back at the field's place.
+            Map<String, Reg> ctrl = new LinkedHashMap<>();
+            for (String f : List.of("enable", "allow_rd", "allow_wr")) {
+                ctrl.put(f, m.reg("win" + w + "_" + f, Layout.resolve(wc).field(f).width(), cd).init(0));
+            }
+            int at = Layout.CSR_WINDOW_OFFSET + Layout.CSR_WINDOW_STRIDE * w;
+            int baseLo = at + regs.indexOf("BASE_LO");
+            int baseHi = at + regs.indexOf("BASE_HI");
+            int sizeAt = at + regs.indexOf("SIZE");
+            int ctrlAt = at + regs.indexOf("CTRL");
+            // The base register holds address bits [63:lo]: BASE_LO's field is its low part, BASE_HI's the rest.
+            Layout.Word bl = Layout.CSR_WINDOW_BASE_LO;
+            Layout.Word bh = Layout.CSR_WINDOW_BASE_HI;
+            int lowPart = Layout.resolve(bl).field("base").width();
+            m.when(write.and(address.eq(baseLo)), () -> base.set(Expr.cat(base.bits(bits - 1, lowPart), HdlWords.get(writedata, bl, "base"))))
+                    .elseWhen(write.and(address.eq(baseHi)), () -> base.set(Expr.cat(HdlWords.get(writedata, bh, "base"),
+                            base.bits(lowPart - 1, 0))));
+            m.when(write.and(address.eq(sizeAt)), () -> {
+                size.set(sizeIn);
+                mask.set(maskIn);
+            });
+            m.when(write.and(address.eq(ctrlAt)), () -> ctrl.forEach((f, r) -> r.set(HdlWords.get(writedata, wc, f))));
+            readable.put(baseLo, HdlWords.pack(m, bl, Map.of("base", base.bits(lowPart - 1, 0))));
+            readable.put(baseHi, HdlWords.pack(m, bh, Map.of("base", base.bits(bits - 1, lowPart))));
+            readable.put(sizeAt, HdlWords.pack(m, Layout.CSR_WINDOW_SIZE, Map.of("log2", size)));
+            readable.put(ctrlAt, HdlWords.pack(m, wc, ctrl));
+            bases.add(base);
+            masks.add(mask);
+            Expr en = ctrl.get("enable");
+            allowRd.add(en.and(ctrl.get("allow_rd")));
+            allowWr.add(en.and(ctrl.get("allow_wr")));
+        }
+        io.winBase().set(cat(bases));
+        io.winMask().set(cat(masks));
+        io.winAllowRd().set(cat(allowRd));
+        io.winAllowWr().set(cat(allowWr));
     }
 
     private static Expr cat(List<Expr> parts) {

@@ -96,7 +96,17 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
                     "the CSR's event counters per direction", "counters=false", Params::counters, Params.Builder::counters),
             new BridgeParam<>("bringup", "bringup", "bringup", Kind.FLAG, "true|false",
                     "bring-up registers: the CSR keeps the last descriptor channel word and the last mover status per direction, raw",
-                    "bringup=false", Params::bringup, Params.Builder::bringup));
+                    "bringup=false", Params::bringup, Params.Builder::bringup),
+            choice("addressing", "addressing", "addressing", Bridge.Addressing.class,
+                    "raw: kernels write descriptors with bus addresses, checked against the windows; regions: kernels write"
+                            + " region requests, translated through the page table the host programs",
+                    "addressing=regions inflight=4 bringup=false", Params::addressing, Params.Builder::addressing),
+            new BridgeParam<>("region_pages", "regionPages", "region_pages", Kind.INT, "a power of two in 16..65536",
+                    "page table entries (64 KB GPU pages) per direction, with addressing=regions",
+                    "addressing=regions inflight=4 bringup=false region_pages=4096", Params::regionPages, Params.Builder::regionPages),
+            new BridgeParam<>("regions", "regions", "regions", Kind.INT, "1..64",
+                    "region table entries, with addressing=regions",
+                    "addressing=regions inflight=4 bringup=false regions=32", Params::regions, Params.Builder::regions));
 
     private static BridgeParam<String> channel(Direction d, boolean desc) {
         String role = desc ? "descriptor" : "status";

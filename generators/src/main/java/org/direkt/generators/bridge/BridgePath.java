@@ -49,11 +49,20 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     public record Params(Bridge.Params bridge, Direction direction) {
     }
 
-    /** The channels and the mover/controller streams of one direction, the CSR's window view, and the events the CSR counts. */
+    /**
+     * The channels and the mover/controller streams of one direction, the CSR's window view (raw
+     * addressing) or the table ports of its region walker (regions addressing; else null), and the
+     * events the CSR counts.
+     */
     public record Io(Stream desc, Stream status, Stream hostDesc, Stream dmaDesc, Signal dmaStatusValid,
             Signal dmaStatusData, Signal hostStatusValid, Signal hostStatusData, Signal now, Signal winBase,
             Signal winMask, Signal winAllow, Map<String, Signal> events, Signal evError, Signal outstanding,
-            Signal hostBuffered, Signal lastDesc, Signal lastMoverStatus) {
+            Signal hostBuffered, Signal lastDesc, Signal lastMoverStatus, Tables tables) {
+    }
+
+    /** The region walker's table ports, as the CSR drives and reads them. */
+    public record Tables(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal rgWe, Signal rgIdx, Signal rgData,
+            Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
     }
 
     /**
@@ -130,20 +139,32 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Signal msData = at.in(t + "_dma_status_data", statusBits, dma);
         Signal hsValid = at.out(t + "_host_status_valid", 1, dma);
         Signal hsData = at.out(t + "_host_status_data", statusBits, dma);
-        Signal now = at.in("now", 32, dma);
-        Signal winBase = at.in("win_base", WindowCheck.BITS * e, dma);
-        Signal winMask = at.in("win_mask", WindowCheck.MASK_BITS * e, dma);
-        Signal winAllow = at.in("win_allow", e, dma);
+        boolean raw = !b.regionsAddressing();
+        Signal now = raw ? at.in("now", 32, dma) : null;
+        Signal winBase = raw ? at.in("win_base", WindowCheck.BITS * e, dma) : null;
+        Signal winMask = raw ? at.in("win_mask", WindowCheck.MASK_BITS * e, dma) : null;
+        Signal winAllow = raw ? at.in("win_allow", e, dma) : null;
+        Tables tables = null;
+        if (!raw) {
+            RegionWalker.Params w = b.walker(p.direction());
+            tables = new Tables(at.in("pt_we", 1, dma), at.in("pt_addr", w.entryBits(), dma),
+                    at.in("pt_data", Layout.PAGE_ENTRY.bits(), dma), at.out("pt_conflict", 1, dma), at.in("rg_we", 1, dma),
+                    at.in("rg_idx", w.regionBits(), dma), at.in("rg_data", Layout.REGION_ENTRY.bits(), dma),
+                    at.in("rg_read_idx", w.regionBits(), dma),
+                    // the region read-back from one copy (rd's): both hold the same entries
+                    p.direction() == Direction.RD ? at.out("rg_read_data", Layout.REGION_ENTRY.bits(), dma) : null,
+                    at.out("rg_read_busy", 1, dma));
+        }
         Map<String, Signal> events = new LinkedHashMap<>();
         for (String ev : BridgeCsr.events(b)) {
             events.put(ev, at.out("ev_" + ev, 1, dma));
         }
         return new Io(desc, status, hostDesc, dmaDesc, msValid, msData, hsValid, hsData, now, winBase, winMask, winAllow,
                 events, at.out("ev_error", 4, dma),
-                at.out("outstanding", new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits(), dma),
+                at.out("outstanding", BridgeCsr.outstandingBits(b), dma),
                 at.out("host_buffered", 3, dma),
                 b.bringup() ? at.out("last_desc", Layout.CLDESC.bits(), dma) : null,
-                b.bringup() ? at.out("last_mover_status", statusBits, dma) : null);
+                b.bringup() ? at.out("last_mover_status", statusBits, dma) : null, tables);
     }
 
     @Override
@@ -167,6 +188,10 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
                 new ChannelPort.Params(b.channel(dir, false), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
         m.connect(io.desc(), descPort.kernel());
         m.connect(statusPort.kernel(), io.status());
+        if (b.regionsAddressing()) {
+            buildRegions(m, p, io, descPort.core(), statusPort.core());
+            return;
+        }
 
         // Unpack the cldesc: word xi from the channel in the configured word order.
         Stream core = descPort.core();
@@ -339,5 +364,138 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
             io.lastDesc().set(lastDesc);
             io.lastMoverStatus().set(lastStatus);
         }
+    }
+
+    /**
+     * The dma side with regions addressing: the kernel's region requests cross into dma_clk and go
+     * to a {@link RegionWalker}, whose pieces meet the host's descriptors in the arbiter and whose
+     * statuses cross back to the kernel. The kernel reset handshake is the raw path's: while
+     * absorbing, requests leaving the crossing are discarded, and the answer waits until the walker
+     * owes no status and the status crossing is empty.
+     */
+    private void buildRegions(ModuleBuilder m, Params p, Io io, Stream core, Stream statusCore) {
+        Bridge.Params b = p.bridge();
+        Direction dir = p.direction();
+        ClockDomain kernel = ChannelPort.KERNEL;
+        ClockDomain dma = b.dmaDomain();
+        int descBits = Layout.MOVER_DESC.bits();
+        Layout.Word c = Layout.CLDESC_REGION;
+        Layout.Word rq = Layout.REGION_REQ;
+
+        // ---- kernel side: the region request from the channel word, its reserved bits folded into one
+        Signal cldesc = m.wire("cldesc", c.bits());
+        cldesc.set(channelOrder(core.data(), b.wordOrder()));
+        Expr reservedSet = HdlWords.get(cldesc, c, "reserved_x4").orR().or(HdlWords.get(cldesc, c, "reserved_x6").orR())
+                .or(HdlWords.get(cldesc, c, "reserved").orR());
+        Map<String, Expr> fields = new LinkedHashMap<>();
+        fields.put("fpga", Expr.cat(HdlWords.get(cldesc, c, "fpga_hi"), HdlWords.get(cldesc, c, "fpga_lo")));
+        fields.put("offset", HdlWords.get(cldesc, c, "offset"));
+        fields.put("bytes", HdlWords.get(cldesc, c, "bytes"));
+        fields.put("region", HdlWords.get(cldesc, c, "region"));
+        fields.put("kind", HdlWords.get(cldesc, c, "kind"));
+        fields.put("reserved", reservedSet.zext(rq.field("reserved").width()));
+        fields.put("tag", HdlWords.get(cldesc, c, "tag"));
+
+        AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
+                new AsyncFifo.Params(rq.bits(), b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
+                .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
+        Reg kReq = m.reg("k_reset_req", 1, kernel).init(1);
+        Reg ack = m.reg("k_reset_ack", 1, dma).init(0);
+        Signal ackSeen = Sync.bits(m, "u_ack_sync", ack, kernel, b.syncStages());
+        Signal reqSeen = Sync.bits(m, "u_req_sync", kReq, dma, b.syncStages());
+        kReq.set(kReq.and(ackSeen.and(descFifo.wrEmpty()).not()));
+        Reg hold = m.reg("k_hold", 1, kernel).init(1);
+        descFifo.s().valid().set(core.valid().and(hold.not()));
+        descFifo.s().data().set(HdlWords.pack(m, rq, fields));
+        core.ready().set(descFifo.s().ready().and(hold.not()));
+
+        // ---- dma side: the walker
+        RegionWalker.Io walker = m.sub("u_walker", new RegionWalker(), b.walker(dir)).clock(dma).io();
+        Tables t = io.tables();
+        walker.ptWe().set(t.ptWe());
+        walker.ptAddr().set(t.ptAddr());
+        walker.ptData().set(t.ptData());
+        t.ptConflict().set(walker.ptConflict());
+        walker.rgWe().set(t.rgWe());
+        walker.rgIdx().set(t.rgIdx());
+        walker.rgData().set(t.rgData());
+        walker.rgReadIdx().set(t.rgReadIdx());
+        if (t.rgReadData() != null) {
+            t.rgReadData().set(walker.rgReadData());
+        }
+        t.rgReadBusy().set(walker.rgReadBusy());
+
+        // While absorbing (registered, as the raw path's admission registers it), requests leaving
+        // the crossing are discarded: they are the old kernel's.
+        Signal absorb = m.wire("k_absorb", 1);
+        absorb.set(reqSeen.or(ack).or(descFifo.rdWrRst()));
+        Reg absorbing = m.reg("absorb_q", 1, dma).init(1);
+        absorbing.set(absorb);
+        Stream fifoOut = descFifo.m();
+        walker.req().valid().set(fifoOut.valid().and(absorbing.not()));
+        walker.req().data().set(fifoOut.data());
+        fifoOut.ready().set(walker.req().ready().or(absorbing));
+
+        AsyncFifo.Io statusFifo = m.sub("u_status_fifo", new AsyncFifo(),
+                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset())
+                .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel)
+                .reset(org.direkt.generators.Domains.READ, hold).io();
+        m.connect(walker.st(), statusFifo.s());
+        m.connect(statusFifo.m(), statusCore);
+        hold.set(kReq.or(ackSeen).or(statusFifo.rdWrRst()));
+        Reg drained = m.reg("k_drained", 1, dma).init(0);
+        drained.set(walker.idle().and(statusFifo.wrPtr().eq(statusFifo.wrRdPtr())).and(absorbing));
+        ack.set(Expr.mux(ack, reqSeen.or(walker.idle().not()), reqSeen.and(drained)));
+
+        // ---- host descriptors (ready latency 1 in), the walker's pieces (ready latency 1 out), the arbiter
+        ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
+        m.connect(io.hostDesc(), hostRl.s());
+        Stream hostQ = hostRl.m();
+        Stream kq = walker.desc();
+        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights()).withOffers()).clock(dma).io();
+        arb.req().set(Expr.cat(kq.valid(), hostQ.valid()));
+        ReadyLatencyAdapter.Io moverRl = m.sub("u_mover_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
+        Stream toMover = moverRl.s();
+        toMover.valid().set(arb.grantValid());
+        toMover.data().set(Expr.mux(arb.grantId(), kq.data(), hostQ.data()));
+        arb.done().set(toMover.ready());
+        hostQ.ready().set(arb.offer().bit(0).and(toMover.ready()));
+        kq.ready().set(arb.offer().bit(1).and(toMover.ready()));
+        m.connect(moverRl.m(), io.dmaDesc());
+
+        // ---- mover statuses: kernel IDs (128..) to the walker, host IDs back to the controller, registered
+        Expr kernelId = HdlWords.get(io.dmaStatusData(), Layout.MOVER_STATUS, "id").bit(Layout.DESC_ID.field("kernel").lsb());
+        Layout.Word ms = Layout.MOVER_STATUS;
+        walker.msValid().set(io.dmaStatusValid().and(kernelId));
+        walker.msData().set(Expr.cat(HdlWords.get(io.dmaStatusData(), ms, "aborted").or(HdlWords.get(io.dmaStatusData(), ms, "flushed")),
+                HdlWords.get(io.dmaStatusData(), ms, "id")));
+        Reg hsValid = m.reg("host_status_valid_q", 1, dma).init(0);
+        Reg hsData = m.reg("host_status_data_q", Layout.MOVER_STATUS.bits(), dma).init(0);
+        hsValid.set(io.dmaStatusValid().and(kernelId.not()));
+        hsData.set(io.dmaStatusData());
+        io.hostStatusValid().set(hsValid);
+        io.hostStatusData().set(hsData);
+
+        // ---- events for the CSR block (a region status waits for room: no overflow can happen)
+        Map<String, Expr> ev = new LinkedHashMap<>();
+        ev.put("rejected", walker.evRejected());
+        ev.put("overflow", m.lit(0, 1));
+        ev.put("host_overflow", hostRl.overflow());
+        if (b.counters()) {
+            Signal handOver = m.wire("hand_over", 1);
+            handOver.set(arb.grantValid().and(toMover.ready()));
+            ev.put("kernel_issued", handOver.and(arb.grantId()));
+            ev.put("completed", walker.evCompleted());
+            ev.put("aborted", walker.evAborted());
+            ev.put("host_issued", handOver.and(arb.grantId().not()));
+            ev.put("host_completed", hsValid);
+            ev.put("spurious", walker.spurious());
+        }
+        io.events().forEach((name, pin) -> pin.set(ev.get(name)));
+        io.evError().set(walker.evError());
+        io.outstanding().set(walker.outstanding());
+        io.hostBuffered().set(hostRl.fill());
     }
 }

@@ -61,7 +61,7 @@ public final class CsrRdl {
                 + " here divided by 4. Reads take " + Layout.CSR_READ_LATENCY + " cycles.")).append(";\n");
         s.append("    default regwidth = 32;\n");
         s.append("    default accesswidth = 32;\n");
-        for (Layout.CsrReg r : Layout.csrMap(p.windowEntries(), p.counters(), p.bringup())) {
+        for (Layout.CsrReg r : BridgeCsr.map(p)) {
             Long reset = BridgeCsr.resetValue(r, p); // null: a reset keeps the value (no reset in RDL)
             s.append('\n');
             s.append("    reg {\n");

@@ -77,7 +77,8 @@ public final class Layout {
     private static List<Word> allWords() {
         return List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID, STAMP_TAGGED,
                 CSR_CONFIG, CSR_LAST_ERROR, CSR_ALARMS, CSR_CONTROL, CSR_LEVEL, CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI,
-                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL, CLDESC_REGION, REGION_REQ, REGION_ENTRY, PAGE_ENTRY);
+                CSR_WINDOW_SIZE, CSR_WINDOW_CTRL, CLDESC_REGION, REGION_REQ, REGION_ENTRY, PAGE_ENTRY, CSR_PAGE_LO, CSR_REGION_CTRL,
+                CSR_REGION_STATUS);
     }
 
     /** Bumped whenever a field below moves; the manifest carries it and readers refuse others. */
@@ -422,7 +423,8 @@ public final class Layout {
             f("sync_stages", 19, 4, "synchroniser stages of the clock crossings"),
             f("counters", 23, 1, "1: the event counters are present"),
             f("bringup", 24, 1, "1: the bring-up registers (last descriptor word, last mover status) are present"),
-            f("reserved", 25, 7, "0")));
+            f("regions", 25, 1, "1: regions addressing: kernels write region requests, the region registers replace the windows"),
+            f("reserved", 26, 6, "0")));
 
     public static final Word CSR_LAST_ERROR = new Word("csr_last_error", 32, List.of(
             f("code", 0, 4, "error code of the last rejected kernel descriptor"),
@@ -467,8 +469,41 @@ public final class Layout {
             f("log2", 0, 6, "log2 of the window's size in bytes, 20..48; a smaller value acts as 20, a larger as 48"),
             f("reserved", 6, 26, "0")));
 
+    // ------------------------------------------------------------------ region registers (regions addressing, in place of the windows)
+
+    /**
+     * With regions addressing the region registers sit where the windows would: the page table
+     * (both directions' copies, written together) and the region table. A page is written by
+     * PAGE_INDEX, PAGE_LO, then PAGE_HI, whose write stores it and steps PAGE_INDEX on; a region by
+     * REGION_SELECT, REGION_BYTES, then REGION_CTRL, whose write stores the entry.
+     */
+    public static final int CSR_REGION_OFFSET = CSR_WINDOW_OFFSET;
+    public static final List<String> CSR_REGION_REGS = List.of("PAGE_INDEX", "PAGE_LO", "PAGE_HI", "REGION_SELECT", "REGION_BYTES",
+            "REGION_CTRL", "REGION_LENGTH", "REGION_STATUS");
+
+    public static final Word CSR_PAGE_LO = new Word("csr_page_lo", 32, List.of(
+            f("ignored", 0, PAGE_BITS, "reads 0: inside the 64 KB page"),
+            f("addr", PAGE_BITS, 32 - PAGE_BITS, "the page's bus address [31:16]")));
+
+    public static final Word CSR_REGION_CTRL = new Word("csr_region_ctrl", 32, List.of(
+            f("first", 0, 16, "page table index of the region's first page"),
+            f("allow_rd", 16, 1, "GPU->FPGA requests may read the region"),
+            f("allow_wr", 17, 1, "FPGA->GPU requests may write the region"),
+            f("reserved", 18, 14, "0")));
+
+    public static final Word CSR_REGION_STATUS = new Word("csr_region_status", 32, List.of(
+            f("refused", 0, 1, "sticky: a page write was refused (its entry lies in a walk's range, or beyond the table); "
+                    + "any write to REGION_STATUS clears it"),
+            f("busy", 1, 1, "live: a request naming the selected region is in a walker and its last piece has not reported"),
+            f("reserved", 2, 30, "0")));
+
     /** The whole register map, with or without the event counters and the bring-up registers. */
     public static List<CsrReg> csrMap(int windowEntries, boolean counters, boolean bringup) {
+        return csrMap(windowEntries, counters, bringup, false);
+    }
+
+    /** The whole register map; with {@code regions} the region registers take the windows' place. */
+    public static List<CsrReg> csrMap(int windowEntries, boolean counters, boolean bringup, boolean regions) {
         List<CsrReg> regs = new ArrayList<>();
         regs.add(new CsrReg("MAGIC", CSR_MAGIC_OFFSET, "ro", "0x44524B54 (\"DRKT\")", null));
         regs.add(new CsrReg("VERSION", CSR_VERSION_OFFSET, "ro", "Layout version", null));
@@ -505,6 +540,35 @@ public final class Layout {
                         "bring-up: channel bits [" + (lo + CLDESC_WORD_BITS - 1) + ":" + lo + "] of the last descriptor word "
                                 + "the bridge took, as on the channel (0 until the first)", null));
             }
+        }
+        if (regions) {
+            for (int r = 0; r < CSR_REGION_REGS.size(); r++) {
+                String reg = CSR_REGION_REGS.get(r);
+                String doc = switch (reg) {
+                    case "PAGE_INDEX" -> "page table entry the next PAGE_HI write stores; steps on by one after a stored page";
+                    case "PAGE_LO" -> "csr_page_lo fields: the page's bus address [31:16]";
+                    case "PAGE_HI" -> "the page's bus address [63:32]; a write stores the page at PAGE_INDEX (both directions' tables)";
+                    case "REGION_SELECT" -> "region the REGION_* registers name";
+                    case "REGION_BYTES" -> "the length the next REGION_CTRL write stores; 0 closes the region";
+                    case "REGION_CTRL" -> "csr_region_ctrl fields; a write stores the selected region's entry (with REGION_BYTES); "
+                            + "a read gives the entry as stored";
+                    case "REGION_LENGTH" -> "the selected region's length as stored";
+                    default -> "csr_region_status fields";
+                };
+                Word word = switch (reg) {
+                    case "PAGE_LO" -> CSR_PAGE_LO;
+                    case "REGION_CTRL" -> CSR_REGION_CTRL;
+                    case "REGION_STATUS" -> CSR_REGION_STATUS;
+                    default -> null;
+                };
+                String access = switch (reg) {
+                    case "REGION_LENGTH" -> "ro";
+                    case "REGION_STATUS" -> "wc";
+                    default -> "rw";
+                };
+                regs.add(new CsrReg(reg, CSR_REGION_OFFSET + r, access, doc, word));
+            }
+            return regs;
         }
         for (int w = 0; w < windowEntries; w++) {
             int base = CSR_WINDOW_OFFSET + CSR_WINDOW_STRIDE * w;
@@ -552,7 +616,7 @@ public final class Layout {
     public static List<Word> csrWords() {
         List<Word> out = new ArrayList<>();
         for (Word w : List.of(CSR_CONFIG, CSR_LAST_ERROR, CSR_WINDOW_CTRL, CSR_WINDOW_SIZE, CSR_ALARMS, CSR_CONTROL, CSR_LEVEL,
-                CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI)) {
+                CSR_WINDOW_BASE_LO, CSR_WINDOW_BASE_HI, CSR_PAGE_LO, CSR_REGION_CTRL, CSR_REGION_STATUS)) {
             out.add(resolve(w));
         }
         return out;
@@ -561,7 +625,8 @@ public final class Layout {
     /** Every word, for the manifest. */
     public static List<Word> words() {
         List<Word> out = new ArrayList<>();
-        for (Word w : List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID)) {
+        for (Word w : List.of(CLDESC, MOVER_DESC, MOVER_STATUS, KERNEL_STATUS_TAGGED, KERNEL_STATUS_CYCLES, DESC_ID, CLDESC_REGION,
+                REGION_REQ, REGION_ENTRY, PAGE_ENTRY)) {
             out.add(resolve(w));
         }
         return out;

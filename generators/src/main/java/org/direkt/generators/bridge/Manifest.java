@@ -60,7 +60,7 @@ public final class Manifest {
         Map<String, Object> csr = new LinkedHashMap<>();
         csr.put("data_bits", 32);
         csr.put("addressing", "word");
-        csr.put("address_bits", BridgeCsr.addressWidth(windowEntries));
+        csr.put("address_bits", BridgeCsr.addressWidth(p));
         csr.put("read_latency", Layout.CSR_READ_LATENCY);
         csr.put("magic", Layout.CSR_MAGIC);
         csr.put("counters_offset", Layout.CSR_COUNTERS_OFFSET);
@@ -75,7 +75,7 @@ public final class Manifest {
         csr.put("window_min_log2", Layout.WINDOW_MIN_LOG2);
         csr.put("window_max_log2", Layout.WINDOW_MAX_LOG2);
         List<Object> regs = new ArrayList<>();
-        for (Layout.CsrReg r : Layout.csrMap(windowEntries, counters, bringup)) {
+        for (Layout.CsrReg r : BridgeCsr.map(p)) {
             Map<String, Object> reg = new LinkedHashMap<>();
             reg.put("name", r.name());
             reg.put("offset", r.offset());

@@ -35,7 +35,8 @@ import org.direkt.hdl.Unit;
  * entry as it stands in the cycle the request enters the check stage (the cycle after it is
  * taken), and walks the page table as it stands when it is admitted: a page table write to an
  * entry that the request being walked has still to read is refused (not written; {@code
- * pt_refused} is high in that cycle), every other write goes through at once. The host closes a
+ * pt_refused} is high in that cycle; {@code pt_conflict} tells, without the write enable, that a
+ * write to {@code pt_addr} would be), every other write goes through at once. The host closes a
  * region by writing its entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
  * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is anywhere
@@ -61,9 +62,15 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
      * @param statusDepth  statuses held for the consumer (every admitted or rejected request owns one place)
      * @param idBase       first mover ID (kernel IDs are 128..255)
      * @param fpgaMemBytes FPGA memory size: a request reaching beyond it is rejected
+     * @param probes       standalone: the outputs a bench watches (walking, can_issue, pt_refused,
+     *                     last_mover_status, spurious, ev_completed, ev_aborted), the whole mover status
+     *                     word in and pieces out at ready latency 1 (as the mover takes them). Inside the
+     *                     bridge (false): pieces out at ready latency 0 (into its arbiter), the mover status
+     *                     as {failed, id} (9 bits), the event outputs only with {@code events}
+     * @param events       the counters' events (spurious, ev_completed, ev_aborted), where probes is false
      */
     public record Params(Direction direction, int entries, int regions, int pieces, int requests, int statusDepth, int idBase,
-            long fpgaMemBytes) {
+            long fpgaMemBytes, boolean probes, boolean events) {
         public Params {
             require(direction != null, "RegionWalker", "direction", direction, "must be RD or WR");
             require(Check.isPowerOfTwo(entries) && entries >= 16 && entries <= (1 << Layout.REGION_ENTRY.field("first").width()),
@@ -79,6 +86,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                     "must be a multiple of 4, at least 4096");
         }
 
+        /** A walker with its probes. */
+        public Params(Direction direction, int entries, int regions, int pieces, int requests, int statusDepth, int idBase,
+                long fpgaMemBytes) {
+            this(direction, entries, regions, pieces, requests, statusDepth, idBase, fpgaMemBytes, true, true);
+        }
+
         /**
          * A 1024-page table (64 MB of GPU memory mapped at once per direction), 16 regions, 16 pieces
          * and 4 requests in flight. More pages are a parameter; past one block RAM cascade the
@@ -86,6 +99,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
          */
         public static Params of(Direction d) {
             return new Params(d, 1024, 16, 16, 4, 8, 192, 8L << 30);
+        }
+
+        /** The region entry read back ({@code rg_read_data}): standalone, and in the bridge the rd walker's copy only. */
+        boolean readBack() {
+            return probes || direction == Direction.RD;
         }
 
         int entryBits() {
@@ -115,13 +133,15 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
 
     public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal rgWe, Signal rgIdx,
             Signal rgData, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal outstanding, Signal walking, Signal canIssue,
-            Signal spurious, Signal lastStatus, Signal rgReadBusy) {
+            Signal spurious, Signal lastStatus, Signal rgReadBusy, Signal ptConflict, Signal idle, Signal evRejected,
+            Signal evError, Signal evCompleted, Signal evAborted) {
     }
 
     @Override
     public String moduleName(Params p) {
         return "direkt_region_walker_" + p.direction().tag() + "_e" + p.entries() + "_r" + p.regions() + "_p" + p.pieces() + "_q"
-                + p.requests() + "_s" + p.statusDepth() + "_id" + p.idBase() + "_mem" + Long.toHexString(p.fpgaMemBytes());
+                + p.requests() + "_s" + p.statusDepth() + "_id" + p.idBase() + "_mem" + Long.toHexString(p.fpgaMemBytes())
+                + (p.probes() ? "" : p.events() ? "_b" : "_bn");
     }
 
     @Override
@@ -131,13 +151,17 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         return new Io(at.sink("req", AvalonSt.source(Layout.REGION_REQ.bits()), cd),
                 at.source("st", AvalonSt.source(Layout.KERNEL_STATUS_TAGGED.bits()), cd),
                 at.in("pt_we", 1, cd), at.in("pt_addr", p.entryBits(), cd), at.in("pt_data", Layout.PAGE_ENTRY.bits(), cd),
-                at.out("pt_refused", 1, cd), at.in("rg_we", 1, cd), at.in("rg_idx", p.regionBits(), cd),
+                p.probes() ? at.out("pt_refused", 1, cd) : null, at.in("rg_we", 1, cd), at.in("rg_idx", p.regionBits(), cd),
                 at.in("rg_data", Layout.REGION_ENTRY.bits(), cd), at.in("rg_read_idx", p.regionBits(), cd),
-                at.out("rg_read_data", Layout.REGION_ENTRY.bits(), cd),
-                at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), 1), cd),
-                at.in("dma_status_valid", 1, cd), at.in("dma_status_data", Layout.MOVER_STATUS.bits(), cd),
-                at.out("outstanding", ow, cd), at.out("walking", 1, cd), at.out("can_issue", 1, cd), at.out("spurious", 1, cd),
-                at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd), at.out("rg_read_busy", 1, cd));
+                p.readBack() ? at.out("rg_read_data", Layout.REGION_ENTRY.bits(), cd) : null,
+                at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), p.probes() ? 1 : 0), cd),
+                at.in("dma_status_valid", 1, cd), at.in("dma_status_data", p.probes() ? Layout.MOVER_STATUS.bits() : 9, cd),
+                at.out("outstanding", ow, cd), p.probes() ? at.out("walking", 1, cd) : null,
+                p.probes() ? at.out("can_issue", 1, cd) : null, p.events() || p.probes() ? at.out("spurious", 1, cd) : null,
+                p.probes() ? at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd) : null, at.out("rg_read_busy", 1, cd),
+                at.out("pt_conflict", 1, cd), at.out("idle", 1, cd), at.out("ev_rejected", 1, cd), at.out("ev_error", 4, cd),
+                p.events() || p.probes() ? at.out("ev_completed", 1, cd) : null,
+                p.events() || p.probes() ? at.out("ev_aborted", 1, cd) : null);
     }
 
     @Override
@@ -161,7 +185,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // ---------------------------------------------------------------- tables
         Memory regionTable = m.memory("region_table", re.bits(), 1 << p.regionBits(), cd).distributed();
         regionTable.write(io.rgIdx(), io.rgData(), io.rgWe());
-        io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()));
+        if (p.readBack()) {
+            io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()));
+        }
         Memory pageTable = m.memory("page_table", Layout.PAGE_ENTRY.bits(), p.entries(), cd);
 
         // ---------------------------------------------------------------- stage A: the request as taken
@@ -416,9 +442,14 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
 
         // A table write the current walk has still to read is refused.
         Signal refused = m.wire("pt_write_refused", 1);
-        refused.set(io.ptWe().and(wBusy).and(io.ptAddr().ge(wPage)).and(io.ptAddr().le(wLast)));
+        Signal conflict = m.wire("pt_write_conflict", 1);
+        conflict.set(wBusy.and(io.ptAddr().ge(wPage)).and(io.ptAddr().le(wLast)));
+        refused.set(io.ptWe().and(conflict));
+        io.ptConflict().set(conflict);
         pageTable.write(io.ptAddr(), io.ptData(), io.ptWe().and(refused.not()));
-        io.ptRefused().set(refused);
+        if (p.probes()) {
+            io.ptRefused().set(refused);
+        }
 
         // ---------------------------------------------------------------- stage C: the piece being joined
         int pb = Check.indexWidth(MAX_PAGES_PER_PIECE * PAGE + 1);
@@ -462,10 +493,18 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg oDwords = m.reg("o_dwords", Layout.MOVER_DESC.field("dwords").width(), cd).init(0);
         Reg oLast = m.reg("o_last", 1, cd).init(0);
         Reg oQ = m.reg("o_request", qw, cd).init(0);
-        Reg readyQ = m.reg("desc_ready_q", 1, cd).init(0);
-        readyQ.set(io.desc().ready());
+        // Ready latency 1 (standalone, to the mover): a piece goes in a cycle after ready was high;
+        // ready latency 0 (in the bridge, to its arbiter): with ready in the same cycle.
+        Expr readyNow;
+        if (p.probes()) {
+            Reg readyQ = m.reg("desc_ready_q", 1, cd).init(0);
+            readyQ.set(io.desc().ready());
+            readyNow = readyQ;
+        } else {
+            readyNow = io.desc().ready();
+        }
         Signal fire = m.wire("handover", 1);
-        fire.set(oValid.and(readyQ).and(pool.anyFree()));
+        fire.set(oValid.and(readyNow).and(pool.anyFree()));
         oLoad.set(oValid.not().or(fire));
         boolean rd = p.direction() == Direction.RD;
         m.when(cGo, () -> {
@@ -477,9 +516,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         });
         oValid.set(cGo.or(oValid.and(fire.not())));
         Expr id = m.lit(p.idBase(), 8).plus(pool.freeSlot().zext(8));
-        io.desc().valid().set(fire);
+        io.desc().valid().set(p.probes() ? fire : oValid.and(pool.anyFree()));
         io.desc().data().set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", oSrc, "dst", oDst, "dwords", oDwords, "id", id)));
-        io.canIssue().set(readyQ.and(pool.anyFree()));
+        if (p.probes()) {
+            io.canIssue().set(readyNow.and(pool.anyFree()));
+        }
         pool.alloc().set(fire);
         pool.handed().set(fire);
         pool.handedSlot().set(pool.freeSlot());
@@ -490,10 +531,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Layout.Word ms = Layout.MOVER_STATUS;
         // The mover's status, registered first: nothing from the mover's port reaches the admission logic.
         Reg msValid = m.reg("mover_status_valid", 1, cd).init(0);
-        Reg msData = m.reg("mover_status_data", ms.bits(), cd).init(0);
+        Reg msData = m.reg("mover_status_data", io.msData().width(), cd).init(0);
         msValid.set(io.msValid());
         msData.set(io.msData());
-        Expr msId = HdlWords.get(msData, ms, "id");
+        // standalone: the mover's word; in the bridge: {failed, id}
+        Expr msId = p.probes() ? HdlWords.get(msData, ms, "id") : msData.bits(7, 0);
         Signal slot = m.wire("status_slot", sw);
         slot.set(msId.minus(p.idBase()).trunc(sw));
         Expr inRange = msId.ge(p.idBase()).and(msId.lt(m.lit(p.idBase() + p.pieces(), 8)));
@@ -503,18 +545,22 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         }
         Signal believed = m.wire("status_believed", 1);
         believed.set(msValid.and(inRange).and(issued));
-        io.spurious().set(msValid.and(believed.not()));
+        if (io.spurious() != null) {
+            io.spurious().set(msValid.and(believed.not()));
+        }
         // The last status believed, as the mover sent it (for bring-up: every bit, the reserved ones too).
-        Reg lastStatus = m.reg("last_status", Layout.MOVER_STATUS.bits(), cd).init(0);
-        m.when(believed, () -> lastStatus.set(msData));
-        io.lastStatus().set(lastStatus);
+        if (p.probes()) {
+            Reg lastStatus = m.reg("last_status", Layout.MOVER_STATUS.bits(), cd).init(0);
+            m.when(believed, () -> lastStatus.set(msData));
+            io.lastStatus().set(lastStatus);
+        }
         pool.back().set(believed);
         pool.backSlot().set(slot);
         pool.release().set(believed);
         pool.releaseSlot().set(slot);
         Signal sq = m.wire("status_request", qw);
         sq.set(pieceRequest.readAsync(slot));
-        Expr failed = HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed"));
+        Expr failed = p.probes() ? HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed")) : msData.bit(8);
 
         // Each request slot's tag and admission time, in LUT RAM: written at admission, read once at its status.
         Reg now = m.reg("now", 32, cd).init(0);
@@ -591,7 +637,17 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             busy = busy.or(qValid.get(q).and(qRegion.get(q).eq(r)));
         }
         io.rgReadBusy().set(busy);
-        io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));
+        // Nothing taken and not yet reported: no request in the check stages, no status owed.
+        io.idle().set(aValid.or(bValid).or(kValid).not().and(owed.eq(0)));
+        io.evRejected().set(reject);
+        io.evError().set(kErr);
+        if (io.evCompleted() != null) {
+            io.evCompleted().set(outValid);
+            io.evAborted().set(outValid.and(outErr.ne(0)));
+        }
+        if (p.probes()) {
+            io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));
+        }
     }
 
     /** The file the generator writes beside the walker's Verilog: its parameters, words and error codes, for benches. */

@@ -76,7 +76,7 @@ class BridgeParamTest {
     void theNamesAreTheOnesUsersKnow() {
         assertEquals(List.of("preset", "instance", "rd_desc", "rd_status", "wr_desc", "wr_status", "desc_depth", "status_depth",
                 "inflight", "policy", "weights", "id_mode", "status_mode", "windows", "reset", "sync_stages", "fpga_mem",
-                "word_order", "registered_channels", "counters", "bringup"), BridgeParam.names());
+                "word_order", "registered_channels", "counters", "bringup", "addressing", "region_pages", "regions"), BridgeParam.names());
     }
 
     /** The getter of a descriptor reads the component it names, in every preset. */
@@ -146,7 +146,7 @@ class BridgeParamTest {
         Map<String, Object> section = Manifest.bridge(Bridge.Params.paper());
         assertEquals(List.of("top", "instance", "desc_fifo_depth", "status_fifo_depth", "inflight", "policy", "weights", "id_mode",
                 "status_mode", "window_entries", "sync_stages", "fpga_mem_bytes", "word_order", "registered_channels", "counters",
-                "bringup", "clocks", "channels"), List.copyOf(section.keySet()));
+                "bringup", "addressing", "region_pages", "regions", "clocks", "channels"), List.copyOf(section.keySet()));
         assertEquals("fixed_priority", section.get("policy"));
         assertEquals(List.of(), section.get("weights"));
         assertEquals("paper", section.get("id_mode"));
@@ -155,15 +155,19 @@ class BridgeParamTest {
         assertEquals("x0_low", section.get("word_order"));
         assertEquals(Boolean.TRUE, section.get("counters"));
         assertEquals(1, section.get("window_entries"));
+        assertEquals("raw", section.get("addressing"));
+        assertEquals("regions", Manifest.bridge(Bridge.Params.regionsPreset()).get("addressing"));
     }
 
     @Test
     void presetsAreBuiltFromEachOtherByName() {
-        assertEquals(List.of("default", "paper", "lean"), List.copyOf(Bridge.Params.PRESETS.keySet()));
+        assertEquals(List.of("default", "paper", "lean", "regions"), List.copyOf(Bridge.Params.PRESETS.keySet()));
         assertEquals(Bridge.Params.DEFAULT_PRESET, Bridge.Params.PRESETS.firstEntry().getKey());
         assertEquals(Bridge.Params.defaults(), Bridge.Params.PRESETS.get("default").get());
         assertEquals(Bridge.Params.paper(), Bridge.Params.PRESETS.get("paper").get());
         assertEquals(Bridge.Params.lean(), Bridge.Params.PRESETS.get("lean").get());
+        assertEquals(Bridge.Params.regionsPreset(), Bridge.Params.PRESETS.get("regions").get());
+        assertEquals(Set.of("addressing", "inflight", "counters", "bringup"), differing(Bridge.Params.defaults(), Bridge.Params.regionsPreset()));
         assertEquals(Set.of("counters", "descFifoDepth"), differing(Bridge.Params.paper(), Bridge.Params.lean()));
         Bridge.Params lean = Bridge.Params.lean();
         assertEquals(1, lean.windowEntries());
@@ -193,7 +197,7 @@ class BridgeParamTest {
         cases.put(Map.of("counters", "maybe"), "bridge counters = maybe: must be true or false");
         cases.put(Map.of("policy", "lottery"), "bridge policy = lottery: must be one of [fixed_priority, round_robin, weighted]");
         cases.put(Map.of("weights", "3,x"), "bridge weights = 3,x: must be integers separated by commas");
-        cases.put(Map.of("preset", "fast"), "bridge preset = fast: must be one of [default, paper, lean]");
+        cases.put(Map.of("preset", "fast"), "bridge preset = fast: must be one of [default, paper, lean, regions]");
         cases.put(Map.of("inflght", "4"), "bridge: unknown parameter 'inflght' (known: " + BridgeParam.names() + ")");
         cases.forEach((args, message) -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(args), args.toString());

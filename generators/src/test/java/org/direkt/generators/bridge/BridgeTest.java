@@ -86,8 +86,15 @@ class BridgeTest {
                 new Case(Map.of("rd_status", "direkt_rd_desc"), "Bridge channels = [direkt_rd_desc, direkt_rd_desc, direkt_wr_desc, direkt_wr_status]: the four channel ids must differ"),
                 new Case(Map.of("wr_desc", "9lives"), "Bridge channels = 9lives: a channel id must be an identifier"),
                 new Case(Map.of("policy", "weighted"), "Arbiter weights = []: WEIGHTED needs one weight per requester (2)"),
-                new Case(Map.of("preset", "fast"), "bridge preset = fast: must be one of [default, paper, lean]"),
-                new Case(Map.of("id_mode", "auto"), "bridge id_mode = auto: must be one of [managed, paper]"))) {
+                new Case(Map.of("preset", "fast"), "bridge preset = fast: must be one of [default, paper, lean, regions]"),
+                new Case(Map.of("id_mode", "auto"), "bridge id_mode = auto: must be one of [managed, paper]"),
+                new Case(Map.of("preset", "regions", "id_mode", "paper"), "Bridge idMode = PAPER: must be MANAGED with addressing=regions"),
+                new Case(Map.of("preset", "regions", "status_mode", "cycles"), "Bridge statusMode = CYCLES: must be TAGGED with addressing=regions"),
+                new Case(Map.of("preset", "regions", "inflight", "32", "status_depth", "32"), "Bridge inflight = 32: must be in 1..16 with addressing=regions"),
+                new Case(Map.of("preset", "regions", "bringup", "true"), "Bridge bringup = true: is not available with addressing=regions yet"),
+                new Case(Map.of("preset", "regions", "region_pages", "1000"), "Bridge regionPages = 1000: must be a power of two in 16..65536"),
+                new Case(Map.of("preset", "regions", "regions", "65"), "Bridge regions = 65: must be in 1..64"),
+                new Case(Map.of("addressing", "virtual"), "bridge addressing = virtual: must be one of [raw, regions]"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> with(c.params()), c.params().toString());
             assertTrue(e.getMessage().startsWith(c.message()), "got: " + e.getMessage() + "\nwanted: " + c.message());
         }

@@ -57,7 +57,7 @@ public record BridgeConfig(Path manifest, Bridge.Params params, Map<String, Inte
         for (JsonNode r : m.path("layout").path("csr").path("registers")) {
             regs.put(r.path("name").asText(), r.path("offset").asInt(-1));
         }
-        for (Layout.CsrReg r : Layout.csrMap(p.windowEntries(), p.counters(), p.bringup())) {
+        for (Layout.CsrReg r : org.direkt.generators.bridge.BridgeCsr.map(p)) {
             Integer at = regs.get(r.name());
             if (at == null || at != r.offset()) {
                 throw new IllegalArgumentException(f + ": layout.csr.registers has " + (at == null ? "no " + r.name()

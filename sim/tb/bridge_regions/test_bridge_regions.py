@@ -1,0 +1,348 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The bridge with regions addressing (``preset=regions``): kernels name GPU memory by region.
+
+The host programs the page table and the region table through the CSR (PAGE_INDEX, PAGE_LO,
+PAGE_HI; REGION_SELECT, REGION_BYTES, REGION_CTRL), as the manifest lays them out. A kernel writes
+one region request (manifest word ``cldesc_region``: region, offset, length, FPGA address, tag,
+kind 1) to a descriptor channel and gets one status for it; the bridge's region walker splits it
+into mover descriptors at every page discontinuity. The GPU is ``GpuBar``'s: 64 KB pages at bus
+addresses in random order, never two neighbours contiguous. Every test checks every byte moved
+against the models' memories.
+
+``copies``              requests of 4 B .. 3 MB at random offsets, both directions, back to back
+                        and several in flight, byte-exact; one status each with the request's tag
+``copy_64mb``           one request of 64 MB over 1,024 pages in random order, each direction: one
+                        status, every byte checked, one mover descriptor per page
+``rejections``          beyond the region's end, across it by 4 bytes, longer than the region, a
+                        direction the region does not allow, a closed region, a region number past
+                        the table, a raw descriptor (kind 0), reserved bits set, FPGA overrun, in
+                        both directions: the error code in the status and in LAST_ERROR, no mover
+                        descriptor, no memory written
+``tables``              the CSR reads back what was written; a page write into the range a request
+                        still has to walk is refused (REGION_STATUS.refused, PAGE_INDEX stays), as is
+                        one past the table; REGION_STATUS.busy is high while a request on the
+                        selected region is in flight and low after
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, Timer
+
+from direkt_sim import bench_params, regress_scale, run_bench
+from direkt_sim.bridge_models import (
+    DIRECTIONS, Csr, DataMover, GpuBar, KernelModel, Memory, PcieSpace, channel_cldesc, decode_status, dma_reset_pin,
+    kernel_reset_pin, reset_bridge,
+)
+from direkt_sim.layout import load_manifest
+
+REGRESS = regress_scale() > 1
+TIMEOUT = dict(timeout_time=4_000 if REGRESS else 2_000, timeout_unit="ms")
+GPU_BUS = 0x38_0000_0000
+PAGE = 1 << 16
+KB, MB = 1 << 10, 1 << 20
+
+
+class Bench:
+    def __init__(self, dut, name: str, gpu_pages: int, bytes_per_cycle: int = 256, latency: int = 16):
+        self.dut = dut
+        self.p = bench_params()
+        self.m = load_manifest()
+        self.rng = random.Random(f"{cocotb.RANDOM_SEED}:{name}")
+        self.kper = int(self.p.get("kernel_ps", 4000))
+        self.dper = int(self.p.get("dma_ps", 4000))
+        self.fpga_size = int(self.m.bridge["fpga_mem_bytes"])
+        self.fpga = Memory("fpga", size=self.fpga_size)
+        self.gpu = GpuBar(GPU_BUS, gpu_pages, seed=self.rng.randrange(1 << 30))
+        self.gpu.write(0, self.rng.randbytes(self.gpu.size))
+        self.pcie = PcieSpace([self.gpu])
+        self.csr = Csr(dut, self.m)
+        self.bpc = bytes_per_cycle
+        self.latency = latency
+        self.movers: dict[str, DataMover] = {}
+        self.kernels: dict[str, KernelModel] = {}
+        self.pages = int(self.m.bridge["region_pages"])
+        self.regions = int(self.m.bridge["regions"])
+        self.tag = 0x1000
+
+    async def start(self) -> None:
+        dut = self.dut
+        for t in DIRECTIONS:
+            for s in ("desc_valid", "desc_data", "status_ready", "host_desc_valid", "host_desc_data",
+                      "dma_desc_ready", "dma_status_valid", "dma_status_data"):
+                getattr(dut, f"{t}_{s}").value = 0
+        for s in ("csr_address", "csr_read", "csr_write", "csr_writedata"):
+            getattr(dut, s).value = 0
+        kr, kv = kernel_reset_pin(dut, self.m)
+        dr, dv = dma_reset_pin(dut, self.m)
+        kr.value, dr.value = kv, dv
+        cocotb.start_soon(Clock(dut.kernel_clk, self.kper, "ps").start(start_high=False))
+        await Timer(self.dper // 3, "ps")
+        cocotb.start_soon(Clock(dut.dma_clk, self.dper, "ps").start(start_high=False))
+        for t in DIRECTIONS:
+            self.movers[t] = DataMover(dut, t, self.m, self.pcie, self.fpga, latency=self.latency,
+                                       bytes_per_cycle=self.bpc, seed=self.rng.randrange(1 << 30))
+            self.kernels[t] = KernelModel(dut, t, self.m)
+        await reset_bridge(dut, self.m, max(self.kper, self.dper))
+        await ClockCycles(dut.dma_clk, 4)
+
+    # ---- tables through the CSR
+    async def write_pages(self, first: int, bus_addrs: list[int]) -> None:
+        await self.csr.write("PAGE_INDEX", first)
+        for bus in bus_addrs:
+            await self.csr.write("PAGE_LO", bus & 0xFFFF_FFFF)
+            await self.csr.write("PAGE_HI", bus >> 32)
+
+    async def write_region(self, r: int, nbytes: int, first: int, rd: bool = True, wr: bool = True) -> None:
+        ctrl = self.m.word("csr_region_ctrl").pack(first=first, allow_rd=int(rd), allow_wr=int(wr))
+        await self.csr.write("REGION_SELECT", r)
+        await self.csr.write("REGION_BYTES", nbytes)
+        await self.csr.write("REGION_CTRL", ctrl)
+
+    async def open_gpu(self, r: int = 1, first: int = 0, rd: bool = True, wr: bool = True) -> None:
+        """Region r over every GPU page, in GPU order, from page table entry *first*."""
+        await self.write_pages(first, [self.gpu.bus(i * PAGE) for i in range(self.gpu.pages)])
+        await self.write_region(r, self.gpu.size, first, rd, wr)
+
+    async def region_status(self) -> dict:
+        return self.m.word("csr_region_status").unpack(await self.csr.read("REGION_STATUS"))
+
+    # ---- kernel requests
+    def request(self, region: int, offset: int, nbytes: int, fpga: int, tag: int, **extra) -> dict:
+        f = dict(region=region, offset=offset, bytes=nbytes, fpga_lo=fpga & 0xFFFF_FFFF, fpga_hi=fpga >> 32, tag=tag,
+                 kind=1)
+        f.update(extra)
+        return f
+
+    async def send(self, t: str, fields: dict) -> None:
+        """One region request on direction t's channel (the channel word from manifest word cldesc_region)."""
+        k = self.kernels[t]
+        # the channel word in the bridge's word order (the mapping is its own inverse)
+        word = channel_cldesc(self.m, self.m.word("cldesc_region").pack(**fields))
+        ready = getattr(self.dut, f"{t}_desc_ready")
+        await RisingEdge(self.dut.kernel_clk)
+        k._d.set(word)
+        k._v.set(1)
+        while True:
+            await ReadOnly()
+            if int(ready.value) == 1:
+                break
+            await RisingEdge(self.dut.kernel_clk)
+        await RisingEdge(self.dut.kernel_clk)
+        k._v.set(0)
+
+    async def statuses(self, t: str, n: int, limit: int = 2_000_000) -> list:
+        """The next n statuses of direction t (status ready held high)."""
+        dut = self.dut
+        valid = getattr(dut, f"{t}_status_valid")
+        data = getattr(dut, f"{t}_status_data")
+        ready = getattr(dut, f"{t}_status_ready")
+        out = []
+        await RisingEdge(dut.kernel_clk)
+        ready.value = 1
+        for _ in range(limit):
+            await ReadOnly()
+            if int(valid.value) == 1:
+                out.append(decode_status(self.m, data.value.integer))
+            await RisingEdge(dut.kernel_clk)
+            if len(out) == n:
+                break
+        ready.value = 0
+        assert len(out) == n, f"{t}: {len(out)} of {n} statuses within {limit} kernel cycles"
+        return out
+
+    def next_tag(self) -> int:
+        self.tag += 1
+        return self.tag
+
+
+def expected_descriptors(gpu: GpuBar, offset: int, nbytes: int, max_pages: int) -> int:
+    """Mover descriptors for GPU [offset, +nbytes): one per bus-contiguous run, split every max_pages pages."""
+    return sum(-(-n // (max_pages * PAGE)) if n > max_pages * PAGE else 1 for _, n in gpu.segments(offset, nbytes))
+
+
+@cocotb.test(**TIMEOUT)
+async def copies(dut):
+    b = Bench(dut, "copies", gpu_pages=128)
+    await b.start()
+    await b.open_gpu(r=1)
+    sizes = [4, 64, 4 * KB, PAGE - 4, PAGE + 4, 3 * PAGE + 8, MB, 3 * MB]
+    for t in DIRECTIONS:
+        # disjoint GPU ranges at random gaps (and offsets inside a page), in random order
+        jobs = []
+        fpga_at = 0x1000_0000
+        gpu_at = 0
+        for n in sizes:
+            gpu_at += b.rng.randrange(0, 2 * PAGE) & ~3
+            jobs.append((gpu_at, n, fpga_at, b.next_tag()))
+            gpu_at += n
+            fpga_at += (n + 0xFFF) & ~0xFFF
+        assert gpu_at <= b.gpu.size
+        b.rng.shuffle(jobs)
+        if t == "wr":
+            for off, n, f, _ in jobs:
+                b.fpga.write(f, b.rng.randbytes(n))
+        before = {(o, n): (b.gpu.read(o, n) if t == "rd" else b.fpga.read(f, n)) for o, n, f, _ in jobs}
+        sender = cocotb.start_soon(_send_all(b, t, jobs))
+        got = await b.statuses(t, len(jobs))
+        await sender
+        by_tag = {s.tag: s for s in got}
+        assert sorted(by_tag) == sorted(j[3] for j in jobs), f"{t}: statuses {sorted(by_tag)}"
+        for off, n, f, tag in jobs:
+            assert by_tag[tag].error == 0, f"{t} {n} B at {off:#x}: error {b.m.error_name(by_tag[tag].error)}"
+            moved = b.fpga.read(f, n) if t == "rd" else b.gpu.read(off, n)
+            assert moved == before[(off, n)], f"{t} {n} B at GPU {off:#x}: bytes differ"
+    for mv in b.movers.values():
+        assert not mv.errors, mv.errors
+
+
+async def _send_all(b: Bench, t: str, jobs) -> None:
+    for off, n, f, tag in jobs:
+        await b.send(t, b.request(1, off, n, f, tag))
+
+
+@cocotb.test(**TIMEOUT)
+async def copy_64mb(dut):
+    pages = 1024
+    b = Bench(dut, "copy_64mb", gpu_pages=pages, bytes_per_cycle=4096, latency=32)
+    await b.start()
+    await b.open_gpu(r=3)
+    n = pages * PAGE
+    max_pages = 15
+    for t in DIRECTIONS:
+        mv = b.movers[t]
+        log_before = len(mv.log)
+        if t == "wr":
+            b.fpga.write(0, b.rng.randbytes(n))
+        source = b.gpu.read(0, n) if t == "rd" else b.fpga.read(0, n)
+        tag = b.next_tag()
+        await b.send(t, b.request(3, 0, n, 0, tag))
+        (st,) = await b.statuses(t, 1, limit=4_000_000)
+        assert st.tag == tag and st.error == 0, f"{t}: status {st}"
+        moved = b.fpga.read(0, n) if t == "rd" else b.gpu.read(0, n)
+        assert moved == source, f"{t}: 64 MB not byte-exact"
+        descs = len(mv.log) - log_before
+        assert descs == expected_descriptors(b.gpu, 0, n, max_pages), f"{t}: {descs} mover descriptors"
+        assert not mv.errors, mv.errors
+
+
+@cocotb.test(**TIMEOUT)
+async def rejections(dut):
+    b = Bench(dut, "rejections", gpu_pages=16)
+    await b.start()
+    size = 8 * PAGE
+    await b.write_pages(0, [b.gpu.bus(i * PAGE) for i in range(16)])
+    await b.write_region(1, size, 0)                  # both directions
+    await b.write_region(2, size, 0, rd=True, wr=False)
+    await b.write_region(3, size, 0, rd=False, wr=True)
+    await b.write_region(4, 0, 0)                      # closed
+    fpga_top = b.fpga_size
+    for t in DIRECTIONS:
+        wrong_dir = 3 if t == "rd" else 2
+        cases = [
+            ("REGION_RANGE", dict(region=1, offset=size, nbytes=4)),
+            ("REGION_RANGE", dict(region=1, offset=size - 64, nbytes=68)),
+            ("REGION_RANGE", dict(region=1, offset=0, nbytes=size + 4)),
+            ("REGION", dict(region=wrong_dir, offset=0, nbytes=64)),
+            ("REGION", dict(region=4, offset=0, nbytes=64)),
+            ("REGION", dict(region=b.regions, offset=0, nbytes=64)),
+            ("KIND", dict(region=1, offset=0, nbytes=64, kind=0)),
+            ("RESERVED", dict(region=1, offset=0, nbytes=64, reserved=1)),
+            ("RESERVED", dict(region=1, offset=0, nbytes=64, reserved_x4=1)),
+            ("FPGA_RANGE", dict(region=1, offset=0, nbytes=64, fpga=fpga_top - 60)),
+        ]
+        descs_before = {d: len(mv.log) for d, mv in b.movers.items()}
+        writes_before = (b.fpga.writes, b.gpu.mem.writes)
+        tags = []
+        for name, c in cases:
+            c = dict(c)
+            fpga = c.pop("fpga", 0x2000)
+            tag = b.next_tag()
+            tags.append(tag)
+            await b.send(t, b.request(c.pop("region"), c.pop("offset"), c.pop("nbytes"), fpga, tag, **c))
+        got = {s.tag: s for s in await b.statuses(t, len(cases))}
+        for (name, c), tag in zip(cases, tags):
+            assert got[tag].error == b.m.error(name), (
+                f"{t} {c}: error {b.m.error_name(got[tag].error)}, expected {name}")
+        last = b.m.word("csr_last_error").unpack(await b.csr.read("LAST_ERROR"))
+        assert last["valid"] == 1 and last["wr"] == (t == "wr") and last["code"] == b.m.error(cases[-1][0]), last
+        await ClockCycles(dut.dma_clk, 50)
+        assert {d: len(mv.log) for d, mv in b.movers.items()} == descs_before, f"{t}: a rejected request reached a mover"
+        assert (b.fpga.writes, b.gpu.mem.writes) == writes_before, f"{t}: a rejected request wrote memory"
+        # and the path goes on: a good request after the rejections
+        tag = b.next_tag()
+        await b.send(t, b.request(1, 0, 64, 0x3000, tag))
+        (st,) = await b.statuses(t, 1)
+        assert st.tag == tag and st.error == 0, st
+
+
+@cocotb.test(**TIMEOUT)
+async def tables(dut):
+    b = Bench(dut, "tables", gpu_pages=64, bytes_per_cycle=16, latency=64)
+    await b.start()
+    await b.open_gpu(r=5, first=100)
+    assert await b.csr.read("PAGE_INDEX") == 164, "PAGE_INDEX did not step on after each stored page"
+    ctrl = b.m.word("csr_region_ctrl").unpack(await b.csr.read("REGION_CTRL"))
+    assert (ctrl["first"], ctrl["allow_rd"], ctrl["allow_wr"]) == (100, 1, 1), ctrl
+    assert await b.csr.read("REGION_LENGTH") == b.gpu.size
+    cfg = b.m.word("csr_config").unpack(await b.csr.read("CONFIG"))
+    assert cfg["regions"] == 1 and cfg["window_entries"] == 0, cfg
+    # a page past the table is refused
+    await b.write_pages(b.pages, [0x1234_0000])
+    st = await b.region_status()
+    assert st["refused"] == 1 and await b.csr.read("PAGE_INDEX") == b.pages, st
+    await b.csr.write("REGION_STATUS", 0)
+    assert (await b.region_status())["refused"] == 0
+    # a long request walks (slow mover); a write to its last page is refused, one elsewhere lands
+    n = b.gpu.size
+    tag = b.next_tag()
+    expect = b.gpu.read(0, n)
+    await b.send("rd", b.request(5, 0, n, 0, tag))
+    await ClockCycles(dut.dma_clk, 30)
+    busy = (await b.region_status())["busy"]
+    await b.write_pages(100 + 63, [0x7777_0000])
+    refused = await b.region_status()
+    index_after = await b.csr.read("PAGE_INDEX")
+    await b.csr.write("REGION_STATUS", 0)
+    await b.write_pages(10, [0x8888_0000])
+    elsewhere = await b.region_status()
+    (st,) = await b.statuses("rd", 1, limit=4_000_000)
+    await ClockCycles(dut.dma_clk, 10)
+    idle = (await b.region_status())["busy"]
+    assert busy == 1, "REGION_STATUS.busy low while a request on the region was in flight"
+    assert refused["refused"] == 1 and index_after == 163, "a page write into a walk's range was not refused"
+    assert elsewhere["refused"] == 0, "a page write outside every walk's range was refused"
+    assert st.error == 0 and b.fpga.read(0, n) == expect, "the request did not move the pages as they stood at its admission"
+    assert idle == 0, "REGION_STATUS.busy still high after the request's status"
+    assert not any(mv.errors for mv in b.movers.values())
+    # closing the region: later requests are rejected
+    await b.write_region(5, 0, 100)
+    tag = b.next_tag()
+    await b.send("wr", b.request(5, 0, 64, 0, tag))
+    (st,) = await b.statuses("wr", 1)
+    assert st.error == b.m.error("REGION"), st
+
+
+CONFIGS = {
+    "regions": ({"preset": "regions"}, {"kernel_ps": 4000, "dma_ps": 4000}),
+    "regions_counters": ({"preset": "regions", "counters": "true", "word_order": "x0_high"}, {"kernel_ps": 5000, "dma_ps": 4000}),
+}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_bridge_regions(name):
+    params, ratio = CONFIGS[name]
+    run_bench(
+        bench="bridge_regions",
+        example="bridge",
+        module=Path(__file__).stem,
+        params=params,
+        run_params=ratio,
+        expected_top="direkt_bridge",
+        emitter="generators",
+    )
