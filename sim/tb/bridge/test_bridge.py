@@ -356,7 +356,8 @@ async def csr_windows(dut):
     want = {"window_entries": m.bridge["window_entries"], "inflight": m.bridge["inflight"],
             "paper_ids": int(m.bridge["id_mode"] == "paper"), "cycles_status": int(m.bridge["status_mode"] == "cycles"),
             "x0_high": int(m.bridge["word_order"] == "x0_high"), "sync_stages": m.bridge["sync_stages"],
-            "counters": int(bool(m.bridge["counters"])), "bringup": int(bool(m.bridge["bringup"])), "reserved": 0}
+            "counters": int(bool(m.bridge["counters"])), "bringup": int(bool(m.bridge["bringup"])),
+            "regions": int(m.bridge["addressing"] == "regions"), "reserved": 0}
     assert cfg == want, f"CONFIG {cfg}, manifest says {want}"
     assert b.has_counters == bool(m.bridge["counters"]), "manifest: events listed without counters (or none with)"
     mem = (await csr.read("FPGA_MEM_HI")) << 32 | await csr.read("FPGA_MEM_LO")
