@@ -50,82 +50,82 @@ module direkt_bridge_wr_hb8599ede (
   output wire [31:0]  last_mover_status     // @[BridgePath.java:167]
 );
 
-  wire         u_wr_desc_chan_wr_desc_ready;     // @[BridgePath.java:185]
-  wire [255:0] u_wr_desc_chan_core_data;         // @[BridgePath.java:185]
-  wire         u_wr_desc_chan_core_valid;        // @[BridgePath.java:185]
-  wire         u_wr_desc_chan_core_ready;        // @[BridgePath.java:185]
-  wire [63:0]  u_wr_status_chan_wr_status_data;  // @[BridgePath.java:187]
-  wire         u_wr_status_chan_wr_status_valid; // @[BridgePath.java:187]
-  wire         u_wr_status_chan_core_ready;      // @[BridgePath.java:187]
-  wire [255:0] cldesc;                           // @[BridgePath.java:198]
-  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:228]
-  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:228]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:228]
-  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:228]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:228]
-  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:228]
-  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:228]
-  reg          k_reset_req;                      // @[BridgePath.java:232]
-  reg          k_reset_ack;                      // @[BridgePath.java:233]
-  wire         u_ack_sync_q;                     // @[BridgePath.java:234]
-  wire         u_req_sync_q;                     // @[BridgePath.java:235]
-  reg          k_hold;                           // @[BridgePath.java:240]
-  wire [220:0] u_checks_k_data;                  // @[BridgePath.java:247]
-  wire         u_checks_k_ready;                 // @[BridgePath.java:247]
-  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:247]
-  wire         u_checks_q_valid;                 // @[BridgePath.java:247]
-  wire         u_checks_idle;                    // @[BridgePath.java:247]
-  wire         u_issue_q_ready;                  // @[BridgePath.java:256]
-  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:256]
-  wire         u_issue_d_valid;                  // @[BridgePath.java:256]
-  wire         u_issue_d_ready;                  // @[BridgePath.java:256]
-  wire         u_issue_hs_valid;                 // @[BridgePath.java:256]
-  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:256]
-  wire         u_issue_ks_valid;                 // @[BridgePath.java:256]
-  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:256]
-  wire         u_issue_absorbing;                // @[BridgePath.java:256]
-  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:256]
-  wire         u_issue_drained;                  // @[BridgePath.java:256]
-  wire         u_issue_ev_rejected;              // @[BridgePath.java:256]
-  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:256]
-  wire         u_issue_ev_completed;             // @[BridgePath.java:256]
-  wire         u_issue_ev_aborted;               // @[BridgePath.java:256]
-  wire         u_issue_ev_spurious;              // @[BridgePath.java:256]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:261]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:261]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:261]
-  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:261]
-  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:261]
-  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:261]
-  wire         k_absorb;                         // @[BridgePath.java:280]
-  reg          k_drained;                        // @[BridgePath.java:284]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:290]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:290]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:290]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:290]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:290]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:290]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:296]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:296]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:296]
-  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:296]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:300]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:300]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:300]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:300]
-  wire         hand_over;                        // @[BridgePath.java:327]
-  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:358]
-  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:361]
+  wire         u_wr_desc_chan_wr_desc_ready;     // @[BridgePath.java:184]
+  wire [255:0] u_wr_desc_chan_core_data;         // @[BridgePath.java:184]
+  wire         u_wr_desc_chan_core_valid;        // @[BridgePath.java:184]
+  wire         u_wr_desc_chan_core_ready;        // @[BridgePath.java:184]
+  wire [63:0]  u_wr_status_chan_wr_status_data;  // @[BridgePath.java:186]
+  wire         u_wr_status_chan_wr_status_valid; // @[BridgePath.java:186]
+  wire         u_wr_status_chan_core_ready;      // @[BridgePath.java:186]
+  wire [255:0] cldesc;                           // @[BridgePath.java:197]
+  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:453]
+  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:453]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:453]
+  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:453]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:453]
+  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:453]
+  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:453]
+  reg          k_reset_req;                      // @[BridgePath.java:457]
+  reg          k_reset_ack;                      // @[BridgePath.java:458]
+  wire         u_ack_sync_q;                     // @[BridgePath.java:459]
+  wire         u_req_sync_q;                     // @[BridgePath.java:460]
+  reg          k_hold;                           // @[BridgePath.java:465]
+  wire [220:0] u_checks_k_data;                  // @[BridgePath.java:236]
+  wire         u_checks_k_ready;                 // @[BridgePath.java:236]
+  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:236]
+  wire         u_checks_q_valid;                 // @[BridgePath.java:236]
+  wire         u_checks_idle;                    // @[BridgePath.java:236]
+  wire         u_issue_q_ready;                  // @[BridgePath.java:245]
+  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:245]
+  wire         u_issue_d_valid;                  // @[BridgePath.java:245]
+  wire         u_issue_d_ready;                  // @[BridgePath.java:245]
+  wire         u_issue_hs_valid;                 // @[BridgePath.java:245]
+  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:245]
+  wire         u_issue_ks_valid;                 // @[BridgePath.java:245]
+  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:245]
+  wire         u_issue_absorbing;                // @[BridgePath.java:245]
+  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:245]
+  wire         u_issue_drained;                  // @[BridgePath.java:245]
+  wire         u_issue_ev_rejected;              // @[BridgePath.java:245]
+  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:245]
+  wire         u_issue_ev_completed;             // @[BridgePath.java:245]
+  wire         u_issue_ev_aborted;               // @[BridgePath.java:245]
+  wire         u_issue_ev_spurious;              // @[BridgePath.java:245]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:479]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:479]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:479]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:479]
+  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:479]
+  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:479]
+  wire         k_absorb;                         // @[BridgePath.java:263]
+  reg          k_drained;                        // @[BridgePath.java:267]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:494]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:494]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:494]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:494]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:494]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:494]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:500]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:500]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:500]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:500]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:503]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:503]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:503]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:503]
+  wire         hand_over;                        // @[BridgePath.java:290]
+  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:321]
+  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:324]
 
-  assign u_wr_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:244]
+  assign u_wr_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:469]
 
-  assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:199]
+  assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:198]
 
-  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~|cldesc[63:33], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:243]
+  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~|cldesc[63:33], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:468]
 
-  assign u_desc_fifo_s_valid = u_wr_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:242]
+  assign u_desc_fifo_s_valid = u_wr_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:467]
 
-  // @[BridgePath.java:236]
+  // @[BridgePath.java:461]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_reset_req <= 1'b1;
@@ -134,7 +134,7 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  // @[BridgePath.java:286]
+  // @[BridgePath.java:269]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       k_reset_ack <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  // @[BridgePath.java:273]
+  // @[BridgePath.java:256]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_hold <= 1'b1;
@@ -152,13 +152,13 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:252]
+  assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:241]
 
-  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:311]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:514]
 
-  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:281]
+  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:264]
 
-  // @[BridgePath.java:285]
+  // @[BridgePath.java:268]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       k_drained <= 1'b0;
@@ -167,73 +167,73 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:310]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:513]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:298]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:501]
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:304]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:507]
 
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:328]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:291]
 
-  // @[BridgePath.java:360]
+  // @[BridgePath.java:323]
   always @(posedge dma_clk) begin
     if (u_desc_fifo_m_valid & u_checks_k_ready) begin
       last_desc_q <= {u_desc_fifo_m_data[298:267], u_desc_fifo_m_data[266:235], u_desc_fifo_m_data[177:146], u_desc_fifo_m_data[234:229], u_desc_fifo_m_data[228:221], u_desc_fifo_m_data[145:128], u_desc_fifo_m_data[127:96], u_desc_fifo_m_data[95:64], u_desc_fifo_m_data[63:32], u_desc_fifo_m_data[31:0]};
     end
   end
 
-  // @[BridgePath.java:363]
+  // @[BridgePath.java:326]
   always @(posedge dma_clk) begin
     if (wr_dma_status_valid) begin
       last_mover_status_q <= wr_dma_status_data;
     end
   end
 
-  assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:189]
+  assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:188]
 
-  assign wr_status_data = u_wr_status_chan_wr_status_data; // @[BridgePath.java:190]
+  assign wr_status_data = u_wr_status_chan_wr_status_data; // @[BridgePath.java:189]
 
-  assign wr_status_valid = u_wr_status_chan_wr_status_valid; // @[BridgePath.java:190]
+  assign wr_status_valid = u_wr_status_chan_wr_status_valid; // @[BridgePath.java:189]
 
-  assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:292]
+  assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:496]
 
-  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:312]
+  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:515]
 
-  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:312]
+  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:515]
 
-  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:317]
+  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:280]
 
-  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:318]
+  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:281]
 
-  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:336]
+  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:299]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:336]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:299]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:336]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:299]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:336]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:299]
 
-  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:336]
+  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:299]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:336]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:299]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:336]
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:299]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:336]
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:299]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:336]
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:299]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:337]
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:300]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:338]
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:301]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:339]
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:302]
 
-  assign last_desc = last_desc_q; // @[BridgePath.java:364]
+  assign last_desc = last_desc_q; // @[BridgePath.java:327]
 
-  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:365]
+  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:328]
 
-  // @[BridgePath.java:185]
+  // @[BridgePath.java:184]
   direkt_chan_direkt_wr_desc_w256_hbaae255d u_wr_desc_chan (
     .wr_desc_data  (wr_desc_data),
     .wr_desc_valid (wr_desc_valid),
@@ -243,7 +243,7 @@ module direkt_bridge_wr_hb8599ede (
     .core_ready    (u_wr_desc_chan_core_ready)
   );
 
-  // @[BridgePath.java:187]
+  // @[BridgePath.java:186]
   direkt_chan_direkt_wr_status_w64_h875b3ef7 u_wr_status_chan (
     .wr_status_data  (u_wr_status_chan_wr_status_data),
     .wr_status_valid (u_wr_status_chan_wr_status_valid),
@@ -253,7 +253,7 @@ module direkt_bridge_wr_hb8599ede (
     .core_ready      (u_wr_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:228]
+  // @[BridgePath.java:453]
   direkt_async_fifo_w299_d16_r_la_we_sr u_desc_fifo (
     .wr_clk    (kernel_clk),
     .wr_rst    (~kernel_resetn),
@@ -269,7 +269,7 @@ module direkt_bridge_wr_hb8599ede (
     .wr_empty  (u_desc_fifo_wr_empty)
   );
 
-  // @[BridgePath.java:234]
+  // @[BridgePath.java:459]
   direkt_sync_w1_s2_rn u_ack_sync (
     .clk   (kernel_clk),
     .rst_n (kernel_resetn),
@@ -277,7 +277,7 @@ module direkt_bridge_wr_hb8599ede (
     .q     (u_ack_sync_q)
   );
 
-  // @[BridgePath.java:235]
+  // @[BridgePath.java:460]
   direkt_sync_w1_s2_rn u_req_sync (
     .clk   (dma_clk),
     .rst_n (dma_resetn),
@@ -285,7 +285,7 @@ module direkt_bridge_wr_hb8599ede (
     .q     (u_req_sync_q)
   );
 
-  // @[BridgePath.java:247]
+  // @[BridgePath.java:236]
   direkt_bridge_check_pipe_wr_e4_mem200000000 u_checks (
     .clk       (dma_clk),
     .rst       (~dma_resetn),
@@ -301,7 +301,7 @@ module direkt_bridge_wr_hb8599ede (
     .idle      (u_checks_idle)
   );
 
-  // @[BridgePath.java:256]
+  // @[BridgePath.java:245]
   direkt_bridge_issue_wr_e4_mem200000000_n16_s16 u_issue (
     .clk          (dma_clk),
     .rst          (~dma_resetn),
@@ -331,7 +331,7 @@ module direkt_bridge_wr_hb8599ede (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:261]
+  // @[BridgePath.java:479]
   direkt_async_fifo_w64_d16_p_la_sr u_status_fifo (
     .wr_clk    (dma_clk),
     .wr_rst    (~dma_resetn),
@@ -348,7 +348,7 @@ module direkt_bridge_wr_hb8599ede (
     .wr_ptr    (u_status_fifo_wr_ptr)
   );
 
-  // @[BridgePath.java:290]
+  // @[BridgePath.java:494]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -362,7 +362,7 @@ module direkt_bridge_wr_hb8599ede (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:296]
+  // @[BridgePath.java:500]
   direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -373,7 +373,7 @@ module direkt_bridge_wr_hb8599ede (
     .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:300]
+  // @[BridgePath.java:503]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

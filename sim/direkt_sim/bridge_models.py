@@ -927,8 +927,12 @@ class KernelModel:
         return cldesc_fields(self.m, src, dst, nbytes, **extra)
 
     async def send(self, fields: dict) -> None:
+        await self.send_word(cldesc_word(self.m, **fields))
+
+    async def send_word(self, word: int) -> None:
+        """Write one channel word as it is (a region request, say): valid until ready is seen."""
         await RisingEdge(self._clk)
-        self._d.set(cldesc_word(self.m, **fields))
+        self._d.set(word)
         self._v.set(1)
         while True:
             await ReadOnly()

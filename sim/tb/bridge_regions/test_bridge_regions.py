@@ -121,20 +121,8 @@ class Bench:
 
     async def send(self, t: str, fields: dict) -> None:
         """One region request on direction t's channel (the channel word from manifest word cldesc_region)."""
-        k = self.kernels[t]
         # the channel word in the bridge's word order (the mapping is its own inverse)
-        word = channel_cldesc(self.m, self.m.word("cldesc_region").pack(**fields))
-        ready = getattr(self.dut, f"{t}_desc_ready")
-        await RisingEdge(self.dut.kernel_clk)
-        k._d.set(word)
-        k._v.set(1)
-        while True:
-            await ReadOnly()
-            if int(ready.value) == 1:
-                break
-            await RisingEdge(self.dut.kernel_clk)
-        await RisingEdge(self.dut.kernel_clk)
-        k._v.set(0)
+        await self.kernels[t].send_word(channel_cldesc(self.m, self.m.word("cldesc_region").pack(**fields)))
 
     async def statuses(self, t: str, n: int, limit: int = 2_000_000) -> list:
         """The next n statuses of direction t (status ready held high)."""

@@ -179,7 +179,6 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         BridgeIssue.Params ip = b.issue(dir);
         DescChecks.Params cp = ip.checks();
         Layout.Word cross = DescChecks.crossWord(cp);
-        int descBits = Layout.MOVER_DESC.bits();
 
         // ---- kernel side: the two channels exactly as the kernel system names them
         ChannelPort.Io descPort = m.sub("u_" + t + "_desc_chan", new ChannelPort(),
@@ -225,23 +224,13 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
             }
         }
 
-        AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(fifoWord.bits(), b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
-                .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
-        // ---- the kernel reset handshake, kernel side (its dma side below)
-        Reg kReq = m.reg("k_reset_req", 1, kernel).init(1);
-        Reg ack = m.reg("k_reset_ack", 1, dma).init(0);
-        Signal ackSeen = Sync.bits(m, "u_ack_sync", ack, kernel, b.syncStages());
-        Signal reqSeen = Sync.bits(m, "u_req_sync", kReq, dma, b.syncStages());
-        kReq.set(kReq.and(ackSeen.and(descFifo.wrEmpty()).not()));
-        // A register (set below), so that the kernel side's channel handshakes and the status FIFO's
-        // read pointer hang on a flip-flop: it rises a cycle after the request (the kernel is in
-        // reset then) and falls a cycle after the answer is seen gone (later is safe).
-        Reg hold = m.reg("k_hold", 1, kernel).init(1);
-
-        descFifo.s().valid().set(core.valid().and(hold.not()));
-        descFifo.s().data().set(HdlWords.pack(m, fifoWord, fields));
-        core.ready().set(descFifo.s().ready().and(hold.not()));
+        Crossing x = crossing(m, b, fifoWord.bits(), () -> HdlWords.pack(m, fifoWord, fields), core);
+        AsyncFifo.Io descFifo = x.descFifo();
+        Reg kReq = x.kReq();
+        Reg ack = x.ack();
+        Signal ackSeen = x.ackSeen();
+        Signal reqSeen = x.reqSeen();
+        Reg hold = x.hold();
 
         // ---- dma side: checks, admission, statuses
         CheckPipeline.Io checks = m.sub("u_checks", new CheckPipeline(), new CheckPipeline.Params(ip.window())).clock(dma).io();
@@ -257,13 +246,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         m.connect(checks.q(), issue.q());
         issue.now().set(io.now());
 
-        // The status FIFO's output is not registered: its word reaches the channel a kernel cycle sooner.
-        AsyncFifo.Io statusFifo = m.sub("u_status_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset())
-                .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel)
-                // Held, the kernel side drops every status: the read side's reset is the hold (the
-                // kernel reset sets it), so the FIFO's own flush does it.
-                .reset(org.direkt.generators.Domains.READ, hold).io();
+        AsyncFifo.Io statusFifo = statusCrossing(m, b, hold);
         statusFifo.s().valid().set(issue.ksValid());
         statusFifo.s().data().set(issue.ksData());
         issue.ksWrPtr().set(statusFifo.wrPtr());
@@ -286,30 +269,10 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         ack.set(Expr.mux(ack, reqSeen.or(checks.idle().not()), reqSeen.and(drained)));
         issue.absorb().set(absorb);
 
-        // Host descriptors arrive as they would at the mover (ready latency 1).
-        ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
-        m.connect(io.hostDesc(), hostRl.s());
-        Stream hostQ = hostRl.m();
-
-        // Requester 0: the host; 1: the kernel. A descriptor is one word, so done is the hand-over.
-        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights()).withOffers()).clock(dma).io();
-        Stream kq = issue.d();
-        arb.req().set(Expr.cat(kq.valid(), hostQ.valid()));
-
-        ReadyLatencyAdapter.Io moverRl = m.sub("u_mover_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
-        Stream toMover = moverRl.s();
-        toMover.valid().set(arb.grantValid());
-        toMover.data().set(Expr.mux(arb.grantId(), kq.data(), hostQ.data()));
-        // A descriptor is one word: a grant ends in any cycle the mover takes words (its ready is a
-        // register of the adapter), so the arbiter's state does not wait on its own grant.
-        arb.done().set(toMover.ready());
-        // Ready from the arbiter's offer, not its grant: the same in any cycle with a word, and
-        // without the requester's own valid on its path (the mover queue's valid loop stays short).
-        hostQ.ready().set(arb.offer().bit(0).and(toMover.ready()));
-        kq.ready().set(arb.offer().bit(1).and(toMover.ready()));
-        m.connect(moverRl.m(), io.dmaDesc());
+        Mover mv = toMover(m, b, io, issue.d());
+        ReadyLatencyAdapter.Io hostRl = mv.hostRl();
+        Arbiter.Io arb = mv.arb();
+        Stream toMover = mv.toMover();
 
         // Mover status: no ready. Host IDs go straight back to the descriptor controller.
         issue.msValid().set(io.dmaStatusValid());
@@ -376,9 +339,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     private void buildRegions(ModuleBuilder m, Params p, Io io, Stream core, Stream statusCore) {
         Bridge.Params b = p.bridge();
         Direction dir = p.direction();
-        ClockDomain kernel = ChannelPort.KERNEL;
         ClockDomain dma = b.dmaDomain();
-        int descBits = Layout.MOVER_DESC.bits();
         Layout.Word c = Layout.CLDESC_REGION;
         Layout.Word rq = Layout.REGION_REQ;
 
@@ -396,18 +357,11 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         fields.put("reserved", reservedSet.zext(rq.field("reserved").width()));
         fields.put("tag", HdlWords.get(cldesc, c, "tag"));
 
-        AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(rq.bits(), b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
-                .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
-        Reg kReq = m.reg("k_reset_req", 1, kernel).init(1);
-        Reg ack = m.reg("k_reset_ack", 1, dma).init(0);
-        Signal ackSeen = Sync.bits(m, "u_ack_sync", ack, kernel, b.syncStages());
-        Signal reqSeen = Sync.bits(m, "u_req_sync", kReq, dma, b.syncStages());
-        kReq.set(kReq.and(ackSeen.and(descFifo.wrEmpty()).not()));
-        Reg hold = m.reg("k_hold", 1, kernel).init(1);
-        descFifo.s().valid().set(core.valid().and(hold.not()));
-        descFifo.s().data().set(HdlWords.pack(m, rq, fields));
-        core.ready().set(descFifo.s().ready().and(hold.not()));
+        Crossing x = crossing(m, b, rq.bits(), () -> HdlWords.pack(m, rq, fields), core);
+        AsyncFifo.Io descFifo = x.descFifo();
+        Reg ack = x.ack();
+        Signal reqSeen = x.reqSeen();
+        Reg hold = x.hold();
 
         // ---- dma side: the walker
         RegionWalker.Io walker = m.sub("u_walker", new RegionWalker(), b.walker(dir)).clock(dma).io();
@@ -436,34 +390,19 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         walker.req().data().set(fifoOut.data());
         fifoOut.ready().set(walker.req().ready().or(absorbing));
 
-        AsyncFifo.Io statusFifo = m.sub("u_status_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset())
-                .clock(org.direkt.generators.Domains.WRITE, dma).clock(org.direkt.generators.Domains.READ, kernel)
-                .reset(org.direkt.generators.Domains.READ, hold).io();
+        AsyncFifo.Io statusFifo = statusCrossing(m, b, hold);
         m.connect(walker.st(), statusFifo.s());
         m.connect(statusFifo.m(), statusCore);
-        hold.set(kReq.or(ackSeen).or(statusFifo.rdWrRst()));
+        hold.set(x.kReq().or(x.ackSeen()).or(statusFifo.rdWrRst()));
         Reg drained = m.reg("k_drained", 1, dma).init(0);
         drained.set(walker.idle().and(statusFifo.wrPtr().eq(statusFifo.wrRdPtr())).and(absorbing));
         ack.set(Expr.mux(ack, reqSeen.or(walker.idle().not()), reqSeen.and(drained)));
 
-        // ---- host descriptors (ready latency 1 in), the walker's pieces (ready latency 1 out), the arbiter
-        ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
-        m.connect(io.hostDesc(), hostRl.s());
-        Stream hostQ = hostRl.m();
-        Stream kq = walker.desc();
-        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights()).withOffers()).clock(dma).io();
-        arb.req().set(Expr.cat(kq.valid(), hostQ.valid()));
-        ReadyLatencyAdapter.Io moverRl = m.sub("u_mover_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
-        Stream toMover = moverRl.s();
-        toMover.valid().set(arb.grantValid());
-        toMover.data().set(Expr.mux(arb.grantId(), kq.data(), hostQ.data()));
-        arb.done().set(toMover.ready());
-        hostQ.ready().set(arb.offer().bit(0).and(toMover.ready()));
-        kq.ready().set(arb.offer().bit(1).and(toMover.ready()));
-        m.connect(moverRl.m(), io.dmaDesc());
+        // ---- host descriptors and the walker's pieces (ready latency 0) meet in the arbiter
+        Mover mv = toMover(m, b, io, walker.desc());
+        ReadyLatencyAdapter.Io hostRl = mv.hostRl();
+        Arbiter.Io arb = mv.arb();
+        Stream toMover = mv.toMover();
 
         // ---- mover statuses: kernel IDs (128..) to the walker, host IDs back to the controller, registered
         Expr kernelId = HdlWords.get(io.dmaStatusData(), Layout.MOVER_STATUS, "id").bit(Layout.DESC_ID.field("kernel").lsb());
@@ -497,5 +436,83 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         io.evError().set(walker.evError());
         io.outstanding().set(walker.outstanding());
         io.hostBuffered().set(hostRl.fill());
+    }
+
+    /** The descriptor crossing and the kernel side of the kernel reset handshake. */
+    private record Crossing(AsyncFifo.Io descFifo, Reg kReq, Reg ack, Signal ackSeen, Signal reqSeen, Reg hold) {
+    }
+
+    /**
+     * The descriptor FIFO (kernel_clk -> dma_clk) of {@code bits}-bit words, fed from the channel's
+     * {@code core} with {@code word}, and the kernel reset handshake's registers; the caller sets
+     * {@code hold} and {@code ack}.
+     */
+    private static Crossing crossing(ModuleBuilder m, Bridge.Params b, int bits, java.util.function.Supplier<Expr> word, Stream core) {
+        ClockDomain kernel = ChannelPort.KERNEL;
+        ClockDomain dma = b.dmaDomain();
+        AsyncFifo.Io descFifo = m.sub("u_desc_fifo", new AsyncFifo(),
+                new AsyncFifo.Params(bits, b.descFifoDepth(), b.syncStages(), true, false, true).withSideReset().withWriteEmpty())
+                .clock(org.direkt.generators.Domains.WRITE, kernel).clock(org.direkt.generators.Domains.READ, dma).io();
+        // ---- the kernel reset handshake, kernel side (its dma side in the caller)
+        Reg kReq = m.reg("k_reset_req", 1, kernel).init(1);
+        Reg ack = m.reg("k_reset_ack", 1, dma).init(0);
+        Signal ackSeen = Sync.bits(m, "u_ack_sync", ack, kernel, b.syncStages());
+        Signal reqSeen = Sync.bits(m, "u_req_sync", kReq, dma, b.syncStages());
+        kReq.set(kReq.and(ackSeen.and(descFifo.wrEmpty()).not()));
+        // A register (set by the caller), so that the kernel side's channel handshakes and the status
+        // FIFO's read pointer hang on a flip-flop: it rises a cycle after the request (the kernel is
+        // in reset then) and falls a cycle after the answer is seen gone (later is safe).
+        Reg hold = m.reg("k_hold", 1, kernel).init(1);
+
+        descFifo.s().valid().set(core.valid().and(hold.not()));
+        descFifo.s().data().set(word.get());
+        core.ready().set(descFifo.s().ready().and(hold.not()));
+        return new Crossing(descFifo, kReq, ack, ackSeen, reqSeen, hold);
+    }
+
+    /**
+     * The status FIFO (dma_clk -> kernel_clk). Its output is not registered: its word reaches the
+     * channel a kernel cycle sooner. Held, the kernel side drops every status: the read side's
+     * reset is the hold (the kernel reset sets it), so the FIFO's own flush does it.
+     */
+    private static AsyncFifo.Io statusCrossing(ModuleBuilder m, Bridge.Params b, Reg hold) {
+        return m.sub("u_status_fifo", new AsyncFifo(),
+                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset())
+                .clock(org.direkt.generators.Domains.WRITE, b.dmaDomain()).clock(org.direkt.generators.Domains.READ, ChannelPort.KERNEL)
+                .reset(org.direkt.generators.Domains.READ, hold).io();
+    }
+
+    /** The mover side: the host's buffer, the arbiter, the adapter to the mover. */
+    private record Mover(ReadyLatencyAdapter.Io hostRl, Arbiter.Io arb, Stream toMover) {
+    }
+
+    /** Host descriptors and the kernel's ({@code kq}, ready latency 0) through the arbiter to the mover. */
+    private static Mover toMover(ModuleBuilder m, Bridge.Params b, Io io, Stream kq) {
+        ClockDomain dma = b.dmaDomain();
+        int descBits = Layout.MOVER_DESC.bits();
+        // Host descriptors arrive as they would at the mover (ready latency 1).
+        ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
+        m.connect(io.hostDesc(), hostRl.s());
+        Stream hostQ = hostRl.m();
+
+        // Requester 0: the host; 1: the kernel. A descriptor is one word, so done is the hand-over.
+        Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights()).withOffers()).clock(dma).io();
+        arb.req().set(Expr.cat(kq.valid(), hostQ.valid()));
+
+        ReadyLatencyAdapter.Io moverRl = m.sub("u_mover_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
+        Stream toMover = moverRl.s();
+        toMover.valid().set(arb.grantValid());
+        toMover.data().set(Expr.mux(arb.grantId(), kq.data(), hostQ.data()));
+        // A descriptor is one word: a grant ends in any cycle the mover takes words (its ready is a
+        // register of the adapter), so the arbiter's state does not wait on its own grant.
+        arb.done().set(toMover.ready());
+        // Ready from the arbiter's offer, not its grant: the same in any cycle with a word, and
+        // without the requester's own valid on its path (the mover queue's valid loop stays short).
+        hostQ.ready().set(arb.offer().bit(0).and(toMover.ready()));
+        kq.ready().set(arb.offer().bit(1).and(toMover.ready()));
+        m.connect(moverRl.m(), io.dmaDesc());
+        return new Mover(hostRl, arb, toMover);
     }
 }
