@@ -83,8 +83,8 @@ def bridge_area(b: dict) -> str:
     for preset in sorted(area, key=lambda p: (p != "paper", p != "default", p)):
         a = area[preset]
         limit = LIMITS.get(preset)
-        lines.append(f"| `preset={preset}` | {a['luts']:,} ({a['luts_arith']:,}) | "
-                     f"{'<= ' + format(limit, ',') if limit else ''} | {a['ffs']:,} | {a['ram_bits']:,} |")
+        verdict = "" if not limit else f"<= {limit:,}: " + ("met" if a["luts"] <= limit else "MISSED")
+        lines.append(f"| `preset={preset}` | {a['luts']:,} ({a['luts_arith']:,}) | {verdict} | {a['ffs']:,} | {a['ram_bits']:,} |")
     cost = b.get("bringup_cost")
     if cost:
         w, add = cost["without"], cost["added"]
@@ -97,7 +97,8 @@ def bridge_area(b: dict) -> str:
             f"Quartus ALMs, converted at {ALUTS_PER_ALM} ALUTs per ALM (an ALM holds two ALUTs that share\n"
             "inputs, and Quartus fills about three of every four). Limits: `paper` no more than the\n"
             "published ALM count in ALUTs (about two thirds of it), `default` no more than the published\n"
-            "figure, `lean` half of it.\n\n" + "\n".join(lines))
+            "figure, `lean` half of it, `regions` the default's (its RAM bits include both page tables,\n"
+            "which the limit excepts).\n\n" + "\n".join(lines))
 
 
 def timing(t: dict) -> str:
@@ -105,7 +106,8 @@ def timing(t: dict) -> str:
              "|---|---|---|---|---|---|"]
     for name, top in t["tops"].items():
         fmax = ", ".join(f"{c} {f:.1f}" for c, f in sorted(top["fmax_mhz"].items()))
-        lines.append(f"| `{name}` | {fmax} | {top['ratio_to_fifo']:.2f} | `{top['critical_path']}` | "
+        verdict = {True: " (meets)", False: " (MISSES)"}.get(top["meets_target"], "")
+        lines.append(f"| `{name}` | {fmax} | {top['ratio_to_fifo']:.2f}{verdict} | `{top['critical_path']}` | "
                      f"{top['luts']:,} | {top['ffs']:,} |")
     return (f"Target: every bridge clock >= {t['target_ratio']} x the reference's slowest clock; "
             f"met: {'yes' if t['meets_target'] else 'NO'}.\n\n" + "\n".join(lines))
