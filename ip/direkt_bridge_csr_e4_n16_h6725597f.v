@@ -52,52 +52,52 @@ module direkt_bridge_csr_e4_n16_h6725597f (
   input  wire [31:0]  wr_last_mover_status  // @[BridgeCsr.java:180]
 );
 
-  wire [5:0]  size_written;           // @[BridgeCsr.java:425]
-  wire [27:0] mask_written;           // @[BridgeCsr.java:432]
-  reg  [43:0] win3_base;              // @[BridgeCsr.java:438]
-  reg  [5:0]  win3_size;              // @[BridgeCsr.java:439]
-  reg  [27:0] win3_mask;              // @[BridgeCsr.java:440]
-  reg         win3_enable;            // @[BridgeCsr.java:444]
-  reg         win3_allow_rd;          // @[BridgeCsr.java:444]
-  reg         win3_allow_wr;          // @[BridgeCsr.java:444]
-  reg  [43:0] win2_base;              // @[BridgeCsr.java:438]
-  reg  [5:0]  win2_size;              // @[BridgeCsr.java:439]
-  reg  [27:0] win2_mask;              // @[BridgeCsr.java:440]
-  reg         win2_enable;            // @[BridgeCsr.java:444]
-  reg         win2_allow_rd;          // @[BridgeCsr.java:444]
-  reg         win2_allow_wr;          // @[BridgeCsr.java:444]
-  reg  [43:0] win1_base;              // @[BridgeCsr.java:438]
-  reg  [5:0]  win1_size;              // @[BridgeCsr.java:439]
-  reg  [27:0] win1_mask;              // @[BridgeCsr.java:440]
-  reg         win1_enable;            // @[BridgeCsr.java:444]
-  reg         win1_allow_rd;          // @[BridgeCsr.java:444]
-  reg         win1_allow_wr;          // @[BridgeCsr.java:444]
-  reg  [43:0] win0_base;              // @[BridgeCsr.java:438]
-  reg  [5:0]  win0_size;              // @[BridgeCsr.java:439]
-  reg  [27:0] win0_mask;              // @[BridgeCsr.java:440]
-  reg         win0_enable;            // @[BridgeCsr.java:444]
-  reg         win0_allow_rd;          // @[BridgeCsr.java:444]
-  reg         win0_allow_wr;          // @[BridgeCsr.java:444]
-  reg  [31:0] last_error;             // @[BridgeCsr.java:210]
-  wire [31:0] bringup_word;           // @[BridgeCsr.java:248]
-  reg  [31:0] alarms;                 // @[BridgeCsr.java:258]
-  wire [13:0] u_counters_events;      // @[BridgeCsr.java:276]
-  wire        u_counters_clear;       // @[BridgeCsr.java:276]
-  wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:276]
-  wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:276]
-  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:311]
-  reg         readdatavalid1_q;       // @[BridgeCsr.java:312]
-  reg         read_counter_q;         // @[BridgeCsr.java:313]
-  reg         read_bringup_q;         // @[BridgeCsr.java:314]
-  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:315]
-  reg  [31:0] readdata_q;             // @[BridgeCsr.java:316]
-  reg         readdatavalid_q;        // @[BridgeCsr.java:317]
+  wire [5:0]  size_written;           // @[BridgeCsr.java:464]
+  wire [27:0] mask_written;           // @[BridgeCsr.java:471]
+  reg  [43:0] win3_base;              // @[BridgeCsr.java:477]
+  reg  [5:0]  win3_size;              // @[BridgeCsr.java:478]
+  reg  [27:0] win3_mask;              // @[BridgeCsr.java:479]
+  reg         win3_enable;            // @[BridgeCsr.java:483]
+  reg         win3_allow_rd;          // @[BridgeCsr.java:483]
+  reg         win3_allow_wr;          // @[BridgeCsr.java:483]
+  reg  [43:0] win2_base;              // @[BridgeCsr.java:477]
+  reg  [5:0]  win2_size;              // @[BridgeCsr.java:478]
+  reg  [27:0] win2_mask;              // @[BridgeCsr.java:479]
+  reg         win2_enable;            // @[BridgeCsr.java:483]
+  reg         win2_allow_rd;          // @[BridgeCsr.java:483]
+  reg         win2_allow_wr;          // @[BridgeCsr.java:483]
+  reg  [43:0] win1_base;              // @[BridgeCsr.java:477]
+  reg  [5:0]  win1_size;              // @[BridgeCsr.java:478]
+  reg  [27:0] win1_mask;              // @[BridgeCsr.java:479]
+  reg         win1_enable;            // @[BridgeCsr.java:483]
+  reg         win1_allow_rd;          // @[BridgeCsr.java:483]
+  reg         win1_allow_wr;          // @[BridgeCsr.java:483]
+  reg  [43:0] win0_base;              // @[BridgeCsr.java:477]
+  reg  [5:0]  win0_size;              // @[BridgeCsr.java:478]
+  reg  [27:0] win0_mask;              // @[BridgeCsr.java:479]
+  reg         win0_enable;            // @[BridgeCsr.java:483]
+  reg         win0_allow_rd;          // @[BridgeCsr.java:483]
+  reg         win0_allow_wr;          // @[BridgeCsr.java:483]
+  reg  [31:0] last_error;             // @[BridgeCsr.java:212]
+  wire [31:0] bringup_word;           // @[BridgeCsr.java:250]
+  reg  [31:0] alarms;                 // @[BridgeCsr.java:260]
+  wire [13:0] u_counters_events;      // @[BridgeCsr.java:278]
+  wire        u_counters_clear;       // @[BridgeCsr.java:278]
+  wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:278]
+  wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:278]
+  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:313]
+  reg         readdatavalid1_q;       // @[BridgeCsr.java:314]
+  reg         read_counter_q;         // @[BridgeCsr.java:315]
+  reg         read_bringup_q;         // @[BridgeCsr.java:316]
+  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:317]
+  reg  [31:0] readdata_q;             // @[BridgeCsr.java:318]
+  reg         readdatavalid_q;        // @[BridgeCsr.java:319]
 
-  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:426]
+  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:465]
 
-  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:433]
+  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:472]
 
-  // @[BridgeCsr.java:455]
+  // @[BridgeCsr.java:494]
   always @(posedge clk) begin
     if (rst) begin
       win3_base <= 44'd0;
@@ -110,7 +110,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:459]
+  // @[BridgeCsr.java:498]
   always @(posedge clk) begin
     if (rst) begin
       win3_size <= 6'd20;
@@ -121,7 +121,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:460]
+  // @[BridgeCsr.java:499]
   always @(posedge clk) begin
     if (rst) begin
       win3_mask <= 28'hfffffff;
@@ -132,7 +132,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win3_enable <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_rd <= 1'b0;
@@ -154,7 +154,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_wr <= 1'b0;
@@ -165,7 +165,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:455]
+  // @[BridgeCsr.java:494]
   always @(posedge clk) begin
     if (rst) begin
       win2_base <= 44'd0;
@@ -178,7 +178,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:459]
+  // @[BridgeCsr.java:498]
   always @(posedge clk) begin
     if (rst) begin
       win2_size <= 6'd20;
@@ -189,7 +189,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:460]
+  // @[BridgeCsr.java:499]
   always @(posedge clk) begin
     if (rst) begin
       win2_mask <= 28'hfffffff;
@@ -200,7 +200,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win2_enable <= 1'b0;
@@ -211,7 +211,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_rd <= 1'b0;
@@ -222,7 +222,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_wr <= 1'b0;
@@ -233,7 +233,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:455]
+  // @[BridgeCsr.java:494]
   always @(posedge clk) begin
     if (rst) begin
       win1_base <= 44'd0;
@@ -246,7 +246,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:459]
+  // @[BridgeCsr.java:498]
   always @(posedge clk) begin
     if (rst) begin
       win1_size <= 6'd20;
@@ -257,7 +257,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:460]
+  // @[BridgeCsr.java:499]
   always @(posedge clk) begin
     if (rst) begin
       win1_mask <= 28'hfffffff;
@@ -268,7 +268,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win1_enable <= 1'b0;
@@ -279,7 +279,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_rd <= 1'b0;
@@ -290,7 +290,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_wr <= 1'b0;
@@ -301,7 +301,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:455]
+  // @[BridgeCsr.java:494]
   always @(posedge clk) begin
     if (rst) begin
       win0_base <= 44'd0;
@@ -314,7 +314,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:459]
+  // @[BridgeCsr.java:498]
   always @(posedge clk) begin
     if (rst) begin
       win0_size <= 6'd20;
@@ -325,7 +325,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:460]
+  // @[BridgeCsr.java:499]
   always @(posedge clk) begin
     if (rst) begin
       win0_mask <= 28'hfffffff;
@@ -336,7 +336,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win0_enable <= 1'b0;
@@ -347,7 +347,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_rd <= 1'b0;
@@ -358,7 +358,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:462]
+  // @[BridgeCsr.java:501]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_wr <= 1'b0;
@@ -369,7 +369,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:252]
+  // @[BridgeCsr.java:254]
   always @(posedge clk) begin
     if (rst) begin
       last_error <= 32'd0;
@@ -384,9 +384,9 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign bringup_word = (csr_address[6:4] == 3'd3) ? (csr_address[3] ? (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? wr_last_desc[255:224] : wr_last_desc[223:192]) : (csr_address[0] ? wr_last_desc[191:160] : wr_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? wr_last_desc[127:96] : wr_last_desc[95:64]) : (csr_address[0] ? wr_last_desc[63:32] : wr_last_desc[31:0]))) : (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? rd_last_desc[255:224] : rd_last_desc[223:192]) : (csr_address[0] ? rd_last_desc[191:160] : rd_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? rd_last_desc[127:96] : rd_last_desc[95:64]) : (csr_address[0] ? rd_last_desc[63:32] : rd_last_desc[31:0])))) : (~csr_address[4] ? wr_last_mover_status : rd_last_mover_status); // @[BridgeCsr.java:249]
+  assign bringup_word = (csr_address[6:4] == 3'd3) ? (csr_address[3] ? (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? wr_last_desc[255:224] : wr_last_desc[223:192]) : (csr_address[0] ? wr_last_desc[191:160] : wr_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? wr_last_desc[127:96] : wr_last_desc[95:64]) : (csr_address[0] ? wr_last_desc[63:32] : wr_last_desc[31:0]))) : (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? rd_last_desc[255:224] : rd_last_desc[223:192]) : (csr_address[0] ? rd_last_desc[191:160] : rd_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? rd_last_desc[127:96] : rd_last_desc[95:64]) : (csr_address[0] ? rd_last_desc[63:32] : rd_last_desc[31:0])))) : (~csr_address[4] ? wr_last_mover_status : rd_last_mover_status); // @[BridgeCsr.java:251]
 
-  // @[BridgeCsr.java:267]
+  // @[BridgeCsr.java:269]
   always @(posedge clk) begin
     if (rst) begin
       alarms <= 32'd0;
@@ -399,13 +399,13 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:283]
+  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:285]
 
-  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:284]
+  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:286]
 
-  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:288]
+  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:290]
 
-  // @[BridgeCsr.java:324]
+  // @[BridgeCsr.java:343]
   always @(posedge clk) begin
     if (rst) begin
       readdata1_q <= 32'd0;
@@ -472,7 +472,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:318]
+  // @[BridgeCsr.java:320]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid1_q <= 1'b0;
@@ -481,7 +481,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:329]
+  // @[BridgeCsr.java:348]
   always @(posedge clk) begin
     if (rst) begin
       read_counter_q <= 1'b0;
@@ -492,7 +492,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:336]
+  // @[BridgeCsr.java:355]
   always @(posedge clk) begin
     if (rst) begin
       read_bringup_q <= 1'b0;
@@ -503,14 +503,14 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:337]
+  // @[BridgeCsr.java:356]
   always @(posedge clk) begin
     if (csr_read) begin
       bringup_data_q <= bringup_word;
     end
   end
 
-  // @[BridgeCsr.java:340]
+  // @[BridgeCsr.java:363]
   always @(posedge clk) begin
     if (rst) begin
       readdata_q <= 32'd0;
@@ -519,7 +519,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:319]
+  // @[BridgeCsr.java:321]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid_q <= 1'b0;
@@ -528,19 +528,19 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign csr_readdata = readdata_q; // @[BridgeCsr.java:341]
+  assign csr_readdata = readdata_q; // @[BridgeCsr.java:364]
 
-  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:342]
+  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:365]
 
-  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:473]
+  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:512]
 
-  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:474]
+  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:513]
 
-  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:475]
+  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:514]
 
-  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:476]
+  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:515]
 
-  // @[BridgeCsr.java:276]
+  // @[BridgeCsr.java:278]
   direkt_counter_bank_g2_n7 u_counters (
     .clk        (clk),
     .rst        (rst),

@@ -27,149 +27,149 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   input  wire         rg_we,             // @[RegionWalker.java:154]
   input  wire         rg_idx,            // @[RegionWalker.java:154]
   input  wire [63:0]  rg_data,           // @[RegionWalker.java:155]
-  input  wire         rg_read_idx,       // @[RegionWalker.java:155]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:156]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:157]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:157]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:157]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:158]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:158]
-  output wire [1:0]   outstanding,       // @[RegionWalker.java:159]
-  output wire         walking,           // @[RegionWalker.java:159]
-  output wire         can_issue,         // @[RegionWalker.java:160]
-  output wire         spurious,          // @[RegionWalker.java:160]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:161]
-  output wire         rg_read_busy,      // @[RegionWalker.java:161]
-  output wire         pt_conflict,       // @[RegionWalker.java:162]
-  output wire         idle,              // @[RegionWalker.java:162]
-  output wire         ev_rejected,       // @[RegionWalker.java:162]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:162]
-  output wire         ev_completed,      // @[RegionWalker.java:163]
-  output wire         ev_aborted         // @[RegionWalker.java:164]
+  input  wire         rg_read_idx,       // @[RegionWalker.java:156]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:157]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:158]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:158]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:158]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:159]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:159]
+  output wire [1:0]   outstanding,       // @[RegionWalker.java:161]
+  output wire         walking,           // @[RegionWalker.java:161]
+  output wire         can_issue,         // @[RegionWalker.java:162]
+  output wire         spurious,          // @[RegionWalker.java:162]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:163]
+  output wire         rg_read_busy,      // @[RegionWalker.java:163]
+  output wire         pt_conflict,       // @[RegionWalker.java:164]
+  output wire         idle,              // @[RegionWalker.java:164]
+  output wire         ev_rejected,       // @[RegionWalker.java:164]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:164]
+  output wire         ev_completed,      // @[RegionWalker.java:165]
+  output wire         ev_aborted         // @[RegionWalker.java:166]
 );
 
-  reg                                                             a_valid;             // @[RegionWalker.java:194]
-  reg                                                     [175:0] a_req;               // @[RegionWalker.java:195]
-  wire                                                            a_move;              // @[RegionWalker.java:196]
-  reg                                                             b_valid;             // @[RegionWalker.java:204]
-  reg                                                     [31:0]  b_offset;            // @[RegionWalker.java:205]
-  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:208]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:209]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:210]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:211]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:212]
-  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:213]
-  reg                                                     [32:0]  b_fpga_adj;          // @[RegionWalker.java:214]
-  reg                                                             b_fpga_high;         // @[RegionWalker.java:215]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:217]
-  reg                                                     [15:0]  b_region_first;      // @[RegionWalker.java:218]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:219]
-  wire                                                            b_move;              // @[RegionWalker.java:220]
-  wire                                                    [16:0]  last_page_wide;      // @[RegionWalker.java:259]
-  wire                                                    [16:0]  first_page_wide;     // @[RegionWalker.java:261]
-  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:270]
-  reg                                                             k_valid;             // @[RegionWalker.java:274]
-  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:275]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:276]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:277]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:278]
-  reg                                                     [3:0]   k_last_page;         // @[RegionWalker.java:279]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:280]
-  reg                                                     [16:0]  k_end_offset;        // @[RegionWalker.java:281]
-  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:282]
-  reg                                                     [32:0]  k_fpga_adj;          // @[RegionWalker.java:283]
-  wire                                                            k_move;              // @[RegionWalker.java:284]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:300]
-  reg                                                             req0_valid;          // @[RegionWalker.java:309]
-  reg                                                             req0_open;           // @[RegionWalker.java:310]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:311]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:312]
-  reg                                                     [7:0]   req0_region;         // @[RegionWalker.java:313]
-  reg                                                             req1_valid;          // @[RegionWalker.java:309]
-  reg                                                             req1_open;           // @[RegionWalker.java:310]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:311]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:312]
-  reg                                                     [7:0]   req1_region;         // @[RegionWalker.java:313]
-  wire                                                            free_request;        // @[RegionWalker.java:316]
-  reg                                                             w_busy;              // @[RegionWalker.java:326]
-  reg                                                             w_request;           // @[RegionWalker.java:327]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:328]
-  reg                                                     [3:0]   w_last_page;         // @[RegionWalker.java:329]
-  reg                                                             w_first;             // @[RegionWalker.java:330]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:331]
-  reg                                                     [16:0]  w_end_offset;        // @[RegionWalker.java:332]
-  reg                                                     [32:0]  w_fpga;              // @[RegionWalker.java:333]
-  reg                                                     [32:0]  w_fpga_adj;          // @[RegionWalker.java:334]
-  wire                                                            admit;               // @[RegionWalker.java:336]
-  wire                                                            reject;              // @[RegionWalker.java:337]
-  reg                                                             completed;           // @[RegionWalker.java:338]
-  reg                                                             status_valid;        // @[RegionWalker.java:339]
-  reg                                                             reject_valid;        // @[RegionWalker.java:343]
-  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:344]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:345]
-  wire                                                            reject_push;         // @[RegionWalker.java:348]
-  reg                                                             r0_valid;            // @[RegionWalker.java:364]
-  reg                                                             r1_valid;            // @[RegionWalker.java:365]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:366]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:367]
-  wire                                                            r_load;              // @[RegionWalker.java:368]
-  wire                                                            r_take;              // @[RegionWalker.java:369]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:372]
-  reg                                                     [68:0]  r0_chunk;            // @[RegionWalker.java:379]
-  reg                                                     [68:0]  r1_chunk;            // @[RegionWalker.java:380]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:381]
-  reg                                                     [47:0]  next_frame;          // @[RegionWalker.java:382]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:402]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:403]
-  reg                                                     [116:0] chunk_head;          // @[RegionWalker.java:407]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:408]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:444]
-  wire                                                            pt_write_conflict;   // @[RegionWalker.java:445]
-  reg                                                             c_valid;             // @[RegionWalker.java:456]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:457]
-  reg                                                     [32:0]  c_fpga;              // @[RegionWalker.java:458]
-  reg                                                     [19:0]  c_bytes;             // @[RegionWalker.java:459]
-  reg                                                     [3:0]   c_pages;             // @[RegionWalker.java:460]
-  reg                                                             c_last;              // @[RegionWalker.java:461]
-  reg                                                             c_request;           // @[RegionWalker.java:462]
-  wire                                                            c_closed;            // @[RegionWalker.java:463]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:467]
-  wire                                                            c_go;                // @[RegionWalker.java:469]
-  wire                                                            o_load;              // @[RegionWalker.java:470]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:488]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:488]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:488]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:488]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:488]
-  reg                                                             o_valid;             // @[RegionWalker.java:490]
-  reg                                                     [63:0]  o_src;               // @[RegionWalker.java:491]
-  reg                                                     [63:0]  o_dst;               // @[RegionWalker.java:492]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:493]
-  reg                                                             o_last;              // @[RegionWalker.java:494]
-  reg                                                             o_request;           // @[RegionWalker.java:495]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:500]
-  wire                                                            handover;            // @[RegionWalker.java:506]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:533]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:534]
-  wire                                                            status_slot;         // @[RegionWalker.java:539]
-  wire                                                            status_believed;     // @[RegionWalker.java:546]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:553]
-  wire                                                            status_request;      // @[RegionWalker.java:561]
-  reg                                                     [31:0]  now;                 // @[RegionWalker.java:566]
-  reg                                                             completed_request;   // @[RegionWalker.java:597]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:606]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:607]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:608]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:622]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:623]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  region_table [0:1];  // @[RegionWalker.java:186]
-  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:191]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [116:0] chunk_queue [0:7];   // @[RegionWalker.java:401]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:527]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:569]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:621]
+  reg                                                             a_valid;             // @[RegionWalker.java:210]
+  reg                                                     [175:0] a_req;               // @[RegionWalker.java:211]
+  wire                                                            a_move;              // @[RegionWalker.java:212]
+  reg                                                             b_valid;             // @[RegionWalker.java:221]
+  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:222]
+  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:225]
+  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:226]
+  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:227]
+  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:228]
+  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:229]
+  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:230]
+  reg                                                             b_fpga_high;         // @[RegionWalker.java:231]
+  reg                                                             b_region_usable;     // @[RegionWalker.java:233]
+  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:234]
+  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:235]
+  wire                                                            b_move;              // @[RegionWalker.java:236]
+  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:274]
+  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:276]
+  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:284]
+  reg                                                             k_valid;             // @[RegionWalker.java:288]
+  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:289]
+  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:290]
+  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:291]
+  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:292]
+  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:293]
+  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:294]
+  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:295]
+  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:296]
+  wire                                                            k_move;              // @[RegionWalker.java:297]
+  reg                                                     [1:0]   owed;                // @[RegionWalker.java:312]
+  reg                                                             req0_valid;          // @[RegionWalker.java:321]
+  reg                                                             req0_open;           // @[RegionWalker.java:322]
+  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:323]
+  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:324]
+  reg                                                             req0_region;         // @[RegionWalker.java:326]
+  reg                                                             req1_valid;          // @[RegionWalker.java:321]
+  reg                                                             req1_open;           // @[RegionWalker.java:322]
+  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:323]
+  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:324]
+  reg                                                             req1_region;         // @[RegionWalker.java:326]
+  wire                                                            free_request;        // @[RegionWalker.java:329]
+  reg                                                             w_busy;              // @[RegionWalker.java:339]
+  reg                                                             w_request;           // @[RegionWalker.java:340]
+  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:341]
+  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:342]
+  reg                                                             w_first;             // @[RegionWalker.java:343]
+  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:344]
+  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:345]
+  wire                                                            admit;               // @[RegionWalker.java:347]
+  wire                                                            reject;              // @[RegionWalker.java:348]
+  reg                                                             completed;           // @[RegionWalker.java:349]
+  reg                                                             status_valid;        // @[RegionWalker.java:350]
+  reg                                                             reject_valid;        // @[RegionWalker.java:354]
+  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:355]
+  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:356]
+  wire                                                            reject_push;         // @[RegionWalker.java:359]
+  reg                                                             r0_valid;            // @[RegionWalker.java:375]
+  reg                                                             r1_valid;            // @[RegionWalker.java:376]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:377]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:378]
+  wire                                                            r_load;              // @[RegionWalker.java:379]
+  wire                                                            r_take;              // @[RegionWalker.java:380]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:386]
+  reg                                                     [33:0]  r0_chunk;            // @[RegionWalker.java:394]
+  reg                                                     [33:0]  r1_chunk;            // @[RegionWalker.java:395]
+  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:397]
+  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:401]
+  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:402]
+  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:425]
+  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:426]
+  reg                                                     [82:0]  chunk_head;          // @[RegionWalker.java:430]
+  wire                                                            chunk_head_load;     // @[RegionWalker.java:431]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:465]
+  wire                                                            pt_write_conflict;   // @[RegionWalker.java:466]
+  reg                                                             c_valid;             // @[RegionWalker.java:477]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:478]
+  reg                                                             c_first;             // @[RegionWalker.java:479]
+  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:482]
+  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:483]
+  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:484]
+  reg                                                             c_last;              // @[RegionWalker.java:485]
+  reg                                                             c_request;           // @[RegionWalker.java:486]
+  wire                                                            c_closed;            // @[RegionWalker.java:487]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:491]
+  wire                                                            c_go;                // @[RegionWalker.java:493]
+  wire                                                            o_load;              // @[RegionWalker.java:494]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:513]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:513]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:513]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:513]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:513]
+  reg                                                             o_valid;             // @[RegionWalker.java:515]
+  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:516]
+  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:517]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:518]
+  reg                                                             o_last;              // @[RegionWalker.java:519]
+  reg                                                             o_request;           // @[RegionWalker.java:520]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:525]
+  wire                                                            handover;            // @[RegionWalker.java:531]
+  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:538]
+  reg                                                             mover_status_valid;  // @[RegionWalker.java:570]
+  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:571]
+  wire                                                            status_slot;         // @[RegionWalker.java:576]
+  wire                                                            status_believed;     // @[RegionWalker.java:583]
+  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:590]
+  wire                                                            status_request;      // @[RegionWalker.java:598]
+  reg                                                     [31:0]  now;                 // @[RegionWalker.java:606]
+  reg                                                             completed_request;   // @[RegionWalker.java:641]
+  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:650]
+  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:651]
+  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:652]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:666]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:667]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:202]
+  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:207]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [82:0]  chunk_queue [0:7];   // @[RegionWalker.java:424]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:1];  // @[RegionWalker.java:542]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:564]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:613]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:665]
 
-  // @[RegionWalker.java:199]
+  // @[RegionWalker.java:217]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -178,7 +178,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:198]
+  // @[RegionWalker.java:216]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 176'd0;
@@ -189,9 +189,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:221]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:237]
 
-  // @[RegionWalker.java:256]
+  // @[RegionWalker.java:268]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -200,18 +200,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:243]
+  // @[RegionWalker.java:256]
   always @(posedge clk) begin
     if (rst) begin
-      b_offset <= 32'd0;
+      b_offset <= 20'd0;
     end else begin
       if (a_move) begin
-        b_offset <= a_req[95:64];
+        b_offset <= a_req[83:64];
       end
     end
   end
 
-  // @[RegionWalker.java:244]
+  // @[RegionWalker.java:257]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -222,7 +222,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:245]
+  // @[RegionWalker.java:258]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -233,7 +233,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:246]
+  // @[RegionWalker.java:259]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -244,7 +244,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:247]
+  // @[RegionWalker.java:260]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -255,18 +255,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:248]
+  // @[RegionWalker.java:261]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
     end else begin
       if (a_move) begin
-        b_end <= ({1'b0, a_req[95:64]} + {1'b0, a_req[127:96]}) - 33'd1;
+        b_end <= {1'b0, a_req[95:64]} + {1'b0, a_req[127:96]};
       end
     end
   end
 
-  // @[RegionWalker.java:249]
+  // @[RegionWalker.java:262]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -277,18 +277,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:250]
-  always @(posedge clk) begin
-    if (rst) begin
-      b_fpga_adj <= 33'd0;
-    end else begin
-      if (a_move) begin
-        b_fpga_adj <= a_req[32:0] - {17'd0, a_req[79:64]};
-      end
-    end
-  end
-
-  // @[RegionWalker.java:251]
+  // @[RegionWalker.java:263]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -299,29 +288,29 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:252]
+  // @[RegionWalker.java:264]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
     end else begin
       if (a_move) begin
-        b_region_usable <= ((((region_table[a_req[128]][63:50] == 14'd0) & (region_table[a_req[128]][31:0] != 32'd0)) & region_table[a_req[128]][48]) & (a_req[135:128] < 8'd2)) & ~|region_table[a_req[128]][47:36];
+        b_region_usable <= (region_table[a_req[128]][64] & region_table[a_req[128]][48]) & (a_req[135:128] < 8'd2);
       end
     end
   end
 
-  // @[RegionWalker.java:253]
+  // @[RegionWalker.java:265]
   always @(posedge clk) begin
     if (rst) begin
-      b_region_first <= 16'd0;
+      b_region_first <= 4'd0;
     end else begin
       if (a_move) begin
-        b_region_first <= region_table[a_req[128]][47:32];
+        b_region_first <= region_table[a_req[128]][35:32];
       end
     end
   end
 
-  // @[RegionWalker.java:254]
+  // @[RegionWalker.java:266]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -332,15 +321,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:285]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:298]
 
-  assign last_page_wide = {1'b0, b_region_first} + {1'b0, b_end[31:16]}; // @[RegionWalker.java:260]
+  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:275]
 
-  assign first_page_wide = {1'b0, b_region_first} + {1'b0, b_offset[31:16]}; // @[RegionWalker.java:262]
+  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:277]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~((b_end < {1'b0, b_region_bytes}) & ~|(last_page_wide[16:4] | first_page_wide[16:4])) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:271]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~(b_end <= {1'b0, b_region_bytes}) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:285]
 
-  // @[RegionWalker.java:297]
+  // @[RegionWalker.java:309]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -349,7 +338,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:287]
+  // @[RegionWalker.java:300]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -360,7 +349,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:288]
+  // @[RegionWalker.java:301]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -371,7 +360,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:289]
+  // @[RegionWalker.java:302]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -382,29 +371,29 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:290]
+  // @[RegionWalker.java:303]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
     end else begin
       if (b_move) begin
-        k_first_page <= first_page_wide[3:0];
+        k_first_page <= first_page;
       end
     end
   end
 
-  // @[RegionWalker.java:291]
+  // @[RegionWalker.java:304]
   always @(posedge clk) begin
     if (rst) begin
-      k_last_page <= 4'd0;
+      k_end_page <= 5'd0;
     end else begin
       if (b_move) begin
-        k_last_page <= last_page_wide[3:0];
+        k_end_page <= end_page;
       end
     end
   end
 
-  // @[RegionWalker.java:292]
+  // @[RegionWalker.java:305]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -415,18 +404,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:293]
+  // @[RegionWalker.java:306]
   always @(posedge clk) begin
     if (rst) begin
-      k_end_offset <= 17'd0;
+      k_end_offset <= 15'd0;
     end else begin
       if (b_move) begin
-        k_end_offset <= {1'b0, b_end[15:0]} + 17'd1;
+        k_end_offset <= {b_end[15:0] == 16'd0, b_end[15:2]};
       end
     end
   end
 
-  // @[RegionWalker.java:294]
+  // @[RegionWalker.java:307]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -437,20 +426,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:295]
-  always @(posedge clk) begin
-    if (rst) begin
-      k_fpga_adj <= 33'd0;
-    end else begin
-      if (b_move) begin
-        k_fpga_adj <= b_fpga_adj;
-      end
-    end
-  end
+  assign k_move = admit | reject; // @[RegionWalker.java:358]
 
-  assign k_move = admit | reject; // @[RegionWalker.java:347]
-
-  // @[RegionWalker.java:630]
+  // @[RegionWalker.java:674]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -459,7 +437,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:582]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -472,7 +450,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:627]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -485,7 +463,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:628]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -498,7 +476,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:586]
+  // @[RegionWalker.java:630]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -511,18 +489,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:585]
+  // @[RegionWalker.java:629]
   always @(posedge clk) begin
     if (rst) begin
-      req0_region <= 8'd0;
+      req0_region <= 1'b0;
     end else begin
       if (admit & (free_request == 1'b0)) begin
-        req0_region <= k_region;
+        req0_region <= k_region[0];
       end
     end
   end
 
-  // @[RegionWalker.java:582]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -535,7 +513,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:627]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -548,7 +526,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:628]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -561,7 +539,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:586]
+  // @[RegionWalker.java:630]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -574,33 +552,33 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:585]
+  // @[RegionWalker.java:629]
   always @(posedge clk) begin
     if (rst) begin
-      req1_region <= 8'd0;
+      req1_region <= 1'b0;
     end else begin
       if (admit & (free_request == 1'b1)) begin
-        req1_region <= k_region;
+        req1_region <= k_region[0];
       end
     end
   end
 
-  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:323]
+  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:336]
 
-  // @[RegionWalker.java:432]
+  // @[RegionWalker.java:455]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
     end else begin
       if (admit) begin
         w_busy <= 1'b1;
-      end else if (r_load & (w_page == w_last_page)) begin
+      end else if (r_load & (({1'b0, w_page} + 5'd1) == w_end_page)) begin
         w_busy <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:433]
+  // @[RegionWalker.java:456]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -611,7 +589,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:387]
+  // @[RegionWalker.java:407]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -625,18 +603,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:458]
   always @(posedge clk) begin
     if (rst) begin
-      w_last_page <= 4'd0;
+      w_end_page <= 5'd0;
     end else begin
       if (admit) begin
-        w_last_page <= k_last_page;
+        w_end_page <= k_end_page;
       end
     end
   end
 
-  // @[RegionWalker.java:388]
+  // @[RegionWalker.java:408]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -650,7 +628,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:437]
+  // @[RegionWalker.java:460]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -661,10 +639,10 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:461]
   always @(posedge clk) begin
     if (rst) begin
-      w_end_offset <= 17'd0;
+      w_end_offset <= 15'd0;
     end else begin
       if (admit) begin
         w_end_offset <= k_end_offset;
@@ -672,36 +650,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:389]
-  always @(posedge clk) begin
-    if (rst) begin
-      w_fpga <= 33'd0;
-    end else begin
-      if (r_load) begin
-        w_fpga <= (w_first ? w_fpga_adj : w_fpga) + 33'h10000;
-      end
-      if (admit) begin
-        w_fpga <= k_fpga;
-      end
-    end
-  end
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:351]
 
-  // @[RegionWalker.java:440]
-  always @(posedge clk) begin
-    if (rst) begin
-      w_fpga_adj <= 33'd0;
-    end else begin
-      if (admit) begin
-        w_fpga_adj <= k_fpga_adj;
-      end
-    end
-  end
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:357]
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:340]
-
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:346]
-
-  // @[RegionWalker.java:598]
+  // @[RegionWalker.java:642]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -710,7 +663,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:609]
+  // @[RegionWalker.java:653]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -719,7 +672,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:362]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -732,7 +685,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:363]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -743,7 +696,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:364]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -754,9 +707,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:349]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:360]
 
-  // @[RegionWalker.java:383]
+  // @[RegionWalker.java:403]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -765,7 +718,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:384]
+  // @[RegionWalker.java:404]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -774,7 +727,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:415]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -783,7 +736,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:414]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -792,25 +745,25 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:371]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:382]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:472]
+  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:496]
 
-  // @[RegionWalker.java:386]
+  // @[RegionWalker.java:406]
   always @(posedge clk) begin
     if (rst) begin
-      r0_chunk <= 69'd0;
+      r0_chunk <= 34'd0;
     end else begin
       if (r_load) begin
-        r0_chunk <= {((w_page == w_last_page) ? w_end_offset : 17'h10000) - {1'b0, w_first ? w_first_offset : 16'd0}, w_first ? w_first_offset : 16'd0, w_fpga, w_page == w_last_page, w_first, w_request};
+        r0_chunk <= {(({1'b0, w_page} + 5'd1) == w_end_page) ? w_end_offset : 15'd16384, w_first ? w_first_offset : 16'd0, ({1'b0, w_page} + 5'd1) == w_end_page, w_first, w_request};
       end
     end
   end
 
-  // @[RegionWalker.java:394]
+  // @[RegionWalker.java:413]
   always @(posedge clk) begin
     if (rst) begin
-      r1_chunk <= 69'd0;
+      r1_chunk <= 34'd0;
     end else begin
       if (r0_valid) begin
         r1_chunk <= r0_chunk;
@@ -818,27 +771,34 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:393]
+  // @[RegionWalker.java:412]
   always @(posedge clk) begin
-    if (rst) begin
-      r1_frame <= 48'd0;
-    end else begin
-      r1_frame <= page_frame;
-    end
+    r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:395]
+  // @[RegionWalker.java:415]
   always @(posedge clk) begin
     if (rst) begin
-      next_frame <= 48'd0;
+      next_frame_low <= 17'd0;
     end else begin
       if (r1_valid) begin
-        next_frame <= r1_frame + 48'd1;
+        next_frame_low <= {1'b0, r1_frame[15:0]} + 17'd1;
       end
     end
   end
 
-  // @[RegionWalker.java:405]
+  // @[RegionWalker.java:416]
+  always @(posedge clk) begin
+    if (rst) begin
+      next_frame_high <= 32'd0;
+    end else begin
+      if (r1_valid) begin
+        next_frame_high <= r1_frame[47:16];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:428]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -849,7 +809,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:412]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -860,10 +820,10 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:411]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
-      chunk_head <= 117'd0;
+      chunk_head <= 83'd0;
     end else begin
       if (chunk_head_load) begin
         chunk_head <= chunk_queue[chunk_rd];
@@ -871,13 +831,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:409]
+  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:432]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:447]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:468]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & (pt_addr <= w_last_page); // @[RegionWalker.java:446]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:467]
 
-  // @[RegionWalker.java:485]
+  // @[RegionWalker.java:510]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -886,72 +846,85 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:478]
+  // @[RegionWalker.java:502]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_pcie <= {chunk_head[116:69], chunk_head[50:35]};
+          c_pcie <= {chunk_head[82:35], chunk_head[18:3]};
         end
       end
     end
   end
 
-  // @[RegionWalker.java:479]
+  // @[RegionWalker.java:503]
   always @(posedge clk) begin
     if (rst) begin
-      c_fpga <= 33'd0;
+      c_first <= 1'b0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_fpga <= chunk_head[34:2];
+          c_first <= chunk_head[1];
         end
       end
     end
   end
 
-  // @[RegionWalker.java:474]
+  // @[RegionWalker.java:504]
   always @(posedge clk) begin
     if (rst) begin
-      c_bytes <= 20'd0;
+      c_start <= 14'd0;
     end else begin
-      if (r_take & c_contiguous) begin
-        c_bytes <= c_bytes + {3'd0, chunk_head[67:51]};
-      end else if (r_take) begin
-        c_bytes <= {3'd0, chunk_head[67:51]};
+      if (!(r_take & c_contiguous)) begin
+        if (r_take) begin
+          c_start <= chunk_head[18:5];
+        end
       end
     end
   end
 
-  // @[RegionWalker.java:475]
+  // @[RegionWalker.java:498]
   always @(posedge clk) begin
     if (rst) begin
-      c_pages <= 4'd0;
+      c_end <= 15'd0;
     end else begin
       if (r_take & c_contiguous) begin
-        c_pages <= c_pages + 4'd1;
+        c_end <= chunk_head[33:19];
       end else if (r_take) begin
-        c_pages <= 4'd1;
+        c_end <= chunk_head[33:19];
       end
     end
   end
 
-  // @[RegionWalker.java:476]
+  // @[RegionWalker.java:499]
+  always @(posedge clk) begin
+    if (rst) begin
+      c_more_pages <= 4'd0;
+    end else begin
+      if (r_take & c_contiguous) begin
+        c_more_pages <= c_more_pages + 4'd1;
+      end else if (r_take) begin
+        c_more_pages <= 4'd0;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:500]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
     end else begin
       if (r_take & c_contiguous) begin
-        c_last <= chunk_head[1];
+        c_last <= chunk_head[2];
       end else if (r_take) begin
-        c_last <= chunk_head[1];
+        c_last <= chunk_head[2];
       end
     end
   end
 
-  // @[RegionWalker.java:483]
+  // @[RegionWalker.java:508]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -964,15 +937,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_pages == 4'd15); // @[RegionWalker.java:464]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:488]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[68]; // @[RegionWalker.java:468]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[34]; // @[RegionWalker.java:492]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:471]
+  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:495]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:508]
+  assign o_load = ~o_valid | handover; // @[RegionWalker.java:533]
 
-  // @[RegionWalker.java:517]
+  // @[RegionWalker.java:553]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -981,40 +954,40 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:511]
+  // @[RegionWalker.java:547]
   always @(posedge clk) begin
     if (rst) begin
-      o_src <= 64'd0;
+      o_pcie <= 64'd0;
     end else begin
       if (c_go) begin
-        o_src <= c_pcie;
+        o_pcie <= c_pcie;
       end
     end
   end
 
-  // @[RegionWalker.java:512]
+  // @[RegionWalker.java:548]
   always @(posedge clk) begin
     if (rst) begin
-      o_dst <= 64'd0;
+      o_fpga <= 33'd0;
     end else begin
       if (c_go) begin
-        o_dst <= {31'd0, c_fpga};
+        o_fpga <= c_first ? request_fpga[c_request] : (o_fpga + {13'd0, {o_dwords, 2'd0}});
       end
     end
   end
 
-  // @[RegionWalker.java:513]
+  // @[RegionWalker.java:549]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
     end else begin
       if (c_go) begin
-        o_dwords <= c_bytes[19:2];
+        o_dwords <= c_dwords;
       end
     end
   end
 
-  // @[RegionWalker.java:514]
+  // @[RegionWalker.java:550]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1025,7 +998,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:515]
+  // @[RegionWalker.java:551]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1036,7 +1009,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:501]
+  // @[RegionWalker.java:526]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1045,9 +1018,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:507]
+  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:532]
 
-  // @[RegionWalker.java:535]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:539]
+
+  // @[RegionWalker.java:572]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1056,7 +1031,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:573]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1065,11 +1040,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:540]
+  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:577]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:547]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:584]
 
-  // @[RegionWalker.java:554]
+  // @[RegionWalker.java:591]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1080,9 +1055,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:562]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:599]
 
-  // @[RegionWalker.java:567]
+  // @[RegionWalker.java:607]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1091,7 +1066,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:599]
+  // @[RegionWalker.java:643]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 1'b0;
@@ -1100,7 +1075,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:611]
+  // @[RegionWalker.java:655]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1111,7 +1086,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:612]
+  // @[RegionWalker.java:656]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1122,7 +1097,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:613]
+  // @[RegionWalker.java:657]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1133,7 +1108,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:670]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1144,7 +1119,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:673]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1155,94 +1130,101 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid | a_move; // @[RegionWalker.java:197]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:215]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:628]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:672]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:627]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:671]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:451]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:472]
 
-  assign rg_read_data = region_table[rg_read_idx]; // @[RegionWalker.java:189]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:205]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, o_dst, o_src}; // @[RegionWalker.java:520]
+  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:557]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:519]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:555]
 
-  assign outstanding = owed; // @[RegionWalker.java:631]
+  assign outstanding = owed; // @[RegionWalker.java:675]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:649]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:693]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:522]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:559]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:549]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:586]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:555]
+  assign last_mover_status = last_status; // @[RegionWalker.java:592]
 
-  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == {7'd0, rg_read_idx}))) | (req1_valid & (req1_region == {7'd0, rg_read_idx})); // @[RegionWalker.java:639]
+  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:683]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:448]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:469]
 
-  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:641]
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:685]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:642]
+  assign ev_rejected = reject; // @[RegionWalker.java:686]
 
-  assign ev_error = k_error; // @[RegionWalker.java:643]
+  assign ev_error = k_error; // @[RegionWalker.java:687]
 
-  assign ev_completed = status_valid; // @[RegionWalker.java:645]
+  assign ev_completed = status_valid; // @[RegionWalker.java:689]
 
-  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:646]
+  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:690]
 
-  // @[RegionWalker.java:187]
+  // @[RegionWalker.java:203]
   always @(posedge clk) begin
     if (rg_we) begin
-      region_table[rg_idx] <= rg_data;
+      region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd16), rg_data};
     end
   end
 
-  // @[RegionWalker.java:449]
+  // @[RegionWalker.java:470]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:372]
+  // @[RegionWalker.java:386]
   always @(posedge clk) begin
-    if (r_load) begin
+    if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:404]
+  // @[RegionWalker.java:427]
   always @(posedge clk) begin
     if (r1_valid) begin
-      chunk_queue[chunk_wr] <= {r1_frame, (r1_frame == next_frame) & ~r1_chunk[1], r1_chunk[68:2], r1_chunk[0]};
+      chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[1], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:528]
+  // @[RegionWalker.java:543]
+  always @(posedge clk) begin
+    if (admit) begin
+      request_fpga[free_request] <= k_fpga;
+    end
+  end
+
+  // @[RegionWalker.java:565]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:570]
+  // @[RegionWalker.java:614]
   always @(posedge clk) begin
     if (admit) begin
       request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:625]
+  // @[RegionWalker.java:669]
   always @(posedge clk) begin
     if (status_valid | reject_push) begin
       status_fifo[status_wr[0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:488]
+  // @[RegionWalker.java:513]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

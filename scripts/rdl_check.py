@@ -54,7 +54,8 @@ def expected_access(kind, field):
     """(sw, onwrite, singlepulse) a field of a register of this kind must have."""
     if field in ("reserved", "ignored"):
         return ("r", None, False)
-    return {"ro": ("r", None, False), "wc": ("rw", "wclr", False), "w1": ("w", None, True), "rw": ("rw", None, False)}[kind]
+    return {"ro": ("r", None, False), "wc": ("rw", "wclr", False), "w1": ("w", None, True), "rw": ("rw", None, False),
+            "wo": ("w", None, False)}[kind]
 
 
 def compare(rdl_path, manifest):

@@ -141,15 +141,15 @@ public final class Bridge extends Generator<Bridge.Params> {
             return addressing == Addressing.REGIONS;
         }
 
-        /** Direction d's region walker (addressing=regions): IDs from 128, as many pieces in flight as IDs allow. */
+        /** Direction d's region walker (addressing=regions): IDs from 128, {@link #REGION_PIECES} pieces in flight. */
         public RegionWalker.Params walker(Direction d) {
             int depth = Integer.highestOneBit(Math.max(2, inflight) * 2 - 1);
             return new RegionWalker.Params(d, regionPages, regions, REGION_PIECES, inflight, depth, Layout.KERNEL_ID_FIRST, fpgaMemBytes,
                     false, counters);
         }
 
-        /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..143). */
-        public static final int REGION_PIECES = 16;
+        /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..135): a piece is at least 4 B and at most 960 KB, and eight keep the mover busy across its status latency. */
+        public static final int REGION_PIECES = 8;
 
         /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 4 windows, counters, 8 GiB of FPGA memory. */
         public static Params defaults() {
@@ -460,12 +460,9 @@ public final class Bridge extends Generator<Bridge.Params> {
         m.output("csr_readdata", 32, dma).set(csr.readdata());
         m.output("csr_readdatavalid", 1, dma).set(csr.readdatavalid());
 
-        // Issue stamps: one free-running dma_clk counter for both directions.
-        // (with regions addressing each walker stamps its requests itself)
-        Reg now = p.regionsAddressing() ? null : m.reg("now", 32, dma).init(0);
-        if (now != null) {
-            now.set(now.plus(1));
-        }
+        // Issue stamps: one free-running dma_clk counter for both directions (and both region walkers).
+        Reg now = m.reg("now", 32, dma).init(0);
+        now.set(now.plus(1));
 
         List<BridgePath.Tables> tables = new java.util.ArrayList<>();
         for (Direction d : Direction.values()) {
@@ -481,10 +478,10 @@ public final class Bridge extends Generator<Bridge.Params> {
             path.dmaStatusData().set(m.input(t + "_dma_status_data", Layout.MOVER_STATUS.bits(), dma));
             m.output(t + "_host_status_valid", 1, dma).set(path.hostStatusValid());
             m.output(t + "_host_status_data", Layout.MOVER_STATUS.bits(), dma).set(path.hostStatusData());
+            path.now().set(now);
             if (p.regionsAddressing()) {
                 tables.add(path.tables());
             } else {
-                path.now().set(now);
                 path.winBase().set(csr.winBase());
                 path.winMask().set(csr.winMask());
                 path.winAllow().set(d == Direction.RD ? csr.winAllowRd() : csr.winAllowWr());
@@ -510,6 +507,7 @@ public final class Bridge extends Generator<Bridge.Params> {
                 t.rgWe().set(r.rgWe());
                 t.rgIdx().set(r.rgIdx());
                 t.rgData().set(r.rgData());
+                t.rgOpen().set(r.rgOpen());
                 t.rgReadIdx().set(r.rgReadIdx());
             }
             r.ptConflict().set(tables.get(0).ptConflict().or(tables.get(1).ptConflict()));

@@ -45,7 +45,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
      * walk's range ({@code ptConflict}), the selected region busy.
      */
     public record Regions(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal rgWe, Signal rgIdx, Signal rgData,
-            Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
+            Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
     }
 
     /** The window signals are null with regions addressing, {@code regions} null without. */
@@ -162,7 +162,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             RegionWalker.Params w = b.walker(Bridge.Direction.RD);
             regions = new Regions(at.out("pt_we", 1, cd), at.out("pt_addr", w.entryBits(), cd),
                     at.out("pt_data", Layout.PAGE_ENTRY.bits(), cd), at.in("pt_conflict", 1, cd), at.out("rg_we", 1, cd),
-                    at.out("rg_idx", w.regionBits(), cd), at.out("rg_data", Layout.REGION_ENTRY.bits(), cd),
+                    at.out("rg_idx", w.regionBits(), cd), at.out("rg_data", Layout.REGION_ENTRY.bits(), cd), at.out("rg_open", 1, cd),
                     at.out("rg_read_idx", w.regionBits(), cd), at.in("rg_read_data", Layout.REGION_ENTRY.bits(), cd),
                     at.in("rg_read_busy", 1, cd));
         }
@@ -199,9 +199,11 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Signal write = io.write();
         Signal writedata = io.writedata();
         Map<Integer, Expr> readable = new TreeMap<>();
+        // registers read in the read port's second cycle (a region entry, stored the cycle after its write)
+        Map<Integer, Expr> late = new TreeMap<>();
 
         if (b.regionsAddressing()) {
-            regionRegisters(m, b, io, readable);
+            regionRegisters(m, b, io, readable, late);
         } else {
             windows(m, b, io, readable);
         }
@@ -318,7 +320,24 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         rvalid1.set(io.read());
         rvalid.set(rvalid1);
         Expr inCounters = counterRead;
+        Reg fromLate = late.isEmpty() ? null : m.reg("read_late_q", 1, cd).init(0);
+        Reg lateIndex = late.size() < 2 ? null : m.reg("read_late_index_q", Check.indexWidth(late.size()), cd).init(0);
+        List<Integer> lateAt = new ArrayList<>(late.keySet());
         m.when(io.read(), () -> {
+            if (fromLate != null) {
+                Expr hit = m.lit(0, 1);
+                Expr index = lateIndex == null ? null : m.lit(0, lateIndex.width());
+                for (int i = 0; i < lateAt.size(); i++) {
+                    hit = hit.or(address.eq(lateAt.get(i)));
+                    if (index != null) {
+                        index = Expr.mux(address.eq(lateAt.get(i)), m.lit(i, lateIndex.width()), index);
+                    }
+                }
+                fromLate.set(hit);
+                if (lateIndex != null) {
+                    lateIndex.set(index);
+                }
+            }
             WhenChain chain = null;
             for (Map.Entry<Integer, Expr> r : readable.entrySet()) {
                 Runnable body = () -> rdata1.set(r.getValue());
@@ -337,6 +356,10 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
             bringupData.set(bringupWord);
             chosen = Expr.mux(fromBringup, bringupData, chosen);
         }
+        if (fromLate != null) {
+            List<Expr> lateValues = new ArrayList<>(late.values());
+            chosen = Expr.mux(fromLate, lateIndex == null ? lateValues.getFirst() : org.direkt.generators.Bits.select(lateValues, lateIndex), chosen);
+        }
         rdata.set(chosen);
         io.readdata().set(rdata);
         io.readdatavalid().set(rvalid);
@@ -348,7 +371,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
      * beyond the table (then REGION_STATUS.refused is set and PAGE_INDEX stays); a region entry is
      * staged in REGION_SELECT / REGION_BYTES and stored by the REGION_CTRL write.
      */
-    private static void regionRegisters(ModuleBuilder m, Bridge.Params b, Io io, Map<Integer, Expr> readable) {
+    private static void regionRegisters(ModuleBuilder m, Bridge.Params b, Io io, Map<Integer, Expr> readable, Map<Integer, Expr> late) {
         ClockDomain cd = Domains.MAIN;
         Signal address = io.address();
         Signal write = io.write();
@@ -373,7 +396,6 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
 
         Reg index = m.reg("page_index", 16, cd).init(0);
         Reg pageLo = m.reg("page_lo", loBits, cd).init(0);
-        Reg pageHi = m.reg("page_hi", 32, cd).init(0);
         Reg select = m.reg("region_select", w.regionBits(), cd).init(0);
         Reg bytes = m.reg("region_bytes", 32, cd).init(0);
         Reg refused = m.reg("page_refused", 1, cd).init(0);
@@ -386,27 +408,44 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         m.when(write.and(address.eq(loAt)), () -> pageLo.set(HdlWords.get(writedata, lo, "addr")));
         m.when(write.and(address.eq(selAt)), () -> select.set(writedata.bits(w.regionBits() - 1, 0)));
         m.when(write.and(address.eq(bytesAt)), () -> bytes.set(writedata));
-        m.when(store, () -> pageHi.set(writedata));
         m.when(write.and(address.eq(statusAt)), () -> refused.set(0)).elseWhen(refuse, () -> refused.set(1));
         rg.ptWe().set(store.and(refuse.not()));
         rg.ptAddr().set(index.trunc(w.entryBits()));
         rg.ptData().set(Expr.cat(writedata, pageLo));
-        rg.rgWe().set(write.and(address.eq(ctrlAt)));
-        rg.rgIdx().set(select);
-        rg.rgData().set(HdlWords.pack(m, re, Map.of("bytes", bytes, "first", HdlWords.get(writedata, ctrl, "first"),
-                "allow_rd", HdlWords.get(writedata, ctrl, "allow_rd"), "allow_wr", HdlWords.get(writedata, ctrl, "allow_wr"))));
+        // The region write leaves registered (it reaches both walkers from flip-flops) with its
+        // entry's "open" mark: a length, and the pages first .. first + ceil(bytes / 64 KB) - 1 inside
+        // the table (ceil(bytes / 64 KB) is worked out as REGION_BYTES is written).
+        int fw = Layout.resolve(re).field("first").width();
+        Reg pages = m.reg("region_pages", fw + 1, cd).init(0);
+        m.when(write.and(address.eq(bytesAt)), () -> pages.set(writedata.bits(31, Layout.PAGE_BITS).zext(fw + 1)
+                .plus(writedata.bits(Layout.PAGE_BITS - 1, 0).orR().zext(fw + 1))));
+        Reg rgWe = m.reg("region_we", 1, cd).init(0);
+        Reg rgIdx = m.reg("region_we_index", w.regionBits(), cd).init(0);
+        Reg rgData = m.reg("region_we_entry", re.bits(), cd).init(0);
+        Reg rgOpen = m.reg("region_we_open", 1, cd).init(0);
+        Expr ctrlWrite = write.and(address.eq(ctrlAt));
+        Expr first = HdlWords.get(writedata, ctrl, "first");
+        rgWe.set(ctrlWrite);
+        m.when(ctrlWrite, () -> {
+            rgIdx.set(select);
+            rgData.set(HdlWords.pack(m, re, Map.of("bytes", bytes, "first", first,
+                    "allow_rd", HdlWords.get(writedata, ctrl, "allow_rd"), "allow_wr", HdlWords.get(writedata, ctrl, "allow_wr"))));
+            rgOpen.set(bytes.ne(0).and(first.zext(fw + 1).plus(pages).le(m.lit(w.entries(), fw + 1))));
+        });
+        rg.rgWe().set(rgWe);
+        rg.rgIdx().set(rgIdx);
+        rg.rgData().set(rgData);
+        rg.rgOpen().set(rgOpen);
         rg.rgReadIdx().set(select);
         Expr entry = rg.rgReadData();
         readable.put(idxAt, index.zext(32));
-        readable.put(loAt, HdlWords.pack(m, lo, Map.of("addr", pageLo)));
-        readable.put(hiAt, pageHi);
+        // (PAGE_LO, PAGE_HI and REGION_BYTES are write-only: they read 0)
         readable.put(selAt, select.zext(32));
-        readable.put(bytesAt, bytes);
         // (the entry's reserved bits, 0 as the CSR writes them, read back in CTRL's reserved field)
-        readable.put(ctrlAt, HdlWords.pack(m, ctrl, Map.of("first", HdlWords.get(entry, re, "first"),
+        late.put(ctrlAt, HdlWords.pack(m, ctrl, Map.of("first", HdlWords.get(entry, re, "first"),
                 "allow_rd", HdlWords.get(entry, re, "allow_rd"), "allow_wr", HdlWords.get(entry, re, "allow_wr"),
                 "reserved", HdlWords.get(entry, re, "reserved"))));
-        readable.put(lenAt, HdlWords.get(entry, re, "bytes"));
+        late.put(lenAt, HdlWords.get(entry, re, "bytes"));
         readable.put(statusAt, HdlWords.pack(m, st, Map.of("refused", refused, "busy", rg.rgReadBusy())));
     }
 

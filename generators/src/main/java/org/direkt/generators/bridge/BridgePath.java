@@ -62,7 +62,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
     /** The region walker's table ports, as the CSR drives and reads them. */
     public record Tables(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal rgWe, Signal rgIdx, Signal rgData,
-            Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
+            Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
     }
 
     /**
@@ -140,7 +140,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Signal hsValid = at.out(t + "_host_status_valid", 1, dma);
         Signal hsData = at.out(t + "_host_status_data", statusBits, dma);
         boolean raw = !b.regionsAddressing();
-        Signal now = raw ? at.in("now", 32, dma) : null;
+        Signal now = at.in("now", 32, dma);
         Signal winBase = raw ? at.in("win_base", WindowCheck.BITS * e, dma) : null;
         Signal winMask = raw ? at.in("win_mask", WindowCheck.MASK_BITS * e, dma) : null;
         Signal winAllow = raw ? at.in("win_allow", e, dma) : null;
@@ -149,7 +149,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
             RegionWalker.Params w = b.walker(p.direction());
             tables = new Tables(at.in("pt_we", 1, dma), at.in("pt_addr", w.entryBits(), dma),
                     at.in("pt_data", Layout.PAGE_ENTRY.bits(), dma), at.out("pt_conflict", 1, dma), at.in("rg_we", 1, dma),
-                    at.in("rg_idx", w.regionBits(), dma), at.in("rg_data", Layout.REGION_ENTRY.bits(), dma),
+                    at.in("rg_idx", w.regionBits(), dma), at.in("rg_data", Layout.REGION_ENTRY.bits(), dma), at.in("rg_open", 1, dma),
                     at.in("rg_read_idx", w.regionBits(), dma),
                     // the region read-back from one copy (rd's): both hold the same entries
                     p.direction() == Direction.RD ? at.out("rg_read_data", Layout.REGION_ENTRY.bits(), dma) : null,
@@ -373,6 +373,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         walker.rgWe().set(t.rgWe());
         walker.rgIdx().set(t.rgIdx());
         walker.rgData().set(t.rgData());
+        walker.rgOpen().set(t.rgOpen());
         walker.rgReadIdx().set(t.rgReadIdx());
         if (t.rgReadData() != null) {
             t.rgReadData().set(walker.rgReadData());
@@ -407,6 +408,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         // ---- mover statuses: kernel IDs (128..) to the walker, host IDs back to the controller, registered
         Expr kernelId = HdlWords.get(io.dmaStatusData(), Layout.MOVER_STATUS, "id").bit(Layout.DESC_ID.field("kernel").lsb());
         Layout.Word ms = Layout.MOVER_STATUS;
+        walker.now().set(io.now());
         walker.msValid().set(io.dmaStatusValid().and(kernelId));
         walker.msData().set(Expr.cat(HdlWords.get(io.dmaStatusData(), ms, "aborted").or(HdlWords.get(io.dmaStatusData(), ms, "flushed")),
                 HdlWords.get(io.dmaStatusData(), ms, "id")));

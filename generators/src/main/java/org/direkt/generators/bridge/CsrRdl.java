@@ -24,6 +24,7 @@ import org.direkt.hdl.GeneratedLicence;
  * <li>{@code wc} (any write clears it): {@code sw = rw; onwrite = wclr; hw = w}.</li>
  * <li>{@code w1} (CONTROL: a write of 1 acts once): {@code sw = w; singlepulse; hw = r}.</li>
  * <li>{@code rw} (the windows): {@code sw = rw; hw = r}.</li>
+ * <li>{@code wo} (the region staging registers: written, read as 0): {@code sw = w; hw = r}.</li>
  * <li>fields named {@code reserved} or {@code ignored} read 0 in every register: {@code sw = r; hw = na}.</li>
  * </ul>
  */
@@ -94,6 +95,7 @@ public final class CsrRdl {
             case "wc" -> List.of("sw = rw", "onwrite = wclr", "hw = w");
             case "w1" -> List.of("sw = w", "singlepulse", "hw = r");
             case "rw" -> List.of("sw = rw", "hw = r");
+            case "wo" -> List.of("sw = w", "hw = r");
             default -> throw new IllegalStateException(r.name() + ": access '" + r.access() + "' has no SystemRDL form");
         };
     }

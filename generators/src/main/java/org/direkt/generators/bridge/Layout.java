@@ -328,7 +328,7 @@ public final class Layout {
     // ------------------------------------------------------------------ CSR map (32-bit registers, word addresses)
 
     /**
-     * One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action), and
+     * One CSR register: word offset, access (ro, rw, wc: a write clears, w1: write-only action, wo: write-only value, reads 0), and
      * the {@link Word} that gives its fields ({@code null}: one 32-bit value).
      */
     public record CsrReg(String name, int offset, String access, String doc, Word word) {
@@ -561,9 +561,12 @@ public final class Layout {
                     case "REGION_STATUS" -> CSR_REGION_STATUS;
                     default -> null;
                 };
+                // The staging registers (a page's address, a region's length) are written, not read back:
+                // what they stored reads back from the table (REGION_CTRL, REGION_LENGTH).
                 String access = switch (reg) {
                     case "REGION_LENGTH" -> "ro";
                     case "REGION_STATUS" -> "wc";
+                    case "PAGE_LO", "PAGE_HI", "REGION_BYTES" -> "wo";
                     default -> "rw";
                 };
                 regs.add(new CsrReg(reg, CSR_REGION_OFFSET + r, access, doc, word));

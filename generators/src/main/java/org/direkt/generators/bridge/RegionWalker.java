@@ -132,7 +132,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
     }
 
     public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal rgWe, Signal rgIdx,
-            Signal rgData, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal outstanding, Signal walking, Signal canIssue,
+            Signal rgData, Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal now, Signal outstanding, Signal walking, Signal canIssue,
             Signal spurious, Signal lastStatus, Signal rgReadBusy, Signal ptConflict, Signal idle, Signal evRejected,
             Signal evError, Signal evCompleted, Signal evAborted) {
     }
@@ -152,10 +152,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 at.source("st", AvalonSt.source(Layout.KERNEL_STATUS_TAGGED.bits()), cd),
                 at.in("pt_we", 1, cd), at.in("pt_addr", p.entryBits(), cd), at.in("pt_data", Layout.PAGE_ENTRY.bits(), cd),
                 p.probes() ? at.out("pt_refused", 1, cd) : null, at.in("rg_we", 1, cd), at.in("rg_idx", p.regionBits(), cd),
-                at.in("rg_data", Layout.REGION_ENTRY.bits(), cd), at.in("rg_read_idx", p.regionBits(), cd),
+                at.in("rg_data", Layout.REGION_ENTRY.bits(), cd), p.probes() ? null : at.in("rg_open", 1, cd),
+                at.in("rg_read_idx", p.regionBits(), cd),
                 p.readBack() ? at.out("rg_read_data", Layout.REGION_ENTRY.bits(), cd) : null,
                 at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), p.probes() ? 1 : 0), cd),
                 at.in("dma_status_valid", 1, cd), at.in("dma_status_data", p.probes() ? Layout.MOVER_STATUS.bits() : 9, cd),
+                p.probes() ? null : at.in("now", 32, cd),
                 at.out("outstanding", ow, cd), p.probes() ? at.out("walking", 1, cd) : null,
                 p.probes() ? at.out("can_issue", 1, cd) : null, p.events() || p.probes() ? at.out("spurious", 1, cd) : null,
                 p.probes() ? at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd) : null, at.out("rg_read_busy", 1, cd),
@@ -183,10 +185,24 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Layout.Word ks = Layout.KERNEL_STATUS_TAGGED;
 
         // ---------------------------------------------------------------- tables
-        Memory regionTable = m.memory("region_table", re.bits(), 1 << p.regionBits(), cd).distributed();
-        regionTable.write(io.rgIdx(), io.rgData(), io.rgWe());
+        // Each entry is stored with an "open" mark worked out as it is written: reserved bits 0, a
+        // length, and its pages (first .. first + ceil(bytes / 64 KB) - 1) inside the page table (one
+        // adder whose carry in counts a partial last page). A request's check then only reads it. In
+        // the bridge the CSR works the mark out (rg_open) as it stages the entry.
+        int fw = re.field("first").width();
+        Expr wBytes = HdlWords.get(io.rgData(), re, "bytes");
+        Expr open = HdlWords.get(io.rgData(), re, "reserved").eq(0);
+        if (p.probes()) {
+            Expr regionEnd = addCarry(HdlWords.get(io.rgData(), re, "first").zext(fw + 1), wBytes.bits(31, Layout.PAGE_BITS).zext(fw + 1),
+                    wBytes.bits(Layout.PAGE_BITS - 1, 0).orR());
+            open = open.and(wBytes.ne(0)).and(regionEnd.le(m.lit(p.entries(), fw + 1)));
+        } else {
+            open = open.and(io.rgOpen());
+        }
+        Memory regionTable = m.memory("region_table", re.bits() + 1, 1 << p.regionBits(), cd).distributed();
+        regionTable.write(io.rgIdx(), Expr.cat(open, io.rgData()), io.rgWe());
         if (p.readBack()) {
-            io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()));
+            io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()).bits(re.bits() - 1, 0));
         }
         Memory pageTable = m.memory("page_table", Layout.PAGE_ENTRY.bits(), p.entries(), cd);
 
@@ -194,28 +210,28 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg aValid = m.reg("a_valid", 1, cd).init(0);
         Reg aReq = m.reg("a_req", rq.bits(), cd).init(0);
         Signal aMove = m.wire("a_move", 1);
-        io.req().ready().set(aValid.not().or(aMove));
+        // Ready from the stage's register alone: nothing downstream reaches back into the producer's
+        // read logic. One request every two cycles at most, as fast as the walk admits them.
+        io.req().ready().set(aValid.not());
         m.when(io.req().fire(), () -> aReq.set(io.req().data()));
         aValid.set(io.req().fire().or(aValid.and(aMove.not())));
 
         // ---------------------------------------------------------------- stage B: sums and checks of the request alone, its region's entry
         int rfw = rq.field("region").width();
-        int fw = re.field("first").width();
         Reg bValid = m.reg("b_valid", 1, cd).init(0);
-        Reg bOff = m.reg("b_offset", rq.field("offset").width(), cd).init(0);
+        Reg bOff = m.reg("b_offset", Layout.PAGE_BITS + ew, cd).init(0); // as far as a table index reaches
         int fa = p.fpgaBits();
         int fe = Math.max(fa, 32) + 1;
         Reg bFpga = m.reg("b_fpga", fa, cd).init(0);
         Reg bTag = m.reg("b_tag", 32, cd).init(0);
         Reg bRegion = m.reg("b_region", rfw, cd).init(0);
         Reg bCheap = m.reg("b_request_error", 4, cd).init(0); // the checks of the request alone
-        Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes - 1: the last byte's offset
+        Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes: one past the last byte's offset
         Reg bFpgaEnd = m.reg("b_fpga_end", fe, cd).init(0); // fpga + bytes: one past the last FPGA byte
-        Reg bFpgaAdj = m.reg("b_fpga_adj", fa, cd).init(0); // fpga - (offset mod 64 KB): where the first page would start
         Reg bFpgaHigh = m.reg("b_fpga_high", 1, cd).init(0); // an FPGA address bit set above the memory's
         // the region's entry as it stood when the request came here: usable for this request, first page, length
         Reg bUsable = m.reg("b_region_usable", 1, cd).init(0);
-        Reg bFirst = m.reg("b_region_first", fw, cd).init(0);
+        Reg bFirst = m.reg("b_region_first", ew, cd).init(0);
         Reg bBytes = m.reg("b_region_bytes", 32, cd).init(0);
         Signal bMove = m.wire("b_move", 1);
         aMove.set(aValid.and(bValid.not().or(bMove)));
@@ -230,38 +246,36 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr cheap = Expr.mux(HdlWords.get(aReq, rq, "reserved").ne(0), code(m, Layout.Error.RESERVED), cheapE);
         Expr read = regionTable.readAsync(aRegion.trunc(p.regionBits()));
         Expr rFirstRead = HdlWords.get(read, re, "first");
-        Expr usable = HdlWords.get(read, re, "reserved").eq(0).and(HdlWords.get(read, re, "bytes").ne(0))
-                .and(HdlWords.get(read, re, p.direction() == Direction.RD ? "allow_rd" : "allow_wr"));
+        Expr usable = read.bit(re.bits()).and(HdlWords.get(read, re, p.direction() == Direction.RD ? "allow_rd" : "allow_wr"));
         if (p.regions() < (1 << rfw)) {
             usable = usable.and(aRegion.lt(m.lit(p.regions(), rfw)));
         }
-        if (ew < fw) {
-            usable = usable.and(rFirstRead.bits(fw - 1, ew).orR().not());
-        }
         Expr usableNow = usable;
+        Expr rBytesRead = HdlWords.get(read, re, "bytes");
         m.when(aMove, () -> {
-            bOff.set(aOff);
+            bOff.set(aOff.trunc(Layout.PAGE_BITS + ew));
             bFpga.set(aFpga.trunc(fa));
             bTag.set(HdlWords.get(aReq, rq, "tag"));
             bRegion.set(aRegion);
             bCheap.set(cheap);
-            bEnd.set(aOff.zext(33).plus(aBytes.zext(33)).minus(1));
+            bEnd.set(aOff.zext(33).plus(aBytes.zext(33)));
             bFpgaEnd.set(aFpga.trunc(fa).zext(fe).plus(aBytes.zext(fe)));
-            bFpgaAdj.set(aFpga.trunc(fa).minus(aOff.bits(Layout.PAGE_BITS - 1, 0).zext(fa)));
             bFpgaHigh.set(aFpga.bits(63, fa).orR());
             bUsable.set(usableNow);
-            bFirst.set(rFirstRead);
-            bBytes.set(HdlWords.get(read, re, "bytes"));
+            bFirst.set(rFirstRead.trunc(ew));
+            bBytes.set(rBytesRead);
         });
         bValid.set(aMove.or(bValid.and(bMove.not())));
 
-        // The last page's table index, one bit wider than the table so that a region running off its end shows.
-        Signal pLastWide = m.wire("last_page_wide", fw + 1);
-        pLastWide.set(bFirst.zext(fw + 1).plus(bEnd.bits(31, Layout.PAGE_BITS).zext(fw + 1)));
-        Signal pFirstWide = m.wire("first_page_wide", fw + 1);
-        pFirstWide.set(bFirst.zext(fw + 1).plus(bOff.bits(31, Layout.PAGE_BITS).zext(fw + 1)));
-        Expr inTable = pLastWide.bits(fw, ew).or(pFirstWide.bits(fw, ew)).orR().not();
-        Expr inRegion = bEnd.lt(bBytes.zext(33)).and(inTable);
+        // Inside the region (every byte below its length; an open region lies inside the table): the
+        // request's pages are then table entries, so its first page and the page after its last are
+        // computed as wide as the table only (their values matter only for a request that passes).
+        Expr inRegion = bEnd.le(bBytes.zext(33));
+        Signal pFirst = m.wire("first_page", ew);
+        pFirst.set(bFirst.plus(bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS)));
+        Signal pEnd = m.wire("end_page", ew + 1);
+        pEnd.set(addCarry(bFirst.zext(ew + 1), bEnd.bits(Layout.PAGE_BITS + ew, Layout.PAGE_BITS),
+                bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()));
         Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), fe)).and(bFpgaHigh.not());
         Expr e = Expr.mux(fpgaOk.not(), code(m, Layout.Error.FPGA_RANGE), code(m, Layout.Error.OK));
         e = Expr.mux(inRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
@@ -276,23 +290,21 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg kTag = m.reg("k_tag", 32, cd).init(0);
         Reg kRegion = m.reg("k_region", rfw, cd).init(0);
         Reg kFirstPage = m.reg("k_first_page", ew, cd).init(0);
-        Reg kLastPage = m.reg("k_last_page", ew, cd).init(0);
+        Reg kEndPage = m.reg("k_end_page", ew + 1, cd).init(0); // the page after the last
         Reg kOff0 = m.reg("k_first_offset", Layout.PAGE_BITS, cd).init(0);
-        Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS + 1, cd).init(0);
+        Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS - 1, cd).init(0); // in dwords, 1 .. 16384
         Reg kFpga = m.reg("k_fpga", fa, cd).init(0);
-        Reg kFpgaAdj = m.reg("k_fpga_adj", fa, cd).init(0);
         Signal kMove = m.wire("k_move", 1);
         bMove.set(bValid.and(kValid.not().or(kMove)));
         m.when(bMove, () -> {
             kErr.set(error);
             kTag.set(bTag);
             kRegion.set(bRegion);
-            kFirstPage.set(pFirstWide.trunc(ew));
-            kLastPage.set(pLastWide.trunc(ew));
+            kFirstPage.set(pFirst);
+            kEndPage.set(pEnd);
             kOff0.set(bOff.bits(Layout.PAGE_BITS - 1, 0));
-            kEndOff.set(bEnd.bits(Layout.PAGE_BITS - 1, 0).zext(Layout.PAGE_BITS + 1).plus(1));
+            kEndOff.set(Expr.cat(bEnd.bits(Layout.PAGE_BITS - 1, 0).eq(0), bEnd.bits(Layout.PAGE_BITS - 1, 2)));
             kFpga.set(bFpga);
-            kFpgaAdj.set(bFpgaAdj);
         });
         kValid.set(bMove.or(kValid.and(kMove.not())));
 
@@ -310,7 +322,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             qOpen.add(m.reg("req" + q + "_open", 1, cd).init(0));
             qCount.add(m.reg("req" + q + "_pieces", cw, cd).init(0));
             qErr.add(m.reg("req" + q + "_error", 4, cd).init(0));
-            qRegion.add(m.reg("req" + q + "_region", rfw, cd).init(0));
+            // (an admitted request's region is below regions: its index is enough)
+            qRegion.add(m.reg("req" + q + "_region", p.regionBits(), cd).init(0));
         }
         // The lowest free request slot.
         Signal freeQ = m.wire("free_request", qw);
@@ -326,12 +339,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg wBusy = m.reg("w_busy", 1, cd).init(0);
         Reg wQ = m.reg("w_request", qw, cd).init(0);
         Reg wPage = m.reg("w_page", ew, cd).init(0);
-        Reg wLast = m.reg("w_last_page", ew, cd).init(0);
+        Reg wEnd = m.reg("w_end_page", ew + 1, cd).init(0);
         Reg wFirst = m.reg("w_first", 1, cd).init(0);
         Reg wOff0 = m.reg("w_first_offset", Layout.PAGE_BITS, cd).init(0);
-        Reg wEndOff = m.reg("w_end_offset", Layout.PAGE_BITS + 1, cd).init(0);
-        Reg wFpga = m.reg("w_fpga", fa, cd).init(0);
-        Reg wFpgaAdj = m.reg("w_fpga_adj", fa, cd).init(0);
+        Reg wEndOff = m.reg("w_end_offset", Layout.PAGE_BITS - 1, cd).init(0);
 
         Signal admit = m.wire("admit", 1);
         Signal reject = m.wire("reject", 1);
@@ -354,9 +365,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         }).elseWhen(rejPush, () -> rejValid.set(0));
 
         // ---------------------------------------------------------------- stage R: page reads, their chunks queued
-        // The page table's read enable comes from registers alone (a credit: reads in flight plus
+        // A page load comes from registers alone (a credit: reads in flight plus
         // chunks queued stay below the queue's depth), so no path runs from the RAM's output back to
-        // its enable. R0: the read; R1: the frame registered and compared with the previous chunk's
+        // the load. R0: the read; R1: the frame registered and compared with the previous chunk's
         // frame + 1; then a small queue of chunks, each marked contiguous with the one before it.
         int cq = CHUNK_QUEUE;
         int ca = Check.log2(cq);
@@ -369,39 +380,51 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal rTake = m.wire("r_take", 1);
         Expr inFlight = r0Valid.zext(ca + 1).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
         rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))));
-        Signal frame = pageTable.readSync("page_frame", wPage, rLoad, cd);
+        // The table is read every cycle at the walk's page (no read enable, which block RAMs without
+        // a clock enable on the read port alone would need a hold register and a mux for): the word
+        // read in the cycle of a load is the one R1 registers.
+        Signal frame = pageTable.readSync("page_frame", wPage, m.lit(1, 1), cd);
 
-        Expr isLast = wPage.eq(wLast);
+        Expr isLast = wPage.zext(ew + 1).plus(1).eq(wEnd);
         Expr startOff = Expr.mux(wFirst, wOff0, m.lit(0, Layout.PAGE_BITS));
-        Expr endOff = Expr.mux(isLast, wEndOff, m.lit(PAGE, lenBits));
-        // a chunk's fields besides its frame: length, offset in its page, FPGA address, last, first, request
-        int metaBits = lenBits + Layout.PAGE_BITS + fa + 2 + qw;
+        Expr endOff = Expr.mux(isLast, wEndOff, m.lit(PAGE >> 2, lenBits - 2)); // in dwords
+        // a chunk's fields besides its frame: end (in dwords) and start offset in its page, last, first, request
+        int endBits = lenBits - 2;
+        int metaBits = endBits + Layout.PAGE_BITS + 2 + qw;
         Reg r0Meta = m.reg("r0_chunk", metaBits, cd).init(0);
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
-        Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
-        Reg nextFrame = m.reg("next_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
+        // No reset and no enable: the RAM's word goes straight into a flip-flop.
+        Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd);
+        // The frame after the previous chunk's, as its low 16 bits + 1 with their carry and its high bits:
+        // a chunk whose frame follows across a 4 GB line of bus addresses starts a piece of its own.
+        int fb = Layout.PAGE_ENTRY.bits();
+        Reg nextLo = m.reg("next_frame_low", Layout.PAGE_BITS + 1, cd).init(0);
+        Reg nextHi = m.reg("next_frame_high", fb - Layout.PAGE_BITS, cd).init(0);
         r0Valid.set(rLoad);
         r1Valid.set(r0Valid);
         m.when(rLoad, () -> {
-            r0Meta.set(Expr.cat(endOff.minus(startOff.zext(lenBits)), startOff, wFpga, isLast, wFirst, wQ));
+            r0Meta.set(Expr.cat(endOff, startOff, isLast, wFirst, wQ));
             wPage.set(wPage.plus(1));
             wFirst.set(0);
-            wFpga.set(Expr.mux(wFirst, wFpgaAdj, wFpga).plus(PAGE));
         });
-        // The RAM's word straight into a register every cycle (the RAM holds it while not read), so
-        // the register can be the RAM's own output register where the device has one.
+        // The RAM's word straight into a register every cycle, so the register can be the RAM's own
+        // output register where the device has one.
         r1Frame.set(frame);
         m.when(r0Valid, () -> r1Meta.set(r0Meta));
-        m.when(r1Valid, () -> nextFrame.set(r1Frame.plus(1)));
+        m.when(r1Valid, () -> {
+            nextLo.set(r1Frame.bits(Layout.PAGE_BITS - 1, 0).zext(Layout.PAGE_BITS + 1).plus(1));
+            nextHi.set(r1Frame.bits(fb - 1, Layout.PAGE_BITS));
+        });
         // chunk word: {frame, contiguous with the chunk before, meta}
         Expr r1First = r1Meta.bit(qw);
-        Expr r1Contig = r1Frame.eq(nextFrame).and(r1First.not());
+        Expr r1Contig = r1Frame.bits(Layout.PAGE_BITS - 1, 0).eq(nextLo.bits(Layout.PAGE_BITS - 1, 0)).and(nextLo.bit(Layout.PAGE_BITS).not())
+                .and(r1Frame.bits(fb - 1, Layout.PAGE_BITS).eq(nextHi)).and(r1First.not());
         // queued without the first-chunk mark (folded into the contiguous mark)
-        int queuedBits = Layout.PAGE_ENTRY.bits() + 1 + metaBits - 1;
+        int queuedBits = Layout.PAGE_ENTRY.bits() + 1 + metaBits;
         Memory chunks = m.memory("chunk_queue", queuedBits, cq, cd).distributed();
         Reg cqWr = m.reg("chunk_wr", ca, cd).init(0);
         Reg cqRd = m.reg("chunk_rd", ca, cd).init(0);
-        chunks.write(cqWr, Expr.cat(r1Frame, r1Contig, r1Meta.bits(metaBits - 1, qw + 1), r1Meta.bits(qw - 1, 0)), r1Valid);
+        chunks.write(cqWr, Expr.cat(r1Frame, r1Contig, r1Meta), r1Valid);
         m.when(r1Valid, () -> cqWr.set(cqWr.plus(1)));
         // The queue's head in a register, so the joining logic starts from flip-flops.
         Reg head = m.reg("chunk_head", queuedBits, cd).init(0);
@@ -417,14 +440,14 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         int at = 0;
         Expr rQ = head.bits(at + qw - 1, at);
         at += qw;
+        Expr rFirst = head.bit(at);
+        at += 1;
         Expr rLast = head.bit(at);
         at += 1;
-        Expr rFpga = head.bits(at + fa - 1, at);
-        at += fa;
         Expr rOff = head.bits(at + Layout.PAGE_BITS - 1, at);
         at += Layout.PAGE_BITS;
-        Expr rLen = head.bits(at + lenBits - 1, at);
-        at += lenBits;
+        Expr rEnd = head.bits(at + endBits - 1, at);
+        at += endBits;
         Expr rContig = head.bit(at);
         at += 1;
         Expr hFrame = head.bits(at + Layout.PAGE_ENTRY.bits() - 1, at);
@@ -432,18 +455,16 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             wBusy.set(1);
             wQ.set(freeQ);
             wPage.set(kFirstPage);
-            wLast.set(kLastPage);
+            wEnd.set(kEndPage);
             wFirst.set(1);
             wOff0.set(kOff0);
             wEndOff.set(kEndOff);
-            wFpga.set(kFpga);
-            wFpgaAdj.set(kFpgaAdj);
         }).elseWhen(rLoad.and(isLast), () -> wBusy.set(0));
 
         // A table write the current walk has still to read is refused.
         Signal refused = m.wire("pt_write_refused", 1);
         Signal conflict = m.wire("pt_write_conflict", 1);
-        conflict.set(wBusy.and(io.ptAddr().ge(wPage)).and(io.ptAddr().le(wLast)));
+        conflict.set(wBusy.and(io.ptAddr().ge(wPage)).and(io.ptAddr().zext(ew + 1).lt(wEnd)));
         refused.set(io.ptWe().and(conflict));
         io.ptConflict().set(conflict);
         pageTable.write(io.ptAddr(), io.ptData(), io.ptWe().and(refused.not()));
@@ -455,13 +476,16 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         int pb = Check.indexWidth(MAX_PAGES_PER_PIECE * PAGE + 1);
         Reg cValid = m.reg("c_valid", 1, cd).init(0);
         Reg cPcie = m.reg("c_pcie", 64, cd).init(0);
-        Reg cFpga = m.reg("c_fpga", fa, cd).init(0);
-        Reg cBytes = m.reg("c_bytes", pb, cd).init(0);
-        Reg cPages = m.reg("c_pages", 4, cd).init(0);
+        Reg cFirst = m.reg("c_first", 1, cd).init(0); // the request's first piece
+        // The piece's bytes follow from its pages: every chunk but its first starts at offset 0 and
+        // every chunk but its last ends at 64 KB, so bytes = (pages - 1) x 64 KB + last end - first start.
+        Reg cStart = m.reg("c_start", Layout.PAGE_BITS - 2, cd).init(0); // in dwords
+        Reg cEnd = m.reg("c_end", endBits, cd).init(0);
+        Reg cPages = m.reg("c_more_pages", 4, cd).init(0); // pages - 1
         Reg cLast = m.reg("c_last", 1, cd).init(0);
         Reg cQ = m.reg("c_request", qw, cd).init(0);
         Signal closed = m.wire("c_closed", 1);
-        closed.set(cLast.or(cPages.eq(MAX_PAGES_PER_PIECE)));
+        closed.set(cLast.or(cPages.eq(MAX_PAGES_PER_PIECE - 1)));
         // The head chunk joins the piece when it follows the piece's last chunk on the bus (the
         // piece's last chunk is always the one queued before the head).
         Signal contig = m.wire("c_contiguous", 1);
@@ -471,14 +495,15 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         cGo.set(cValid.and(closed.or(rValid.and(contig.not()))).and(oLoad));
         rTake.set(rValid.and(contig.or(cValid.not()).or(cGo)));
         m.when(rTake.and(contig), () -> {
-            cBytes.set(cBytes.plus(rLen.zext(pb)));
+            cEnd.set(rEnd);
             cPages.set(cPages.plus(1));
             cLast.set(rLast);
         }).elseWhen(rTake, () -> {
             cPcie.set(Expr.cat(hFrame, rOff));
-            cFpga.set(rFpga);
-            cBytes.set(rLen.zext(pb));
-            cPages.set(1);
+            cFirst.set(rFirst);
+            cStart.set(rOff.bits(Layout.PAGE_BITS - 1, 2));
+            cEnd.set(rEnd);
+            cPages.set(0);
             cLast.set(rLast);
             cQ.set(rQ);
         });
@@ -488,8 +513,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         IdPool.Io pool = m.sub("u_ids", new IdPool(), p.pool()).clock(cd).io();
         int sw = p.pool().slotBits();
         Reg oValid = m.reg("o_valid", 1, cd).init(0);
-        Reg oSrc = m.reg("o_src", 64, cd).init(0);
-        Reg oDst = m.reg("o_dst", 64, cd).init(0);
+        Reg oPcie = m.reg("o_pcie", 64, cd).init(0);
+        Reg oFpga = m.reg("o_fpga", fa, cd).init(0);
         Reg oDwords = m.reg("o_dwords", Layout.MOVER_DESC.field("dwords").width(), cd).init(0);
         Reg oLast = m.reg("o_last", 1, cd).init(0);
         Reg oQ = m.reg("o_request", qw, cd).init(0);
@@ -507,17 +532,29 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         fire.set(oValid.and(readyNow).and(pool.anyFree()));
         oLoad.set(oValid.not().or(fire));
         boolean rd = p.direction() == Direction.RD;
+        int dwb = pb - 2;
+        int pageDw = Layout.PAGE_BITS - 2;
+        Expr cUpper = cPages.zext(dwb - pageDw).plus(cEnd.bit(pageDw).zext(dwb - pageDw));
+        Signal cDwords = m.wire("c_dwords", dwb);
+        cDwords.set(Expr.cat(cUpper, cEnd.bits(pageDw - 1, 0)).minus(cStart.zext(dwb)));
+        // A request's FPGA addresses are contiguous: its first piece's is the request's (from the slot's
+        // memory), every later piece's follows the piece before, which is still in the O registers.
+        Memory requestFpga = m.memory("request_fpga", fa, 1 << qw, cd).distributed();
+        requestFpga.write(freeQ, kFpga, admit);
+        Expr pieceBytes = Expr.cat(oDwords, m.lit(0, 2));
+        Expr followOn = oFpga.plus(fa >= pieceBytes.width() ? pieceBytes.zext(fa) : pieceBytes.trunc(fa));
         m.when(cGo, () -> {
-            oSrc.set(rd ? cPcie : cFpga.zext(64));
-            oDst.set(rd ? cFpga.zext(64) : cPcie);
-            oDwords.set(cBytes.bits(pb - 1, 2).zext(Layout.MOVER_DESC.field("dwords").width()));
+            oPcie.set(cPcie);
+            oFpga.set(Expr.mux(cFirst, requestFpga.readAsync(cQ), followOn));
+            oDwords.set(cDwords.zext(Layout.MOVER_DESC.field("dwords").width()));
             oLast.set(cLast);
             oQ.set(cQ);
         });
         oValid.set(cGo.or(oValid.and(fire.not())));
         Expr id = m.lit(p.idBase(), 8).plus(pool.freeSlot().zext(8));
         io.desc().valid().set(p.probes() ? fire : oValid.and(pool.anyFree()));
-        io.desc().data().set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", oSrc, "dst", oDst, "dwords", oDwords, "id", id)));
+        Expr fpga64 = oFpga.zext(64);
+        io.desc().data().set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", rd ? oPcie : fpga64, "dst", rd ? fpga64 : oPcie, "dwords", oDwords, "id", id)));
         if (p.probes()) {
             io.canIssue().set(readyNow.and(pool.anyFree()));
         }
@@ -563,8 +600,15 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr failed = p.probes() ? HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed")) : msData.bit(8);
 
         // Each request slot's tag and admission time, in LUT RAM: written at admission, read once at its status.
-        Reg now = m.reg("now", 32, cd).init(0);
-        now.set(now.plus(1));
+        // A free-running cycle counter: the walker's own standalone, the bridge's (shared) inside it.
+        Expr now;
+        if (p.probes()) {
+            Reg own = m.reg("now", 32, cd).init(0);
+            own.set(own.plus(1));
+            now = own;
+        } else {
+            now = io.now();
+        }
         Layout.Word st = Layout.STAMP_TAGGED;
         Memory stamps = m.memory("request_stamp", st.bits(), 1 << qw, cd).distributed();
         stamps.write(freeQ, HdlWords.pack(m, st, Map.of("stamp", now, "tag", kTag)), admit);
@@ -582,7 +626,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 qValid.get(qi).set(1);
                 qOpen.get(qi).set(1);
                 count.set(0);
-                qRegion.get(qi).set(kRegion);
+                qRegion.get(qi).set(kRegion.trunc(p.regionBits()));
                 qErr.get(qi).set(0);
             }).otherwise(() -> {
                 count.set(count.upDown(inc, dec));
@@ -634,7 +678,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr r = io.rgReadIdx().zext(rfw);
         Expr busy = aValid.and(aRegion.eq(r)).or(bValid.and(bRegion.eq(r))).or(kValid.and(kRegion.eq(r)));
         for (int q = 0; q < nq; q++) {
-            busy = busy.or(qValid.get(q).and(qRegion.get(q).eq(r)));
+            busy = busy.or(qValid.get(q).and(qRegion.get(q).eq(io.rgReadIdx())));
         }
         io.rgReadBusy().set(busy);
         // Nothing taken and not yet reported: no request in the check stages, no status owed.
@@ -667,6 +711,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         return org.direkt.generators.Json.write(Manifest.ordered("format", "direkt-region-walker", "walker", walker,
                 "layout", Manifest.ordered("max_dwords", Layout.MAX_DWORDS, "words", words, "errors", Manifest.errors()),
                 "bridge", Manifest.ordered("fpga_mem_bytes", p.fpgaMemBytes()))) + "\n";
+    }
+
+    /** a + b + carryIn, as wide as a and b: synthesis makes the one-bit term the adder's carry in. */
+    static Expr addCarry(Expr a, Expr b, Expr carryIn) {
+        return a.plus(b).plus(carryIn.zext(a.width()));
     }
 
     private static Expr code(ModuleBuilder m, Layout.Error e) {
