@@ -18,14 +18,17 @@
 //@tap f_bcheap  = dut.b_request_error
 //@tap f_bfirst  = dut.b_region_first
 //@tap f_bbytes  = dut.b_region_bytes
+//@tap f_busable = dut.b_region_usable
 //@tap f_kvalid  = dut.k_valid
 //@tap f_kerr    = dut.k_error
 //@tap f_kfirst  = dut.k_first_page
-//@tap f_klast   = dut.k_last_page
+//@tap f_kend    = dut.k_end_page
 //@tap f_busy    = dut.w_busy
 //@tap f_page    = dut.w_page
-//@tap f_last    = dut.w_last_page
+//@tap f_end     = dut.w_end_page
 //@tap f_rload   = dut.r_load
+//@tap f_rt0     = dut.region_table[f_i0]
+//@tap f_rt1     = dut.region_table[f_i1]
 //
 // Environment: every input free in every cycle ($anyseq), the region and page tables written at
 // any time, any request, mover statuses with any ID; rst high in the first cycle, free later.
@@ -34,6 +37,8 @@
 // the request entered the check stage, the walker's documented rule; b_region_first and
 // b_region_bytes hold it) and keeps that region's page range [f_lo, f_hi] for the request admitted:
 //   f_lo = first, f_hi = first + (bytes - 1) / 64 KB.
+// The region table holds each entry with the "open" mark the walker worked out as it was written
+// (bit 64): an open entry's pages lie inside the page table (helper table_open_fits, for both entries).
 // page_in_region: every page table read (r_load) is at an index inside [f_lo, f_hi], so every
 // bus address the walker puts into a mover descriptor is one of the region's pages.
 `default_nettype none
@@ -75,20 +80,31 @@ module fv_region_walker (
   );
 
   // taps (driven by run.py)
-  wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload;
+  wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
   wire [175:0]  f_areq;
-  wire [31:0]   f_boff, f_bbytes;
+  wire [EW+15:0] f_boff;
+  wire [31:0]   f_bbytes;
   wire [32:0]   f_bend;
-  wire [15:0]   f_bfirst;
+  wire [EW-1:0] f_bfirst;
   wire [3:0]    f_kerr, f_bcheap;
-  wire [EW-1:0] f_kfirst, f_klast, f_page, f_last;
+  wire [EW-1:0] f_kfirst, f_page;
+  wire [EW:0]   f_kend, f_end;
+  wire [64:0]   f_rt0, f_rt1;
+  wire          f_i0 = 1'b0, f_i1 = 1'b1;
+  // an entry's pages first .. first + ceil(bytes / 64 KB) - 1 inside the 16-entry table, and a length
+  function automatic fits(input [63:0] e);
+    fits = e[31:0] != 32'd0 && ({1'b0, e[47:32]} + {1'b0, e[31:16]} + {16'd0, |e[15:0]}) <= 17'd16;
+  endfunction
 
   reg f_past = 1'b0;
   always @(posedge clk) f_past <= 1'b1;
   always @* if (!f_past) assume (rst);
+  // The region table starts as configuration leaves it (every entry closed, or written with its
+  // mark): from then on only the walker's writes change it, each with the mark of what it writes.
+  always @* if (!f_past) assume ((!f_rt0[64] || fits(f_rt0[63:0])) && (!f_rt1[64] || fits(f_rt1[63:0])));
 
   // the checked request's region pages (f_klo, f_khi), then the admitted one's (f_lo, f_hi)
-  wire [15:0] f_first = f_bfirst;
+  wire [15:0] f_first = {{(16-EW){1'b0}}, f_bfirst};
   wire [31:0] f_bytes = f_bbytes;
   wire [31:0] f_bm1   = f_bytes - 32'd1;          // the region's last byte
   reg  [16:0] f_klo = 17'd0, f_khi = 17'd0, f_lo = 17'd0, f_hi = 17'd0;
@@ -108,14 +124,16 @@ module fv_region_walker (
     f_roff   <= f_areq[95:64];
     f_rbytes <= f_areq[127:96];
   end
-  wire [32:0] f_sum = {1'b0, f_roff} + {1'b0, f_rbytes} - 33'd1;
+  wire [32:0] f_sum = {1'b0, f_roff} + {1'b0, f_rbytes};   // one past the last byte
 
   // ---------------------------------------------------------------- helpers
   always @* if (f_past) begin
-    b_end_exact: assert (!f_bvalid || (f_bend == f_sum && f_boff == f_roff && (f_bcheap != 0 || f_rbytes != 0)));
+    table_open_fits: assert ((!f_rt0[64] || fits(f_rt0[63:0])) && (!f_rt1[64] || fits(f_rt1[63:0])));
+    b_usable_fits: assert (!f_bvalid || !f_busable || fits({16'd0, f_first, f_bbytes}));
+    b_end_exact: assert (!f_bvalid || (f_bend == f_sum && f_boff == f_roff[EW+15:0] && (f_bcheap != 0 || f_rbytes != 0)));
     checked_inside: assert (!f_kvalid || f_kerr != 0
-                            || ({13'd0, f_kfirst} >= f_klo && f_kfirst <= f_klast && {13'd0, f_klast} <= f_khi));
-    walk_inside: assert (!f_busy || ({13'd0, f_page} >= f_lo && f_page <= f_last && {13'd0, f_last} <= f_hi));
+                            || ({13'd0, f_kfirst} >= f_klo && {12'd0, f_kfirst} < {12'd0, f_kend} && {12'd0, f_kend} <= f_khi + 17'd1 && f_khi < 17'd16));
+    walk_inside: assert (!f_busy || ({13'd0, f_page} >= f_lo && {12'd0, f_page} < {12'd0, f_end} && {12'd0, f_end} <= f_hi + 17'd1 && f_hi < 17'd16));
   end
 
   // ---------------------------------------------------------------- properties
@@ -127,10 +145,10 @@ module fv_region_walker (
 
 `ifdef CHECK_reachable
   reg f_walked = 1'b0;
-  always @(posedge clk) if (f_rload && f_page != f_last) f_walked <= 1'b1;
+  always @(posedge clk) if (f_rload && {1'b0, f_page} + 1'b1 != f_end) f_walked <= 1'b1;
   always @* if (f_past && !rst) begin
     cover (f_admit);                            // a request admitted
-    cover (f_rload && f_page == f_last);        // its last page read
+    cover (f_rload && {1'b0, f_page} + 1'b1 == f_end);  // its last page read
     cover (f_walked && f_rload && f_lo != 0);   // a walk of two pages or more, in a region not at entry 0
     cover (desc_valid);                         // a piece handed to the mover
     cover (pt_refused);                         // a table write refused while walking
