@@ -148,7 +148,7 @@ public final class Bridge extends Generator<Bridge.Params> {
                     false, counters);
         }
 
-        /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..135): a piece is at least 4 B and at most 960 KB, and eight keep the mover busy across its status latency. */
+        /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..135): the mover model's status latency of 250 cycles is shorter than one 64 KB piece's transfer. */
         public static final int REGION_PIECES = 8;
 
         /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 4 windows, counters, 8 GiB of FPGA memory. */

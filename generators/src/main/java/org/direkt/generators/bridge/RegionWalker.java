@@ -419,7 +419,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr r1First = r1Meta.bit(qw);
         Expr r1Contig = r1Frame.bits(Layout.PAGE_BITS - 1, 0).eq(nextLo.bits(Layout.PAGE_BITS - 1, 0)).and(nextLo.bit(Layout.PAGE_BITS).not())
                 .and(r1Frame.bits(fb - 1, Layout.PAGE_BITS).eq(nextHi)).and(r1First.not());
-        // queued without the first-chunk mark (folded into the contiguous mark)
+        // queued with the first-chunk mark: a request's first piece takes the request's FPGA address
         int queuedBits = Layout.PAGE_ENTRY.bits() + 1 + metaBits;
         Memory chunks = m.memory("chunk_queue", queuedBits, cq, cd).distributed();
         Reg cqWr = m.reg("chunk_wr", ca, cd).init(0);
