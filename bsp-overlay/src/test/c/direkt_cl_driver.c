@@ -6,10 +6,11 @@
  *
  *   direkt_cl_driver SOURCE OPTIONS KERNEL GLOBAL_SIZE ARG...
  *
- * KERNEL "-" builds only. Each ARG is one kernel argument, a buffer:
+ * KERNEL "-" builds only. Each ARG is one kernel argument, a buffer or a scalar:
  *   in:FILE            initialised from FILE (read-only)
  *   out:BYTES:FILE     BYTES zero bytes; written to FILE after the run
  *   inout:FILE:OUTFILE initialised from FILE; written to OUTFILE after the run
+ *   u32:VALUE          a uint argument (decimal or 0x hex)
  * The build log goes to stderr (always when not empty). Exit codes: 0 ok, 1 usage or file error,
  * 2 build failed, 3 no PoCL platform or device, 4 other OpenCL error.
  */
@@ -139,7 +140,16 @@ int main(int argc, char **argv)
         char *a = strtok(NULL, ":");
         char *b = strtok(NULL, "");
         out_path[i] = NULL;
-        if (kind && a && strcmp(kind, "in") == 0) {
+        mem[i] = NULL;
+        if (kind && a && strcmp(kind, "u32") == 0) {
+            cl_uint v = (cl_uint)strtoul(a, NULL, 0);
+            host[i] = NULL;
+            err = clSetKernelArg(k, (cl_uint)i, sizeof(v), &v);
+            if (err != CL_SUCCESS) {
+                die(4, "clSetKernelArg", err);
+            }
+            continue;
+        } else if (kind && a && strcmp(kind, "in") == 0) {
             host[i] = read_file(a, &size[i]);
         } else if (kind && a && b && strcmp(kind, "inout") == 0) {
             host[i] = read_file(a, &size[i]);

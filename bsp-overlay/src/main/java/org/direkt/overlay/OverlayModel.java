@@ -24,7 +24,10 @@ import org.direkt.hdl.Module;
  * <li>{@code channels}: per direction and role: {@code rd_desc}, {@code rd_status}, {@code wr_desc},
  *     {@code wr_status} -> the manifest channel map (chan_id, port, type, width, ...).</li>
  * <li>{@code cldesc}: fields of the kernel descriptor as {name, word, shift, width, mask} (word =
- *     index of the 32-bit word x0..x7, shift = bit within it).</li>
+ *     index of the 32-bit word x0..x7, shift = bit within it); {@code cldescRegion}: the same for
+ *     the region request.</li>
+ * <li>{@code regions} (addressing=regions), {@code regionCount}, {@code regionPages},
+ *     {@code pageBytes}, {@code kindRaw}/{@code kindRegion} (the request kinds in x6).</li>
  * <li>{@code statusTagged}, {@code statusCycles}, {@code moverStatus}: fields as {name, lsb, width,
  *     mask} with mask a hex string of the field's width.</li>
  * <li>{@code errors}: [{name, code, meaning}]; {@code tagged} (status mode), {@code managedIds};
@@ -52,18 +55,16 @@ public final class OverlayModel {
             channels.put(c.get("direction") + "_" + c.get("role"), c);
         }
         m.put("channels", channels);
-        List<Map<String, Object>> cl = new ArrayList<>();
-        for (Layout.Field f : Layout.resolve(Layout.CLDESC).fields()) {
-            Map<String, Object> fm = new LinkedHashMap<>();
-            fm.put("name", f.name());
-            fm.put("word", f.lsb() / 32);
-            fm.put("shift", f.lsb() % 32);
-            fm.put("width", f.width());
-            fm.put("mask", mask(f.width()));
-            fm.put("doc", f.doc());
-            cl.add(fm);
-        }
+        List<Map<String, Object>> cl = wordFields(Layout.resolve(Layout.CLDESC));
         m.put("cldesc", cl);
+        m.put("cldescRegion", wordFields(Layout.resolve(Layout.CLDESC_REGION)));
+        m.put("regions", p.regionsAddressing());
+        m.put("regionCount", p.regions());
+        m.put("regionPages", p.regionPages());
+        m.put("pageBytes", 1L << Layout.PAGE_BITS);
+        m.put("regionMaxBytes", String.format("0x%X", Layout.CLDESC_REGION.field("bytes").mask().longValue() & ~3L));
+        m.put("kindRaw", Layout.KIND_RAW);
+        m.put("kindRegion", Layout.KIND_REGION);
         m.put("statusTagged", fields(Layout.resolve(Layout.KERNEL_STATUS_TAGGED)));
         m.put("statusCycles", fields(Layout.resolve(Layout.KERNEL_STATUS_CYCLES)));
         m.put("moverStatus", fields(Layout.resolve(Layout.MOVER_STATUS)));
@@ -87,6 +88,22 @@ public final class OverlayModel {
         m.put("policy", p.policy().name().toLowerCase(Locale.ROOT));
         m.put("bsp", bsp);
         return m;
+    }
+
+    /** A channel word's fields as {name, word, shift, width, mask, doc}: word is the 32-bit word x0..x7 the field lies in. */
+    private static List<Map<String, Object>> wordFields(Layout.Word w) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Layout.Field f : w.fields()) {
+            Map<String, Object> fm = new LinkedHashMap<>();
+            fm.put("name", f.name());
+            fm.put("word", f.lsb() / 32);
+            fm.put("shift", f.lsb() % 32);
+            fm.put("width", f.width());
+            fm.put("mask", mask(f.width()));
+            fm.put("doc", f.doc());
+            out.add(fm);
+        }
+        return out;
     }
 
     private static List<Map<String, Object>> fields(Layout.Word w) {

@@ -30,6 +30,7 @@ import org.direkt.overlay.PeakRdl;
 import org.direkt.overlay.UnifiedDiff;
 import org.direkt.overlay.kernel.BoardChannel;
 import org.direkt.overlay.kernel.KernelChannels;
+import org.direkt.overlay.kernel.KernelIncludes;
 import org.direkt.overlay.kernel.KernelLint;
 import org.direkt.overlay.kernel.KernelSyntaxException;
 import org.direkt.overlay.kernel.LintMessage;
@@ -358,6 +359,9 @@ public final class Main implements Callable<Integer> {
     @Command(name = "lint-kernel", mixinStandardHelpOptions = true,
             description = {"Checks an OpenCL kernel's I/O channels against a board: each io(\"...\") channel exists, is used in"
                     + " the right direction (write to a streamsink, read from a streamsource) and has the board's width.",
+                "A kernel that includes direkt_dma.h without defining DIREKT_NO_CHANNELS or DIREKT_EMULATION uses the"
+                    + " header's channels: they are checked too, from the header in --include, else the overlay's include/"
+                    + " beside the board_spec.xml.",
                 "Messages are file:line:col; exit 1 when there is an error."})
     static final class LintKernelCmd implements Callable<Integer> {
         @CommandLine.Spec
@@ -368,6 +372,10 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--board", required = true, paramLabel = "BOARD_SPEC.xml", description = "the board's board_spec.xml")
         Path board;
+
+        @Option(names = {"-I", "--include"}, paramLabel = "DIR", description = "where to find direkt_dma.h (repeatable;"
+                + " default: the overlay's include/ beside the board_spec.xml, or direkt/include/ for an overlay made in place)")
+        List<Path> includeDirs = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
@@ -391,15 +399,29 @@ public final class Main implements Callable<Integer> {
                 spec.commandLine().getErr().println(e.getMessage());
                 return 1;
             }
-            List<LintMessage> msgs = KernelLint.check(k, channels, Consistency.HEADER_TYPES);
+            List<KernelChannels> units = new ArrayList<>();
+            Path header = KernelIncludes.headerChannelsNeeded(text) ? KernelIncludes.findHeader(kernel, board, includeDirs) : null;
+            if (header != null) {
+                try {
+                    units.add(KernelChannels.parseFile(header));
+                } catch (KernelSyntaxException e) {
+                    spec.commandLine().getErr().println(e.getMessage());
+                    return 1;
+                } catch (java.io.IOException e) {
+                    throw new OverlayException(OverlayException.Kind.INPUT, header + ": cannot read: " + e.getMessage());
+                }
+            }
+            units.add(k);
+            List<LintMessage> msgs = KernelLint.check(units, channels, Consistency.HEADER_TYPES);
             boolean error = false;
             for (LintMessage m : msgs) {
                 spec.commandLine().getErr().println(m);
                 error |= m.toString().contains(": error: ");
             }
             if (!error) {
-                spec.commandLine().getOut().printf("%s: %d io channels, all match %s%n", kernel,
-                        k.declarations().stream().filter(d -> d.ioId() != null).count(), board);
+                long io = units.stream().flatMap(u -> u.declarations().stream()).filter(d -> d.ioId() != null).count();
+                spec.commandLine().getOut().printf("%s: %d io channels%s, all match %s%n", kernel, io,
+                        header == null ? "" : " (declared in " + header + ")", board);
             }
             return error ? 1 : 0;
         }

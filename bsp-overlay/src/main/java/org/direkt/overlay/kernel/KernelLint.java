@@ -4,6 +4,7 @@ package org.direkt.overlay.kernel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +53,36 @@ public final class KernelLint {
      */
     public static List<LintMessage> check(KernelChannels k, List<BoardChannel> board,
                                           Map<String, Integer> typeBits) {
-        String src = k.sourceName();
+        return check(List.of(k), board, typeBits);
+    }
+
+    /**
+     * Lints a kernel together with the headers it includes, as one translation unit: a channel
+     * declared in a header and used in the kernel (or the other way round) is one channel. Each
+     * finding names the file it lies in.
+     *
+     * @param units    the files in the order the compiler reads them (an included header before the
+     *                 kernel that includes it at its top)
+     * @param board    the board's I/O channels
+     * @param typeBits widths of struct and typedef types, e.g. {@code cldesc_t -> 256}
+     * @return findings ordered by file (in {@code units} order) and position
+     */
+    public static List<LintMessage> check(List<KernelChannels> units, List<BoardChannel> board,
+                                          Map<String, Integer> typeBits) {
+        Map<Object, String> sourceOf = new IdentityHashMap<>();
+        List<ChannelDecl> declarations = new ArrayList<>();
+        List<ChannelUse> allUses = new ArrayList<>();
+        for (KernelChannels u : units) {
+            for (ChannelDecl d : u.declarations()) {
+                sourceOf.put(d, u.sourceName());
+                declarations.add(d);
+            }
+            for (ChannelUse c : u.uses()) {
+                sourceOf.put(c, u.sourceName());
+                allUses.add(c);
+            }
+        }
+        KernelChannels k = new KernelChannels(units.isEmpty() ? "" : units.getLast().sourceName(), declarations, allUses);
         List<LintMessage> out = new ArrayList<>();
         Map<String, BoardChannel> boardById = new LinkedHashMap<>();
         for (BoardChannel b : board) {
@@ -61,10 +91,11 @@ public final class KernelLint {
         Map<String, ChannelDecl> byName = new HashMap<>();
         Map<String, ChannelDecl> byIoId = new HashMap<>();
         for (ChannelDecl d : k.declarations()) {
+            String src = sourceOf.get(d);
             ChannelDecl previous = byName.putIfAbsent(d.name(), d);
             if (previous != null) {
                 out.add(error(src, d, "channel '" + d.name() + "' is already declared at "
-                        + previous.line() + ":" + previous.col()));
+                        + where(sourceOf.get(previous), src) + previous.line() + ":" + previous.col()));
                 continue;
             }
             if (d.ioId() == null) {
@@ -74,7 +105,7 @@ public final class KernelLint {
             if (sameId != null) {
                 out.add(error(src, d, "channel '" + d.name() + "': io(\"" + d.ioId()
                         + "\") is already bound to channel '" + sameId.name() + "' at "
-                        + sameId.line() + ":" + sameId.col()));
+                        + where(sourceOf.get(sameId), src) + sameId.line() + ":" + sameId.col()));
             }
             BoardChannel b = boardById.get(d.ioId());
             if (b == null) {
@@ -100,6 +131,7 @@ public final class KernelLint {
             }
         }
         for (ChannelUse u : k.uses()) {
+            String src = sourceOf.get(u);
             String verb = u.kind() == ChannelUse.Kind.READ ? "read from" : "write to";
             ChannelDecl d = byName.get(u.channel());
             if (d == null) {
@@ -121,8 +153,15 @@ public final class KernelLint {
                         + " can only write it"));
             }
         }
-        out.sort(Comparator.comparingInt(LintMessage::line).thenComparingInt(LintMessage::col));
+        List<String> order = units.stream().map(KernelChannels::sourceName).toList();
+        out.sort(Comparator.comparingInt((LintMessage m) -> order.indexOf(m.source()))
+                .thenComparingInt(LintMessage::line).thenComparingInt(LintMessage::col));
         return out;
+    }
+
+    /** "file:" when a position lies in another file than the message's, else nothing. */
+    private static String where(String of, String messageSource) {
+        return of.equals(messageSource) ? "" : of + ":";
     }
 
     /**

@@ -24,6 +24,7 @@ class ExampleKernelTest {
 
     static Path repo;
     static Path board;
+    static Path regionsBoard;
     static String kernel;
 
     record Run(int code, String out, String err) {
@@ -47,6 +48,10 @@ class ExampleKernelTest {
         Run r = direkt("overlay", "--bsp", repo.resolve("examples/bsp/direkt_ref").toString(), "--out", tmp.resolve("overlay").toString());
         assertEquals(0, r.code(), r.err());
         board = tmp.resolve("overlay/board_spec.xml");
+        Run rr = direkt("overlay", "--bsp", repo.resolve("examples/bsp/direkt_ref").toString(), "--preset", "regions",
+                "--out", tmp.resolve("regions").toString());
+        assertEquals(0, rr.code(), rr.err());
+        regionsBoard = tmp.resolve("regions/board_spec.xml");
         kernel = Files.readString(repo.resolve("examples/kernels/gpu_fpga_roundtrip.cl"));
     }
 
@@ -101,5 +106,39 @@ class ExampleKernelTest {
         String writeSource = lines.stream().filter(l -> l.contains(":" + at(broken, "write_channel_intel(direkt_rd_status") + ":")).findFirst()
                 .orElseThrow(() -> new AssertionError("no error at the write to the streamsource: " + r.err()));
         assertTrue(writeSource.contains("streamsource"), writeSource);
+    }
+
+    /** The region example takes its channels from the overlay's header: lint reads them from there. */
+    @Test
+    void theRegionKernelLintsCleanWithTheHeadersChannels() {
+        Run r = direkt("lint-kernel", repo.resolve("examples/kernels/gpu_region_copy.cl").toString(), "--board", regionsBoard.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("4 io channels (declared in " + tmp.resolve("regions/include/direkt_dma.h") + "), all match"), r.out());
+        assertTrue(r.err().isBlank(), "no warnings: " + r.err());
+    }
+
+    @Test
+    void aKernelMisusingTheHeadersChannelsIsCaughtWhereItIs() throws IOException {
+        String source = "#include \"direkt_dma.h\"\n__kernel void k(void)\n{\n    cldesc_t d = read_channel_intel(direkt_rd_desc);\n}\n";
+        Path k = Files.createTempFile(tmp, "misuse", ".cl");
+        Files.writeString(k, source);
+        Run r = direkt("lint-kernel", k.toString(), "--board", regionsBoard.toString(), "--include", tmp.resolve("regions/include").toString());
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains(k + ":4:18: error: read from channel 'direkt_rd_desc'"), r.err());
+        assertTrue(r.err().contains("streamsink"), r.err());
+    }
+
+    @Test
+    void aKernelOnTheHeadersChannelsWithoutTheHeaderIsRefused() throws IOException {
+        Path dir = Files.createTempDirectory(tmp, "alone");
+        Path k = dir.resolve("gpu_region_copy.cl");
+        Files.copy(repo.resolve("examples/kernels/gpu_region_copy.cl"), k);
+        Path lonelyBoard = dir.resolve("board_spec.xml");
+        Files.copy(regionsBoard, lonelyBoard);
+        Run r = direkt("lint-kernel", k.toString(), "--board", lonelyBoard.toString());
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("includes direkt_dma.h and uses its channels"), r.err());
+        assertTrue(r.err().contains(dir.resolve("include/direkt_dma.h").toString()), "names where it looked: " + r.err());
+        assertTrue(r.err().contains("--include"), r.err());
     }
 }

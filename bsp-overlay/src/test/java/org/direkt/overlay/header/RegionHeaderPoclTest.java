@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: Apache-2.0
+package org.direkt.overlay.header;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.Layout;
+import org.direkt.overlay.OverlayModel;
+import org.direkt.overlay.Templates;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The region part of {@code direkt_dma.h} (a header for addressing=regions), built with PoCL: the
+ * requests its builders make equal {@link Layout#CLDESC_REGION}'s packing bit for bit, and the
+ * example kernel {@code examples/kernels/gpu_region_copy.cl} runs in emulation mode, one request and
+ * one status per copy. A header for raw addressing has none of it, and a regions header none of the
+ * raw direction builders, so a kernel written for the other addressing fails to compile.
+ */
+class RegionHeaderPoclTest {
+    private static final String RES = "/org/direkt/overlay/header/";
+    private static final int REC_IN = 16;
+    private static final int REC_OUT = 30;
+    private static final int SLOTS = 64;
+    private static final int DESC_BYTES = Layout.CLDESC.bits() / 8;
+    private static final int FPGA_MEM_BYTES = 4096;
+    private static final long REGION_MAX_BYTES = 0xFFFF_FFFCL;
+
+    /** One set of builder inputs: region, offset, FPGA address, bytes, tag, offset into fpga_mem. */
+    record Case(long region, long offset, long fpga, long bytes, long tag, long mem) {
+    }
+
+    private static final List<Case> CASES = List.of(
+            new Case(0, 0, 0, 4, 0, 0),
+            new Case(15, 0x0001_0040L, 0x1_2345_6780L, 64L << 20, 0xDEAD_BEEFL, 64),
+            new Case(255, 0xFFFF_FFFCL, 0xFFFF_FFFF_FFFF_FFFCL, REGION_MAX_BYTES, 0xFFFF_FFFFL, 4092),
+            new Case(256, 4, 8, 12, 1, 8),
+            new Case(0xFFFF_FFFFL, 8, 0x8000_0000L, 0, 2, 12),
+            new Case(3, 12, 0x4_0000_0000L, 6, 3, 16));
+
+    static String header() {
+        Bridge.Params p = Bridge.Params.regionsPreset();
+        return Templates.render("direkt_dma.h.vm", OverlayModel.of(p, new Bridge().elaborate(p), List.of(), Map.of()));
+    }
+
+    @BeforeAll
+    static void toolsArePresent() {
+        Pocl.driver();
+    }
+
+    @Test
+    void everyRegionBuilderMatchesTheLayout() throws IOException {
+        Path dir = stage("regions-emu");
+        Random rnd = new Random(0x5E610L);
+        List<Layout.Field> fields = Layout.CLDESC_REGION.fields();
+        assertEquals(REC_IN - 6, fields.size(), "header_regions_test.cl sets one raw value per cldesc_region field");
+        int n = CASES.size();
+        long[] in = new long[1 + n * REC_IN];
+        in[0] = n;
+        long[][] raw = new long[n][fields.size()];
+        long[] statuses = new long[SLOTS];
+        for (int i = 0; i < n; i++) {
+            Case c = CASES.get(i);
+            long[] r = {c.region(), c.offset(), c.fpga(), c.bytes(), c.tag(), c.mem()};
+            System.arraycopy(r, 0, in, 1 + i * REC_IN, r.length);
+            for (int f = 0; f < fields.size(); f++) {
+                raw[i][f] = i == 0 ? 0xFFFF_FFFFL : rnd.nextLong() & 0xFFFF_FFFFL;
+                in[1 + i * REC_IN + 6 + f] = raw[i][f];
+            }
+            statuses[i] = rnd.nextLong();
+        }
+        write(dir.resolve("in.bin"), in);
+        write(dir.resolve("rd_status.bin"), statuses);
+        write(dir.resolve("wr_status.bin"), new long[SLOTS]);
+        int descBuf = SLOTS * DESC_BYTES;
+        Pocl.build(dir, dir.resolve("header_regions_test.cl"), "-DDIREKT_EMULATION -DDIREKT_EMU_SLOTS=" + SLOTS + " -I" + dir + " -Werror",
+                "header_regions_test", 1,
+                List.of("in:in.bin", "out:" + n * REC_OUT * 8 + ":out.bin", "out:" + FPGA_MEM_BYTES + ":fpga_mem.bin",
+                        "out:" + descBuf + ":rd_desc.bin", "in:rd_status.bin", "out:" + descBuf + ":wr_desc.bin", "in:wr_status.bin"));
+        long[] out = read(dir.resolve("out.bin"));
+        long[] rd = readWords(dir.resolve("rd_desc.bin"));
+        long[] wr = readWords(dir.resolve("wr_desc.bin"));
+        // the FPGA address of fpga_mem + mem, as the kernel saw it: from case 0's direkt_region_to_fpga
+        long fpgaBase = Layout.CLDESC_REGION.field("fpga_lo").getLong(words(rd, 1)) | Layout.CLDESC_REGION.field("fpga_hi").getLong(words(rd, 1)) << 32;
+        for (int i = 0; i < n; i++) {
+            Case c = CASES.get(i);
+            String at = "case " + i + " " + c;
+            long[] o = Arrays.copyOfRange(out, i * REC_OUT, (i + 1) * REC_OUT);
+            BigInteger want = expected(c.region(), c.offset(), c.fpga(), c.bytes(), c.tag());
+            assertDesc(want, rd, 4 * i, at + ": direkt_region_request");
+            for (int f = 0; f < fields.size(); f++) {
+                Layout.Field fd = fields.get(f);
+                assertEquals(fd.getLong(want), o[f], at + ": direkt_cldesc_region_get_" + fd.name());
+            }
+            assertEquals(c.fpga(), o[10], at + ": direkt_cldesc_region_get_fpga");
+            boolean lenOk = c.bytes() % 4 == 0 && c.bytes() >= 4 && c.bytes() <= REGION_MAX_BYTES;
+            assertEquals(lenOk ? 1 : 0, o[11], at + ": direkt_region_len_ok");
+            long pointer = fpgaBase + c.mem();
+            assertDesc(expected(c.region(), c.offset(), pointer, c.bytes(), c.tag()), rd, 4 * i + 1, at + ": direkt_region_to_fpga");
+            assertDesc(expected(c.region(), c.offset(), pointer, c.bytes(), c.tag()), wr, i, at + ": direkt_region_from_fpga");
+            Map<String, Long> set = new LinkedHashMap<>();
+            for (int f = 0; f < fields.size(); f++) {
+                Layout.Field fd = fields.get(f);
+                set.put(fd.name(), raw[i][f] & fd.mask().longValue());
+                assertEquals(raw[i][f] & fd.mask().longValue(), o[12 + f], at + ": direkt_cldesc_region_set_/get_" + fd.name());
+            }
+            assertDesc(Layout.CLDESC_REGION.pack(set), rd, 4 * i + 2, at + ": the setters");
+            assertDesc(expected(c.region(), c.offset(), pointer, c.bytes(), c.tag()), rd, 4 * i + 3, at + ": direkt_copy_region's request");
+            assertEquals(statuses[i], o[22], at + ": direkt_copy_region returns the direction's next status");
+            Bridge.Params p = Bridge.Params.regionsPreset();
+            assertEquals(List.of(1L, (long) p.regions(), (long) p.regionPages(), 1L << Layout.PAGE_BITS, REGION_MAX_BYTES,
+                    (long) Layout.KIND_RAW, (long) Layout.KIND_REGION), Arrays.stream(o, 23, 30).boxed().toList(),
+                    "DIREKT_REGIONS, _REGION_COUNT, _REGION_PAGES, _PAGE_BYTES, _REGION_MAX_BYTES, _KIND_RAW, _KIND_REGION");
+        }
+        // a region number too wide for its field must not name another region: its spill sets reserved bits
+        long spill = Layout.CLDESC_REGION.field("reserved_x4").getLong(words(rd, 4 * 3));
+        assertEquals(1, spill, "region 256: reserved_x4 holds the bits above the region field");
+    }
+
+    /**
+     * The example kernel in emulation: one request per copy on each direction, the region numbers,
+     * offset, length and tags as passed, the FPGA address of its buffer; the data scaled between the
+     * two; a failed read leaves the write out.
+     */
+    @Test
+    void theExampleKernelMakesOneRequestPerCopy() throws IOException {
+        int count = 256;
+        long bytes = count * 4L;
+        int[] data = new Random(0xC0FFEEL).ints(count).toArray();
+        for (boolean readFails : new boolean[] {false, true}) {
+            Path dir = stage("regions-example-" + readFails);
+            HeaderFiles.write(dir, "gpu_region_copy.cl", Files.readString(repo().resolve("examples/kernels/gpu_region_copy.cl")));
+            writeInts(dir.resolve("fpga_in.bin"), data);
+            long rdStatus = status(1, readFails ? Layout.Error.REGION_RANGE : Layout.Error.OK, 1234);
+            long wrStatus = status(2, Layout.Error.OK, 5678);
+            write(dir.resolve("rd_status.bin"), new long[] {rdStatus});
+            write(dir.resolve("wr_status.bin"), new long[] {wrStatus});
+            Pocl.build(dir, dir.resolve("gpu_region_copy.cl"), "-DDIREKT_EMULATION -DDIREKT_EMU_SLOTS=1 -I" + dir + " -Werror",
+                    "region_scale", 1,
+                    List.of("u32:3", "u32:5", "u32:0x10040", "inout:fpga_in.bin:fpga_out.bin", "u32:" + bytes, "u32:3",
+                            "out:16:status.bin", "out:" + DESC_BYTES + ":rd_desc.bin", "in:rd_status.bin",
+                            "out:" + DESC_BYTES + ":wr_desc.bin", "in:wr_status.bin"));
+            long[] rd = readWords(dir.resolve("rd_desc.bin"));
+            long[] wr = readWords(dir.resolve("wr_desc.bin"));
+            long[] st = read(dir.resolve("status.bin"));
+            int[] fpga = readInts(dir.resolve("fpga_out.bin"));
+            String at = readFails ? "the read fails" : "both copies";
+            BigInteger rdReq = words(rd, 0);
+            long fpgaAddr = Layout.CLDESC_REGION.field("fpga_lo").getLong(rdReq) | Layout.CLDESC_REGION.field("fpga_hi").getLong(rdReq) << 32;
+            assertDesc(expected(3, 0x10040, fpgaAddr, bytes, 1), rd, 0, at + ": the rd request");
+            assertEquals(rdStatus, st[0], at + ": status[0] is the rd status");
+            if (readFails) {
+                assertDesc(BigInteger.ZERO, wr, 0, at + ": no wr request after a failed read");
+                assertEquals(0, st[1], at + ": status[1] untouched");
+                assertTrue(Arrays.equals(data, fpga), at + ": the FPGA buffer untouched");
+            } else {
+                assertDesc(expected(5, 0x10040, fpgaAddr, bytes, 2), wr, 0, at + ": the wr request, from the same FPGA buffer");
+                assertEquals(wrStatus, st[1], at + ": status[1] is the wr status");
+                for (int i = 0; i < count; i++) {
+                    assertEquals(data[i] * 3, fpga[i], at + ": FPGA word " + i + " scaled by 3");
+                }
+            }
+        }
+    }
+
+    @Test
+    void hardwareModeCompilesWithChannelStubs() throws IOException {
+        Path dir = stage("regions-hw");
+        HeaderFiles.write(dir, "gpu_region_copy.cl", "#include \"direkt_hw_stubs.h\"\n"
+                + Files.readString(repo().resolve("examples/kernels/gpu_region_copy.cl")));
+        for (String kernel : List.of("header_regions_test.cl", "gpu_region_copy.cl")) {
+            Pocl.Result r = Pocl.build(dir, dir.resolve(kernel), "-DDIREKT_TEST_HW_STUBS -I" + dir, "-", 0, List.of());
+            List<String> unexpected = r.output().lines().filter(l -> l.contains("warning:"))
+                    .filter(l -> !l.contains("OpenCL extension 'cl_intel_channels' unknown")
+                            && !l.contains("unknown attribute 'depth' ignored") && !l.contains("unknown attribute 'io' ignored"))
+                    .toList();
+            assertEquals(List.of(), unexpected, kernel + ": warnings outside the channel parts:\n" + r.output());
+        }
+    }
+
+    /** Each addressing's header offers its own builders only. */
+    @Test
+    void eachAddressingOffersItsOwnBuilders() {
+        String regions = header();
+        String raw = Preset.DEFAULT.header();
+        for (String name : List.of("direkt_copy_region(", "direkt_region_request(", "direkt_region_to_fpga(", "direkt_region_from_fpga(")) {
+            assertTrue(regions.contains(name), "regions header: " + name);
+            assertFalse(raw.contains(name), "raw header: " + name);
+        }
+        for (String name : List.of("direkt_desc_gpu_to_fpga(", "direkt_desc_fpga_to_gpu(", "direkt_desc_gpu_to_fpga_addr(")) {
+            assertFalse(regions.contains(name), "regions header must not offer raw builders the bridge rejects: " + name);
+            assertTrue(raw.contains(name), "raw header: " + name);
+        }
+        assertTrue(regions.contains("#define DIREKT_REGIONS 1"), "regions header");
+        assertTrue(raw.contains("#define DIREKT_REGIONS 0"), "raw header");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static Path repo() {
+        Path p = HeaderFiles.module();
+        while (p != null && !Files.isRegularFile(p.resolve("examples/kernels/gpu_region_copy.cl"))) {
+            p = p.getParent();
+        }
+        assertTrue(p != null, "the repository (examples/kernels/gpu_region_copy.cl) is above " + HeaderFiles.module());
+        return p;
+    }
+
+    private static Path stage(String what) {
+        Path dir = HeaderFiles.dir(what);
+        HeaderFiles.write(dir, "direkt_dma.h", header());
+        HeaderFiles.write(dir, "header_regions_test.cl", resource("header_regions_test.cl"));
+        HeaderFiles.write(dir, "direkt_hw_stubs.h", resource("direkt_hw_stubs.h"));
+        return dir;
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = RegionHeaderPoclTest.class.getResourceAsStream(RES + name)) {
+            if (in == null) {
+                throw new IllegalStateException("test resource missing: " + RES + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static long status(long tag, Layout.Error error, long elapsed) {
+        return Layout.KERNEL_STATUS_TAGGED.pack(Map.of("tag", tag, "error", (long) error.code(), "elapsed", elapsed)).longValue();
+    }
+
+    /** The region request the header must build: the region number's bits above its field spill into reserved_x4. */
+    private static BigInteger expected(long region, long offset, long fpga, long bytes, long tag) {
+        Layout.Word w = Layout.CLDESC_REGION;
+        int regionBits = w.field("region").width();
+        Map<String, Long> v = new LinkedHashMap<>();
+        v.put("fpga_lo", fpga & 0xFFFF_FFFFL);
+        v.put("fpga_hi", fpga >>> 32);
+        v.put("offset", offset);
+        v.put("bytes", bytes);
+        v.put("region", region & w.field("region").mask().longValue());
+        v.put("reserved_x4", (region >>> regionBits) & w.field("reserved_x4").mask().longValue());
+        v.put("tag", tag);
+        v.put("kind", (long) Layout.KIND_REGION);
+        return w.pack(v);
+    }
+
+    private static BigInteger words(long[] words, int slot) {
+        BigInteger v = BigInteger.ZERO;
+        for (int x = Layout.CLDESC_WORDS - 1; x >= 0; x--) {
+            v = v.shiftLeft(32).or(BigInteger.valueOf(words[slot * Layout.CLDESC_WORDS + x]));
+        }
+        return v;
+    }
+
+    private static void assertDesc(BigInteger expected, long[] words, int slot, String what) {
+        BigInteger got = words(words, slot);
+        assertEquals(expected, got, what + String.format(": 0x%064x, Layout says 0x%064x", got, expected));
+    }
+
+    private static void write(Path p, long[] values) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(values.length * 8).order(ByteOrder.LITTLE_ENDIAN);
+        for (long v : values) {
+            b.putLong(v);
+        }
+        Files.write(p, b.array());
+    }
+
+    private static void writeInts(Path p, int[] values) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : values) {
+            b.putInt(v);
+        }
+        Files.write(p, b.array());
+    }
+
+    private static long[] read(Path p) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
+        long[] v = new long[b.remaining() / 8];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = b.getLong();
+        }
+        return v;
+    }
+
+    private static int[] readInts(Path p) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
+        int[] v = new int[b.remaining() / 4];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = b.getInt();
+        }
+        return v;
+    }
+
+    private static long[] readWords(Path p) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
+        long[] v = new long[b.remaining() / 4];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = b.getInt() & 0xFFFF_FFFFL;
+        }
+        return v;
+    }
+}

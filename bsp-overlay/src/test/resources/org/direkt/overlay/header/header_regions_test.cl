@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Test kernel for the region part of direkt_dma.h (a header made for addressing=regions): calls
+ * every region helper, in emulation mode (run under PoCL, results checked against the Java Layout)
+ * and in hardware mode (built with direkt_hw_stubs.h).
+ *
+ * in:  in[0] = number of cases; then per case REC_IN ulongs: 0 region, 1 offset, 2 FPGA address,
+ *      3 bytes, 4 tag, 5 offset into fpga_mem, 6..15 one raw value per cldesc_region field, in
+ *      Layout order (for the setters)
+ * out: per case REC_OUT ulongs: 0..9 the getters of the request direkt_region_request built, 10 its
+ *      FPGA address (direkt_cldesc_region_get_fpga), 11 direkt_region_len_ok(bytes), 12..21 the
+ *      getters of the request built with the setters, 22 the status direkt_copy_region returned,
+ *      23 DIREKT_REGIONS, 24 DIREKT_REGION_COUNT, 25 DIREKT_REGION_PAGES, 26 DIREKT_PAGE_BYTES,
+ *      27 DIREKT_REGION_MAX_BYTES, 28 DIREKT_KIND_RAW, 29 DIREKT_KIND_REGION.
+ * One work-item, cases in order. Per case the rd channel gets: direkt_region_request,
+ * direkt_region_to_fpga, the setter-built request, then direkt_copy_region(rd, ...) (one status
+ * read); the wr channel gets direkt_region_from_fpga.
+ */
+#ifdef DIREKT_TEST_HW_STUBS
+#include "direkt_hw_stubs.h"
+#endif
+#include "direkt_dma.h"
+
+#define REC_IN 16
+#define REC_OUT 30
+
+static void getters(cldesc_t d, __global ulong *o)
+{
+    o[0] = direkt_cldesc_region_get_fpga_lo(d);
+    o[1] = direkt_cldesc_region_get_fpga_hi(d);
+    o[2] = direkt_cldesc_region_get_offset(d);
+    o[3] = direkt_cldesc_region_get_bytes(d);
+    o[4] = direkt_cldesc_region_get_region(d);
+    o[5] = direkt_cldesc_region_get_reserved_x4(d);
+    o[6] = direkt_cldesc_region_get_tag(d);
+    o[7] = direkt_cldesc_region_get_kind(d);
+    o[8] = direkt_cldesc_region_get_reserved_x6(d);
+    o[9] = direkt_cldesc_region_get_reserved(d);
+}
+
+__kernel void header_regions_test(__global const ulong *in, __global ulong *out, __global uchar *fpga_mem DIREKT_KERNEL_ARGS)
+{
+    DIREKT_BEGIN;
+    uint n = (uint)in[0];
+    for (uint i = 0; i < n; i++) {
+        __global const ulong *r = in + 1 + i * REC_IN;
+        __global ulong *o = out + i * REC_OUT;
+        uint region = (uint)r[0];
+        uint offset = (uint)r[1];
+        ulong fpga = r[2];
+        uint bytes = (uint)r[3];
+        uint tag = (uint)r[4];
+        __global uchar *p = fpga_mem + r[5];
+
+        cldesc_t d = direkt_region_request(region, offset, fpga, bytes, tag);
+        getters(d, o);
+        o[10] = direkt_cldesc_region_get_fpga(d);
+        o[11] = (ulong)direkt_region_len_ok(bytes);
+        direkt_rd_submit(d);
+        direkt_rd_submit(direkt_region_to_fpga(region, offset, p, bytes, tag));
+        direkt_wr_submit(direkt_region_from_fpga(p, region, offset, bytes, tag));
+
+        cldesc_t s = { 0 };
+        s = direkt_cldesc_region_set_fpga_lo(s, (uint)r[6]);
+        s = direkt_cldesc_region_set_fpga_hi(s, (uint)r[7]);
+        s = direkt_cldesc_region_set_offset(s, (uint)r[8]);
+        s = direkt_cldesc_region_set_bytes(s, (uint)r[9]);
+        s = direkt_cldesc_region_set_region(s, (uint)r[10]);
+        s = direkt_cldesc_region_set_reserved_x4(s, (uint)r[11]);
+        s = direkt_cldesc_region_set_tag(s, (uint)r[12]);
+        s = direkt_cldesc_region_set_kind(s, (uint)r[13]);
+        s = direkt_cldesc_region_set_reserved_x6(s, (uint)r[14]);
+        s = direkt_cldesc_region_set_reserved(s, (uint)r[15]);
+        getters(s, o + 12);
+        direkt_rd_submit(s);
+
+        o[22] = direkt_copy_region(rd, region, offset, p, bytes, tag);
+        o[23] = DIREKT_REGIONS;
+        o[24] = DIREKT_REGION_COUNT;
+        o[25] = DIREKT_REGION_PAGES;
+        o[26] = DIREKT_PAGE_BYTES;
+        o[27] = DIREKT_REGION_MAX_BYTES;
+        o[28] = DIREKT_KIND_RAW;
+        o[29] = DIREKT_KIND_REGION;
+    }
+}
