@@ -7,7 +7,10 @@ import java.util.Map;
 
 import org.direkt.generators.bridge.Layout;
 
-/** Kernel descriptors (cldesc_t) packed with the one Layout: what the kernel builds, for host-side use. */
+/**
+ * Kernel descriptors (cldesc_t) and region requests (cldesc_region) packed with the one Layout:
+ * what the kernel builds, for host-side use.
+ */
 public final class Descriptors {
     private Descriptors() {
     }
@@ -35,5 +38,38 @@ public final class Descriptors {
         f.put("id", id);
         f.put("tag", tag & 0xFFFF_FFFFL);
         return Layout.CLDESC.pack(f);
+    }
+
+    /**
+     * A region request (kind {@link Layout#KIND_REGION}) moving {@code bytes} between byte
+     * {@code offset} of region {@code region} and FPGA address {@code fpga}, tagged {@code tag}, as
+     * a kernel writes it to a bridge with regions addressing. Which way the bytes go is the channel's
+     * (the GPU -> FPGA or the FPGA -> GPU one). Whether the bytes lie inside the region, and the
+     * region allows that direction, is the bridge's to check against its table: only the fields' own
+     * rules are checked here.
+     */
+    public static BigInteger cldescRegion(int region, long offset, long bytes, long fpga, long tag) {
+        long maxBytes = (1L << Layout.CLDESC_REGION.field("bytes").width()) - 4;
+        if (bytes < 4 || bytes > maxBytes || (bytes & 3) != 0) {
+            throw new IllegalArgumentException("region request of " + bytes + " bytes: the length must be a multiple of 4 in 4.."
+                    + maxBytes + " (cldesc_region.bytes is " + Layout.CLDESC_REGION.field("bytes").width() + " bits)");
+        }
+        if (offset < 0 || offset >= 1L << Layout.CLDESC_REGION.field("offset").width() || (offset & 3) != 0) {
+            throw new IllegalArgumentException("region request at offset " + offset + ": the offset must be a multiple of 4 below 2^"
+                    + Layout.CLDESC_REGION.field("offset").width() + " (cldesc_region.offset)");
+        }
+        if ((fpga & 3) != 0) {
+            throw new IllegalArgumentException("region request to FPGA address 0x" + Long.toHexString(fpga)
+                    + ": the address must be a multiple of 4 (the data movers move dwords)");
+        }
+        Map<String, Number> f = new LinkedHashMap<>();
+        f.put("fpga_lo", fpga & 0xFFFF_FFFFL);
+        f.put("fpga_hi", fpga >>> 32);
+        f.put("offset", offset);
+        f.put("bytes", bytes);
+        f.put("region", region);
+        f.put("tag", tag & 0xFFFF_FFFFL);
+        f.put("kind", Layout.KIND_REGION);
+        return Layout.CLDESC_REGION.pack(f);
     }
 }
