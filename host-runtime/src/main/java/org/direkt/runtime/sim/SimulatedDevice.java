@@ -59,6 +59,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 public final class SimulatedDevice implements AutoCloseable {
     /** The link protocol this runtime speaks ({@code direkt_sim.link.PROTOCOL}). */
     public static final int PROTOCOL = 1;
+    /** Kernel cycles a run waits for any one status unless told otherwise (the device's own default). */
+    public static final long STATUS_LIMIT_KERNEL_CYCLES = 2_000_000;
     private static final int MAX_HEADER = 64 << 20;
     private static final int TAIL_LINES = 20;
     private static final int TAIL_WIDTH = 300;
@@ -243,6 +245,17 @@ public final class SimulatedDevice implements AutoCloseable {
         return hello.path("bridge").deepCopy();
     }
 
+    /**
+     * The kernel cycles the device's data movers take to move {@code bytes} at their model's rate
+     * ({@code mover.bytes_per_cycle} a dma_clk cycle), latency aside.
+     */
+    public long kernelCyclesToMove(long bytes) {
+        long perCycle = hello.path("mover").path("bytes_per_cycle").asLong();
+        long dmaPs = hello.path("clocks").path("dma_ps").asLong();
+        long kernelPs = hello.path("clocks").path("kernel_ps").asLong();
+        return Math.ceilDiv(Math.ceilDiv(bytes, perCycle) * dmaPs, kernelPs);
+    }
+
     /** The directory holding the device's log ({@code device.log}) and its simulator's run directory. */
     public Path directory() {
         return dir;
@@ -301,8 +314,19 @@ public final class SimulatedDevice implements AutoCloseable {
      *                             status never came, its process died): the message says which
      */
     public Run run(List<ReplayJob.Descriptor> descriptors, List<ReplayJob.HostDescriptor> hostDescriptors, HostMemory memory) {
+        return run(descriptors, hostDescriptors, memory, STATUS_LIMIT_KERNEL_CYCLES);
+    }
+
+    /**
+     * {@link #run(List, List, HostMemory)}, waiting up to {@code statusLimit} kernel cycles for each
+     * status: room for a request that moves more than the default's worth of bytes
+     * ({@link #kernelCyclesToMove}).
+     */
+    public Run run(List<ReplayJob.Descriptor> descriptors, List<ReplayJob.HostDescriptor> hostDescriptors, HostMemory memory,
+                   long statusLimit) {
         long t0 = System.nanoTime();
         ObjectNode req = request("run");
+        req.putObject("issue").put("timeout_kernel_cycles", statusLimit);
         var d = req.putArray("descriptors");
         for (ReplayJob.Descriptor k : descriptors) {
             var o = d.addObject().put("direction", k.direction().tag());
