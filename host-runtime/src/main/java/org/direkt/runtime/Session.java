@@ -5,10 +5,13 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +31,11 @@ import org.direkt.runtime.pcie.ImportedRange;
 import org.direkt.runtime.pcie.Transfer;
 import org.direkt.runtime.pcie.Segment;
 import org.direkt.runtime.pcie.WindowBlock;
+import org.direkt.runtime.pin.Lease;
+import org.direkt.runtime.pin.PinBudgetExceededException;
+import org.direkt.runtime.pin.PinCache;
+import org.direkt.runtime.pin.PinRange;
+import org.direkt.runtime.pin.Pinner;
 import org.direkt.runtime.sim.Direction;
 import org.direkt.runtime.sim.ReplayJob;
 import org.direkt.runtime.sim.ReplayResult;
@@ -74,6 +82,31 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * }
  * </pre>
  *
+ * <h2>Regions</h2>
+ * An overlay made with the {@code regions} preset ({@code direkt overlay --preset regions},
+ * addressing=regions in its manifest) has no windows: its bridge translates GPU memory itself,
+ * through a page table and a region table the host programs through the CSR, and kernels name
+ * (region, byte offset, length, FPGA address) instead of a bus address. {@link #addressing()} says
+ * which kind the session drives. On such an overlay {@link #openRegion} opens a region over a GPU
+ * buffer of the direct path: the buffer's pages (64 KB, by their bus addresses) take a contiguous
+ * run of page table entries, the first that fits, and the region the lowest free region number;
+ * both are read back from the bridge. A copy through a region ({@link #copy(Region, long,
+ * FpgaBuffer, long, long)} and its FPGA -> GPU twin) is one region request and one status, of up
+ * to the region's length (at most 4 GB - 4 B); whether it stays inside the region and the direction
+ * is allowed is checked by the bridge, and a refusal ({@code REGION_RANGE}, {@code REGION}) is a
+ * {@link DmaException} that moved nothing.
+ *
+ * <p>A buffer's pages are pinned in the page table through a {@link PinCache} whose budget is the
+ * table: its {@link Pinner} writes the pages, and its unpin first closes every region still open
+ * over them (REGION_BYTES = 0, REGION_CTRL, then REGION_STATUS.busy awaited low, so no request in a
+ * walker reads them any more) and then releases their entries. Closing a region removes it from the
+ * region table at once, while its pages stay in the page table (a region opened again over the same
+ * buffer reuses them) until the room is needed for another buffer's pages (the least recently used
+ * first) or the buffer is closed; closing the buffer, or the session, closes its regions before its
+ * pages are released. Raw copies ({@link #copy(GpuBuffer, long, FpgaBuffer, long, int)}) of a direct
+ * buffer and {@link #openWindow} are refused on such an overlay, as {@link #openRegion} is on one
+ * with windows; the bounce path's host descriptors work on both.
+ *
  * This version runs on a simulated FPGA ({@link SimulatedDevice}): the overlay's bridge, its data
  * movers, FPGA memory and the BSP's host descriptor controller in one simulation that the session
  * starts when it opens and ends when it closes. As on a board, FPGA memory and the bridge's
@@ -93,6 +126,11 @@ public final class Session implements AutoCloseable {
      * of their own, as the FPGA's driver maps host memory (a direct copy never touches it).
      */
     static final long HOST_BUS_BASE = 0x20_0000_0000L;
+    /**
+     * How long a closed region may stay busy before closing it fails: the longest request, 4 GB - 4 B,
+     * moves in about 0.6 s at PCIe Gen3 x8's 7 GB/s, so a region busy for this long is stuck.
+     */
+    static final Duration REGION_BUSY_LIMIT = Duration.ofSeconds(10);
 
     /** The GPU a session uses. */
     public enum Gpu {
@@ -114,7 +152,15 @@ public final class Session implements AutoCloseable {
     private final BusAddressImporter importer;
     private final SimulatedDevice device;
     private final GpuMemory gpu;
+    private final Bridge.Addressing addressing;
+    /** The window table (raw addressing); null with regions addressing, which has none. */
     private final WindowRegs windowRegs;
+    /** The page and region tables (regions addressing); null with raw addressing. */
+    private final RegionTable regionTable;
+    /** Direct buffers' pages in the page table, by GPU range (regions addressing); null with raw addressing. */
+    private final PinCache<RegionTable.Run> pagePins;
+    /** The direct buffers whose pages {@link #pagePins} may pin, by GPU range. */
+    private final Map<PinRange, GpuBuffer> pinnable = new HashMap<>();
     private final DataPath path;
     private final String pathReason;
     private final List<GpuBuffer> buffers = new ArrayList<>();
@@ -126,12 +172,31 @@ public final class Session implements AutoCloseable {
     private long nextHostBus = HOST_BUS_BASE;
     private boolean closed;
 
-    private Session(Path overlay, BusAddressImporter importer, SimulatedDevice device, GpuMemory gpu, WindowRegs windowRegs) {
+    private Session(Path overlay, BusAddressImporter importer, SimulatedDevice device, GpuMemory gpu, Bridge.Params bridge,
+            WindowRegs windowRegs) {
         this.overlay = overlay;
         this.importer = importer;
         this.device = device;
         this.gpu = gpu;
+        this.addressing = bridge.addressing();
         this.windowRegs = windowRegs;
+        if (bridge.regionsAddressing()) {
+            regionTable = new RegionTable(new RegionTable.Registers() {
+                @Override
+                public void write(String name, long value) {
+                    device.csrWrite(name, value);
+                }
+
+                @Override
+                public long read(String name) {
+                    return device.csrRead(name);
+                }
+            }, bridge.regionPages(), bridge.regions(), REGION_BUSY_LIMIT);
+            pagePins = PinCache.lru(bridge.regionPages() * RegionTable.PAGE, Pinner.of(this::pinPages, this::unpinPages));
+        } else {
+            regionTable = null;
+            pagePins = null;
+        }
         Optional<String> why = importer.unavailableReason();
         if (why.isEmpty()) {
             why = gpu.exportRefusal();
@@ -213,10 +278,14 @@ public final class Session implements AutoCloseable {
         }
         JsonNode b = m.path("bridge");
         if (!b.path("id_mode").asText().equals("managed") || !b.path("status_mode").asText().equals("tagged")) {
-            throw new IllegalArgumentException(f + ": this runtime drives bridges with managed IDs and tagged status (the default preset)");
+            throw new IllegalArgumentException(f + ": this runtime drives bridges with managed IDs and tagged status (the default "
+                    + "and regions presets)");
         }
-        WindowRegs windowRegs = WindowRegs.of(f, m);
-        Map<String, Object> params = BridgeConfig.generatorParams(BridgeConfig.read(overlayDir).params());
+        Bridge.Params bridge = BridgeConfig.read(overlayDir).params();
+        WindowRegs windowRegs = bridge.regionsAddressing() ? null : WindowRegs.of(f, m);
+        // The default preset and what this bridge changes in it (a regions overlay: addressing, inflight,
+        // counters, bringup): the device's build is named by them, so overlays of one configuration share it.
+        Map<String, Object> params = BridgeConfig.generatorParams(bridge);
         SimulatedBridge bench = SimulatedBridge.locate();
         GpuMemory gpu = switch (gpuChoice) {
             case AUTO -> GpuMemory.firstGpuOrNone();
@@ -227,7 +296,7 @@ public final class Session implements AutoCloseable {
         SimulatedDevice device = null;
         try {
             device = bench.device(Bridge.Params.DEFAULT_PRESET, params);
-            return new Session(overlayDir, importer, device, gpu, windowRegs);
+            return new Session(overlayDir, importer, device, gpu, bridge, windowRegs);
         } catch (RuntimeException e) {
             if (device != null) {
                 device.close();
@@ -235,6 +304,15 @@ public final class Session implements AutoCloseable {
             gpu.close();
             throw e;
         }
+    }
+
+    /**
+     * How the overlay's kernels name GPU memory: {@link Bridge.Addressing#RAW} (bus addresses inside
+     * the windows {@link #openWindow} opens) or {@link Bridge.Addressing#REGIONS} (regions
+     * {@link #openRegion} opens).
+     */
+    public Bridge.Addressing addressing() {
+        return addressing;
     }
 
     /** Whether this machine has a CUDA GPU that {@link Gpu#AUTO} would use. */
@@ -291,6 +369,8 @@ public final class Session implements AutoCloseable {
         private final String pathReason;
         /** Where this buffer is mapped for the FPGA's data movers (the starts of its bus ranges). */
         private List<Long> buses = List.of();
+        /** Its GPU range as the page table's pin cache knows it (a direct buffer, regions addressing); else null. */
+        private PinRange pinKey;
         private boolean closed;
 
         /** The direct path: {@code range} is the importer's mapping of the dma-buf {@code fd}. */
@@ -371,7 +451,14 @@ public final class Session implements AutoCloseable {
             return Session.this;
         }
 
-        /** Unmaps the buffer for the FPGA and frees it (and its pinned host buffer); later calls do nothing. */
+        /**
+         * Closes every region over the buffer and takes its pages out of the page table (regions
+         * addressing), then unmaps the buffer for the FPGA and frees it (and its pinned host
+         * buffer); later calls do nothing.
+         *
+         * @throws IllegalStateException a region over it stayed busy ({@link RegionTable#close}): the
+         *     buffer is closed, but its memory stays allocated and mapped, as a walker may still reach it
+         */
         @Override
         public void close() {
             if (closed) {
@@ -379,6 +466,10 @@ public final class Session implements AutoCloseable {
             }
             closed = true;
             buffers.remove(this);
+            if (pinKey != null) {
+                pinnable.remove(pinKey);
+                pagePins.invalidate(pinKey, "its GPU buffer was closed");
+            }
             try {
                 unmap(buses);
                 if (range != null) {
@@ -441,6 +532,10 @@ public final class Session implements AutoCloseable {
         } catch (RuntimeException e) {
             g.close();
             throw e;
+        }
+        if (pagePins != null && g.path == DataPath.DIRECT) {
+            g.pinKey = new PinRange(memory.address(), length);
+            pinnable.put(g.pinKey, g);
         }
         return g;
     }
@@ -608,10 +703,16 @@ public final class Session implements AutoCloseable {
      *
      * @return the window entry used
      * @throws IllegalArgumentException the range is not such a block (the message says why)
-     * @throws IllegalStateException    every window entry of the bridge is already open
+     * @throws IllegalStateException    every window entry of the bridge is already open, or the
+     *                                  bridge has regions addressing (no windows: {@link #openRegion})
      */
     public int openWindow(long base, long last) {
         checkOpen();
+        if (windowRegs == null) {
+            throw new IllegalStateException("cannot open window [" + Bytes.hex(base) + ", " + Bytes.hex(last) + "]: the bridge of "
+                    + overlay + " has regions addressing (addressing=regions), so it has no windows and kernels name regions, "
+                    + "not bus addresses; open a region over a GPU buffer instead (openRegion)");
+        }
         WindowBlock w = WindowBlock.of(base, last, windowRegs.minLog2(), windowRegs.maxLog2());
         int i = windows.size();
         if (i >= windowRegs.entries()) {
@@ -632,12 +733,229 @@ public final class Session implements AutoCloseable {
         return List.copyOf(windows);
     }
 
-    /** GPU -> FPGA. */
+    /**
+     * Opens a region over the whole of {@code g} (regions addressing): the buffer's pages are
+     * written into the page table (a contiguous run of entries, the first free one that fits,
+     * unless they are still there from an earlier region over it), then the lowest free region
+     * number is programmed over them with the directions allowed, and both are read back. Kernels
+     * (and {@link #copy(Region, long, FpgaBuffer, long, long)}) name the region by its
+     * {@link Region#number()} until it is closed. When the free entries are too few, the pages of
+     * buffers with no region open are taken out of the table to make room, the least recently used
+     * first; when that leaves them enough but scattered, all of them are.
+     *
+     * @param allowRd GPU -> FPGA requests may read the region
+     * @param allowWr FPGA -> GPU requests may write the region
+     * @throws IllegalStateException    the bridge has raw addressing (no region table), the buffer is
+     *                                  closed, the pages of open regions leave no room for its pages, every
+     *                                  region number is open, or the bridge did not keep what was written
+     * @throws IllegalArgumentException the buffer takes the bounce path, belongs to another session,
+     *                                  has more pages than the page table has entries, or neither direction is allowed
+     */
+    public Region openRegion(GpuBuffer g, boolean allowRd, boolean allowWr) {
+        checkOpen();
+        Objects.requireNonNull(g, "GPU buffer");
+        if (regionTable == null) {
+            throw new IllegalStateException("cannot open a region over " + g + ": the bridge of " + overlay + " has raw addressing "
+                    + "(kernels name bus addresses inside windows: openWindow) and no region table; regions need an overlay made "
+                    + "with `direkt overlay --preset regions` (addressing=regions)");
+        }
+        if (g.owner() != this) {
+            throw new IllegalArgumentException(g + " belongs to another session");
+        }
+        if (g.closed) {
+            throw new IllegalStateException("cannot open a region over this " + g.length + "-byte GPU buffer: it is closed");
+        }
+        if (g.path != DataPath.DIRECT) {
+            throw new IllegalArgumentException("cannot open a region over " + g + ": it takes the bounce path (" + g.pathReason
+                    + "), and a region gives the bridge's walkers the GPU's own pages, which only the direct path maps");
+        }
+        long pages = g.length / PAGE;
+        if (pages > regionTable.entries()) {
+            throw new IllegalArgumentException("cannot open a region over " + g + ": its " + pages + " pages of 64 KB exceed the "
+                    + regionTable.entries() + " entries of the bridge's page table (region_pages)");
+        }
+        Lease<RegionTable.Run> lease;
+        try {
+            lease = pagePins.pin(g.pinKey);
+        } catch (PinBudgetExceededException e) {
+            throw new IllegalStateException("cannot open a region over " + g + ": its " + pages + " pages do not fit in the page "
+                    + "table of " + regionTable.entries() + " entries beside the pages of the open regions (" + regionTable.freeEntries()
+                    + " entries free); close a region first", e);
+        } catch (IllegalStateException e) {
+            // Enough entries are free, but not in one run: the idle runs between them go, and the pages are written again.
+            if (regionTable.fits((int) pages) || pagePins.clear() == 0) {
+                throw e;
+            }
+            lease = pagePins.pin(g.pinKey);
+        }
+        try {
+            RegionTable.Run run = lease.pinned();
+            return new Region(g, lease, run, regionTable.open(run, g.length, allowRd, allowWr), allowRd, allowWr);
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
+    }
+
+    /** The pin cache's pin: the buffer's pages into the page table. */
+    private RegionTable.Run pinPages(PinRange range) {
+        GpuBuffer g = pinnable.get(range);
+        long[] bus = new long[(int) (g.length / PAGE)];
+        for (int i = 0; i < bus.length; i++) {
+            bus[i] = g.table.pageBusAddress(i);
+        }
+        return regionTable.writePages(bus, g.toString());
+    }
+
+    /** The pin cache's unpin: the regions over the pages closed, then the entries released (while the FPGA lives). */
+    private void unpinPages(PinRange range, RegionTable.Run run) {
+        if (!device.usable()) {
+            return;  // its tables went with it
+        }
+        try {
+            regionTable.release(run);
+        } catch (SimulationException e) {
+            if (device.usable()) {
+                throw e;
+            }
+            // found gone just now: the next call that needs it says so
+        }
+    }
+
+    /**
+     * A region of the bridge's region table over a GPU buffer's pages (regions addressing), open
+     * until {@link #close}d or its buffer or session is closed. Closing removes it from the
+     * region table before anything else may reuse its number or its pages.
+     */
+    public final class Region implements AutoCloseable {
+        private final GpuBuffer buffer;
+        private final Lease<RegionTable.Run> lease;
+        private final RegionTable.Run run;
+        private final int number;
+        private final boolean allowRd;
+        private final boolean allowWr;
+
+        private Region(GpuBuffer buffer, Lease<RegionTable.Run> lease, RegionTable.Run run, int number, boolean allowRd,
+                boolean allowWr) {
+            this.buffer = buffer;
+            this.lease = lease;
+            this.run = run;
+            this.number = number;
+            this.allowRd = allowRd;
+            this.allowWr = allowWr;
+        }
+
+        /** The region number kernels name in their requests (cldesc_region.region). */
+        public int number() {
+            return number;
+        }
+
+        public GpuBuffer buffer() {
+            return buffer;
+        }
+
+        /** Its length in bytes: its buffer's. */
+        public long length() {
+            return buffer.length;
+        }
+
+        /** The page table entry of its first page; the rest follow it, one per 64 KB page. */
+        public int firstEntry() {
+            return run.first;
+        }
+
+        /** Whether GPU -> FPGA requests may read it. */
+        public boolean allowsRead() {
+            return allowRd;
+        }
+
+        /** Whether FPGA -> GPU requests may write it. */
+        public boolean allowsWrite() {
+            return allowWr;
+        }
+
+        /** Whether it is still in the region table: not closed, nor its buffer, nor the session. */
+        public boolean isOpen() {
+            return !buffer.closed && run.isOpen(number);
+        }
+
+        private Session owner() {
+            return Session.this;
+        }
+
+        /**
+         * Closes the region (REGION_BYTES = 0, REGION_CTRL) and waits until no request naming it is
+         * in a walker; its pages stay in the page table for a later region over the same buffer
+         * until the room is needed. Later calls do nothing.
+         *
+         * @throws IllegalStateException a request naming it stayed in a walker too long: it is closed
+         *     in the table, but its number and pages stay taken
+         */
+        @Override
+        public void close() {
+            try {
+                if (run.isOpen(number) && device.usable()) {
+                    regionTable.close(run, number);
+                }
+            } finally {
+                lease.close();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Region[" + number + " over " + buffer + (allowRd ? ", rd" : "") + (allowWr ? ", wr" : "")
+                    + (isOpen() ? "" : ", closed") + "]";
+        }
+    }
+
+    /**
+     * GPU -> FPGA through a region: one region request for {@code bytes} (a multiple of 4, at most
+     * 4 GB - 4 B) from byte {@code srcOffset} of {@code src}, translated by the bridge. Bytes outside
+     * the region, or a region that does not allow reads, fail at {@link Copy#await} with a
+     * {@link DmaException} ({@code REGION_RANGE}, {@code REGION}) and move nothing.
+     *
+     * @throws IllegalStateException    the region is closed
+     * @throws IllegalArgumentException the FPGA range is outside {@code dst}, or an offset or the length breaks the request's rules
+     */
+    public Copy copy(Region src, long srcOffset, FpgaBuffer dst, long dstOffset, long bytes) {
+        return planRegion(true, src, srcOffset, dst, dstOffset, bytes);
+    }
+
+    /** FPGA -> GPU through a region (one that allows writes), as {@link #copy(Region, long, FpgaBuffer, long, long)}. */
+    public Copy copy(FpgaBuffer src, long srcOffset, Region dst, long dstOffset, long bytes) {
+        return planRegion(false, dst, dstOffset, src, srcOffset, bytes);
+    }
+
+    private Copy planRegion(boolean toFpga, Region r, long rOff, FpgaBuffer f, long fOff, long bytes) {
+        checkOpen();
+        Objects.requireNonNull(r, "region");
+        Objects.requireNonNull(f, "FPGA buffer");
+        if (r.owner() != this) {
+            throw new IllegalArgumentException(r + " belongs to another session");
+        }
+        if (!r.isOpen()) {
+            throw new IllegalStateException("cannot copy through region " + r.number + ": it is closed (" + r + ")");
+        }
+        if (fOff < 0 || bytes < 0 || fOff + bytes > f.length()) {
+            throw new IllegalArgumentException("[" + fOff + ", +" + bytes + ") is outside the FPGA buffer of " + f.length() + " bytes");
+        }
+        long tag = nextTag++;
+        BigInteger request = Descriptors.cldescRegion(r.number, rOff, bytes, f.address() + fOff, tag);
+        return new Copy(toFpga, r.buffer, rOff, bytes, r, List.of(ReplayJob.Descriptor.of(toFpga ? Direction.RD : Direction.WR,
+                request)), List.of(), Map.of());
+    }
+
+    /**
+     * GPU -> FPGA, by the buffer's bus addresses: kernel descriptors on the direct path (raw
+     * addressing only: a bridge with regions addressing takes region requests, see
+     * {@link #copy(Region, long, FpgaBuffer, long, long)}), host descriptors on the bounce path.
+     */
     public Copy copy(GpuBuffer src, long srcOffset, FpgaBuffer dst, long dstOffset, int bytes) {
         return plan(true, src, srcOffset, dst, dstOffset, bytes);
     }
 
-    /** FPGA -> GPU. */
+    /** FPGA -> GPU, as {@link #copy(GpuBuffer, long, FpgaBuffer, long, int)}. */
     public Copy copy(FpgaBuffer src, long srcOffset, GpuBuffer dst, long dstOffset, int bytes) {
         return plan(false, dst, dstOffset, src, srcOffset, bytes);
     }
@@ -657,6 +975,11 @@ public final class Session implements AutoCloseable {
             throw new IllegalArgumentException("FPGA buffer offset " + fOff + " is not a multiple of 4: the data movers need"
                     + " dword-aligned addresses");
         }
+        if (regionTable != null && g.path == DataPath.DIRECT) {
+            throw new IllegalStateException("cannot copy " + g + " by its bus addresses: the bridge of " + overlay + " has regions "
+                    + "addressing (addressing=regions) and rejects raw descriptors (KIND); open a region over the buffer "
+                    + "(openRegion) and copy through it");
+        }
         List<Transfer> pieces = g.table.split(gOff, bytes);
         List<ReplayJob.Descriptor> descs = new ArrayList<>();
         List<ReplayJob.HostDescriptor> hostDescs = new ArrayList<>();
@@ -674,7 +997,7 @@ public final class Session implements AutoCloseable {
                     ? Descriptors.cldesc(t.busAddress(), fpga, t.bytes(), tag)
                     : Descriptors.cldesc(fpga, t.busAddress(), t.bytes(), tag)));
         }
-        return new Copy(toFpga, g, gOff, bytes, descs, hostDescs, byTag);
+        return new Copy(toFpga, g, gOff, bytes, null, descs, hostDescs, byTag);
     }
 
     /** A planned copy: it runs when it is awaited, on its GPU buffer's path. */
@@ -682,18 +1005,21 @@ public final class Session implements AutoCloseable {
         private final boolean toFpga;
         private final GpuBuffer gpu;
         private final long gpuOffset;
-        private final int bytes;
+        private final long bytes;
+        /** The region it goes through (one region request), or null for a copy by bus addresses. */
+        private final Region region;
         private final List<ReplayJob.Descriptor> descriptors;
         private final List<ReplayJob.HostDescriptor> hostDescriptors;
         private final Map<Long, Transfer> byTag;
         private SimulatedDevice.Run run;
 
-        Copy(boolean toFpga, GpuBuffer gpu, long gpuOffset, int bytes, List<ReplayJob.Descriptor> descriptors,
+        Copy(boolean toFpga, GpuBuffer gpu, long gpuOffset, long bytes, Region region, List<ReplayJob.Descriptor> descriptors,
                 List<ReplayJob.HostDescriptor> hostDescriptors, Map<Long, Transfer> byTag) {
             this.toFpga = toFpga;
             this.gpu = gpu;
             this.gpuOffset = gpuOffset;
             this.bytes = bytes;
+            this.region = region;
             this.descriptors = descriptors;
             this.hostDescriptors = hostDescriptors;
             this.byTag = byTag;
@@ -706,7 +1032,8 @@ public final class Session implements AutoCloseable {
 
         /**
          * The descriptors this copy issues, one per mover-legal piece: kernel descriptors on the
-         * direct path, host descriptors on the bounce path.
+         * direct path, host descriptors on the bounce path; through a region, its one region request
+         * (the bridge splits it).
          */
         public int descriptorCount() {
             return gpu.path == DataPath.DIRECT ? descriptors.size() : hostDescriptors.size();
@@ -726,8 +1053,15 @@ public final class Session implements AutoCloseable {
             if (gpu.closed) {
                 throw new IllegalStateException("the GPU buffer of this copy (" + gpu.length + " bytes) was closed before it ran");
             }
+            // A closed region's number may belong to another buffer's region by now.
+            if (region != null && !region.isOpen()) {
+                throw new IllegalStateException("region " + region.number + " of this copy was closed before it ran");
+            }
             if (gpu.path == DataPath.DIRECT) {
-                run = device.run(descriptors, List.of(), hostMemory);
+                // One region request may move up to 4 GB: its status may take longer than a descriptor's.
+                long limit = region == null ? SimulatedDevice.STATUS_LIMIT_KERNEL_CYCLES
+                        : Math.max(SimulatedDevice.STATUS_LIMIT_KERNEL_CYCLES, 2 * device.kernelCyclesToMove(bytes));
+                run = device.run(descriptors, List.of(), hostMemory, limit);
                 for (ReplayResult.Status s : run.statuses()) {
                     if (!s.ok()) {
                         Transfer piece = byTag.get(s.tag());
@@ -757,7 +1091,8 @@ public final class Session implements AutoCloseable {
         }
 
         private String what() {
-            return (toFpga ? "GPU -> FPGA" : "FPGA -> GPU") + " copy of " + bytes + " bytes";
+            return (toFpga ? "GPU -> FPGA" : "FPGA -> GPU") + " copy of " + bytes + " bytes"
+                    + (region == null ? "" : " through region " + region.number + " at offset " + gpuOffset);
         }
     }
 

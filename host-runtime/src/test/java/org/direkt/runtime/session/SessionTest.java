@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.DataPath;
@@ -107,6 +108,16 @@ class SessionTest {
             assertEquals(new WindowBlock(APERTURE, 30), s.windows().getFirst());
             IllegalStateException full = assertThrows(IllegalStateException.class, () -> s.openWindow(0, MB - 1));
             assertTrue(full.getMessage().contains("all " + entries + " window entries"), full.getMessage());
+        }
+    }
+
+    @Test
+    void regionsAreRefusedOnAnOverlayWithWindows() throws Exception {
+        try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
+            assertEquals(Bridge.Addressing.RAW, s.addressing());
+            Session.GpuBuffer g = s.allocateGpu(65_536);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> s.openRegion(g, true, true));
+            assertTrue(e.getMessage().contains("has raw addressing") && e.getMessage().contains("--preset regions"), e.getMessage());
         }
     }
 
