@@ -34,10 +34,18 @@ JSON (bench/results/bridge.json), every number measured:
                             figures from area, side by side
     bringup_cost            {"preset", "with", "without", "added"}: the bring-up registers' cost, the
                             default preset measured with and without them (area["default bringup=false"])
+    region_64mb_fragmented  preset=regions, GPU->FPGA, 1:1 clocks, the bandwidth runs' mover model: one kernel
+                            request of 64 MB through a region of 1,024 pages at bus addresses in random order
+                            (sim/tb/bridge_regions, test region_64mb_fragmented): pieces (mover descriptors),
+                            statuses, byte_exact, desc_per_cycle_when_mover_can_take (pieces handed over / dma
+                            cycles in which the walker held work, the arbiter offered it the mover and a piece
+                            ID was free), cycles_request_to_status, status_elapsed_cycles,
+                            fraction_of_mover_peak (bytes / (cycles x bytes per cycle)), mover_busy_fraction
     expectations            {name: {"pass": bool, "value": x, "bound": ...}}
 
 Expected: latency_desc_cycles <= sync_stages + 5; latency_status_cycles <= sync_stages + 3;
-kernel_issue_rate >= 0.95 for every preset; bw_4k_inflight_16 >= 2 * bw_4k_inflight_1; whole-top luts <= 1709
+kernel_issue_rate >= 0.95 for every preset; region_64mb_fragmented: >= 0.95 descriptors per cycle while the
+mover can take one, >= 0.9 of the mover's peak, one status, byte exact; bw_4k_inflight_16 >= 2 * bw_4k_inflight_1; whole-top luts <= 1709
 (paper), 2560 (default and regions), 1280 (lean); every preset's ffs <= 4512 and ram_bits <= 163840. An unmet
 expectation is printed on stderr and the script exits 1 (after writing the JSON and the plot).
 """
@@ -216,6 +224,32 @@ def run_sims(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
     return failures
 
 
+REGION_DIR = "region_64mb"  # under the measure directory: not a preset's issue-rate directory
+
+
+def run_region_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
+    """The regions preset: one 64 MB request through fragmented pages (sim/tb/bridge_regions)."""
+    import pytest
+    from direkt_sim import run_bench
+
+    if str(SIM / "tb" / "bridge_regions") not in sys.path:
+        sys.path.insert(0, str(SIM / "tb" / "bridge_regions"))  # the cocotb module, importable in the simulator
+    log = None if verbose else logs / "region_64mb.log"
+    print(f"bridge: simulating preset regions at {ONE_TO_ONE}: region_64mb_fragmented", flush=True)
+    os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir / REGION_DIR)
+    try:
+        with output_to(log):
+            run_bench(bench="bridge_regions", example="bridge", module="test_bridge_regions", params={"preset": "regions"},
+                      run_params={**RATIOS[ONE_TO_ONE], **MOVER}, expected_top="direkt_bridge",
+                      testcase=["region_64mb_fragmented"], emitter="generators")
+    except pytest.fail.Exception as exc:
+        return [f"region_64mb_fragmented simulation failed: {str(exc).splitlines()[0] if str(exc) else exc}"
+                + (f" (log: {log})" if log else "")]
+    finally:
+        os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
+    return []
+
+
 def _load(measure_dir: Path, test: str, r: dict) -> Optional[dict]:
     f = measure_dir / f"{test}@{r['kernel_ps']}-{r['dma_ps']}.json"
     return json.loads(f.read_text()) if f.is_file() else None
@@ -277,7 +311,7 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     if iss is None:
         unmet.append("kernel_issue_rate: no measurement")
     by_preset = {SIM_PRESET: res["kernel_issue_rate"]}
-    for sub in sorted(d for d in measure_dir.iterdir() if d.is_dir()) if measure_dir.is_dir() else []:
+    for sub in sorted(d for d in measure_dir.iterdir() if d.is_dir() and d.name != REGION_DIR) if measure_dir.is_dir() else []:
         got = _load(sub, "issue", one)
         by_preset[sub.name] = got["kernel_rate"] if got else None
     res["kernel_issue_rate_by_preset"] = by_preset
@@ -319,6 +353,9 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     if res["bringup_cost"] is None:
         unmet.append("bringup_cost: no measurement")
 
+    rf = measure_dir / REGION_DIR / "region_64mb_fragmented.json"
+    res["region_64mb_fragmented"] = json.loads(rf.read_text()) if rf.is_file() else None
+
     exp = {}
 
     def expect(name: str, value, bound, ok: Optional[bool], what: str):
@@ -333,6 +370,16 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     for preset, v in res["kernel_issue_rate_by_preset"].items():
         expect(f"kernel_issue_rate (preset={preset})", v, ">= 0.95", None if v is None else v >= 0.95,
                "kernel_issue_rate >= 0.95")
+    r64 = res["region_64mb_fragmented"] or {}
+    v = r64.get("desc_per_cycle_when_mover_can_take")
+    expect("region_64mb_fragmented desc_per_cycle", v, ">= 0.95", None if v is None else v >= 0.95,
+           "regions preset, 64 MB over random pages: mover descriptors per cycle while the mover can take one >= 0.95")
+    v = r64.get("fraction_of_mover_peak")
+    expect("region_64mb_fragmented fraction_of_mover_peak", v, ">= 0.9", None if v is None else v >= 0.9,
+           "regions preset, 64 MB over random pages: fraction of the mover model's peak >= 0.9")
+    v = r64.get("statuses")
+    expect("region_64mb_fragmented statuses", v, "== 1 and byte exact", None if v is None else v == 1 and r64.get("byte_exact") is True,
+           "regions preset, 64 MB: one request, one status, every byte as in GPU memory")
     b1, b16 = res["bw_4k_inflight_1"], res["bw_4k_inflight_16"]
     expect("bw_4k_inflight_16", b16, f">= 2 * bw_4k_inflight_1 = {2 * b1 if b1 is not None else None}",
            None if b1 is None or b16 is None else b16 >= 2 * b1, "bw_4k_inflight_16 >= 2 * bw_4k_inflight_1")
@@ -433,6 +480,7 @@ def main() -> int:
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         area_job = pool.submit(measure_area, work / "area")
         failures = run_sims(measure_dir, logs, args.verbose)
+        failures += run_region_sim(measure_dir, logs, args.verbose)
         print("bridge: waiting for Yosys", flush=True)
         try:
             area_result = area_job.result()
@@ -452,6 +500,11 @@ def main() -> int:
           f"(sync_stages {res['sync_stages']})")
     print(f"  kernel issue rate {res['kernel_issue_rate']}, with host load {res['issue_rate_with_host_load']}")
     print(f"  bandwidth 4 KB: 1 in flight {res['bw_4k_inflight_1']}, 16 in flight {res['bw_4k_inflight_16']}")
+    r64 = res["region_64mb_fragmented"]
+    if r64:
+        print(f"  region_64mb_fragmented: {r64['pieces']} descriptors, {r64['statuses']} status, "
+              f"{r64['desc_per_cycle_when_mover_can_take']:.3f} desc/cycle while the mover could take one, "
+              f"{r64['fraction_of_mover_peak']:.3f} of the mover's peak ({r64['cycles_request_to_status']} cycles request to status)")
     for p, a in (area_result or {}).items():
         print(f"  area {p}: luts {a['luts']} ffs {a['ffs']} ram_bits {a['ram_bits']}")
     print(f"  runtime {res['runtime_s']} s")

@@ -23,9 +23,11 @@
 //@tap f_kerr    = dut.k_error
 //@tap f_kfirst  = dut.k_first_page
 //@tap f_kend    = dut.k_end_page
+//@tap f_kmore   = dut.k_more_pages
 //@tap f_busy    = dut.w_busy
 //@tap f_page    = dut.w_page
 //@tap f_end     = dut.w_end_page
+//@tap f_left    = dut.w_pages_left
 //@tap f_rload   = dut.r_load
 //@tap f_rt0     = dut.region_table[f_i0]
 //@tap f_rt1     = dut.region_table[f_i1]
@@ -87,7 +89,7 @@ module fv_region_walker (
   wire [32:0]   f_bend;
   wire [EW-1:0] f_bfirst;
   wire [3:0]    f_kerr, f_bcheap;
-  wire [EW-1:0] f_kfirst, f_page;
+  wire [EW-1:0] f_kfirst, f_page, f_kmore, f_left;
   wire [EW:0]   f_kend, f_end;
   wire [64:0]   f_rt0, f_rt1;
   wire          f_i0 = 1'b0, f_i1 = 1'b1;
@@ -132,8 +134,10 @@ module fv_region_walker (
     b_usable_fits: assert (!f_bvalid || !f_busable || fits({16'd0, f_first, f_bbytes}));
     b_end_exact: assert (!f_bvalid || (f_bend == f_sum && f_boff == f_roff[EW+15:0] && (f_bcheap != 0 || f_rbytes != 0)));
     checked_inside: assert (!f_kvalid || f_kerr != 0
-                            || ({13'd0, f_kfirst} >= f_klo && {12'd0, f_kfirst} < {12'd0, f_kend} && {12'd0, f_kend} <= f_khi + 17'd1 && f_khi < 17'd16));
-    walk_inside: assert (!f_busy || ({13'd0, f_page} >= f_lo && {12'd0, f_page} < {12'd0, f_end} && {12'd0, f_end} <= f_hi + 17'd1 && f_hi < 17'd16));
+                            || ({13'd0, f_kfirst} >= f_klo && {12'd0, f_kfirst} < {12'd0, f_kend} && {12'd0, f_kend} <= f_khi + 17'd1 && f_khi < 17'd16
+                                && {13'd0, f_kfirst} + {13'd0, f_kmore} + 17'd1 == {12'd0, f_kend}));
+    walk_inside: assert (!f_busy || ({13'd0, f_page} >= f_lo && {12'd0, f_page} < {12'd0, f_end} && {12'd0, f_end} <= f_hi + 17'd1 && f_hi < 17'd16
+                                     && {13'd0, f_page} + {13'd0, f_left} + 17'd1 == {12'd0, f_end}));
   end
 
   // ---------------------------------------------------------------- properties

@@ -66,118 +66,125 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
   wire                                                            b_move;               // @[RegionWalker.java:236]
   wire                                                    [9:0]   first_page;           // @[RegionWalker.java:274]
   wire                                                    [10:0]  end_page;             // @[RegionWalker.java:276]
-  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:284]
-  reg                                                             k_valid;              // @[RegionWalker.java:288]
-  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:289]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:290]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:291]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:292]
-  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:293]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:294]
-  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:295]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:296]
-  wire                                                            k_move;               // @[RegionWalker.java:297]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:312]
-  reg                                                             req0_valid;           // @[RegionWalker.java:321]
-  reg                                                             req0_open;            // @[RegionWalker.java:322]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:323]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:324]
-  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:326]
-  reg                                                             req1_valid;           // @[RegionWalker.java:321]
-  reg                                                             req1_open;            // @[RegionWalker.java:322]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:323]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:324]
-  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:326]
-  reg                                                             req2_valid;           // @[RegionWalker.java:321]
-  reg                                                             req2_open;            // @[RegionWalker.java:322]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:323]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:324]
-  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:326]
-  reg                                                             req3_valid;           // @[RegionWalker.java:321]
-  reg                                                             req3_open;            // @[RegionWalker.java:322]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:323]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:324]
-  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:326]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:329]
-  reg                                                             w_busy;               // @[RegionWalker.java:339]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:340]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:341]
-  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:342]
-  reg                                                             w_first;              // @[RegionWalker.java:343]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:344]
-  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:345]
-  wire                                                            admit;                // @[RegionWalker.java:347]
-  wire                                                            reject;               // @[RegionWalker.java:348]
-  reg                                                             completed;            // @[RegionWalker.java:349]
-  reg                                                             status_valid;         // @[RegionWalker.java:350]
-  reg                                                             reject_valid;         // @[RegionWalker.java:354]
-  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:355]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:356]
-  wire                                                            reject_push;          // @[RegionWalker.java:359]
-  reg                                                             r0_valid;             // @[RegionWalker.java:375]
-  reg                                                             r1_valid;             // @[RegionWalker.java:376]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:377]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:378]
-  wire                                                            r_load;               // @[RegionWalker.java:379]
-  wire                                                            r_take;               // @[RegionWalker.java:380]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:386]
-  reg                                                     [34:0]  r0_chunk;             // @[RegionWalker.java:394]
-  reg                                                     [34:0]  r1_chunk;             // @[RegionWalker.java:395]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:397]
-  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:401]
-  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:402]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:425]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:426]
-  reg                                                     [83:0]  chunk_head;           // @[RegionWalker.java:430]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:431]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:465]
-  wire                                                            pt_write_conflict;    // @[RegionWalker.java:466]
-  reg                                                             c_valid;              // @[RegionWalker.java:477]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:478]
-  reg                                                             c_first;              // @[RegionWalker.java:479]
-  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:482]
-  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:483]
-  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:484]
-  reg                                                             c_last;               // @[RegionWalker.java:485]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:486]
-  wire                                                            c_closed;             // @[RegionWalker.java:487]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:491]
-  wire                                                            c_go;                 // @[RegionWalker.java:493]
-  wire                                                            o_load;               // @[RegionWalker.java:494]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:513]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:513]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:513]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:513]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:513]
-  reg                                                             o_valid;              // @[RegionWalker.java:515]
-  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:516]
-  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:517]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:518]
-  reg                                                             o_last;               // @[RegionWalker.java:519]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:520]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:525]
-  wire                                                            handover;             // @[RegionWalker.java:531]
-  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:538]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:570]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:571]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:576]
-  wire                                                            status_believed;      // @[RegionWalker.java:583]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:590]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:598]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:606]
-  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:641]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:650]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:651]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:652]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:666]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:667]
+  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:281]
+  wire                                                    [3:0]   check_error;          // @[RegionWalker.java:289]
+  reg                                                             k_valid;              // @[RegionWalker.java:293]
+  reg                                                     [3:0]   k_error;              // @[RegionWalker.java:294]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:295]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:296]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:297]
+  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:298]
+  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:299]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:300]
+  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:301]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:302]
+  wire                                                            k_move;               // @[RegionWalker.java:303]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:319]
+  reg                                                             req0_valid;           // @[RegionWalker.java:328]
+  reg                                                             req0_open;            // @[RegionWalker.java:329]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:330]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:331]
+  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:333]
+  reg                                                             req1_valid;           // @[RegionWalker.java:328]
+  reg                                                             req1_open;            // @[RegionWalker.java:329]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:330]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:331]
+  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:333]
+  reg                                                             req2_valid;           // @[RegionWalker.java:328]
+  reg                                                             req2_open;            // @[RegionWalker.java:329]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:330]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:331]
+  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:333]
+  reg                                                             req3_valid;           // @[RegionWalker.java:328]
+  reg                                                             req3_open;            // @[RegionWalker.java:329]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:330]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:331]
+  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:333]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:336]
+  reg                                                             w_busy;               // @[RegionWalker.java:346]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:347]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:348]
+  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:349]
+  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:350]
+  reg                                                             w_first;              // @[RegionWalker.java:351]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:352]
+  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:353]
+  wire                                                            admit;                // @[RegionWalker.java:355]
+  wire                                                            reject;               // @[RegionWalker.java:356]
+  reg                                                             completed;            // @[RegionWalker.java:357]
+  reg                                                             status_valid;         // @[RegionWalker.java:358]
+  reg                                                             reject_valid;         // @[RegionWalker.java:362]
+  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:363]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:364]
+  wire                                                            reject_push;          // @[RegionWalker.java:367]
+  reg                                                             r0_valid;             // @[RegionWalker.java:383]
+  reg                                                             r1_valid;             // @[RegionWalker.java:384]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:385]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:386]
+  wire                                                            r_load;               // @[RegionWalker.java:387]
+  wire                                                            r_take;               // @[RegionWalker.java:388]
+  wire                                                            o_go;                 // @[RegionWalker.java:392]
+  wire                                                            r_take_go;            // @[RegionWalker.java:393]
+  wire                                                            r_take_wait;          // @[RegionWalker.java:394]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:400]
+  reg                                                     [34:0]  r0_chunk;             // @[RegionWalker.java:408]
+  reg                                                     [34:0]  r1_chunk;             // @[RegionWalker.java:409]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:411]
+  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:415]
+  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:416]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:440]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:441]
+  reg                                                     [83:0]  chunk_head;           // @[RegionWalker.java:445]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:446]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:482]
+  wire                                                            pt_write_conflict;    // @[RegionWalker.java:483]
+  reg                                                             c_valid;              // @[RegionWalker.java:494]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:495]
+  reg                                                             c_first;              // @[RegionWalker.java:496]
+  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:499]
+  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:500]
+  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:501]
+  reg                                                             c_last;               // @[RegionWalker.java:502]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:503]
+  wire                                                            c_closed;             // @[RegionWalker.java:504]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:508]
+  wire                                                            c_go;                 // @[RegionWalker.java:510]
+  wire                                                            c_wants;              // @[RegionWalker.java:511]
+  wire                                                            o_empty;              // @[RegionWalker.java:512]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:534]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:534]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:534]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:534]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:534]
+  reg                                                             o_valid;              // @[RegionWalker.java:536]
+  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:537]
+  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:538]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:539]
+  reg                                                             o_last;               // @[RegionWalker.java:540]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:541]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:546]
+  wire                                                            handover;             // @[RegionWalker.java:552]
+  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:560]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:592]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:593]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:598]
+  wire                                                            status_believed;      // @[RegionWalker.java:605]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:612]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:620]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:628]
+  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:663]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:672]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:673]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:674]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:688]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:689]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:202]
   reg                                                     [47:0]  page_table [0:1023];  // @[RegionWalker.java:207]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];    // @[RegionWalker.java:424]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:3];   // @[RegionWalker.java:542]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:564]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:613]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:665]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];    // @[RegionWalker.java:439]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:3];   // @[RegionWalker.java:564]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:586]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:635]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:687]
 
   // @[RegionWalker.java:217]
   always @(posedge clk) begin
@@ -331,15 +338,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:298]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:304]
 
   assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:275]
 
   assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:277]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~(b_end <= {1'b0, b_region_bytes}) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:285]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:282]
 
-  // @[RegionWalker.java:309]
+  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~(b_end <= {1'b0, b_region_bytes}) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:290]
+
+  // @[RegionWalker.java:316]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -348,7 +357,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:300]
+  // @[RegionWalker.java:306]
   always @(posedge clk) begin
     if (rst) begin
       k_error <= 4'd0;
@@ -359,7 +368,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:301]
+  // @[RegionWalker.java:307]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -370,7 +379,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:302]
+  // @[RegionWalker.java:308]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -381,7 +390,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:303]
+  // @[RegionWalker.java:309]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -392,7 +401,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:304]
+  // @[RegionWalker.java:310]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -403,7 +412,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:305]
+  // @[RegionWalker.java:311]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_more_pages <= 10'd0;
+    end else begin
+      if (b_move) begin
+        k_more_pages <= more_pages;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:312]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -414,7 +434,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:306]
+  // @[RegionWalker.java:313]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -425,7 +445,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:307]
+  // @[RegionWalker.java:314]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -436,9 +456,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:358]
+  assign k_move = admit | reject; // @[RegionWalker.java:366]
 
-  // @[RegionWalker.java:674]
+  // @[RegionWalker.java:696]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -447,7 +467,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -460,7 +480,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:627]
+  // @[RegionWalker.java:649]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -473,7 +493,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:628]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -486,7 +506,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:630]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -499,7 +519,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -510,7 +530,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -523,7 +543,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:627]
+  // @[RegionWalker.java:649]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -536,7 +556,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:628]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -549,7 +569,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:630]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -562,7 +582,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -573,7 +593,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -586,7 +606,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:627]
+  // @[RegionWalker.java:649]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -599,7 +619,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:628]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -612,7 +632,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:630]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -625,7 +645,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -636,7 +656,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -649,7 +669,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:627]
+  // @[RegionWalker.java:649]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -662,7 +682,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:628]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -675,7 +695,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:630]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -688,7 +708,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -699,22 +719,22 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:336]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:343]
 
-  // @[RegionWalker.java:455]
+  // @[RegionWalker.java:471]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
     end else begin
       if (admit) begin
         w_busy <= 1'b1;
-      end else if (r_load & (({1'b0, w_page} + 11'd1) == w_end_page)) begin
+      end else if (r_load & (w_pages_left == 10'd0)) begin
         w_busy <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:456]
+  // @[RegionWalker.java:472]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -725,7 +745,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:407]
+  // @[RegionWalker.java:421]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -739,7 +759,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:458]
+  // @[RegionWalker.java:474]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
@@ -750,7 +770,21 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:408]
+  // @[RegionWalker.java:422]
+  always @(posedge clk) begin
+    if (rst) begin
+      w_pages_left <= 10'd0;
+    end else begin
+      if (r_load) begin
+        w_pages_left <= w_pages_left - 10'd1;
+      end
+      if (admit) begin
+        w_pages_left <= k_more_pages;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:423]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -764,7 +798,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:460]
+  // @[RegionWalker.java:477]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -775,7 +809,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:461]
+  // @[RegionWalker.java:478]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -786,11 +820,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:351]
+  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:359]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:357]
+  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:365]
 
-  // @[RegionWalker.java:642]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -799,7 +833,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:653]
+  // @[RegionWalker.java:675]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -808,7 +842,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:362]
+  // @[RegionWalker.java:370]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -821,7 +855,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:363]
+  // @[RegionWalker.java:371]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -832,7 +866,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:364]
+  // @[RegionWalker.java:372]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -843,9 +877,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:360]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:368]
 
-  // @[RegionWalker.java:403]
+  // @[RegionWalker.java:417]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -854,7 +888,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:404]
+  // @[RegionWalker.java:418]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -863,7 +897,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:454]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -872,7 +906,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:437]
+  // @[RegionWalker.java:453]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -881,22 +915,28 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:382]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:396]
 
-  assign r_take = chunk_head_valid & ((c_contiguous | ~c_valid) | c_go); // @[RegionWalker.java:496]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:517]
 
-  // @[RegionWalker.java:406]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:553]
+
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:515]
+
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:516]
+
+  // @[RegionWalker.java:420]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 35'd0;
     end else begin
       if (r_load) begin
-        r0_chunk <= {(({1'b0, w_page} + 11'd1) == w_end_page) ? w_end_offset : 15'd16384, w_first ? w_first_offset : 16'd0, ({1'b0, w_page} + 11'd1) == w_end_page, w_first, w_request};
+        r0_chunk <= {(w_pages_left == 10'd0) ? w_end_offset : 15'd16384, w_first ? w_first_offset : 16'd0, w_pages_left == 10'd0, w_first, w_request};
       end
     end
   end
 
-  // @[RegionWalker.java:413]
+  // @[RegionWalker.java:428]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 35'd0;
@@ -907,12 +947,12 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:412]
+  // @[RegionWalker.java:427]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:415]
+  // @[RegionWalker.java:430]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -923,7 +963,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:416]
+  // @[RegionWalker.java:431]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -934,7 +974,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:428]
+  // @[RegionWalker.java:443]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -945,7 +985,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:451]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -956,7 +996,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:450]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 84'd0;
@@ -967,13 +1007,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (~chunk_head_valid | r_take) & (chunk_fill != 4'd0); // @[RegionWalker.java:432]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:448]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:468]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:485]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:467]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:484]
 
-  // @[RegionWalker.java:510]
+  // @[RegionWalker.java:531]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -982,7 +1022,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:502]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -995,7 +1035,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:503]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1008,7 +1048,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:504]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1021,7 +1061,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:498]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1034,7 +1074,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:499]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1047,7 +1087,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:500]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1060,7 +1100,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:508]
+  // @[RegionWalker.java:529]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1073,15 +1113,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:488]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:505]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:492]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:509]
 
-  assign c_go = (c_valid & (c_closed | (chunk_head_valid & ~c_contiguous))) & o_load; // @[RegionWalker.java:495]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:514]
 
-  assign o_load = ~o_valid | handover; // @[RegionWalker.java:533]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:513]
 
-  // @[RegionWalker.java:553]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:555]
+
+  // @[RegionWalker.java:575]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1090,7 +1132,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:547]
+  // @[RegionWalker.java:569]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1101,7 +1143,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:548]
+  // @[RegionWalker.java:570]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1112,7 +1154,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:549]
+  // @[RegionWalker.java:571]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1123,7 +1165,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:550]
+  // @[RegionWalker.java:572]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1134,7 +1176,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:551]
+  // @[RegionWalker.java:573]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1145,7 +1187,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:547]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1154,11 +1196,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = (o_valid & desc_ready_q) & u_ids_any_free; // @[RegionWalker.java:532]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:554]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:539]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:561]
 
-  // @[RegionWalker.java:572]
+  // @[RegionWalker.java:594]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1167,7 +1209,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:573]
+  // @[RegionWalker.java:595]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1176,11 +1218,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:577]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:599]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:584]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:606]
 
-  // @[RegionWalker.java:591]
+  // @[RegionWalker.java:613]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1191,9 +1233,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:599]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:621]
 
-  // @[RegionWalker.java:607]
+  // @[RegionWalker.java:629]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1202,7 +1244,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:643]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1211,7 +1253,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:655]
+  // @[RegionWalker.java:677]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1222,7 +1264,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:656]
+  // @[RegionWalker.java:678]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1233,7 +1275,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:657]
+  // @[RegionWalker.java:679]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1244,7 +1286,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:670]
+  // @[RegionWalker.java:692]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1255,7 +1297,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:673]
+  // @[RegionWalker.java:695]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1268,41 +1310,41 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
 
   assign req_ready = ~a_valid; // @[RegionWalker.java:215]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:672]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:694]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:671]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:693]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:472]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:489]
 
   assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:205]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:557]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:579]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:555]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:577]
 
-  assign outstanding = owed; // @[RegionWalker.java:675]
+  assign outstanding = owed; // @[RegionWalker.java:697]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:693]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:715]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:559]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:581]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:586]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:608]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:592]
+  assign last_mover_status = last_status; // @[RegionWalker.java:614]
 
-  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:683]
+  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:705]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:469]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:486]
 
-  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 4'd0); // @[RegionWalker.java:685]
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 4'd0); // @[RegionWalker.java:707]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:686]
+  assign ev_rejected = reject; // @[RegionWalker.java:708]
 
-  assign ev_error = k_error; // @[RegionWalker.java:687]
+  assign ev_error = k_error; // @[RegionWalker.java:709]
 
-  assign ev_completed = status_valid; // @[RegionWalker.java:689]
+  assign ev_completed = status_valid; // @[RegionWalker.java:711]
 
-  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:690]
+  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:712]
 
   // @[RegionWalker.java:203]
   always @(posedge clk) begin
@@ -1311,56 +1353,56 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:470]
+  // @[RegionWalker.java:487]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:386]
+  // @[RegionWalker.java:400]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:427]
+  // @[RegionWalker.java:442]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[2], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:543]
+  // @[RegionWalker.java:565]
   always @(posedge clk) begin
     if (admit) begin
       request_fpga[free_request] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:565]
+  // @[RegionWalker.java:587]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:614]
+  // @[RegionWalker.java:636]
   always @(posedge clk) begin
     if (admit) begin
       request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:669]
+  // @[RegionWalker.java:691]
   always @(posedge clk) begin
     if (status_valid | reject_push) begin
       status_fifo[status_wr[2:0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:513]
+  // @[RegionWalker.java:534]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

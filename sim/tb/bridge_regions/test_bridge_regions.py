@@ -18,6 +18,11 @@ against the models' memories.
                         the table, a raw descriptor (kind 0), reserved bits set, FPGA overrun, in
                         both directions: the error code in the status and in LAST_ERROR, no mover
                         descriptor, no memory written
+``region_64mb_fragmented``  (only with ``DIREKT_BRIDGE_MEASURE=<dir>``, bench/bridge.py) one 64 MB request over
+                        1,024 pages in random order through the bridge, the bench's mover model
+                        (``mover_latency``, ``mover_bytes_per_cycle``): descriptors per cycle while the
+                        walker held work and the mover could take a piece, cycles from request to
+                        status, fraction of the mover's peak, written to ``<dir>/region_64mb_fragmented.json``
 ``tables``              the CSR reads back what was written; a page write into the range a request
                         still has to walk is refused (REGION_STATUS.refused, PAGE_INDEX stays), as is
                         one past the table; REGION_STATUS.busy is high while a request on the
@@ -26,6 +31,8 @@ against the models' memories.
 
 from __future__ import annotations
 
+import json
+import os
 import random
 from pathlib import Path
 
@@ -42,6 +49,7 @@ from direkt_sim.bridge_models import (
 from direkt_sim.layout import load_manifest
 
 REGRESS = regress_scale() > 1
+MEASURE_DIR = os.environ.get("DIREKT_BRIDGE_MEASURE", "").strip()
 TIMEOUT = dict(timeout_time=4_000 if REGRESS else 2_000, timeout_unit="ms")
 GPU_BUS = 0x38_0000_0000
 PAGE = 1 << 16
@@ -217,6 +225,66 @@ async def copy_64mb(dut):
         descs = len(mv.log) - log_before
         assert descs == expected_descriptors(b.gpu, 0, n, max_pages), f"{t}: {descs} mover descriptors"
         assert not mv.errors, mv.errors
+
+
+if MEASURE_DIR:
+
+    @cocotb.test(**TIMEOUT)
+    async def region_64mb_fragmented(dut):
+        """One 64 MB request (GPU->FPGA) over 1,024 randomly ordered pages, measured at the bridge's pins and its walker."""
+        p = bench_params()
+        bpc = int(p.get("mover_bytes_per_cycle", 32))
+        pages = 1024
+        b = Bench(dut, "region_64mb_fragmented", gpu_pages=pages, bytes_per_cycle=bpc, latency=int(p.get("mover_latency", 250)))
+        await b.start()
+        await b.open_gpu(r=2)
+        n = pages * PAGE
+        walker = dut.u_rd.u_walker
+        counts = {"can": 0, "fire": 0, "cycles": 0}
+        state = {"started": False, "done": False}
+
+        async def watch():
+            # dma_clk cycles from the one in which the walker takes the request to the status's
+            # hand-over; "can": the walker holds work (walking) and the mover side could take a
+            # piece (the arbiter's ready and a free piece ID); "fire": a piece handed over then.
+            while not state["done"]:
+                await RisingEdge(dut.dma_clk)
+                await ReadOnly()
+                if not state["started"] and int(walker.req_valid.value) and int(walker.req_ready.value):
+                    state["started"] = True
+                if state["started"]:
+                    counts["cycles"] += 1
+                    busy = any(int(getattr(walker, s).value) for s in
+                               ("w_busy", "r0_valid", "r1_valid", "chunk_head_valid", "c_valid", "o_valid")) or int(walker.chunk_fill.value)
+                    if busy and int(walker.dma_desc_ready.value) and int(walker.u_ids_any_free.value):
+                        counts["can"] += 1
+                        counts["fire"] += int(walker.handover.value)
+                    if int(walker.st_valid.value):
+                        state["done"] = True
+
+        source = b.gpu.read(0, n)
+        mv = b.movers["rd"]
+        cocotb.start_soon(watch())
+        tag = b.next_tag()
+        await b.send("rd", b.request(2, 0, n, 0, tag))
+        (st,) = await b.statuses("rd", 1, limit=8_000_000)
+        state["done"] = True
+        assert st.tag == tag and st.error == 0, f"status {st}"
+        assert b.fpga.read(0, n) == source, "64 MB not byte-exact"
+        assert not mv.errors, mv.errors
+        res = {
+            "bytes": n, "pages": pages, "pieces": len(mv.log), "statuses": 1, "byte_exact": True,
+            "desc_per_cycle_when_mover_can_take": counts["fire"] / max(1, counts["can"]),
+            "cycles_request_to_status": counts["cycles"], "status_elapsed_cycles": st.elapsed,
+            "mover_latency_cycles": b.latency, "mover_bytes_per_cycle": bpc,
+            "fraction_of_mover_peak": n / (counts["cycles"] * bpc),
+            "mover_busy_fraction": mv.busy_cycles / max(1, counts["cycles"]),
+            "preset": "regions", "direction": "rd (GPU->FPGA)",
+        }
+        dut._log.info("region_64mb_fragmented: %s", res)
+        assert res["pieces"] == expected_descriptors(b.gpu, 0, n, 15), f"{res['pieces']} mover descriptors"
+        Path(MEASURE_DIR).mkdir(parents=True, exist_ok=True)
+        (Path(MEASURE_DIR) / "region_64mb_fragmented.json").write_text(json.dumps(res, indent=2) + "\n")
 
 
 @cocotb.test(**TIMEOUT)

@@ -276,6 +276,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal pEnd = m.wire("end_page", ew + 1);
         pEnd.set(addCarry(bFirst.zext(ew + 1), bEnd.bits(Layout.PAGE_BITS + ew, Layout.PAGE_BITS),
                 bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()));
+        // The request's pages less one, from its own offset and end (not from the table): the walk
+        // counts them down, so its last page is a zero test rather than a compare after an add.
+        Signal pMore = m.wire("more_pages", ew);
+        pMore.set(addCarry(bEnd.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS), bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS).not(),
+                bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()).trunc(ew));
         Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), fe)).and(bFpgaHigh.not());
         Expr e = Expr.mux(fpgaOk.not(), code(m, Layout.Error.FPGA_RANGE), code(m, Layout.Error.OK));
         e = Expr.mux(inRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
@@ -291,6 +296,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg kRegion = m.reg("k_region", rfw, cd).init(0);
         Reg kFirstPage = m.reg("k_first_page", ew, cd).init(0);
         Reg kEndPage = m.reg("k_end_page", ew + 1, cd).init(0); // the page after the last
+        Reg kMore = m.reg("k_more_pages", ew, cd).init(0); // pages - 1
         Reg kOff0 = m.reg("k_first_offset", Layout.PAGE_BITS, cd).init(0);
         Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS - 1, cd).init(0); // in dwords, 1 .. 16384
         Reg kFpga = m.reg("k_fpga", fa, cd).init(0);
@@ -302,6 +308,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             kRegion.set(bRegion);
             kFirstPage.set(pFirst);
             kEndPage.set(pEnd);
+            kMore.set(pMore);
             kOff0.set(bOff.bits(Layout.PAGE_BITS - 1, 0));
             kEndOff.set(Expr.cat(bEnd.bits(Layout.PAGE_BITS - 1, 0).eq(0), bEnd.bits(Layout.PAGE_BITS - 1, 2)));
             kFpga.set(bFpga);
@@ -340,6 +347,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg wQ = m.reg("w_request", qw, cd).init(0);
         Reg wPage = m.reg("w_page", ew, cd).init(0);
         Reg wEnd = m.reg("w_end_page", ew + 1, cd).init(0);
+        Reg wLeft = m.reg("w_pages_left", ew, cd).init(0); // pages after w_page still to read
         Reg wFirst = m.reg("w_first", 1, cd).init(0);
         Reg wOff0 = m.reg("w_first_offset", Layout.PAGE_BITS, cd).init(0);
         Reg wEndOff = m.reg("w_end_offset", Layout.PAGE_BITS - 1, cd).init(0);
@@ -378,6 +386,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg hdValid = m.reg("chunk_head_valid", 1, cd).init(0);
         Signal rLoad = m.wire("r_load", 1);
         Signal rTake = m.wire("r_take", 1);
+        // Where the downstream's ready enters: O hands its piece over in a cycle with go, and every
+        // load before O is chosen by go from two versions worked out from registers alone, so that
+        // ready passes one LUT before the loads' enables (it comes through the bridge's arbiter).
+        Signal go = m.wire("o_go", 1);
+        Signal rTakeGo = m.wire("r_take_go", 1);
+        Signal rTakeWait = m.wire("r_take_wait", 1);
         Expr inFlight = r0Valid.zext(ca + 1).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
         rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))));
         // The table is read every cycle at the walk's page (no read enable, which block RAMs without
@@ -385,7 +399,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // read in the cycle of a load is the one R1 registers.
         Signal frame = pageTable.readSync("page_frame", wPage, m.lit(1, 1), cd);
 
-        Expr isLast = wPage.zext(ew + 1).plus(1).eq(wEnd);
+        Expr isLast = wLeft.eq(0);
         Expr startOff = Expr.mux(wFirst, wOff0, m.lit(0, Layout.PAGE_BITS));
         Expr endOff = Expr.mux(isLast, wEndOff, m.lit(PAGE >> 2, lenBits - 2)); // in dwords
         // a chunk's fields besides its frame: end (in dwords) and start offset in its page, last, first, request
@@ -405,6 +419,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         m.when(rLoad, () -> {
             r0Meta.set(Expr.cat(endOff, startOff, isLast, wFirst, wQ));
             wPage.set(wPage.plus(1));
+            wLeft.set(wLeft.minus(1));
             wFirst.set(0);
         });
         // The RAM's word straight into a register every cycle, so the register can be the RAM's own
@@ -429,7 +444,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // The queue's head in a register, so the joining logic starts from flip-flops.
         Reg head = m.reg("chunk_head", queuedBits, cd).init(0);
         Signal hdLoad = m.wire("chunk_head_load", 1);
-        hdLoad.set(hdValid.not().or(rTake).and(qFill.ne(0)));
+        Expr queued = qFill.ne(0);
+        hdLoad.set(Expr.mux(go, hdValid.not().or(rTakeGo).and(queued), hdValid.not().or(rTakeWait).and(queued)));
         m.when(hdLoad, () -> {
             head.set(chunks.readAsync(cqRd));
             cqRd.set(cqRd.plus(1));
@@ -456,6 +472,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             wQ.set(freeQ);
             wPage.set(kFirstPage);
             wEnd.set(kEndPage);
+            wLeft.set(kMore);
             wFirst.set(1);
             wOff0.set(kOff0);
             wEndOff.set(kEndOff);
@@ -491,9 +508,13 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal contig = m.wire("c_contiguous", 1);
         contig.set(cValid.and(closed.not()).and(rContig));
         Signal cGo = m.wire("c_go", 1);
-        Signal oLoad = m.wire("o_load", 1);
-        cGo.set(cValid.and(closed.or(rValid.and(contig.not()))).and(oLoad));
-        rTake.set(rValid.and(contig.or(cValid.not()).or(cGo)));
+        Signal cWants = m.wire("c_wants", 1); // the piece is complete and waits for O
+        Signal oEmpty = m.wire("o_empty", 1);
+        cWants.set(cValid.and(closed.or(rValid.and(contig.not()))));
+        cGo.set(Expr.mux(go, cWants, cWants.and(oEmpty)));
+        rTakeGo.set(rValid.and(contig.or(cValid.not()).or(cWants)));
+        rTakeWait.set(rValid.and(contig.or(cValid.not()).or(cWants.and(oEmpty))));
+        rTake.set(Expr.mux(go, rTakeGo, rTakeWait));
         m.when(rTake.and(contig), () -> {
             cEnd.set(rEnd);
             cPages.set(cPages.plus(1));
@@ -529,8 +550,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             readyNow = io.desc().ready();
         }
         Signal fire = m.wire("handover", 1);
-        fire.set(oValid.and(readyNow).and(pool.anyFree()));
-        oLoad.set(oValid.not().or(fire));
+        go.set(readyNow.and(pool.anyFree()));
+        fire.set(oValid.and(go));
+        oEmpty.set(oValid.not());
         boolean rd = p.direction() == Direction.RD;
         int dwb = pb - 2;
         int pageDw = Layout.PAGE_BITS - 2;
