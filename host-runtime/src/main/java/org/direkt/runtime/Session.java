@@ -500,6 +500,13 @@ public final class Session implements AutoCloseable {
                         + " bytes: the address must be a multiple of 4 and the length positive");
             }
         }
+
+        /** Throws unless [offset, offset + bytes) lies inside this buffer. */
+        void checkRange(long offset, long bytes) {
+            if (offset < 0 || bytes < 0 || offset + bytes > length) {
+                throw new IllegalArgumentException("[" + offset + ", +" + bytes + ") is outside the FPGA buffer of " + length + " bytes");
+            }
+        }
     }
 
     /**
@@ -937,9 +944,7 @@ public final class Session implements AutoCloseable {
         if (!r.isOpen()) {
             throw new IllegalStateException("cannot copy through region " + r.number + ": it is closed (" + r + ")");
         }
-        if (fOff < 0 || bytes < 0 || fOff + bytes > f.length()) {
-            throw new IllegalArgumentException("[" + fOff + ", +" + bytes + ") is outside the FPGA buffer of " + f.length() + " bytes");
-        }
+        f.checkRange(fOff, bytes);
         long tag = nextTag++;
         BigInteger request = Descriptors.cldescRegion(r.number, rOff, bytes, f.address() + fOff, tag);
         return new Copy(toFpga, r.buffer, rOff, bytes, r, List.of(ReplayJob.Descriptor.of(toFpga ? Direction.RD : Direction.WR,
@@ -968,9 +973,7 @@ public final class Session implements AutoCloseable {
             throw new IllegalArgumentException(g + " belongs to another session");
         }
         g.check(gOff, bytes);
-        if (fOff < 0 || bytes < 0 || fOff + bytes > f.length()) {
-            throw new IllegalArgumentException("[" + fOff + ", +" + bytes + ") is outside the FPGA buffer of " + f.length() + " bytes");
-        }
+        f.checkRange(fOff, bytes);
         if ((fOff & 3) != 0) {
             throw new IllegalArgumentException("FPGA buffer offset " + fOff + " is not a multiple of 4: the data movers need"
                     + " dword-aligned addresses");

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.header;
 
+import static org.direkt.overlay.header.HeaderFiles.read;
+import static org.direkt.overlay.header.HeaderFiles.readWords;
+import static org.direkt.overlay.header.HeaderFiles.resource;
+import static org.direkt.overlay.header.HeaderFiles.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,6 +23,7 @@ import java.util.regex.Pattern;
 
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -246,16 +245,6 @@ class HeaderPoclTest {
         return dir;
     }
 
-    private static String resource(String name) {
-        try (InputStream in = HeaderPoclTest.class.getResourceAsStream(RES + name)) {
-            if (in == null) {
-                throw new IllegalStateException("test resource missing: " + RES + name);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     /** Index of the k-th of {@code per} entries case i leaves in its work-item's part of a buffer. */
     private static int slot(int i, int k, int per) {
@@ -337,30 +326,6 @@ class HeaderPoclTest {
         return hi << Layout.CLDESC.field("src_lo").width() | lo;
     }
 
-    private static void write(Path p, long[] values) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(values.length * 8).order(ByteOrder.LITTLE_ENDIAN);
-        for (long v : values) {
-            b.putLong(v);
-        }
-        Files.write(p, b.array());
-    }
 
-    private static long[] read(Path p) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
-        long[] v = new long[b.remaining() / 8];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = b.getLong();
-        }
-        return v;
-    }
 
-    /** A buffer of 32-bit words, unsigned. */
-    private static long[] readWords(Path p) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
-        long[] v = new long[b.remaining() / 4];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = b.getInt() & 0xFFFF_FFFFL;
-        }
-        return v;
-    }
 }

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.direkt.overlay.header;
 
+import static org.direkt.overlay.header.HeaderFiles.read;
+import static org.direkt.overlay.header.HeaderFiles.readInts;
+import static org.direkt.overlay.header.HeaderFiles.readWords;
+import static org.direkt.overlay.header.HeaderFiles.resource;
+import static org.direkt.overlay.header.HeaderFiles.write;
+import static org.direkt.overlay.header.HeaderFiles.writeInts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -24,6 +25,7 @@ import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.OverlayModel;
 import org.direkt.overlay.Templates;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -231,16 +233,6 @@ class RegionHeaderPoclTest {
         return dir;
     }
 
-    private static String resource(String name) {
-        try (InputStream in = RegionHeaderPoclTest.class.getResourceAsStream(RES + name)) {
-            if (in == null) {
-                throw new IllegalStateException("test resource missing: " + RES + name);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     private static long status(long tag, Layout.Error error, long elapsed) {
         return Layout.KERNEL_STATUS_TAGGED.pack(Map.of("tag", tag, "error", (long) error.code(), "elapsed", elapsed)).longValue();
@@ -275,46 +267,8 @@ class RegionHeaderPoclTest {
         assertEquals(expected, got, what + String.format(": 0x%064x, Layout says 0x%064x", got, expected));
     }
 
-    private static void write(Path p, long[] values) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(values.length * 8).order(ByteOrder.LITTLE_ENDIAN);
-        for (long v : values) {
-            b.putLong(v);
-        }
-        Files.write(p, b.array());
-    }
 
-    private static void writeInts(Path p, int[] values) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
-        for (int v : values) {
-            b.putInt(v);
-        }
-        Files.write(p, b.array());
-    }
 
-    private static long[] read(Path p) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
-        long[] v = new long[b.remaining() / 8];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = b.getLong();
-        }
-        return v;
-    }
 
-    private static int[] readInts(Path p) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
-        int[] v = new int[b.remaining() / 4];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = b.getInt();
-        }
-        return v;
-    }
 
-    private static long[] readWords(Path p) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
-        long[] v = new long[b.remaining() / 4];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = b.getInt() & 0xFFFF_FFFFL;
-        }
-        return v;
-    }
 }

@@ -387,8 +387,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal rLoad = m.wire("r_load", 1);
         Signal rTake = m.wire("r_take", 1);
         // Where the downstream's ready enters: O hands its piece over in a cycle with go, and every
-        // load before O is chosen by go from two versions worked out from registers alone, so that
-        // ready passes one LUT before the loads' enables (it comes through the bridge's arbiter).
+        // load before O is chosen by go from two versions worked out from registers alone: ready (it
+        // comes through the bridge's arbiter) needs none of C's or the chunk head's logic to reach them.
         Signal go = m.wire("o_go", 1);
         Signal rTakeGo = m.wire("r_take_go", 1);
         Signal rTakeWait = m.wire("r_take_wait", 1);
