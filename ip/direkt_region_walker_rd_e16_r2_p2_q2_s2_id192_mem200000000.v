@@ -48,135 +48,139 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   output wire         ev_aborted         // @[RegionWalker.java:166]
 );
 
-  reg                                                             a_valid;             // @[RegionWalker.java:210]
-  reg                                                     [175:0] a_req;               // @[RegionWalker.java:211]
-  wire                                                            a_move;              // @[RegionWalker.java:212]
-  reg                                                             b_valid;             // @[RegionWalker.java:221]
-  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:222]
-  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:225]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:226]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:227]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:228]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:229]
-  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:230]
-  reg                                                             b_fpga_high;         // @[RegionWalker.java:231]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:233]
-  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:234]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:235]
-  wire                                                            b_move;              // @[RegionWalker.java:236]
-  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:274]
-  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:276]
-  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:281]
-  wire                                                    [3:0]   check_error;         // @[RegionWalker.java:289]
+  reg                                                             a_valid;             // @[RegionWalker.java:213]
+  reg                                                     [175:0] a_req;               // @[RegionWalker.java:214]
+  wire                                                            a_move;              // @[RegionWalker.java:215]
+  reg                                                             b_valid;             // @[RegionWalker.java:224]
+  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:225]
+  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:228]
+  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:229]
+  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:230]
+  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:231]
+  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:232]
+  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:233]
+  reg                                                             b_fpga_high;         // @[RegionWalker.java:234]
+  reg                                                             b_region_usable;     // @[RegionWalker.java:236]
+  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:237]
+  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:238]
+  wire                                                            b_move;              // @[RegionWalker.java:239]
+  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:277]
+  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:279]
+  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:284]
   reg                                                             k_valid;             // @[RegionWalker.java:293]
-  reg                                                     [3:0]   k_error;             // @[RegionWalker.java:294]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:295]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:296]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:297]
-  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:298]
-  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:299]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:300]
-  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:301]
-  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:302]
-  wire                                                            k_move;              // @[RegionWalker.java:303]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:319]
-  reg                                                             req0_valid;          // @[RegionWalker.java:328]
-  reg                                                             req0_open;           // @[RegionWalker.java:329]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:330]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:331]
-  reg                                                             req0_region;         // @[RegionWalker.java:333]
-  reg                                                             req1_valid;          // @[RegionWalker.java:328]
-  reg                                                             req1_open;           // @[RegionWalker.java:329]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:330]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:331]
-  reg                                                             req1_region;         // @[RegionWalker.java:333]
-  wire                                                            free_request;        // @[RegionWalker.java:336]
-  reg                                                             w_busy;              // @[RegionWalker.java:346]
-  reg                                                             w_request;           // @[RegionWalker.java:347]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:348]
-  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:349]
-  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:350]
-  reg                                                             w_first;             // @[RegionWalker.java:351]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:352]
-  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:353]
-  wire                                                            admit;               // @[RegionWalker.java:355]
-  wire                                                            reject;              // @[RegionWalker.java:356]
-  reg                                                             completed;           // @[RegionWalker.java:357]
-  reg                                                             status_valid;        // @[RegionWalker.java:358]
-  reg                                                             reject_valid;        // @[RegionWalker.java:362]
-  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:363]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:364]
-  wire                                                            reject_push;         // @[RegionWalker.java:367]
-  reg                                                             r0_valid;            // @[RegionWalker.java:383]
-  reg                                                             r1_valid;            // @[RegionWalker.java:384]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:385]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:386]
-  wire                                                            r_load;              // @[RegionWalker.java:387]
-  wire                                                            r_take;              // @[RegionWalker.java:388]
-  wire                                                            o_go;                // @[RegionWalker.java:392]
-  wire                                                            r_take_go;           // @[RegionWalker.java:393]
-  wire                                                            r_take_wait;         // @[RegionWalker.java:394]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:400]
-  reg                                                     [33:0]  r0_chunk;            // @[RegionWalker.java:408]
-  reg                                                     [33:0]  r1_chunk;            // @[RegionWalker.java:409]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:411]
-  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:415]
-  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:416]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:440]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:441]
-  reg                                                     [82:0]  chunk_head;          // @[RegionWalker.java:445]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:446]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:482]
-  wire                                                            pt_write_conflict;   // @[RegionWalker.java:483]
-  reg                                                             c_valid;             // @[RegionWalker.java:494]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:495]
-  reg                                                             c_first;             // @[RegionWalker.java:496]
-  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:499]
-  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:500]
-  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:501]
-  reg                                                             c_last;              // @[RegionWalker.java:502]
-  reg                                                             c_request;           // @[RegionWalker.java:503]
-  wire                                                            c_closed;            // @[RegionWalker.java:504]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:508]
-  wire                                                            c_go;                // @[RegionWalker.java:510]
-  wire                                                            c_wants;             // @[RegionWalker.java:511]
-  wire                                                            o_empty;             // @[RegionWalker.java:512]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:534]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:534]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:534]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:534]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:534]
-  reg                                                             o_valid;             // @[RegionWalker.java:536]
-  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:537]
-  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:538]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:539]
-  reg                                                             o_last;              // @[RegionWalker.java:540]
-  reg                                                             o_request;           // @[RegionWalker.java:541]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:546]
-  wire                                                            handover;            // @[RegionWalker.java:552]
-  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:560]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:592]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:593]
-  wire                                                            status_slot;         // @[RegionWalker.java:598]
-  wire                                                            status_believed;     // @[RegionWalker.java:605]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:612]
-  wire                                                            status_request;      // @[RegionWalker.java:620]
-  reg                                                     [31:0]  now;                 // @[RegionWalker.java:628]
-  reg                                                             completed_request;   // @[RegionWalker.java:663]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:672]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:673]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:674]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:688]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:689]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:202]
-  reg                                                     [47:0]  page_table [0:15];   // @[RegionWalker.java:207]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [82:0]  chunk_queue [0:7];   // @[RegionWalker.java:439]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:1];  // @[RegionWalker.java:564]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:586]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:635]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:687]
+  reg                                                     [3:0]   k_request_error;     // @[RegionWalker.java:294]
+  reg                                                             k_region_usable;     // @[RegionWalker.java:296]
+  reg                                                             k_in_region;         // @[RegionWalker.java:297]
+  reg                                                             k_fpga_ok;           // @[RegionWalker.java:298]
+  wire                                                    [3:0]   k_error;             // @[RegionWalker.java:299]
+  wire                                                            k_ok;                // @[RegionWalker.java:304]
+  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:306]
+  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:307]
+  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:308]
+  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:309]
+  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:310]
+  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:311]
+  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:312]
+  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:313]
+  wire                                                            k_move;              // @[RegionWalker.java:314]
+  reg                                                     [1:0]   owed;                // @[RegionWalker.java:333]
+  reg                                                             req0_valid;          // @[RegionWalker.java:342]
+  reg                                                             req0_open;           // @[RegionWalker.java:343]
+  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:344]
+  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:345]
+  reg                                                             req0_region;         // @[RegionWalker.java:347]
+  reg                                                             req1_valid;          // @[RegionWalker.java:342]
+  reg                                                             req1_open;           // @[RegionWalker.java:343]
+  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:344]
+  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:345]
+  reg                                                             req1_region;         // @[RegionWalker.java:347]
+  wire                                                            free_request;        // @[RegionWalker.java:350]
+  reg                                                             w_busy;              // @[RegionWalker.java:360]
+  reg                                                             w_request;           // @[RegionWalker.java:361]
+  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:362]
+  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:363]
+  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:364]
+  reg                                                             w_first;             // @[RegionWalker.java:365]
+  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:366]
+  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:367]
+  wire                                                            admit;               // @[RegionWalker.java:369]
+  wire                                                            reject;              // @[RegionWalker.java:370]
+  reg                                                             completed;           // @[RegionWalker.java:371]
+  reg                                                             status_valid;        // @[RegionWalker.java:372]
+  reg                                                             reject_valid;        // @[RegionWalker.java:376]
+  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:377]
+  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:378]
+  wire                                                            reject_push;         // @[RegionWalker.java:381]
+  reg                                                             r0_valid;            // @[RegionWalker.java:397]
+  reg                                                             r1_valid;            // @[RegionWalker.java:398]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:399]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:400]
+  wire                                                            r_load;              // @[RegionWalker.java:401]
+  wire                                                            r_take;              // @[RegionWalker.java:402]
+  wire                                                            o_go;                // @[RegionWalker.java:406]
+  wire                                                            r_take_go;           // @[RegionWalker.java:407]
+  wire                                                            r_take_wait;         // @[RegionWalker.java:408]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:414]
+  reg                                                     [33:0]  r0_chunk;            // @[RegionWalker.java:422]
+  reg                                                     [33:0]  r1_chunk;            // @[RegionWalker.java:423]
+  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:425]
+  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:429]
+  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:430]
+  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:454]
+  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:455]
+  reg                                                     [82:0]  chunk_head;          // @[RegionWalker.java:459]
+  wire                                                            chunk_head_load;     // @[RegionWalker.java:460]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:496]
+  wire                                                            pt_write_conflict;   // @[RegionWalker.java:497]
+  reg                                                             c_valid;             // @[RegionWalker.java:508]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:509]
+  reg                                                             c_first;             // @[RegionWalker.java:510]
+  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:513]
+  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:514]
+  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:515]
+  reg                                                             c_last;              // @[RegionWalker.java:516]
+  reg                                                             c_request;           // @[RegionWalker.java:517]
+  wire                                                            c_closed;            // @[RegionWalker.java:518]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:522]
+  wire                                                            c_go;                // @[RegionWalker.java:524]
+  wire                                                            c_wants;             // @[RegionWalker.java:525]
+  wire                                                            o_empty;             // @[RegionWalker.java:526]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:548]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:548]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:548]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:548]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:548]
+  reg                                                             o_valid;             // @[RegionWalker.java:550]
+  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:551]
+  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:552]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:553]
+  reg                                                             o_last;              // @[RegionWalker.java:554]
+  reg                                                             o_request;           // @[RegionWalker.java:555]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:560]
+  wire                                                            handover;            // @[RegionWalker.java:566]
+  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:574]
+  reg                                                             mover_status_valid;  // @[RegionWalker.java:606]
+  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:607]
+  wire                                                            status_slot;         // @[RegionWalker.java:612]
+  wire                                                            status_believed;     // @[RegionWalker.java:619]
+  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:626]
+  wire                                                            status_request;      // @[RegionWalker.java:634]
+  reg                                                     [31:0]  now;                 // @[RegionWalker.java:642]
+  reg                                                             completed_request;   // @[RegionWalker.java:677]
+  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:686]
+  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:687]
+  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:688]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:702]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:703]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:203]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:210]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [82:0]  chunk_queue [0:7];   // @[RegionWalker.java:453]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:1];  // @[RegionWalker.java:578]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:600]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:649]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:701]
 
-  // @[RegionWalker.java:217]
+  // @[RegionWalker.java:220]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -185,7 +189,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:216]
+  // @[RegionWalker.java:219]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 176'd0;
@@ -196,9 +200,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:237]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:240]
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:271]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -207,7 +211,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:256]
+  // @[RegionWalker.java:259]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 20'd0;
@@ -218,7 +222,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:257]
+  // @[RegionWalker.java:260]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -229,7 +233,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:258]
+  // @[RegionWalker.java:261]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -240,7 +244,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:259]
+  // @[RegionWalker.java:262]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -251,7 +255,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:260]
+  // @[RegionWalker.java:263]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -262,7 +266,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:261]
+  // @[RegionWalker.java:264]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -273,7 +277,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:262]
+  // @[RegionWalker.java:265]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -284,7 +288,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:263]
+  // @[RegionWalker.java:266]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -295,7 +299,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:264]
+  // @[RegionWalker.java:267]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -306,7 +310,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:265]
+  // @[RegionWalker.java:268]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 4'd0;
@@ -317,7 +321,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:266]
+  // @[RegionWalker.java:269]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -328,17 +332,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:304]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:315]
 
-  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:275]
+  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:278]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:277]
+  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:280]
 
-  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:282]
+  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:285]
 
-  assign check_error = (b_request_error != 4'd0) ? b_request_error : (~b_region_usable ? 4'd9 : (~(b_end <= {1'b0, b_region_bytes}) ? 4'd10 : (~((b_fpga_end <= 34'h200000000) & ~b_fpga_high) ? 4'd7 : 4'd0))); // @[RegionWalker.java:290]
-
-  // @[RegionWalker.java:316]
+  // @[RegionWalker.java:330]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -347,18 +349,55 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:306]
+  // @[RegionWalker.java:317]
   always @(posedge clk) begin
     if (rst) begin
-      k_error <= 4'd0;
+      k_request_error <= 4'd0;
     end else begin
       if (b_move) begin
-        k_error <= check_error;
+        k_request_error <= b_request_error;
       end
     end
   end
 
-  // @[RegionWalker.java:307]
+  // @[RegionWalker.java:318]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_region_usable <= 1'b1;
+    end else begin
+      if (b_move) begin
+        k_region_usable <= b_region_usable;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:319]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_in_region <= 1'b1;
+    end else begin
+      if (b_move) begin
+        k_in_region <= b_end <= {1'b0, b_region_bytes};
+      end
+    end
+  end
+
+  // @[RegionWalker.java:320]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_fpga_ok <= 1'b1;
+    end else begin
+      if (b_move) begin
+        k_fpga_ok <= (b_fpga_end <= 34'h200000000) & ~b_fpga_high;
+      end
+    end
+  end
+
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:303]
+
+  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:305]
+
+  // @[RegionWalker.java:321]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -369,7 +408,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:308]
+  // @[RegionWalker.java:322]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -380,7 +419,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:309]
+  // @[RegionWalker.java:323]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -391,7 +430,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:310]
+  // @[RegionWalker.java:324]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 5'd0;
@@ -402,7 +441,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:311]
+  // @[RegionWalker.java:325]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 4'd0;
@@ -413,7 +452,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:312]
+  // @[RegionWalker.java:326]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -424,7 +463,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:313]
+  // @[RegionWalker.java:327]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -435,7 +474,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:314]
+  // @[RegionWalker.java:328]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -446,9 +485,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:366]
+  assign k_move = admit | reject; // @[RegionWalker.java:380]
 
-  // @[RegionWalker.java:696]
+  // @[RegionWalker.java:710]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -457,7 +496,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:648]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -470,7 +509,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:649]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -483,7 +522,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -496,7 +535,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:652]
+  // @[RegionWalker.java:666]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -509,7 +548,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:651]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 1'b0;
@@ -520,7 +559,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:648]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -533,7 +572,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:649]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -546,7 +585,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -559,7 +598,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:652]
+  // @[RegionWalker.java:666]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -572,7 +611,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:651]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 1'b0;
@@ -583,9 +622,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:343]
+  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:357]
 
-  // @[RegionWalker.java:471]
+  // @[RegionWalker.java:485]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -598,7 +637,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:472]
+  // @[RegionWalker.java:486]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -609,7 +648,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:421]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -623,7 +662,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:474]
+  // @[RegionWalker.java:488]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 5'd0;
@@ -634,7 +673,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:422]
+  // @[RegionWalker.java:436]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 4'd0;
@@ -648,7 +687,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:423]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -662,7 +701,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:477]
+  // @[RegionWalker.java:491]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -673,7 +712,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:478]
+  // @[RegionWalker.java:492]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -684,11 +723,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & (k_error == 4'd0)) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:359]
+  assign admit = (((k_valid & k_ok) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:373]
 
-  assign reject = ((k_valid & (k_error != 4'd0)) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:365]
+  assign reject = ((k_valid & ~k_ok) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:379]
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:678]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -697,7 +736,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:675]
+  // @[RegionWalker.java:689]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -706,7 +745,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:370]
+  // @[RegionWalker.java:384]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -719,7 +758,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:371]
+  // @[RegionWalker.java:385]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -730,7 +769,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:372]
+  // @[RegionWalker.java:386]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -741,9 +780,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:368]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:382]
 
-  // @[RegionWalker.java:417]
+  // @[RegionWalker.java:431]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -752,7 +791,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:418]
+  // @[RegionWalker.java:432]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -761,7 +800,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:454]
+  // @[RegionWalker.java:468]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -770,7 +809,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:453]
+  // @[RegionWalker.java:467]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -779,17 +818,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:396]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:410]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:517]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:531]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:553]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:567]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:515]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:529]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:516]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:530]
 
-  // @[RegionWalker.java:420]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 34'd0;
@@ -800,7 +839,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:428]
+  // @[RegionWalker.java:442]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 34'd0;
@@ -811,12 +850,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:427]
+  // @[RegionWalker.java:441]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:430]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -827,7 +866,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:431]
+  // @[RegionWalker.java:445]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -838,7 +877,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:443]
+  // @[RegionWalker.java:457]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -849,7 +888,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:451]
+  // @[RegionWalker.java:465]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -860,7 +899,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:450]
+  // @[RegionWalker.java:464]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 83'd0;
@@ -871,13 +910,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:448]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:462]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:485]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:499]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:484]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:498]
 
-  // @[RegionWalker.java:531]
+  // @[RegionWalker.java:545]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -886,7 +925,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -899,7 +938,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -912,7 +951,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -925,7 +964,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:533]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -938,7 +977,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:534]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -951,7 +990,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:535]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -964,7 +1003,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:529]
+  // @[RegionWalker.java:543]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -977,17 +1016,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:505]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:519]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[34]; // @[RegionWalker.java:509]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[34]; // @[RegionWalker.java:523]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:514]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:528]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:513]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:527]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:555]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:569]
 
-  // @[RegionWalker.java:575]
+  // @[RegionWalker.java:589]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -996,7 +1035,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:569]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1007,7 +1046,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:570]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1018,7 +1057,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:571]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1029,7 +1068,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:572]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1040,7 +1079,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:573]
+  // @[RegionWalker.java:587]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1051,7 +1090,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:547]
+  // @[RegionWalker.java:561]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1060,11 +1099,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:554]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:568]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:561]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:575]
 
-  // @[RegionWalker.java:594]
+  // @[RegionWalker.java:608]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1073,7 +1112,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:595]
+  // @[RegionWalker.java:609]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1082,11 +1121,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:599]
+  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:613]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:606]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:620]
 
-  // @[RegionWalker.java:613]
+  // @[RegionWalker.java:627]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1097,9 +1136,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:621]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:635]
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:643]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1108,7 +1147,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:679]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 1'b0;
@@ -1117,7 +1156,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:677]
+  // @[RegionWalker.java:691]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1128,7 +1167,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:678]
+  // @[RegionWalker.java:692]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1139,7 +1178,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:679]
+  // @[RegionWalker.java:693]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1150,7 +1189,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:692]
+  // @[RegionWalker.java:706]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1161,7 +1200,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:695]
+  // @[RegionWalker.java:709]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1172,101 +1211,101 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:215]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:218]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:694]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:708]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:693]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:707]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:489]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:503]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:205]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:206]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:579]
+  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:593]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:577]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:591]
 
-  assign outstanding = owed; // @[RegionWalker.java:697]
+  assign outstanding = owed; // @[RegionWalker.java:711]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:715]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:729]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:581]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:595]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:608]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:622]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:614]
+  assign last_mover_status = last_status; // @[RegionWalker.java:628]
 
-  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:705]
+  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:719]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:486]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:500]
 
-  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:707]
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:721]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:708]
+  assign ev_rejected = reject; // @[RegionWalker.java:722]
 
-  assign ev_error = k_error; // @[RegionWalker.java:709]
+  assign ev_error = k_error; // @[RegionWalker.java:723]
 
-  assign ev_completed = status_valid; // @[RegionWalker.java:711]
+  assign ev_completed = status_valid; // @[RegionWalker.java:725]
 
-  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:712]
+  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:726]
 
-  // @[RegionWalker.java:203]
+  // @[RegionWalker.java:204]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd16), rg_data};
     end
   end
 
-  // @[RegionWalker.java:487]
+  // @[RegionWalker.java:501]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:400]
+  // @[RegionWalker.java:414]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:442]
+  // @[RegionWalker.java:456]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[1], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:565]
+  // @[RegionWalker.java:579]
   always @(posedge clk) begin
     if (admit) begin
       request_fpga[free_request] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:587]
+  // @[RegionWalker.java:601]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:636]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (admit) begin
       request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:691]
+  // @[RegionWalker.java:705]
   always @(posedge clk) begin
     if (status_valid | reject_push) begin
       status_fifo[status_wr[0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:534]
+  // @[RegionWalker.java:548]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

@@ -19,6 +19,7 @@ public final class Memory {
     private final ClockDomain writeDomain;
     private final SourceLoc loc;
     private boolean distributed;
+    private boolean noReadWriteCheck;
     WritePort writePort;
     final List<SyncRead> syncReads = new ArrayList<>();
     final List<AsyncRead> asyncReads = new ArrayList<>();
@@ -79,6 +80,22 @@ public final class Memory {
 
     public boolean isDistributed() {
         return distributed;
+    }
+
+    /**
+     * Declares that no read of this memory is used in a cycle where the write port writes the word it
+     * reads (the design refuses or ignores such reads), so the tools need not make a collision give
+     * the old or the new word: without it a block RAM whose ports may collide gets a bypass register
+     * and a mux on its read data in soft logic. Emitted as {@code no_rw_check} (Yosys) and {@code
+     * ramstyle = "no_rw_check"} (Quartus).
+     */
+    public Memory noReadWriteCheck() {
+        noReadWriteCheck = true;
+        return this;
+    }
+
+    public boolean isNoReadWriteCheck() {
+        return noReadWriteCheck;
     }
 
     SourceLoc loc() {

@@ -73,6 +73,25 @@ public final class VerilogEmitter {
         return v.bitLength() <= 16 ? width + "'d" + v : width + "'h" + v.toString(16);
     }
 
+    /** The synthesis attributes of a memory: RAM style (Yosys, Vivado, Quartus) and collision freedom. */
+    private static String memoryAttributes(Memory mem) {
+        List<String> yosys = new ArrayList<>();
+        List<String> quartus = new ArrayList<>();
+        if (mem.isDistributed()) {
+            yosys.add("ram_style = \"distributed\"");
+            quartus.add("MLAB");
+        }
+        if (mem.isNoReadWriteCheck()) {
+            yosys.add("no_rw_check");
+            quartus.add("no_rw_check");
+        }
+        if (yosys.isEmpty()) {
+            return "";
+        }
+        yosys.add("ramstyle = \"" + String.join(", ", quartus) + "\"");
+        return "(* " + String.join(", ", yosys) + " *) ";
+    }
+
     private static String range(int width) {
         return width == 1 ? "" : "[" + (width - 1) + ":0]";
     }
@@ -167,7 +186,7 @@ public final class VerilogEmitter {
                 decls.add(new String[] {attrs + kw, range(s.width()), s.name() + powerUp + ";", s.loc().locator()});
             }
             for (Memory mem : m.memories()) {
-                String attrs = mem.isDistributed() ? "(* ram_style = \"distributed\", ramstyle = \"MLAB\" *) " : "";
+                String attrs = memoryAttributes(mem);
                 decls.add(new String[] {attrs + "reg ", range(mem.width()), mem.name() + " [0:" + (mem.depth() - 1) + "];", mem.loc().locator()});
             }
             for (String[] t : temps) {

@@ -197,14 +197,17 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                     wBytes.bits(Layout.PAGE_BITS - 1, 0).orR());
             open = open.and(wBytes.ne(0)).and(regionEnd.le(m.lit(p.entries(), fw + 1)));
         } else {
-            open = open.and(io.rgOpen());
+            // the CSR's entry leaves its reserved bits 0 by construction and brings the rest of the mark
+            open = io.rgOpen();
         }
         Memory regionTable = m.memory("region_table", re.bits() + 1, 1 << p.regionBits(), cd).distributed();
         regionTable.write(io.rgIdx(), Expr.cat(open, io.rgData()), io.rgWe());
         if (p.readBack()) {
             io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()).bits(re.bits() - 1, 0));
         }
-        Memory pageTable = m.memory("page_table", Layout.PAGE_ENTRY.bits(), p.entries(), cd);
+        // A read that is used never meets a write of its word (a write to a page the walk has still to
+        // read is refused), so the block RAM needs no collision bypass in soft logic.
+        Memory pageTable = m.memory("page_table", Layout.PAGE_ENTRY.bits(), p.entries(), cd).noReadWriteCheck();
 
         // ---------------------------------------------------------------- stage A: the request as taken
         Reg aValid = m.reg("a_valid", 1, cd).init(0);
@@ -282,16 +285,24 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         pMore.set(addCarry(bEnd.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS), bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS).not(),
                 bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()).trunc(ew));
         Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), fe)).and(bFpgaHigh.not());
-        Expr e = Expr.mux(fpgaOk.not(), code(m, Layout.Error.FPGA_RANGE), code(m, Layout.Error.OK));
-        e = Expr.mux(inRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
-        e = Expr.mux(bUsable.not(), code(m, Layout.Error.REGION), e);
-        e = Expr.mux(bCheap.ne(0), bCheap, e);
-        Signal error = m.wire("check_error", 4);
-        error.set(e);
 
         // ---------------------------------------------------------------- stage K: the request checked
+        // The checks' outcomes are registered as flags, each compare ending in its own flip-flop; the
+        // error code is picked from them after the register (by priority: the request's own checks,
+        // then REGION, REGION_RANGE, FPGA_RANGE).
         Reg kValid = m.reg("k_valid", 1, cd).init(0);
-        Reg kErr = m.reg("k_error", 4, cd).init(0);
+        Reg kCheap = m.reg("k_request_error", 4, cd).init(0);
+        // (reset to "passed", so the error code reads 0 from reset, as a register of it would)
+        Reg kUsable = m.reg("k_region_usable", 1, cd).init(1);
+        Reg kInRegion = m.reg("k_in_region", 1, cd).init(1);
+        Reg kFpgaOk = m.reg("k_fpga_ok", 1, cd).init(1);
+        Signal kErr = m.wire("k_error", 4);
+        Expr e = Expr.mux(kFpgaOk.not(), code(m, Layout.Error.FPGA_RANGE), code(m, Layout.Error.OK));
+        e = Expr.mux(kInRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
+        e = Expr.mux(kUsable.not(), code(m, Layout.Error.REGION), e);
+        kErr.set(Expr.mux(kCheap.ne(0), kCheap, e));
+        Signal kOk = m.wire("k_ok", 1);
+        kOk.set(kCheap.eq(0).and(kUsable).and(kInRegion).and(kFpgaOk));
         Reg kTag = m.reg("k_tag", 32, cd).init(0);
         Reg kRegion = m.reg("k_region", rfw, cd).init(0);
         Reg kFirstPage = m.reg("k_first_page", ew, cd).init(0);
@@ -303,7 +314,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal kMove = m.wire("k_move", 1);
         bMove.set(bValid.and(kValid.not().or(kMove)));
         m.when(bMove, () -> {
-            kErr.set(error);
+            kCheap.set(bCheap);
+            kUsable.set(bUsable);
+            kInRegion.set(inRegion);
+            kFpgaOk.set(fpgaOk);
             kTag.set(bTag);
             kRegion.set(bRegion);
             kFirstPage.set(pFirst);
@@ -356,13 +370,13 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal reject = m.wire("reject", 1);
         Reg completion = m.reg("completed", 1, cd).init(0);
         Reg outValid = m.reg("status_valid", 1, cd).init(0);
-        admit.set(kValid.and(kErr.eq(0)).and(room).and(anyFree).and(wBusy.not()));
+        admit.set(kValid.and(kOk).and(room).and(anyFree).and(wBusy.not()));
         // A rejection waits in a register for the status queue's write port (a completion goes first),
         // so taking it never waits on a mover status.
         Reg rejValid = m.reg("reject_valid", 1, cd).init(0);
         Reg rejTag = m.reg("reject_tag", 32, cd).init(0);
         Reg rejErr = m.reg("reject_error", 4, cd).init(0);
-        reject.set(kValid.and(kErr.ne(0)).and(room).and(rejValid.not()));
+        reject.set(kValid.and(kOk.not()).and(room).and(rejValid.not()));
         kMove.set(admit.or(reject));
         Signal rejPush = m.wire("reject_push", 1);
         rejPush.set(rejValid.and(outValid.not()));

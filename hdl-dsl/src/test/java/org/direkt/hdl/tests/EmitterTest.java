@@ -228,4 +228,28 @@ class EmitterTest {
         String plainLine = v.lines().filter(l -> l.contains("table_b [0:127];")).findFirst().orElseThrow();
         assertFalse(plainLine.contains("(*"), "a memory not marked keeps the tools' choice: " + plainLine);
     }
+
+    @Test
+    void aMemoryWithoutCollisionsTellsYosysAndQuartusToSkipTheBypass() {
+        Module top = Lambda.build("no_rw", m -> {
+            var cd = m.domain(Lambda.MAIN);
+            var wa = m.input("wa", 10, cd);
+            var ra = m.input("ra", 10, cd);
+            var d = m.input("d", 16, cd);
+            var we = m.input("we", 1, cd);
+            var q = m.output("q", 16, cd);
+            var r = m.output("r", 16, cd);
+            var block = m.memory("pages", 16, 1024, cd).noReadWriteCheck();
+            block.write(wa, d, we);
+            q.set(block.readSync("page", ra, m.lit(1, 1), cd));
+            var lut = m.memory("recent", 16, 16, cd).distributed().noReadWriteCheck();
+            lut.write(wa.trunc(4), d, we);
+            r.set(lut.readAsync(ra.trunc(4)));
+        });
+        String v = VerilogEmitter.emit(top).get("no_rw");
+        assertTrue(Pattern.compile("\\(\\* no_rw_check, ramstyle = \"no_rw_check\" \\*\\) reg\\s+\\[15:0\\]\\s+pages \\[0:1023\\];")
+                .matcher(v).find(), v);
+        assertTrue(Pattern.compile("\\(\\* ram_style = \"distributed\", no_rw_check, ramstyle = \"MLAB, no_rw_check\" \\*\\) reg\\s+\\[15:0\\]\\s+recent \\[0:15\\];")
+                .matcher(v).find(), v);
+    }
 }
