@@ -48,149 +48,149 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
   output wire         ev_aborted         // @[RegionWalker.java:166]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:213]
-  reg                                                     [175:0] a_req;                // @[RegionWalker.java:214]
-  wire                                                            a_move;               // @[RegionWalker.java:215]
-  reg                                                             b_valid;              // @[RegionWalker.java:224]
-  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:225]
-  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:228]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:229]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:230]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:231]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:232]
-  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:233]
-  reg                                                             b_fpga_high;          // @[RegionWalker.java:234]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:236]
-  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:237]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:238]
-  wire                                                            b_move;               // @[RegionWalker.java:239]
-  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:277]
-  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:279]
-  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:284]
-  reg                                                             k_valid;              // @[RegionWalker.java:293]
-  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:294]
-  reg                                                             k_region_usable;      // @[RegionWalker.java:296]
-  reg                                                             k_in_region;          // @[RegionWalker.java:297]
-  reg                                                             k_fpga_ok;            // @[RegionWalker.java:298]
-  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:299]
-  wire                                                            k_ok;                 // @[RegionWalker.java:304]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:306]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:307]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:308]
-  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:309]
-  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:310]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:311]
-  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:312]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:313]
-  wire                                                            k_move;               // @[RegionWalker.java:314]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:333]
-  reg                                                             req0_valid;           // @[RegionWalker.java:342]
-  reg                                                             req0_open;            // @[RegionWalker.java:343]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:344]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:345]
-  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:347]
-  reg                                                             req1_valid;           // @[RegionWalker.java:342]
-  reg                                                             req1_open;            // @[RegionWalker.java:343]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:344]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:345]
-  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:347]
-  reg                                                             req2_valid;           // @[RegionWalker.java:342]
-  reg                                                             req2_open;            // @[RegionWalker.java:343]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:344]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:345]
-  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:347]
-  reg                                                             req3_valid;           // @[RegionWalker.java:342]
-  reg                                                             req3_open;            // @[RegionWalker.java:343]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:344]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:345]
-  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:347]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:350]
-  reg                                                             w_busy;               // @[RegionWalker.java:360]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:361]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:362]
-  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:363]
-  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:364]
-  reg                                                             w_first;              // @[RegionWalker.java:365]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:366]
-  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:367]
-  wire                                                            admit;                // @[RegionWalker.java:369]
-  wire                                                            reject;               // @[RegionWalker.java:370]
-  reg                                                             completed;            // @[RegionWalker.java:371]
-  reg                                                             status_valid;         // @[RegionWalker.java:372]
-  reg                                                             reject_valid;         // @[RegionWalker.java:376]
-  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:377]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:378]
-  wire                                                            reject_push;          // @[RegionWalker.java:381]
-  reg                                                             r0_valid;             // @[RegionWalker.java:397]
-  reg                                                             r1_valid;             // @[RegionWalker.java:398]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:399]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:400]
-  wire                                                            r_load;               // @[RegionWalker.java:401]
-  wire                                                            r_take;               // @[RegionWalker.java:402]
-  wire                                                            o_go;                 // @[RegionWalker.java:406]
-  wire                                                            r_take_go;            // @[RegionWalker.java:407]
-  wire                                                            r_take_wait;          // @[RegionWalker.java:408]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:414]
-  reg                                                     [34:0]  r0_chunk;             // @[RegionWalker.java:422]
-  reg                                                     [34:0]  r1_chunk;             // @[RegionWalker.java:423]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:425]
-  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:429]
-  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:430]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:454]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:455]
-  reg                                                     [83:0]  chunk_head;           // @[RegionWalker.java:459]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:460]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:496]
-  wire                                                            pt_write_conflict;    // @[RegionWalker.java:497]
-  reg                                                             c_valid;              // @[RegionWalker.java:508]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:509]
-  reg                                                             c_first;              // @[RegionWalker.java:510]
-  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:513]
-  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:514]
-  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:515]
-  reg                                                             c_last;               // @[RegionWalker.java:516]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:517]
-  wire                                                            c_closed;             // @[RegionWalker.java:518]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:522]
-  wire                                                            c_go;                 // @[RegionWalker.java:524]
-  wire                                                            c_wants;              // @[RegionWalker.java:525]
-  wire                                                            o_empty;              // @[RegionWalker.java:526]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:548]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:548]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:548]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:548]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:548]
-  reg                                                             o_valid;              // @[RegionWalker.java:550]
-  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:551]
-  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:552]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:553]
-  reg                                                             o_last;               // @[RegionWalker.java:554]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:555]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:560]
-  wire                                                            handover;             // @[RegionWalker.java:566]
-  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:574]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:606]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:607]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:612]
-  wire                                                            status_believed;      // @[RegionWalker.java:619]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:626]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:634]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:642]
-  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:677]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:686]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:687]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:688]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:702]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:703]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:203]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:210]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];    // @[RegionWalker.java:453]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:3];   // @[RegionWalker.java:578]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:600]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:649]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:701]
+  reg                                                             a_valid;              // @[RegionWalker.java:212]
+  reg                                                     [175:0] a_req;                // @[RegionWalker.java:213]
+  wire                                                            a_move;               // @[RegionWalker.java:214]
+  reg                                                             b_valid;              // @[RegionWalker.java:223]
+  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:224]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:227]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:228]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:229]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:230]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:231]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:232]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:233]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:235]
+  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:236]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:237]
+  wire                                                            b_move;               // @[RegionWalker.java:238]
+  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:276]
+  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:278]
+  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:283]
+  reg                                                             k_valid;              // @[RegionWalker.java:292]
+  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:293]
+  reg                                                             k_region_usable;      // @[RegionWalker.java:295]
+  reg                                                             k_in_region;          // @[RegionWalker.java:296]
+  reg                                                             k_fpga_ok;            // @[RegionWalker.java:297]
+  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:298]
+  wire                                                            k_ok;                 // @[RegionWalker.java:303]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:305]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:306]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:307]
+  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:308]
+  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:309]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:310]
+  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:311]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:312]
+  wire                                                            k_move;               // @[RegionWalker.java:313]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:332]
+  reg                                                             req0_valid;           // @[RegionWalker.java:341]
+  reg                                                             req0_open;            // @[RegionWalker.java:342]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:343]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:344]
+  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:346]
+  reg                                                             req1_valid;           // @[RegionWalker.java:341]
+  reg                                                             req1_open;            // @[RegionWalker.java:342]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:343]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:344]
+  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:346]
+  reg                                                             req2_valid;           // @[RegionWalker.java:341]
+  reg                                                             req2_open;            // @[RegionWalker.java:342]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:343]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:344]
+  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:346]
+  reg                                                             req3_valid;           // @[RegionWalker.java:341]
+  reg                                                             req3_open;            // @[RegionWalker.java:342]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:343]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:344]
+  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:346]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:349]
+  reg                                                             w_busy;               // @[RegionWalker.java:359]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:360]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:361]
+  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:362]
+  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:363]
+  reg                                                             w_first;              // @[RegionWalker.java:364]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:365]
+  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:366]
+  wire                                                            admit;                // @[RegionWalker.java:368]
+  wire                                                            reject;               // @[RegionWalker.java:369]
+  reg                                                             completed;            // @[RegionWalker.java:370]
+  reg                                                             status_valid;         // @[RegionWalker.java:371]
+  reg                                                             reject_valid;         // @[RegionWalker.java:375]
+  reg                                                     [31:0]  reject_tag;           // @[RegionWalker.java:376]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:377]
+  wire                                                            reject_push;          // @[RegionWalker.java:380]
+  reg                                                             r0_valid;             // @[RegionWalker.java:396]
+  reg                                                             r1_valid;             // @[RegionWalker.java:397]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:398]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:399]
+  wire                                                            r_load;               // @[RegionWalker.java:400]
+  wire                                                            r_take;               // @[RegionWalker.java:401]
+  wire                                                            o_go;                 // @[RegionWalker.java:405]
+  wire                                                            r_take_go;            // @[RegionWalker.java:406]
+  wire                                                            r_take_wait;          // @[RegionWalker.java:407]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:413]
+  reg                                                     [34:0]  r0_chunk;             // @[RegionWalker.java:421]
+  reg                                                     [34:0]  r1_chunk;             // @[RegionWalker.java:422]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:424]
+  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:428]
+  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:429]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:453]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:454]
+  reg                                                     [83:0]  chunk_head;           // @[RegionWalker.java:458]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:459]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:495]
+  wire                                                            pt_write_conflict;    // @[RegionWalker.java:496]
+  reg                                                             c_valid;              // @[RegionWalker.java:507]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:508]
+  reg                                                             c_first;              // @[RegionWalker.java:509]
+  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:512]
+  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:513]
+  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:514]
+  reg                                                             c_last;               // @[RegionWalker.java:515]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:516]
+  wire                                                            c_closed;             // @[RegionWalker.java:517]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:521]
+  wire                                                            c_go;                 // @[RegionWalker.java:523]
+  wire                                                            c_wants;              // @[RegionWalker.java:524]
+  wire                                                            o_empty;              // @[RegionWalker.java:525]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:547]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:547]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:547]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:547]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:547]
+  reg                                                             o_valid;              // @[RegionWalker.java:549]
+  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:550]
+  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:551]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:552]
+  reg                                                             o_last;               // @[RegionWalker.java:553]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:554]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:559]
+  wire                                                            handover;             // @[RegionWalker.java:565]
+  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:573]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:605]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:606]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:611]
+  wire                                                            status_believed;      // @[RegionWalker.java:618]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:625]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:633]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:641]
+  reg                                                     [1:0]   completed_request;    // @[RegionWalker.java:676]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:685]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:686]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:687]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:701]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:702]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:202]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:209]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];    // @[RegionWalker.java:452]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:3];   // @[RegionWalker.java:577]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:599]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];  // @[RegionWalker.java:648]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:700]
 
-  // @[RegionWalker.java:220]
+  // @[RegionWalker.java:219]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -199,7 +199,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:219]
+  // @[RegionWalker.java:218]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 176'd0;
@@ -210,9 +210,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:240]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:239]
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:270]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -221,7 +221,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:259]
+  // @[RegionWalker.java:258]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 26'd0;
@@ -232,7 +232,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:260]
+  // @[RegionWalker.java:259]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -243,7 +243,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:261]
+  // @[RegionWalker.java:260]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -254,7 +254,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:262]
+  // @[RegionWalker.java:261]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -265,7 +265,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:263]
+  // @[RegionWalker.java:262]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -276,7 +276,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:264]
+  // @[RegionWalker.java:263]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -287,7 +287,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:265]
+  // @[RegionWalker.java:264]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -298,7 +298,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:266]
+  // @[RegionWalker.java:265]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -309,7 +309,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:267]
+  // @[RegionWalker.java:266]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -320,7 +320,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:267]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 10'd0;
@@ -331,7 +331,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:269]
+  // @[RegionWalker.java:268]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -342,15 +342,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:315]
+  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:314]
 
-  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:278]
+  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:277]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:280]
+  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:279]
 
-  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:285]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:284]
 
-  // @[RegionWalker.java:330]
+  // @[RegionWalker.java:329]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -359,7 +359,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:317]
+  // @[RegionWalker.java:316]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -370,7 +370,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:318]
+  // @[RegionWalker.java:317]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -381,7 +381,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:319]
+  // @[RegionWalker.java:318]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -392,7 +392,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:320]
+  // @[RegionWalker.java:319]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -403,11 +403,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:303]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:302]
 
-  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:305]
+  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:304]
 
-  // @[RegionWalker.java:321]
+  // @[RegionWalker.java:320]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -418,7 +418,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:322]
+  // @[RegionWalker.java:321]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -429,7 +429,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:323]
+  // @[RegionWalker.java:322]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -440,7 +440,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:324]
+  // @[RegionWalker.java:323]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -451,7 +451,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:325]
+  // @[RegionWalker.java:324]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 10'd0;
@@ -462,7 +462,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:326]
+  // @[RegionWalker.java:325]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -473,7 +473,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:327]
+  // @[RegionWalker.java:326]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -484,7 +484,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:328]
+  // @[RegionWalker.java:327]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -495,9 +495,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:380]
+  assign k_move = admit | reject; // @[RegionWalker.java:379]
 
-  // @[RegionWalker.java:710]
+  // @[RegionWalker.java:709]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -506,7 +506,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:661]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -519,7 +519,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -532,7 +532,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -545,7 +545,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -558,7 +558,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -569,7 +569,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:661]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -582,7 +582,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -595,7 +595,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -608,7 +608,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -621,7 +621,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -632,7 +632,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:661]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -645,7 +645,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -658,7 +658,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -671,7 +671,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -684,7 +684,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -695,7 +695,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:661]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -708,7 +708,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -721,7 +721,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -734,7 +734,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -747,7 +747,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:664]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -758,9 +758,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:357]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:356]
 
-  // @[RegionWalker.java:485]
+  // @[RegionWalker.java:484]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -773,7 +773,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:486]
+  // @[RegionWalker.java:485]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -784,7 +784,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -798,7 +798,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:488]
+  // @[RegionWalker.java:487]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
@@ -809,7 +809,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:436]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 10'd0;
@@ -823,7 +823,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:437]
+  // @[RegionWalker.java:436]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -837,7 +837,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:491]
+  // @[RegionWalker.java:490]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -848,7 +848,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:492]
+  // @[RegionWalker.java:491]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -859,11 +859,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:373]
+  assign admit = (((k_valid & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:372]
 
-  assign reject = ((k_valid & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:379]
+  assign reject = ((k_valid & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:378]
 
-  // @[RegionWalker.java:678]
+  // @[RegionWalker.java:677]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -872,7 +872,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:689]
+  // @[RegionWalker.java:688]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -881,7 +881,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:384]
+  // @[RegionWalker.java:383]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -894,7 +894,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:385]
+  // @[RegionWalker.java:384]
   always @(posedge clk) begin
     if (rst) begin
       reject_tag <= 32'd0;
@@ -905,7 +905,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:386]
+  // @[RegionWalker.java:385]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -916,9 +916,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:382]
+  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:381]
 
-  // @[RegionWalker.java:431]
+  // @[RegionWalker.java:430]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -927,7 +927,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:432]
+  // @[RegionWalker.java:431]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -936,7 +936,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:467]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -945,7 +945,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:467]
+  // @[RegionWalker.java:466]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -954,17 +954,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:410]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:409]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:531]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:530]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:567]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:566]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:529]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:528]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:530]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:529]
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 35'd0;
@@ -975,7 +975,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:442]
+  // @[RegionWalker.java:441]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 35'd0;
@@ -986,12 +986,12 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:441]
+  // @[RegionWalker.java:440]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:443]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1002,7 +1002,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1013,7 +1013,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:457]
+  // @[RegionWalker.java:456]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1024,7 +1024,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:465]
+  // @[RegionWalker.java:464]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1035,7 +1035,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:464]
+  // @[RegionWalker.java:463]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 84'd0;
@@ -1046,13 +1046,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:462]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:461]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:499]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:498]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:498]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:497]
 
-  // @[RegionWalker.java:545]
+  // @[RegionWalker.java:544]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1061,7 +1061,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1074,7 +1074,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1087,7 +1087,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1100,7 +1100,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:533]
+  // @[RegionWalker.java:532]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1113,7 +1113,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:534]
+  // @[RegionWalker.java:533]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1126,7 +1126,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:535]
+  // @[RegionWalker.java:534]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1139,7 +1139,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:543]
+  // @[RegionWalker.java:542]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1152,17 +1152,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:519]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:518]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:523]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:522]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:528]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:527]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:527]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:526]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:569]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:568]
 
-  // @[RegionWalker.java:589]
+  // @[RegionWalker.java:588]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1171,7 +1171,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1182,7 +1182,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1193,7 +1193,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:585]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1204,7 +1204,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:586]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1215,7 +1215,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:587]
+  // @[RegionWalker.java:586]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1226,7 +1226,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:561]
+  // @[RegionWalker.java:560]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1235,11 +1235,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:568]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:567]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:575]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:574]
 
-  // @[RegionWalker.java:608]
+  // @[RegionWalker.java:607]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1248,7 +1248,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:609]
+  // @[RegionWalker.java:608]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1257,11 +1257,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:613]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:612]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:620]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:619]
 
-  // @[RegionWalker.java:627]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1272,9 +1272,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:635]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:634]
 
-  // @[RegionWalker.java:643]
+  // @[RegionWalker.java:642]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1283,7 +1283,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:679]
+  // @[RegionWalker.java:678]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1292,7 +1292,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:691]
+  // @[RegionWalker.java:690]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1303,7 +1303,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:692]
+  // @[RegionWalker.java:691]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1314,7 +1314,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:693]
+  // @[RegionWalker.java:692]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1325,7 +1325,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:706]
+  // @[RegionWalker.java:705]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1336,7 +1336,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:709]
+  // @[RegionWalker.java:708]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1347,101 +1347,101 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:218]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:217]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:708]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:707]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:707]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:706]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:503]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:502]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:206]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:205]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:593]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:592]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:591]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:590]
 
-  assign outstanding = owed; // @[RegionWalker.java:711]
+  assign outstanding = owed; // @[RegionWalker.java:710]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:729]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:728]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:595]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:594]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:622]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:621]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:628]
+  assign last_mover_status = last_status; // @[RegionWalker.java:627]
 
-  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:719]
+  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:718]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:500]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:499]
 
-  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 4'd0); // @[RegionWalker.java:721]
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 4'd0); // @[RegionWalker.java:720]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:722]
+  assign ev_rejected = reject; // @[RegionWalker.java:721]
 
-  assign ev_error = k_error; // @[RegionWalker.java:723]
+  assign ev_error = k_error; // @[RegionWalker.java:722]
 
-  assign ev_completed = status_valid; // @[RegionWalker.java:725]
+  assign ev_completed = status_valid; // @[RegionWalker.java:724]
 
-  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:726]
+  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:725]
 
-  // @[RegionWalker.java:204]
+  // @[RegionWalker.java:203]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd1024), rg_data};
     end
   end
 
-  // @[RegionWalker.java:501]
+  // @[RegionWalker.java:500]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:414]
+  // @[RegionWalker.java:413]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:456]
+  // @[RegionWalker.java:455]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[2], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:579]
+  // @[RegionWalker.java:578]
   always @(posedge clk) begin
     if (admit) begin
       request_fpga[free_request] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:601]
+  // @[RegionWalker.java:600]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:649]
   always @(posedge clk) begin
     if (admit) begin
       request_stamp[free_request] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:705]
+  // @[RegionWalker.java:704]
   always @(posedge clk) begin
     if (status_valid | reject_push) begin
       status_fifo[status_wr[2:0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
     end
   end
 
-  // @[RegionWalker.java:548]
+  // @[RegionWalker.java:547]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

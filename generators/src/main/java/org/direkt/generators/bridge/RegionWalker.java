@@ -197,8 +197,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                     wBytes.bits(Layout.PAGE_BITS - 1, 0).orR());
             open = open.and(wBytes.ne(0)).and(regionEnd.le(m.lit(p.entries(), fw + 1)));
         } else {
-            // the CSR's entry leaves its reserved bits 0 by construction and brings the rest of the mark
-            open = io.rgOpen();
+            open = open.and(io.rgOpen());
         }
         Memory regionTable = m.memory("region_table", re.bits() + 1, 1 << p.regionBits(), cd).distributed();
         regionTable.write(io.rgIdx(), Expr.cat(open, io.rgData()), io.rgWe());
