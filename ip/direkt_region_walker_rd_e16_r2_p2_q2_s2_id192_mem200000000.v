@@ -12,151 +12,151 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:149]
-  input  wire         rst,               // @[RegionWalker.java:149]
-  input  wire [175:0] req_data,          // @[RegionWalker.java:151]
-  input  wire         req_valid,         // @[RegionWalker.java:151]
-  output wire         req_ready,         // @[RegionWalker.java:151]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:152]
-  output wire         st_valid,          // @[RegionWalker.java:152]
-  input  wire         st_ready,          // @[RegionWalker.java:152]
-  input  wire         pt_we,             // @[RegionWalker.java:153]
-  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:153]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:153]
-  output wire         pt_refused,        // @[RegionWalker.java:154]
-  input  wire         rg_we,             // @[RegionWalker.java:154]
-  input  wire         rg_idx,            // @[RegionWalker.java:154]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:155]
-  input  wire         rg_read_idx,       // @[RegionWalker.java:156]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:157]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:158]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:158]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:158]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:159]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:159]
-  output wire [1:0]   outstanding,       // @[RegionWalker.java:161]
-  output wire         walking,           // @[RegionWalker.java:161]
-  output wire         can_issue,         // @[RegionWalker.java:162]
-  output wire         spurious,          // @[RegionWalker.java:162]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:163]
-  output wire         rg_read_busy,      // @[RegionWalker.java:163]
-  output wire         pt_conflict,       // @[RegionWalker.java:164]
-  output wire         idle,              // @[RegionWalker.java:164]
-  output wire         ev_rejected,       // @[RegionWalker.java:164]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:164]
-  output wire         ev_completed,      // @[RegionWalker.java:165]
-  output wire         ev_aborted         // @[RegionWalker.java:166]
+  input  wire         clk,               // @[RegionWalker.java:150]
+  input  wire         rst,               // @[RegionWalker.java:150]
+  input  wire [175:0] req_data,          // @[RegionWalker.java:152]
+  input  wire         req_valid,         // @[RegionWalker.java:152]
+  output wire         req_ready,         // @[RegionWalker.java:152]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:153]
+  output wire         st_valid,          // @[RegionWalker.java:153]
+  input  wire         st_ready,          // @[RegionWalker.java:153]
+  input  wire         pt_we,             // @[RegionWalker.java:154]
+  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:154]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:154]
+  output wire         pt_refused,        // @[RegionWalker.java:155]
+  input  wire         rg_we,             // @[RegionWalker.java:155]
+  input  wire         rg_idx,            // @[RegionWalker.java:155]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:156]
+  input  wire         rg_read_idx,       // @[RegionWalker.java:157]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:158]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:159]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:159]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:159]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:160]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:160]
+  output wire [1:0]   outstanding,       // @[RegionWalker.java:162]
+  output wire         walking,           // @[RegionWalker.java:162]
+  output wire         can_issue,         // @[RegionWalker.java:163]
+  output wire         spurious,          // @[RegionWalker.java:163]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:164]
+  output wire         rg_read_busy,      // @[RegionWalker.java:164]
+  output wire         pt_conflict,       // @[RegionWalker.java:165]
+  output wire         idle,              // @[RegionWalker.java:165]
+  output wire         ev_rejected,       // @[RegionWalker.java:165]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:165]
+  output wire         ev_completed,      // @[RegionWalker.java:166]
+  output wire         ev_aborted         // @[RegionWalker.java:167]
 );
 
-  reg                                                             a_valid;             // @[RegionWalker.java:212]
-  reg                                                     [175:0] a_req;               // @[RegionWalker.java:213]
-  wire                                                            a_move;              // @[RegionWalker.java:214]
-  reg                                                             b_valid;             // @[RegionWalker.java:223]
-  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:224]
-  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:227]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:228]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:229]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:230]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:231]
-  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:232]
-  reg                                                             b_fpga_high;         // @[RegionWalker.java:233]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:235]
-  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:236]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:237]
-  wire                                                            b_move;              // @[RegionWalker.java:238]
-  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:276]
-  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:278]
-  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:283]
-  reg                                                             k_valid;             // @[RegionWalker.java:292]
-  reg                                                     [3:0]   k_request_error;     // @[RegionWalker.java:293]
-  reg                                                             k_region_usable;     // @[RegionWalker.java:295]
-  reg                                                             k_in_region;         // @[RegionWalker.java:296]
-  reg                                                             k_fpga_ok;           // @[RegionWalker.java:297]
-  wire                                                    [3:0]   k_error;             // @[RegionWalker.java:298]
-  wire                                                            k_ok;                // @[RegionWalker.java:303]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:305]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:306]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:307]
-  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:308]
-  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:309]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:310]
-  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:311]
-  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:312]
-  wire                                                            k_move;              // @[RegionWalker.java:313]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:332]
-  reg                                                             req0_valid;          // @[RegionWalker.java:341]
-  reg                                                             req0_open;           // @[RegionWalker.java:342]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:343]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:344]
-  reg                                                             req0_region;         // @[RegionWalker.java:346]
-  reg                                                             req1_valid;          // @[RegionWalker.java:341]
-  reg                                                             req1_open;           // @[RegionWalker.java:342]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:343]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:344]
-  reg                                                             req1_region;         // @[RegionWalker.java:346]
-  wire                                                            free_request;        // @[RegionWalker.java:349]
-  reg                                                             w_busy;              // @[RegionWalker.java:359]
-  reg                                                             w_request;           // @[RegionWalker.java:360]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:361]
-  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:362]
-  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:363]
-  reg                                                             w_first;             // @[RegionWalker.java:364]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:365]
-  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:366]
-  wire                                                            admit;               // @[RegionWalker.java:368]
-  wire                                                            reject;              // @[RegionWalker.java:369]
-  reg                                                             completed;           // @[RegionWalker.java:370]
-  reg                                                             status_valid;        // @[RegionWalker.java:371]
-  reg                                                             reject_valid;        // @[RegionWalker.java:375]
-  reg                                                     [31:0]  reject_tag;          // @[RegionWalker.java:376]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:377]
-  wire                                                            reject_push;         // @[RegionWalker.java:380]
-  reg                                                             r0_valid;            // @[RegionWalker.java:396]
-  reg                                                             r1_valid;            // @[RegionWalker.java:397]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:398]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:399]
-  wire                                                            r_load;              // @[RegionWalker.java:400]
-  wire                                                            r_take;              // @[RegionWalker.java:401]
-  wire                                                            o_go;                // @[RegionWalker.java:405]
-  wire                                                            r_take_go;           // @[RegionWalker.java:406]
-  wire                                                            r_take_wait;         // @[RegionWalker.java:407]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:413]
-  reg                                                     [33:0]  r0_chunk;            // @[RegionWalker.java:421]
-  reg                                                     [33:0]  r1_chunk;            // @[RegionWalker.java:422]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:424]
-  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:428]
-  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:429]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:453]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:454]
-  reg                                                     [82:0]  chunk_head;          // @[RegionWalker.java:458]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:459]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:495]
-  wire                                                            pt_write_conflict;   // @[RegionWalker.java:496]
-  reg                                                             c_valid;             // @[RegionWalker.java:507]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:508]
-  reg                                                             c_first;             // @[RegionWalker.java:509]
-  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:512]
-  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:513]
-  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:514]
-  reg                                                             c_last;              // @[RegionWalker.java:515]
-  reg                                                             c_request;           // @[RegionWalker.java:516]
-  wire                                                            c_closed;            // @[RegionWalker.java:517]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:521]
-  wire                                                            c_go;                // @[RegionWalker.java:523]
-  wire                                                            c_wants;             // @[RegionWalker.java:524]
-  wire                                                            o_empty;             // @[RegionWalker.java:525]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:547]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:547]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:547]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:547]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:547]
-  reg                                                             o_valid;             // @[RegionWalker.java:549]
-  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:550]
-  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:551]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:552]
-  reg                                                             o_last;              // @[RegionWalker.java:553]
-  reg                                                             o_request;           // @[RegionWalker.java:554]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:559]
+  reg                                                             a_valid;             // @[RegionWalker.java:213]
+  reg                                                     [175:0] a_req;               // @[RegionWalker.java:214]
+  wire                                                            a_move;              // @[RegionWalker.java:215]
+  reg                                                             b_valid;             // @[RegionWalker.java:224]
+  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:225]
+  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:228]
+  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:229]
+  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:230]
+  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:231]
+  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:232]
+  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:233]
+  reg                                                             b_fpga_high;         // @[RegionWalker.java:234]
+  reg                                                             b_region_usable;     // @[RegionWalker.java:236]
+  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:237]
+  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:238]
+  wire                                                            b_move;              // @[RegionWalker.java:239]
+  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:280]
+  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:282]
+  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:287]
+  reg                                                             k_valid;             // @[RegionWalker.java:296]
+  reg                                                     [3:0]   k_request_error;     // @[RegionWalker.java:297]
+  reg                                                             k_region_usable;     // @[RegionWalker.java:299]
+  reg                                                             k_in_region;         // @[RegionWalker.java:300]
+  reg                                                             k_fpga_ok;           // @[RegionWalker.java:301]
+  wire                                                    [3:0]   k_error;             // @[RegionWalker.java:302]
+  wire                                                            k_ok;                // @[RegionWalker.java:307]
+  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:309]
+  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:310]
+  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:311]
+  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:312]
+  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:313]
+  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:314]
+  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:315]
+  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:316]
+  wire                                                            k_move;              // @[RegionWalker.java:317]
+  reg                                                     [1:0]   owed;                // @[RegionWalker.java:336]
+  reg                                                             req0_valid;          // @[RegionWalker.java:345]
+  reg                                                             req0_open;           // @[RegionWalker.java:346]
+  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:347]
+  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:348]
+  reg                                                             req0_region;         // @[RegionWalker.java:350]
+  reg                                                             req1_valid;          // @[RegionWalker.java:345]
+  reg                                                             req1_open;           // @[RegionWalker.java:346]
+  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:347]
+  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:348]
+  reg                                                             req1_region;         // @[RegionWalker.java:350]
+  wire                                                            free_request;        // @[RegionWalker.java:353]
+  reg                                                             w_busy;              // @[RegionWalker.java:363]
+  reg                                                             w_request;           // @[RegionWalker.java:364]
+  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:365]
+  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:366]
+  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:367]
+  reg                                                             w_first;             // @[RegionWalker.java:368]
+  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:369]
+  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:370]
+  wire                                                            admit;               // @[RegionWalker.java:372]
+  wire                                                            reject;              // @[RegionWalker.java:373]
+  reg                                                             completed;           // @[RegionWalker.java:374]
+  reg                                                             status_valid;        // @[RegionWalker.java:375]
+  reg                                                             reject_valid;        // @[RegionWalker.java:380]
+  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:381]
+  wire                                                            completing;          // @[RegionWalker.java:384]
+  wire                                                            reject_go;           // @[RegionWalker.java:385]
+  reg                                                             r0_valid;            // @[RegionWalker.java:400]
+  reg                                                             r1_valid;            // @[RegionWalker.java:401]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:402]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:403]
+  wire                                                            r_load;              // @[RegionWalker.java:404]
+  wire                                                            r_take;              // @[RegionWalker.java:405]
+  wire                                                            o_go;                // @[RegionWalker.java:409]
+  wire                                                            r_take_go;           // @[RegionWalker.java:410]
+  wire                                                            r_take_wait;         // @[RegionWalker.java:411]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:417]
+  reg                                                     [33:0]  r0_chunk;            // @[RegionWalker.java:425]
+  reg                                                     [33:0]  r1_chunk;            // @[RegionWalker.java:426]
+  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:428]
+  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:432]
+  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:433]
+  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:457]
+  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:458]
+  reg                                                     [82:0]  chunk_head;          // @[RegionWalker.java:462]
+  wire                                                            chunk_head_load;     // @[RegionWalker.java:463]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:499]
+  wire                                                            pt_write_conflict;   // @[RegionWalker.java:500]
+  reg                                                             c_valid;             // @[RegionWalker.java:511]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:512]
+  reg                                                             c_first;             // @[RegionWalker.java:513]
+  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:516]
+  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:517]
+  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:518]
+  reg                                                             c_last;              // @[RegionWalker.java:519]
+  reg                                                             c_request;           // @[RegionWalker.java:520]
+  wire                                                            c_closed;            // @[RegionWalker.java:521]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:525]
+  wire                                                            c_go;                // @[RegionWalker.java:527]
+  wire                                                            c_wants;             // @[RegionWalker.java:528]
+  wire                                                            o_empty;             // @[RegionWalker.java:529]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:551]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:551]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:551]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:551]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:551]
+  reg                                                             o_valid;             // @[RegionWalker.java:553]
+  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:554]
+  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:555]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:556]
+  reg                                                             o_last;              // @[RegionWalker.java:557]
+  reg                                                             o_request;           // @[RegionWalker.java:558]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:562]
   wire                                                            handover;            // @[RegionWalker.java:565]
   wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:573]
   reg                                                             mover_status_valid;  // @[RegionWalker.java:605]
@@ -166,21 +166,23 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   reg                                                     [31:0]  last_status;         // @[RegionWalker.java:625]
   wire                                                            status_request;      // @[RegionWalker.java:633]
   reg                                                     [31:0]  now;                 // @[RegionWalker.java:641]
-  reg                                                             completed_request;   // @[RegionWalker.java:676]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:685]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:686]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:687]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:701]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:702]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:202]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:209]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [82:0]  chunk_queue [0:7];   // @[RegionWalker.java:452]
+  reg                                                     [1:0]   completed_request;   // @[RegionWalker.java:682]
+  reg                                                             completed_rejection; // @[RegionWalker.java:683]
+  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:693]
+  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:694]
+  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:695]
+  reg                                                             status_rejection;    // @[RegionWalker.java:696]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:712]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:713]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:203]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:210]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [82:0]  chunk_queue [0:7];   // @[RegionWalker.java:456]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:1];  // @[RegionWalker.java:577]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:599]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:1]; // @[RegionWalker.java:648]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:700]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3]; // @[RegionWalker.java:651]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:711]
 
-  // @[RegionWalker.java:219]
+  // @[RegionWalker.java:220]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -189,7 +191,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:218]
+  // @[RegionWalker.java:219]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 176'd0;
@@ -200,9 +202,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:239]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:243]
 
-  // @[RegionWalker.java:270]
+  // @[RegionWalker.java:274]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -211,7 +213,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:258]
+  // @[RegionWalker.java:262]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 20'd0;
@@ -222,7 +224,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:259]
+  // @[RegionWalker.java:263]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -233,7 +235,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:260]
+  // @[RegionWalker.java:264]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -244,7 +246,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:261]
+  // @[RegionWalker.java:265]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -255,7 +257,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:262]
+  // @[RegionWalker.java:266]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -266,7 +268,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:263]
+  // @[RegionWalker.java:267]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -277,7 +279,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:264]
+  // @[RegionWalker.java:268]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -288,7 +290,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:265]
+  // @[RegionWalker.java:269]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -299,7 +301,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:266]
+  // @[RegionWalker.java:270]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -310,7 +312,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:267]
+  // @[RegionWalker.java:271]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 4'd0;
@@ -321,7 +323,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:272]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -332,15 +334,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & (~k_valid | k_move); // @[RegionWalker.java:314]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:318]
 
-  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:277]
+  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:281]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:279]
+  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:283]
 
-  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:284]
+  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:288]
 
-  // @[RegionWalker.java:329]
+  // @[RegionWalker.java:333]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -349,7 +351,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:316]
+  // @[RegionWalker.java:320]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -360,7 +362,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:317]
+  // @[RegionWalker.java:321]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -371,7 +373,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:318]
+  // @[RegionWalker.java:322]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -382,7 +384,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:319]
+  // @[RegionWalker.java:323]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -393,11 +395,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:302]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:306]
 
-  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:304]
+  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:308]
 
-  // @[RegionWalker.java:320]
+  // @[RegionWalker.java:324]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -408,7 +410,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:321]
+  // @[RegionWalker.java:325]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -419,7 +421,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:322]
+  // @[RegionWalker.java:326]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -430,7 +432,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:323]
+  // @[RegionWalker.java:327]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 5'd0;
@@ -441,7 +443,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:324]
+  // @[RegionWalker.java:328]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 4'd0;
@@ -452,7 +454,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:325]
+  // @[RegionWalker.java:329]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -463,7 +465,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:326]
+  // @[RegionWalker.java:330]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -474,7 +476,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:327]
+  // @[RegionWalker.java:331]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -485,9 +487,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:379]
+  assign k_move = admit | reject; // @[RegionWalker.java:383]
 
-  // @[RegionWalker.java:709]
+  // @[RegionWalker.java:719]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -496,7 +498,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:661]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -509,7 +511,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:666]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -522,7 +524,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:667]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -535,7 +537,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:669]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -548,7 +550,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:668]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 1'b0;
@@ -559,7 +561,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:661]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -572,7 +574,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:666]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -585,7 +587,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:667]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -598,7 +600,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:669]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -611,7 +613,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:664]
+  // @[RegionWalker.java:668]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 1'b0;
@@ -622,9 +624,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:356]
+  assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:360]
 
-  // @[RegionWalker.java:484]
+  // @[RegionWalker.java:488]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -637,7 +639,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:485]
+  // @[RegionWalker.java:489]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -648,7 +650,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -662,7 +664,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:487]
+  // @[RegionWalker.java:491]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 5'd0;
@@ -673,7 +675,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:439]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 4'd0;
@@ -687,7 +689,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:436]
+  // @[RegionWalker.java:440]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -701,7 +703,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:490]
+  // @[RegionWalker.java:494]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -712,7 +714,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:491]
+  // @[RegionWalker.java:495]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -723,20 +725,20 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = (((k_valid & k_ok) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:372]
+  assign admit = (((k_valid & k_ok) & (owed < 2'd2)) & ((1'b0 | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:376]
 
-  assign reject = ((k_valid & ~k_ok) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:378]
+  assign reject = ((k_valid & ~k_ok) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:382]
 
-  // @[RegionWalker.java:677]
+  // @[RegionWalker.java:684]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
     end else begin
-      completed <= (1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open);
+      completed <= ((1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open)) | reject_go;
     end
   end
 
-  // @[RegionWalker.java:688]
+  // @[RegionWalker.java:697]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -745,31 +747,20 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:383]
+  // @[RegionWalker.java:388]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
     end else begin
       if (reject) begin
         reject_valid <= 1'b1;
-      end else if (reject_push) begin
+      end else if (reject_go) begin
         reject_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:384]
-  always @(posedge clk) begin
-    if (rst) begin
-      reject_tag <= 32'd0;
-    end else begin
-      if (reject) begin
-        reject_tag <= k_tag;
-      end
-    end
-  end
-
-  // @[RegionWalker.java:385]
+  // @[RegionWalker.java:389]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -780,9 +771,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign reject_push = reject_valid & ~status_valid; // @[RegionWalker.java:381]
+  assign completing = (1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:677]
 
-  // @[RegionWalker.java:430]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:386]
+
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -791,7 +784,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:431]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -800,7 +793,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:467]
+  // @[RegionWalker.java:471]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -809,7 +802,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:470]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -818,17 +811,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:409]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:413]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:530]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:534]
 
   assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:566]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:528]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:532]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:529]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:533]
 
-  // @[RegionWalker.java:433]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 34'd0;
@@ -839,7 +832,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:441]
+  // @[RegionWalker.java:445]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 34'd0;
@@ -850,12 +843,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:440]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:443]
+  // @[RegionWalker.java:447]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -866,7 +859,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:448]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -877,7 +870,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:456]
+  // @[RegionWalker.java:460]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -888,7 +881,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:464]
+  // @[RegionWalker.java:468]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -899,7 +892,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:463]
+  // @[RegionWalker.java:467]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 83'd0;
@@ -910,13 +903,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:461]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:465]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:498]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:502]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:497]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:501]
 
-  // @[RegionWalker.java:544]
+  // @[RegionWalker.java:548]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -925,7 +918,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:540]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -938,7 +931,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:541]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -951,7 +944,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:542]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -964,7 +957,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:532]
+  // @[RegionWalker.java:536]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -977,7 +970,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:533]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -990,7 +983,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:534]
+  // @[RegionWalker.java:538]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1003,7 +996,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:542]
+  // @[RegionWalker.java:546]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -1016,13 +1009,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:518]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:522]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[34]; // @[RegionWalker.java:522]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[34]; // @[RegionWalker.java:526]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:527]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:531]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:526]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:530]
 
   assign o_empty = ~o_valid; // @[RegionWalker.java:568]
 
@@ -1090,7 +1083,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:560]
+  // @[RegionWalker.java:563]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1147,16 +1140,25 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:678]
+  // @[RegionWalker.java:685]
   always @(posedge clk) begin
     if (rst) begin
-      completed_request <= 1'b0;
+      completed_request <= 2'd0;
     end else begin
-      completed_request <= status_request;
+      completed_request <= ((1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open)) ? {1'b0, status_request} : 2'd2;
     end
   end
 
-  // @[RegionWalker.java:690]
+  // @[RegionWalker.java:686]
+  always @(posedge clk) begin
+    if (rst) begin
+      completed_rejection <= 1'b0;
+    end else begin
+      completed_rejection <= ~((1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open));
+    end
+  end
+
+  // @[RegionWalker.java:699]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1167,18 +1169,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:691]
+  // @[RegionWalker.java:700]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
     end else begin
       if (completed) begin
-        status_error <= (completed_request == 1'b1) ? req1_error : ((completed_request == 1'b0) ? req0_error : 4'd0);
+        status_error <= (completed_request == 2'd1) ? req1_error : ((completed_request == 2'd0) ? req0_error : reject_error);
       end
     end
   end
 
-  // @[RegionWalker.java:692]
+  // @[RegionWalker.java:701]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1189,18 +1191,29 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:705]
+  // @[RegionWalker.java:702]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_rejection <= 1'b0;
+    end else begin
+      if (completed) begin
+        status_rejection <= completed_rejection;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:715]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
     end else begin
-      if (status_valid | reject_push) begin
+      if (status_valid) begin
         status_wr <= status_wr + 2'd1;
       end
     end
   end
 
-  // @[RegionWalker.java:708]
+  // @[RegionWalker.java:718]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1211,23 +1224,23 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:217]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:218]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:707]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:717]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:706]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:716]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:502]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:506]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:205]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:206]
 
   assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:592]
 
   assign dma_desc_valid = handover; // @[RegionWalker.java:590]
 
-  assign outstanding = owed; // @[RegionWalker.java:710]
+  assign outstanding = owed; // @[RegionWalker.java:720]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:728]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:738]
 
   assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:594]
 
@@ -1235,42 +1248,42 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign last_mover_status = last_status; // @[RegionWalker.java:627]
 
-  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:718]
+  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:728]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:499]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:503]
 
-  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:720]
+  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 2'd0); // @[RegionWalker.java:730]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:721]
+  assign ev_rejected = reject; // @[RegionWalker.java:731]
 
-  assign ev_error = k_error; // @[RegionWalker.java:722]
+  assign ev_error = k_error; // @[RegionWalker.java:732]
 
-  assign ev_completed = status_valid; // @[RegionWalker.java:724]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:734]
 
-  assign ev_aborted = status_valid & (status_error != 4'd0); // @[RegionWalker.java:725]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:735]
 
-  // @[RegionWalker.java:203]
+  // @[RegionWalker.java:204]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd16), rg_data};
     end
   end
 
-  // @[RegionWalker.java:500]
+  // @[RegionWalker.java:504]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:413]
+  // @[RegionWalker.java:417]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:455]
+  // @[RegionWalker.java:459]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[1], r1_chunk};
@@ -1291,21 +1304,21 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:649]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
-    if (admit) begin
-      request_stamp[free_request] <= {k_tag, now};
+    if (admit | reject) begin
+      request_stamp[admit ? {1'b0, free_request} : 2'd2] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:704]
+  // @[RegionWalker.java:714]
   always @(posedge clk) begin
-    if (status_valid | reject_push) begin
-      status_fifo[status_wr[0]] <= status_valid ? {|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0], status_error, status_tag} : {28'd0, reject_error, reject_tag};
+    if (status_valid) begin
+      status_fifo[status_wr[0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:547]
+  // @[RegionWalker.java:551]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

@@ -3,24 +3,24 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_rl_adapter_w160_0to1
 // generator: org.direkt.generators.stream.ReadyLatencyAdapter
-// params:    Params[width=160, direction=RL0_TO_RL1]
+// params:    Params[width=160, direction=RL0_TO_RL1, monitors=true]
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_rl_adapter_w160_0to1 (
-  input  wire         clk,     // @[ReadyLatencyAdapter.java:58]
-  input  wire         rst,     // @[ReadyLatencyAdapter.java:58]
-  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:60]
-  input  wire         s_valid, // @[ReadyLatencyAdapter.java:60]
-  output wire         s_ready, // @[ReadyLatencyAdapter.java:60]
-  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:61]
-  output wire         m_valid, // @[ReadyLatencyAdapter.java:61]
-  input  wire         m_ready  // @[ReadyLatencyAdapter.java:61]
+  input  wire         clk,     // @[ReadyLatencyAdapter.java:69]
+  input  wire         rst,     // @[ReadyLatencyAdapter.java:69]
+  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:71]
+  input  wire         s_valid, // @[ReadyLatencyAdapter.java:71]
+  output wire         s_ready, // @[ReadyLatencyAdapter.java:71]
+  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:72]
+  output wire         m_valid, // @[ReadyLatencyAdapter.java:72]
+  input  wire         m_ready  // @[ReadyLatencyAdapter.java:72]
 );
 
-  reg  ready_q; // @[ReadyLatencyAdapter.java:73]
+  reg  ready_q; // @[ReadyLatencyAdapter.java:84]
 
-  // @[ReadyLatencyAdapter.java:74]
+  // @[ReadyLatencyAdapter.java:85]
   always @(posedge clk) begin
     if (rst) begin
       ready_q <= 1'b0;
@@ -29,11 +29,11 @@ module direkt_rl_adapter_w160_0to1 (
     end
   end
 
-  assign s_ready = ready_q; // @[ReadyLatencyAdapter.java:75]
+  assign s_ready = ready_q; // @[ReadyLatencyAdapter.java:86]
 
-  assign m_data = s_data; // @[ReadyLatencyAdapter.java:77]
+  assign m_data = s_data; // @[ReadyLatencyAdapter.java:88]
 
-  assign m_valid = s_valid & ready_q; // @[ReadyLatencyAdapter.java:76]
+  assign m_valid = s_valid & ready_q; // @[ReadyLatencyAdapter.java:87]
 
 endmodule
 

@@ -3,40 +3,40 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_rl_adapter_w160_1to0
 // generator: org.direkt.generators.stream.ReadyLatencyAdapter
-// params:    Params[width=160, direction=RL1_TO_RL0]
+// params:    Params[width=160, direction=RL1_TO_RL0, monitors=true]
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_rl_adapter_w160_1to0 (
-  input  wire         clk,     // @[ReadyLatencyAdapter.java:58]
-  input  wire         rst,     // @[ReadyLatencyAdapter.java:58]
-  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:60]
-  input  wire         s_valid, // @[ReadyLatencyAdapter.java:60]
-  output wire         s_ready, // @[ReadyLatencyAdapter.java:60]
-  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:61]
-  output wire         m_valid, // @[ReadyLatencyAdapter.java:61]
-  input  wire         m_ready, // @[ReadyLatencyAdapter.java:61]
-  output wire [2:0]   fill,    // @[ReadyLatencyAdapter.java:63]
-  output wire         overflow // @[ReadyLatencyAdapter.java:63]
+  input  wire         clk,     // @[ReadyLatencyAdapter.java:69]
+  input  wire         rst,     // @[ReadyLatencyAdapter.java:69]
+  input  wire [159:0] s_data,  // @[ReadyLatencyAdapter.java:71]
+  input  wire         s_valid, // @[ReadyLatencyAdapter.java:71]
+  output wire         s_ready, // @[ReadyLatencyAdapter.java:71]
+  output wire [159:0] m_data,  // @[ReadyLatencyAdapter.java:72]
+  output wire         m_valid, // @[ReadyLatencyAdapter.java:72]
+  input  wire         m_ready, // @[ReadyLatencyAdapter.java:72]
+  output wire [2:0]   fill,    // @[ReadyLatencyAdapter.java:74]
+  output wire         overflow // @[ReadyLatencyAdapter.java:74]
 );
 
-  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:80]
-  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:80]
-  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:80]
-  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:80]
-  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:80]
+  wire         u_buffer_s_ready;     // @[ReadyLatencyAdapter.java:92]
+  wire [159:0] u_buffer_m_data;      // @[ReadyLatencyAdapter.java:92]
+  wire         u_buffer_m_valid;     // @[ReadyLatencyAdapter.java:92]
+  wire [2:0]   u_buffer_fill;        // @[ReadyLatencyAdapter.java:92]
+  wire         u_buffer_almost_full; // @[ReadyLatencyAdapter.java:92]
 
-  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:86]
+  assign s_ready = ~u_buffer_almost_full; // @[ReadyLatencyAdapter.java:98]
 
-  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:88]
+  assign m_data = u_buffer_m_data; // @[ReadyLatencyAdapter.java:100]
 
-  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:87]
+  assign m_valid = u_buffer_m_valid; // @[ReadyLatencyAdapter.java:99]
 
-  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:90]
+  assign fill = u_buffer_fill; // @[ReadyLatencyAdapter.java:103]
 
-  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:92]
+  assign overflow = s_valid & ~u_buffer_s_ready; // @[ReadyLatencyAdapter.java:105]
 
-  // @[ReadyLatencyAdapter.java:80]
+  // @[ReadyLatencyAdapter.java:92]
   direkt_sync_fifo_w160_d4_af3_rg u_buffer (
     .clk         (clk),
     .rst         (rst),

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_sync_fifo_w160_d16
 // generator: org.direkt.generators.fifo.SyncFifo
-// params:    Params[width=160, depth=16, showAhead=true, registeredOutput=false, almostFull=16, registeredFlags=false]
+// params:    Params[width=160, depth=16, showAhead=true, registeredOutput=false, almostFull=16, registeredFlags=false, fillPort=true]
 //
 // Single-clock FIFO, 16 words of 160 bits, show-ahead (latency 1 cycle). s_ready and m_valid come from state only.
 // fill counts the words held; almost_full is fill >= 16. rst empties the FIFO; words offered
@@ -12,27 +12,27 @@
 `default_nettype none
 
 module direkt_sync_fifo_w160_d16 (
-  input  wire         clk,        // @[SyncFifo.java:102]
-  input  wire         rst,        // @[SyncFifo.java:102]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:104]
-  input  wire         s_valid,    // @[SyncFifo.java:104]
-  output wire         s_ready,    // @[SyncFifo.java:104]
-  output wire [159:0] m_data,     // @[SyncFifo.java:104]
-  output wire         m_valid,    // @[SyncFifo.java:104]
-  input  wire         m_ready,    // @[SyncFifo.java:104]
-  output wire [4:0]   fill,       // @[SyncFifo.java:105]
-  output wire         almost_full // @[SyncFifo.java:105]
+  input  wire         clk,        // @[SyncFifo.java:107]
+  input  wire         rst,        // @[SyncFifo.java:107]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:109]
+  input  wire         s_valid,    // @[SyncFifo.java:109]
+  output wire         s_ready,    // @[SyncFifo.java:109]
+  output wire [159:0] m_data,     // @[SyncFifo.java:109]
+  output wire         m_valid,    // @[SyncFifo.java:109]
+  input  wire         m_ready,    // @[SyncFifo.java:109]
+  output wire [4:0]   fill,       // @[SyncFifo.java:110]
+  output wire         almost_full // @[SyncFifo.java:110]
 );
 
-  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:127]
-  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:128]
-  wire [4:0]   stored;     // @[SyncFifo.java:131]
-  wire         pop;        // @[SyncFifo.java:135]
-  wire         push;       // @[SyncFifo.java:137]
-  wire [4:0]   total;      // @[SyncFifo.java:145]
-  reg  [159:0] mem [0:15]; // @[SyncFifo.java:125]
+  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:132]
+  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:133]
+  wire [4:0]   stored;     // @[SyncFifo.java:136]
+  wire         pop;        // @[SyncFifo.java:140]
+  wire         push;       // @[SyncFifo.java:142]
+  wire [4:0]   total;      // @[SyncFifo.java:150]
+  reg  [159:0] mem [0:15]; // @[SyncFifo.java:130]
 
-  // @[SyncFifo.java:142]
+  // @[SyncFifo.java:147]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 5'd0;
@@ -43,7 +43,7 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  // @[SyncFifo.java:143]
+  // @[SyncFifo.java:148]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 5'd0;
@@ -54,25 +54,25 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:133]
+  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:138]
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:155]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:160]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:138]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:143]
 
-  assign total = stored; // @[SyncFifo.java:151]
+  assign total = stored; // @[SyncFifo.java:156]
 
-  assign s_ready = total != 5'd16; // @[SyncFifo.java:203]
+  assign s_ready = total != 5'd16; // @[SyncFifo.java:210]
 
-  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:154]
+  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:159]
 
-  assign m_valid = stored != 5'd0; // @[SyncFifo.java:153]
+  assign m_valid = stored != 5'd0; // @[SyncFifo.java:158]
 
-  assign fill = total; // @[SyncFifo.java:204]
+  assign fill = total; // @[SyncFifo.java:212]
 
-  assign almost_full = total >= 5'd16; // @[SyncFifo.java:205]
+  assign almost_full = total >= 5'd16; // @[SyncFifo.java:214]
 
-  // @[SyncFifo.java:141]
+  // @[SyncFifo.java:146]
   always @(posedge clk) begin
     if (push) begin
       mem[wr_ptr[3:0]] <= s_data;

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_sync_fifo_w160_d4_af3_rg
 // generator: org.direkt.generators.fifo.SyncFifo
-// params:    Params[width=160, depth=4, showAhead=true, registeredOutput=false, almostFull=3, registeredFlags=true]
+// params:    Params[width=160, depth=4, showAhead=true, registeredOutput=false, almostFull=3, registeredFlags=true, fillPort=true]
 //
 // Single-clock FIFO, 4 words of 160 bits, show-ahead (latency 1 cycle). s_ready and m_valid come from state only.
 // fill counts the words held; almost_full is fill >= 3. rst empties the FIFO; words offered
@@ -12,30 +12,30 @@
 `default_nettype none
 
 module direkt_sync_fifo_w160_d4_af3_rg (
-  input  wire         clk,        // @[SyncFifo.java:102]
-  input  wire         rst,        // @[SyncFifo.java:102]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:104]
-  input  wire         s_valid,    // @[SyncFifo.java:104]
-  output wire         s_ready,    // @[SyncFifo.java:104]
-  output wire [159:0] m_data,     // @[SyncFifo.java:104]
-  output wire         m_valid,    // @[SyncFifo.java:104]
-  input  wire         m_ready,    // @[SyncFifo.java:104]
-  output wire [2:0]   fill,       // @[SyncFifo.java:105]
-  output wire         almost_full // @[SyncFifo.java:105]
+  input  wire         clk,        // @[SyncFifo.java:107]
+  input  wire         rst,        // @[SyncFifo.java:107]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:109]
+  input  wire         s_valid,    // @[SyncFifo.java:109]
+  output wire         s_ready,    // @[SyncFifo.java:109]
+  output wire [159:0] m_data,     // @[SyncFifo.java:109]
+  output wire         m_valid,    // @[SyncFifo.java:109]
+  input  wire         m_ready,    // @[SyncFifo.java:109]
+  output wire [2:0]   fill,       // @[SyncFifo.java:110]
+  output wire         almost_full // @[SyncFifo.java:110]
 );
 
-  reg  [2:0]   wr_ptr;        // @[SyncFifo.java:127]
-  reg  [2:0]   rd_ptr;        // @[SyncFifo.java:128]
-  wire         pop;           // @[SyncFifo.java:135]
-  wire         push;          // @[SyncFifo.java:137]
-  reg          valid_q;       // @[SyncFifo.java:148]
-  reg  [2:0]   count_q;       // @[SyncFifo.java:187]
-  reg          ready_q;       // @[SyncFifo.java:188]
-  reg          almost_full_q; // @[SyncFifo.java:189]
-  wire [2:0]   count_next;    // @[SyncFifo.java:191]
-  reg  [159:0] mem [0:3];     // @[SyncFifo.java:125]
+  reg  [2:0]   wr_ptr;        // @[SyncFifo.java:132]
+  reg  [2:0]   rd_ptr;        // @[SyncFifo.java:133]
+  wire         pop;           // @[SyncFifo.java:140]
+  wire         push;          // @[SyncFifo.java:142]
+  reg          valid_q;       // @[SyncFifo.java:153]
+  reg  [2:0]   count_q;       // @[SyncFifo.java:192]
+  reg          ready_q;       // @[SyncFifo.java:193]
+  reg          almost_full_q; // @[SyncFifo.java:194]
+  wire [2:0]   count_next;    // @[SyncFifo.java:196]
+  reg  [159:0] mem [0:3];     // @[SyncFifo.java:130]
 
-  // @[SyncFifo.java:142]
+  // @[SyncFifo.java:147]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 3'd0;
@@ -46,7 +46,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:143]
+  // @[SyncFifo.java:148]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 3'd0;
@@ -57,11 +57,11 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:155]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:160]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:138]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:143]
 
-  // @[SyncFifo.java:195]
+  // @[SyncFifo.java:200]
   always @(posedge clk) begin
     if (rst) begin
       valid_q <= 1'b0;
@@ -70,7 +70,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:193]
+  // @[SyncFifo.java:198]
   always @(posedge clk) begin
     if (rst) begin
       count_q <= 3'd0;
@@ -79,7 +79,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:197]
+  // @[SyncFifo.java:202]
   always @(posedge clk) begin
     if (rst) begin
       ready_q <= 1'b1;
@@ -88,7 +88,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:198]
+  // @[SyncFifo.java:203]
   always @(posedge clk) begin
     if (rst) begin
       almost_full_q <= 1'b0;
@@ -97,19 +97,19 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  assign count_next = (push ^ (m_valid & m_ready)) ? (count_q + {{2{m_valid & m_ready}}, 1'b1}) : count_q; // @[SyncFifo.java:192]
+  assign count_next = (push ^ (m_valid & m_ready)) ? (count_q + {{2{m_valid & m_ready}}, 1'b1}) : count_q; // @[SyncFifo.java:197]
 
-  assign s_ready = ready_q; // @[SyncFifo.java:199]
+  assign s_ready = ready_q; // @[SyncFifo.java:204]
 
-  assign m_data = mem[rd_ptr[1:0]]; // @[SyncFifo.java:154]
+  assign m_data = mem[rd_ptr[1:0]]; // @[SyncFifo.java:159]
 
-  assign m_valid = valid_q; // @[SyncFifo.java:153]
+  assign m_valid = valid_q; // @[SyncFifo.java:158]
 
-  assign fill = count_q; // @[SyncFifo.java:200]
+  assign fill = count_q; // @[SyncFifo.java:206]
 
-  assign almost_full = almost_full_q; // @[SyncFifo.java:201]
+  assign almost_full = almost_full_q; // @[SyncFifo.java:208]
 
-  // @[SyncFifo.java:141]
+  // @[SyncFifo.java:146]
   always @(posedge clk) begin
     if (s_ready) begin
       mem[wr_ptr[1:0]] <= s_data;

@@ -399,8 +399,13 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         drained.set(walker.idle().and(statusFifo.wrPtr().eq(statusFifo.wrRdPtr())).and(absorbing));
         ack.set(Expr.mux(ack, reqSeen.or(walker.idle().not()), reqSeen.and(drained)));
 
-        // ---- host descriptors and the walker's pieces (ready latency 0) meet in the arbiter
-        Mover mv = toMover(m, b, io, walker.desc());
+        // ---- host descriptors and the walker's pieces meet in the arbiter. The walker's pieces leave at
+        // ready latency 1, as the host's arrive, and pass an adapter of their own: the arbiter's choice
+        // reaches the walker a cycle late, through the adapter's registered room, never within a cycle.
+        ReadyLatencyAdapter.Io walkerRl = m.sub("u_walker_rl", new ReadyLatencyAdapter(),
+                new ReadyLatencyAdapter.Params(Layout.MOVER_DESC.bits(), ReadyLatencyAdapter.Direction.RL1_TO_RL0, false)).clock(dma).io();
+        m.connect(walker.desc(), walkerRl.s());
+        Mover mv = toMover(m, b, io, walkerRl.m());
         ReadyLatencyAdapter.Io hostRl = mv.hostRl();
         Arbiter.Io arb = mv.arb();
         Stream toMover = mv.toMover();

@@ -32,8 +32,8 @@ import org.direkt.hdl.Unit;
  * admission to that status.
  *
  * <p>Defined behaviour while requests are in flight: a request is checked against its region's
- * entry as it stands in the cycle the request enters the check stage (the cycle after it is
- * taken), and walks the page table as it stands when it is admitted: a page table write to an
+ * entry as it stands in the cycle the request enters the check stage (at the earliest the cycle
+ * after it is taken, as soon as the stage is free), and walks the page table as it stands when it is admitted: a page table write to an
  * entry that the request being walked has still to read is refused (not written; {@code
  * pt_refused} is high in that cycle; {@code pt_conflict} tells, without the write enable, that a
  * write to {@code pt_addr} would be), every other write goes through at once. The host closes a
@@ -63,10 +63,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
      * @param idBase       first mover ID (kernel IDs are 128..255)
      * @param fpgaMemBytes FPGA memory size: a request reaching beyond it is rejected
      * @param probes       standalone: the outputs a bench watches (walking, can_issue, pt_refused,
-     *                     last_mover_status, spurious, ev_completed, ev_aborted), the whole mover status
-     *                     word in and pieces out at ready latency 1 (as the mover takes them). Inside the
-     *                     bridge (false): pieces out at ready latency 0 (into its arbiter), the mover status
-     *                     as {failed, id} (9 bits), the event outputs only with {@code events}
+     *                     last_mover_status, spurious, ev_completed, ev_aborted) and the whole mover status
+     *                     word in. Inside the bridge (false): the mover status as {failed, id} (9 bits), the
+     *                     event outputs only with {@code events}. Pieces leave at ready latency 1 either way
+     *                     (as the mover takes them), so the downstream's ready reaches the walker only
+     *                     through a register
      * @param events       the counters' events (spurious, ev_completed, ev_aborted), where probes is false
      */
     public record Params(Direction direction, int entries, int regions, int pieces, int requests, int statusDepth, int idBase,
@@ -155,7 +156,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 at.in("rg_data", Layout.REGION_ENTRY.bits(), cd), p.probes() ? null : at.in("rg_open", 1, cd),
                 at.in("rg_read_idx", p.regionBits(), cd),
                 p.readBack() ? at.out("rg_read_data", Layout.REGION_ENTRY.bits(), cd) : null,
-                at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), p.probes() ? 1 : 0), cd),
+                at.source("dma_desc", AvalonSt.source(Layout.MOVER_DESC.bits(), 1), cd),
                 at.in("dma_status_valid", 1, cd), at.in("dma_status_data", p.probes() ? Layout.MOVER_STATUS.bits() : 9, cd),
                 p.probes() ? null : at.in("now", 32, cd),
                 at.out("outstanding", ow, cd), p.probes() ? at.out("walking", 1, cd) : null,
@@ -236,7 +237,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg bFirst = m.reg("b_region_first", ew, cd).init(0);
         Reg bBytes = m.reg("b_region_bytes", 32, cd).init(0);
         Signal bMove = m.wire("b_move", 1);
-        aMove.set(aValid.and(bValid.not().or(bMove)));
+        // Each check stage moves only into an empty stage: no stage's move waits on the one after it
+        // (admission's credit, slot and walk at the end of the chain), at one request every two
+        // cycles, as fast as A takes them and the walk admits them.
+        aMove.set(aValid.and(bValid.not()));
         Expr aOff = HdlWords.get(aReq, rq, "offset");
         Expr aBytes = HdlWords.get(aReq, rq, "bytes");
         Expr aFpga = HdlWords.get(aReq, rq, "fpga");
@@ -311,7 +315,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS - 1, cd).init(0); // in dwords, 1 .. 16384
         Reg kFpga = m.reg("k_fpga", fa, cd).init(0);
         Signal kMove = m.wire("k_move", 1);
-        bMove.set(bValid.and(kValid.not().or(kMove)));
+        bMove.set(bValid.and(kValid.not()));
         m.when(bMove, () -> {
             kCheap.set(bCheap);
             kUsable.set(bUsable);
@@ -370,20 +374,20 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg completion = m.reg("completed", 1, cd).init(0);
         Reg outValid = m.reg("status_valid", 1, cd).init(0);
         admit.set(kValid.and(kOk).and(room).and(anyFree).and(wBusy.not()));
-        // A rejection waits in a register for the status queue's write port (a completion goes first),
-        // so taking it never waits on a mover status.
+        // A rejection waits in a register for the status stages (a completion goes first), so taking it
+        // never waits on a mover status. Its tag waits in the stamp memory's place after the request
+        // slots', so completions and rejections leave through the same registers, with no mux of tags.
         Reg rejValid = m.reg("reject_valid", 1, cd).init(0);
-        Reg rejTag = m.reg("reject_tag", 32, cd).init(0);
         Reg rejErr = m.reg("reject_error", 4, cd).init(0);
         reject.set(kValid.and(kOk.not()).and(room).and(rejValid.not()));
         kMove.set(admit.or(reject));
-        Signal rejPush = m.wire("reject_push", 1);
-        rejPush.set(rejValid.and(outValid.not()));
+        Signal completing = m.wire("completing", 1); // a request's last piece reports in this cycle
+        Signal rejGo = m.wire("reject_go", 1);
+        rejGo.set(rejValid.and(completing.not()));
         m.when(reject, () -> {
             rejValid.set(1);
-            rejTag.set(kTag);
             rejErr.set(kErr);
-        }).elseWhen(rejPush, () -> rejValid.set(0));
+        }).elseWhen(rejGo, () -> rejValid.set(0));
 
         // ---------------------------------------------------------------- stage R: page reads, their chunks queued
         // A page load comes from registers alone (a credit: reads in flight plus
@@ -552,16 +556,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg oDwords = m.reg("o_dwords", Layout.MOVER_DESC.field("dwords").width(), cd).init(0);
         Reg oLast = m.reg("o_last", 1, cd).init(0);
         Reg oQ = m.reg("o_request", qw, cd).init(0);
-        // Ready latency 1 (standalone, to the mover): a piece goes in a cycle after ready was high;
-        // ready latency 0 (in the bridge, to its arbiter): with ready in the same cycle.
-        Expr readyNow;
-        if (p.probes()) {
-            Reg readyQ = m.reg("desc_ready_q", 1, cd).init(0);
-            readyQ.set(io.desc().ready());
-            readyNow = readyQ;
-        } else {
-            readyNow = io.desc().ready();
-        }
+        // Ready latency 1: a piece goes in a cycle after ready was high. The downstream's ready (in the
+        // bridge it comes through the arbiter) enters the walker as this register alone, so no path runs
+        // from the arbiter's state through the hand-over into the loads of C and the chunk head.
+        Reg readyQ = m.reg("desc_ready_q", 1, cd).init(0);
+        readyQ.set(io.desc().ready());
+        Expr readyNow = readyQ;
         Signal fire = m.wire("handover", 1);
         go.set(readyNow.and(pool.anyFree()));
         fire.set(oValid.and(go));
@@ -587,7 +587,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         });
         oValid.set(cGo.or(oValid.and(fire.not())));
         Expr id = m.lit(p.idBase(), 8).plus(pool.freeSlot().zext(8));
-        io.desc().valid().set(p.probes() ? fire : oValid.and(pool.anyFree()));
+        io.desc().valid().set(fire);
         Expr fpga64 = oFpga.zext(64);
         io.desc().data().set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", rd ? oPcie : fpga64, "dst", rd ? fpga64 : oPcie, "dwords", oDwords, "id", id)));
         if (p.probes()) {
@@ -645,8 +645,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             now = io.now();
         }
         Layout.Word st = Layout.STAMP_TAGGED;
-        Memory stamps = m.memory("request_stamp", st.bits(), 1 << qw, cd).distributed();
-        stamps.write(freeQ, HdlWords.pack(m, st, Map.of("stamp", now, "tag", kTag)), admit);
+        int slots = nq + 1; // the request slots, then the waiting rejection's
+        int slw = Check.indexWidth(slots);
+        Expr rejSlot = m.lit(nq, slw);
+        Memory stamps = m.memory("request_stamp", st.bits(), 1 << slw, cd).distributed();
+        stamps.write(Expr.mux(admit, freeQ.zext(slw), rejSlot), HdlWords.pack(m, st, Map.of("stamp", now, "tag", kTag)),
+                admit.or(reject));
 
         Expr done = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
@@ -670,13 +674,17 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 m.when(last, () -> qValid.get(qi).set(0));
             });
         }
-        // The request whose last piece reported: the next cycle reads its slot's stamp and error (the
-        // slot is reused at the earliest at the end of that cycle) and registers the elapsed cycles;
-        // the cycle after saturates them and writes the status.
-        Reg compQ = m.reg("completed_request", qw, cd).init(0);
-        completion.set(done);
-        compQ.set(sq);
-        Expr errPick = m.lit(0, 4);
+        completing.set(done);
+        // The request whose last piece reported, or the waiting rejection: the next cycle reads its
+        // slot's stamp and error (a request slot is reused at the earliest at the end of that cycle,
+        // the rejection's place at the earliest then too) and registers the elapsed cycles (0 for a
+        // rejection); the cycle after saturates them and writes the status.
+        Reg compQ = m.reg("completed_request", slw, cd).init(0);
+        Reg compRej = m.reg("completed_rejection", 1, cd).init(0);
+        completion.set(done.or(rejGo));
+        compQ.set(Expr.mux(done, sq.zext(slw), rejSlot));
+        compRej.set(done.not());
+        Expr errPick = rejErr;
         for (int q = 0; q < nq; q++) {
             errPick = Expr.mux(compQ.eq(q), qErr.get(q), errPick);
         }
@@ -685,24 +693,26 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg outTag = m.reg("status_tag", 32, cd).init(0);
         Reg outErr = m.reg("status_error", 4, cd).init(0);
         Reg outElapsed = m.reg("status_elapsed", 32, cd).init(0);
+        Reg outRej = m.reg("status_rejection", 1, cd).init(0);
         outValid.set(completion);
         m.when(completion, () -> {
             outTag.set(HdlWords.get(stamp, st, "tag"));
             outErr.set(doneErr);
             outElapsed.set(now.minus(HdlWords.get(stamp, st, "stamp")));
+            outRej.set(compRej);
         });
 
         // ---------------------------------------------------------------- statuses out
         int lw = Layout.ELAPSED_BITS;
-        Expr saturated = Expr.mux(outElapsed.bits(31, lw).orR(), m.lit((1L << lw) - 1, lw), outElapsed.bits(lw - 1, 0));
+        // saturated, and 0 for a rejection (in the same LUT per bit)
+        Expr saturated = Expr.mux(outRej, m.lit(0, lw),
+                Expr.mux(outElapsed.bits(31, lw).orR(), m.lit((1L << lw) - 1, lw), outElapsed.bits(lw - 1, 0)));
         Expr compWord = HdlWords.pack(m, ks, Map.of("tag", outTag, "error", outErr, "elapsed", saturated));
-        Expr rejWord = HdlWords.pack(m, ks, Map.of("tag", rejTag, "error", rejErr, "elapsed", m.lit(0, lw)));
         Memory statuses = m.memory("status_fifo", ks.bits(), sd, cd).distributed();
         Reg stWr = m.reg("status_wr", sa + 1, cd).init(0);
         Reg stRd = m.reg("status_rd", sa + 1, cd).init(0);
-        Expr push = outValid.or(rejPush);
-        statuses.write(stWr.trunc(sa), Expr.mux(outValid, compWord, rejWord), push);
-        m.when(push, () -> stWr.set(stWr.plus(1)));
+        statuses.write(stWr.trunc(sa), compWord, outValid);
+        m.when(outValid, () -> stWr.set(stWr.plus(1)));
         io.st().valid().set(stWr.ne(stRd));
         io.st().data().set(statuses.readAsync(stRd.trunc(sa)));
         m.when(io.st().fire(), () -> stRd.set(stRd.plus(1)));
@@ -721,8 +731,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         io.evRejected().set(reject);
         io.evError().set(kErr);
         if (io.evCompleted() != null) {
-            io.evCompleted().set(outValid);
-            io.evAborted().set(outValid.and(outErr.ne(0)));
+            io.evCompleted().set(outValid.and(outRej.not()));
+            io.evAborted().set(outValid.and(outRej.not()).and(outErr.ne(0)));
         }
         if (p.probes()) {
             io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));

@@ -18,7 +18,7 @@ import org.direkt.hdl.Unit;
 
 /**
  * Single-clock FIFO with Avalon-ST ports: sink {@code s}, source {@code m}, plus {@code fill}
- * (words held) and {@code almost_full} ({@code fill >= almostFull}). 1 word per cycle in and out
+ * (words held; left out with {@code withoutFill}) and {@code almost_full} ({@code fill >= almostFull}). 1 word per cycle in and out
  * at any fill level between empty and full; {@code s_ready} and {@code m_valid} come from state,
  * never combinationally from the other side, so a FIFO never lengthens a timing path through it.
  *
@@ -49,9 +49,9 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
      * cells.
      */
     public record Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull,
-            boolean registeredFlags) {
+            boolean registeredFlags, boolean fillPort) {
         public Params(int width, int depth, boolean showAhead, boolean registeredOutput, int almostFull) {
-            this(width, depth, showAhead, registeredOutput, almostFull, false);
+            this(width, depth, showAhead, registeredOutput, almostFull, false, true);
         }
 
         public Params {
@@ -74,19 +74,24 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
         }
 
         public Params withRegisteredOutput(boolean r) {
-            return new Params(width, depth, showAhead, r, almostFull, registeredFlags);
+            return new Params(width, depth, showAhead, r, almostFull, registeredFlags, fillPort);
         }
 
         public Params withShowAhead(boolean s) {
-            return new Params(width, depth, s, s ? registeredOutput : true, almostFull, registeredFlags);
+            return new Params(width, depth, s, s ? registeredOutput : true, almostFull, registeredFlags, fillPort);
         }
 
         public Params withAlmostFull(int threshold) {
-            return new Params(width, depth, showAhead, registeredOutput, threshold, registeredFlags);
+            return new Params(width, depth, showAhead, registeredOutput, threshold, registeredFlags, fillPort);
         }
 
         public Params withRegisteredFlags(boolean r) {
-            return new Params(width, depth, showAhead, registeredOutput, almostFull, r);
+            return new Params(width, depth, showAhead, registeredOutput, almostFull, r, fillPort);
+        }
+
+        /** Without the {@code fill} output, where almost_full says all the user needs. */
+        public Params withoutFill() {
+            return new Params(width, depth, showAhead, registeredOutput, almostFull, registeredFlags, false);
         }
     }
 
@@ -94,7 +99,7 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
     public String moduleName(Params p) {
         return "direkt_sync_fifo_w" + p.width() + "_d" + p.depth()
                 + (!p.showAhead() ? "_rl1" : p.registeredOutput() ? "_r" : "")
-                + (p.almostFull() == p.depth() ? "" : "_af" + p.almostFull()) + (p.registeredFlags() ? "_rg" : "");
+                + (p.almostFull() == p.depth() ? "" : "_af" + p.almostFull()) + (p.registeredFlags() ? "_rg" : "") + (p.fillPort() ? "" : "_nf");
     }
 
     @Override
@@ -102,7 +107,7 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
         ClockDomain cd = at.domain(Domains.MAIN);
         int pw = Check.log2(p.depth()) + 1;
         return new Io(at.sink("s", AvalonSt.source(p.width()), cd), at.source("m", AvalonSt.source(p.width(), p.showAhead() ? 0 : 1), cd),
-                at.out("fill", pw, cd), at.out("almost_full", 1, cd));
+                p.fillPort() ? at.out("fill", pw, cd) : null, at.out("almost_full", 1, cd));
     }
 
     @Override
@@ -197,11 +202,15 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
             readyQ.set(countNext.ne(p.depth()));
             afQ.set(countNext.ge(p.almostFull()));
             s.ready().set(readyQ);
-            fill.set(count);
+            if (fill != null) {
+                fill.set(count);
+            }
             almostFull.set(afQ);
         } else {
             s.ready().set(total.ne(p.depth()));
-            fill.set(total);
+            if (fill != null) {
+                fill.set(total);
+            }
             almostFull.set(total.ge(p.almostFull()));
         }
     }

@@ -32,16 +32,26 @@ import org.direkt.hdl.Unit;
  */
 public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, ReadyLatencyAdapter.Io> {
 
-    /** Sink {@code s}, source {@code m}; {@code fill} and {@code overflow} only in the 1-to-0 direction (else null). */
+    /** Sink {@code s}, source {@code m}; {@code fill} and {@code overflow} only in the 1-to-0 direction with monitors (else null). */
     public record Io(Stream s, Stream m, Signal fill, Signal overflow) {
     }
 
     public enum Direction { RL0_TO_RL1, RL1_TO_RL0 }
 
-    public record Params(int width, Direction direction) {
+    /**
+     * @param monitors 1 to 0: the {@code fill} and {@code overflow} outputs, for a source that may ignore
+     *                 ready latency 1 (a BSP's controller); without them where the source is direkt's own
+     *                 and keeps it by construction
+     */
+    public record Params(int width, Direction direction, boolean monitors) {
         public Params {
             require(width >= 1 && width <= 4096, "ReadyLatencyAdapter", "width", width, "must be in 1..4096");
             require(direction != null, "ReadyLatencyAdapter", "direction", direction, "must be RL0_TO_RL1 or RL1_TO_RL0");
+        }
+
+        /** An adapter with its monitors. */
+        public Params(int width, Direction direction) {
+            this(width, direction, true);
         }
     }
 
@@ -50,7 +60,8 @@ public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, 
 
     @Override
     public String moduleName(Params p) {
-        return "direkt_rl_adapter_w" + p.width() + (p.direction() == Direction.RL0_TO_RL1 ? "_0to1" : "_1to0");
+        return "direkt_rl_adapter_w" + p.width() + (p.direction() == Direction.RL0_TO_RL1 ? "_0to1" : "_1to0")
+                + (p.monitors() || p.direction() == Direction.RL0_TO_RL1 ? "" : "_nm");
     }
 
     @Override
@@ -59,7 +70,7 @@ public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, 
         boolean up = p.direction() == Direction.RL0_TO_RL1;
         Stream s = at.sink("s", AvalonSt.source(p.width(), up ? 0 : 1), cd);
         Stream mo = at.source("m", AvalonSt.source(p.width(), up ? 1 : 0), cd);
-        return up ? new Io(s, mo, null, null)
+        return up || !p.monitors() ? new Io(s, mo, null, null)
                 : new Io(s, mo, at.out("fill", Check.log2(BUFFER_DEPTH) + 1, cd), at.out("overflow", 1, cd));
     }
 
@@ -77,18 +88,21 @@ public final class ReadyLatencyAdapter extends Unit<ReadyLatencyAdapter.Params, 
             mo.data().set(s.data());
             return;
         }
-        SyncFifo.Io buf = m.sub("u_buffer", new SyncFifo(),
-                SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1).withRegisteredFlags(true)).clock(cd).io();
-        // Every valid word of a ready-latency-1 source is a transfer: it must be taken.
-        buf.s().valid().set(s.valid());
+        SyncFifo.Params bp = SyncFifo.Params.of(p.width(), BUFFER_DEPTH).withAlmostFull(BUFFER_DEPTH - 1).withRegisteredFlags(true);
+        SyncFifo.Io buf = m.sub("u_buffer", new SyncFifo(), p.monitors() ? bp : bp.withoutFill()).clock(cd).io();
+        // Every valid word of a ready-latency-1 source is a transfer: it must be taken (without monitors,
+        // never over a held word: the same push for a source that keeps ready latency 1).
+        buf.s().valid().set(p.monitors() ? s.valid() : s.valid().and(buf.s().ready()));
         buf.s().data().set(s.data());
         // Ready only with room for the word that may arrive next cycle on top of the one arriving now.
         s.ready().set(buf.almostFull().not());
         mo.valid().set(buf.m().valid());
         mo.data().set(buf.m().data());
         buf.m().ready().set(mo.ready());
-        io.fill().set(buf.fill());
-        // A source that ignores ready latency 1 would push into a full buffer: flag it, for monitors.
-        io.overflow().set(s.valid().and(buf.s().ready().not()));
+        if (p.monitors()) {
+            io.fill().set(buf.fill());
+            // A source that ignores ready latency 1 would push into a full buffer: flag it, for monitors.
+            io.overflow().set(s.valid().and(buf.s().ready().not()));
+        }
     }
 }
