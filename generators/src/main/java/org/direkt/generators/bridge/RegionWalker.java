@@ -32,11 +32,11 @@ import org.direkt.hdl.Unit;
  * admission to that status.
  *
  * <p>Defined behaviour while requests are in flight: a request is checked against its region's
- * entry as it stands in the cycle the request enters the check stage (at the earliest the cycle
- * after it is taken, as soon as the stage is free), and walks the page table as it stands when it is admitted: a page table write to an
- * entry that the request being walked has still to read is refused (not written; {@code
- * pt_refused} is high in that cycle; {@code pt_conflict} tells, without the write enable, that a
- * write to {@code pt_addr} would be), every other write goes through at once. The host closes a
+ * entry as it stands in the cycle the request enters the check stage (the first cycle after it
+ * is taken in which the stage is free), and walks the page table as it stands at its admission: a
+ * page table write to an entry that the request being walked has still to read is refused (not
+ * written; {@code pt_refused} is high in that cycle; {@code pt_conflict} tells, without the write
+ * enable, that a write to {@code pt_addr} would be), every other write goes through at once. The host closes a
  * region by writing its entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
  * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is anywhere
@@ -677,8 +677,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         completing.set(done);
         // The request whose last piece reported, or the waiting rejection: the next cycle reads its
         // slot's stamp and error (a request slot is reused at the earliest at the end of that cycle,
-        // the rejection's place at the earliest then too) and registers the elapsed cycles (0 for a
-        // rejection); the cycle after saturates them and writes the status.
+        // the rejection's place at the earliest then too) and registers the elapsed cycles; the cycle
+        // after saturates them (0 for a rejection) and writes the status.
         Reg compQ = m.reg("completed_request", slw, cd).init(0);
         Reg compRej = m.reg("completed_rejection", 1, cd).init(0);
         completion.set(done.or(rejGo));
