@@ -356,6 +356,8 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         fields.put("kind", HdlWords.get(cldesc, c, "kind"));
         fields.put("reserved", reservedSet.zext(rq.field("reserved").width()));
         fields.put("tag", HdlWords.get(cldesc, c, "tag"));
+        fields.put("more", HdlWords.get(cldesc, c, "more"));
+        fields.put("check", HdlWords.get(cldesc, c, "check"));
 
         Crossing x = crossing(m, b, rq.bits(), () -> HdlWords.pack(m, rq, fields), core);
         AsyncFifo.Io descFifo = x.descFifo();
@@ -388,6 +390,8 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         absorbing.set(absorb);
         Stream fifoOut = descFifo.m();
         walker.req().valid().set(fifoOut.valid().and(absorbing.not()));
+        // (a request whose later entries the reset discarded ends, ABORTED)
+        walker.abandon().set(absorbing);
         walker.req().data().set(fifoOut.data());
         fifoOut.ready().set(walker.req().ready().or(absorbing));
 

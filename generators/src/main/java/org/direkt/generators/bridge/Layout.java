@@ -229,7 +229,8 @@ public final class Layout {
     /** Error codes in the tagged kernel status; the order is the order the checks are applied in. */
     public enum Error {
         OK("the descriptor completed"),
-        RESERVED("x6 or x7 (or, in cycles status mode, x5) is not zero"),
+        RESERVED("x6 or x7 (or, in cycles status mode, x5) is not zero; regions addressing: x4[31:10], x6[31:4] or x7 is "
+                + "not zero"),
         TOO_LONG("length of 1 MB or more (x4 bits above the length field set)"),
         ZERO_LENGTH("length of zero dwords"),
         BAD_ID("paper ID mode: the ID is not in the kernel range 128..255"),
@@ -266,6 +267,14 @@ public final class Layout {
     /**
      * A region request as a kernel writes it to the descriptor channel of a bridge with regions
      * addressing: eight 32-bit words, x6 telling it from a raw descriptor ({@link #CLDESC}).
+     *
+     * <p>One request may be several entries written one after the other: every entry but the last
+     * has {@code more} set, all name the same region, and the request completes with one status
+     * (the first entry's tag; the first error). A check entry ({@code check}) is checked as any
+     * entry and moves nothing. Ranges start at 0, so a request whose entries all end at or before
+     * its check entry's end, in the region and in FPGA memory, is inside both when the check entry
+     * is: a strided or vectored request that opens with such a check entry is rejected before any
+     * of its entries moves. The header's builders write such requests.
      */
     public static final Word CLDESC_REGION = new Word("cldesc_region", 256, List.of(
             f("fpga_lo", 0, 32, "x0: FPGA memory address of the first byte [31:0] (a multiple of 4)"),
@@ -273,8 +282,10 @@ public final class Layout {
             f("offset", 64, 32, "x2: byte offset inside the region (a multiple of 4)"),
             f("bytes", 96, 32, "x3: length in bytes, 4 .. 4 GB - 4 (a multiple of 4)"),
             f("region", 128, 8, "x4[7:0]: region number"),
-            f("reserved_x4", 136, 24, "x4[31:8]: must be 0"),
-            f("tag", 160, 32, "x5: the kernel's tag, returned in the status"),
+            f("more", 136, 1, "x4[8]: another entry of this request follows"),
+            f("check", 137, 1, "x4[9]: a check entry: checked, nothing moves"),
+            f("reserved_x4", 138, 22, "x4[31:10]: must be 0"),
+            f("tag", 160, 32, "x5: the kernel's tag, returned in the status (a request's first entry's)"),
             f("kind", 192, 4, "x6[3:0]: request kind, 1 (region request)"),
             f("reserved_x6", 196, 28, "x6[31:4]: must be 0"),
             f("reserved", 224, 32, "x7: must be 0")));
@@ -283,14 +294,16 @@ public final class Layout {
      * A region request as the region walker takes it (what crosses into dma_clk): the channel
      * word's fields, its reserved bits folded into one flag.
      */
-    public static final Word REGION_REQ = new Word("region_req", 176, List.of(
+    public static final Word REGION_REQ = new Word("region_req", 178, List.of(
             f("fpga", 0, 64, "FPGA memory address of the first byte (a multiple of 4)"),
             f("offset", 64, 32, "byte offset inside the region (a multiple of 4)"),
             f("bytes", 96, 32, "length in bytes, 4 .. 4 GB - 4 (a multiple of 4)"),
             f("region", 128, 8, "region number"),
             f("kind", 136, 4, "request kind; the walker takes 1 (region request)"),
             f("reserved", 140, 4, "must be 0 (bit 0: a reserved bit of the channel word is set)"),
-            f("tag", 144, 32, "the kernel's tag, returned in the status")));
+            f("tag", 144, 32, "the kernel's tag, returned in the status"),
+            f("more", 176, 1, "another entry of this request follows"),
+            f("check", 177, 1, "a check entry: checked, nothing moves")));
 
     /** A region's entry in the region table, as the host writes it. */
     public static final Word REGION_ENTRY = new Word("region_entry", 64, List.of(

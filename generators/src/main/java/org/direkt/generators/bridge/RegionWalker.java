@@ -53,6 +53,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
     /** Chunks (page reads) in flight or queued between the page table and the piece being joined. */
     static final int CHUNK_QUEUE = 8;
 
+    /** Walked entries' FPGA addresses waiting for their first piece: more than CHUNK_QUEUE + 2. */
+    static final int ENTRY_FPGA_QUEUE = 16;
+
     /**
      * @param direction    RD: GPU pages are the source (Read Data Mover); WR: the destination
      * @param entries      page table entries (64 KB pages), a power of two
@@ -134,7 +137,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
 
     public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal rgWe, Signal rgIdx,
             Signal rgData, Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal now, Signal outstanding, Signal walking, Signal canIssue,
-            Signal spurious, Signal lastStatus, Signal rgReadBusy, Signal ptConflict, Signal idle, Signal evRejected,
+            Signal spurious, Signal lastStatus, Signal rgReadBusy, Signal ptConflict, Signal idle, Signal abandon, Signal evRejected,
             Signal evError, Signal evCompleted, Signal evAborted) {
     }
 
@@ -162,7 +165,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 at.out("outstanding", ow, cd), p.probes() ? at.out("walking", 1, cd) : null,
                 p.probes() ? at.out("can_issue", 1, cd) : null, p.events() || p.probes() ? at.out("spurious", 1, cd) : null,
                 p.probes() ? at.out("last_mover_status", Layout.MOVER_STATUS.bits(), cd) : null, at.out("rg_read_busy", 1, cd),
-                at.out("pt_conflict", 1, cd), at.out("idle", 1, cd), at.out("ev_rejected", 1, cd), at.out("ev_error", 4, cd),
+                at.out("pt_conflict", 1, cd), at.out("idle", 1, cd), at.in("abandon", 1, cd), at.out("ev_rejected", 1, cd),
+                at.out("ev_error", 4, cd),
                 p.events() || p.probes() ? at.out("ev_completed", 1, cd) : null,
                 p.events() || p.probes() ? at.out("ev_aborted", 1, cd) : null);
     }
@@ -229,6 +233,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg bTag = m.reg("b_tag", 32, cd).init(0);
         Reg bRegion = m.reg("b_region", rfw, cd).init(0);
         Reg bCheap = m.reg("b_request_error", 4, cd).init(0); // the checks of the request alone
+        Reg bMore = m.reg("b_more", 1, cd).init(0); // another entry of the request follows
+        Reg bCheck = m.reg("b_check", 1, cd).init(0); // a check entry: nothing moves
         Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes: one past the last byte's offset
         Reg bFpgaEnd = m.reg("b_fpga_end", fe, cd).init(0); // fpga + bytes: one past the last FPGA byte
         Reg bFpgaHigh = m.reg("b_fpga_high", 1, cd).init(0); // an FPGA address bit set above the memory's
@@ -266,6 +272,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             bCheap.set(cheap);
             bEnd.set(aOff.zext(33).plus(aBytes.zext(33)));
             bFpgaEnd.set(aFpga.trunc(fa).zext(fe).plus(aBytes.zext(fe)));
+            bMore.set(HdlWords.get(aReq, rq, "more"));
+            bCheck.set(HdlWords.get(aReq, rq, "check"));
             bFpgaHigh.set(aFpga.bits(63, fa).orR());
             bUsable.set(usableNow);
             bFirst.set(rFirstRead.trunc(ew));
@@ -314,11 +322,22 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg kOff0 = m.reg("k_first_offset", Layout.PAGE_BITS, cd).init(0);
         Reg kEndOff = m.reg("k_end_offset", Layout.PAGE_BITS - 1, cd).init(0); // in dwords, 1 .. 16384
         Reg kFpga = m.reg("k_fpga", fa, cd).init(0);
+        Reg kFollows = m.reg("k_more", 1, cd).init(0);
+        Reg kCheck = m.reg("k_check", 1, cd).init(0);
         Signal kMove = m.wire("k_move", 1);
+        // The request's entries: a request whose first entry has "more" set goes on with the entries
+        // after it (they join its slot, each checked on its own, and must name its region) up to its
+        // last. chain_open: the request is admitted and its next entry joins it; chain_skip: an entry
+        // failed (the request's, if it is open) and the entries up to the last are taken and dropped.
+        // chain_region: the region the request's entries must name.
+        Reg chOpen = m.reg("chain_open", 1, cd).init(0);
+        Reg chSkip = m.reg("chain_skip", 1, cd).init(0);
+        Reg chRegion = m.reg("chain_region", rfw, cd).init(0);
         bMove.set(bValid.and(kValid.not()));
         m.when(bMove, () -> {
             kCheap.set(bCheap);
-            kUsable.set(bUsable);
+            // (K is empty: the entries before this one have left it, the chain's state is theirs)
+            kUsable.set(bUsable.and(chOpen.not().or(bRegion.eq(chRegion))));
             kInRegion.set(inRegion);
             kFpgaOk.set(fpgaOk);
             kTag.set(bTag);
@@ -329,6 +348,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             kOff0.set(bOff.bits(Layout.PAGE_BITS - 1, 0));
             kEndOff.set(Expr.cat(bEnd.bits(Layout.PAGE_BITS - 1, 0).eq(0), bEnd.bits(Layout.PAGE_BITS - 1, 2)));
             kFpga.set(bFpga);
+            kFollows.set(bMore);
+            kCheck.set(bCheck);
         });
         kValid.set(bMove.or(kValid.and(kMove.not())));
 
@@ -368,22 +389,58 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg wFirst = m.reg("w_first", 1, cd).init(0);
         Reg wOff0 = m.reg("w_first_offset", Layout.PAGE_BITS, cd).init(0);
         Reg wEndOff = m.reg("w_end_offset", Layout.PAGE_BITS - 1, cd).init(0);
+        Reg wFinal = m.reg("w_final", 1, cd).init(0); // the request's last entry is walked
 
         Signal admit = m.wire("admit", 1);
         Signal reject = m.wire("reject", 1);
         Reg completion = m.reg("completed", 1, cd).init(0);
         Reg outValid = m.reg("status_valid", 1, cd).init(0);
-        admit.set(kValid.and(kOk).and(room).and(anyFree).and(wBusy.not()));
+        // A request's end without a piece of its own (its last entry a check entry, or failed, or
+        // dropped, or the kernel reset before it came): close_pending holds it until every piece
+        // walked so far has gone to the mover (walk and pipeline empty) and reported (the slot's
+        // count 0); the slot then frees and its status goes. Nothing is admitted meanwhile, so
+        // w_request stays the slot. chain_error: the first failing entry's error (ABORTED for a reset).
+        Reg closeReq = m.reg("close_pending", 1, cd).init(0);
+        Reg chErr = m.reg("chain_error", 4, cd).init(0);
+        Expr chIdle = chOpen.or(chSkip).not();
+        admit.set(kValid.and(chIdle).and(kOk).and(room).and(anyFree).and(wBusy.not()).and(closeReq.not()));
+        Signal join = m.wire("entry_join", 1); // a later entry joins the open request's slot and is walked
+        join.set(kValid.and(chOpen).and(chSkip.not()).and(kOk).and(kCheck.not()).and(wBusy.not()));
+        Signal consume = m.wire("entry_consume", 1); // a later entry that moves nothing: checked, failed or dropped
+        consume.set(kValid.and(chIdle.not()).and(chSkip.or(kOk.not()).or(kCheck)));
+        Signal walkStart = m.wire("walk_start", 1);
+        walkStart.set(admit.and(kCheck.not()).or(join));
         // A rejection waits in a register for the status stages (a completion goes first), so taking it
         // never waits on a mover status. Its tag waits in the stamp memory's place after the request
         // slots', so completions and rejections leave through the same registers, with no mux of tags.
         Reg rejValid = m.reg("reject_valid", 1, cd).init(0);
         Reg rejErr = m.reg("reject_error", 4, cd).init(0);
-        reject.set(kValid.and(kOk.not()).and(room).and(rejValid.not()));
-        kMove.set(admit.or(reject));
+        reject.set(kValid.and(chIdle).and(kOk.not()).and(room).and(rejValid.not()));
+        kMove.set(admit.or(reject).or(join).or(consume));
+        // an entry that fails in an open request: the request's error, if it has none yet
+        Signal chFail = m.wire("entry_failed", 1);
+        chFail.set(consume.and(chSkip.not()).and(kOk.not()));
+        // a kernel reset while a request waits for its next entry: the request ends (ABORTED)
+        Signal abandoned = m.wire("chain_abandoned", 1);
+        abandoned.set(io.abandon().and(chIdle.not()).and(aValid.or(bValid).or(kValid).not()));
+        Expr kLast = kFollows.not();
+        m.when(admit.or(reject).or(join).or(consume), () -> {
+            chOpen.set(kFollows.and(admit.or(chOpen)));
+            chSkip.set(kFollows.and(reject.or(chSkip).or(chFail)));
+        }).elseWhen(abandoned, () -> {
+            chOpen.set(0);
+            chSkip.set(0);
+        });
+        m.when(admit, () -> chRegion.set(kRegion));
+        m.when(admit, () -> chErr.set(0))
+                .elseWhen(chFail.and(chErr.eq(0)), () -> chErr.set(kErr))
+                .elseWhen(abandoned.and(chOpen).and(chErr.eq(0)), () -> chErr.set(Layout.Error.ABORTED.code()));
+        Signal closeGo = m.wire("close_go", 1);
+        m.when(admit.and(kCheck).and(kLast).or(consume.and(kLast).and(chOpen)).or(abandoned.and(chOpen)), () -> closeReq.set(1))
+                .elseWhen(closeGo, () -> closeReq.set(0));
         Signal completing = m.wire("completing", 1); // a request's last piece reports in this cycle
         Signal rejGo = m.wire("reject_go", 1);
-        rejGo.set(rejValid.and(completing.not()));
+        rejGo.set(rejValid.and(completing.not()).and(closeGo.not()));
         m.when(reject, () -> {
             rejValid.set(1);
             rejErr.set(kErr);
@@ -421,7 +478,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr endOff = Expr.mux(isLast, wEndOff, m.lit(PAGE >> 2, lenBits - 2)); // in dwords
         // a chunk's fields besides its frame: end (in dwords) and start offset in its page, last, first, request
         int endBits = lenBits - 2;
-        int metaBits = endBits + Layout.PAGE_BITS + 2 + qw;
+        int metaBits = endBits + Layout.PAGE_BITS + 3 + qw;
         Reg r0Meta = m.reg("r0_chunk", metaBits, cd).init(0);
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
         // No reset and no enable: the RAM's word goes straight into a flip-flop.
@@ -434,7 +491,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         r0Valid.set(rLoad);
         r1Valid.set(r0Valid);
         m.when(rLoad, () -> {
-            r0Meta.set(Expr.cat(endOff, startOff, isLast, wFirst, wQ));
+            r0Meta.set(Expr.cat(endOff, startOff, isLast.and(wFinal), isLast, wFirst, wQ));
             wPage.set(wPage.plus(1));
             wLeft.set(wLeft.minus(1));
             wFirst.set(0);
@@ -475,7 +532,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         at += qw;
         Expr rFirst = head.bit(at);
         at += 1;
-        Expr rLast = head.bit(at);
+        Expr rLast = head.bit(at); // the entry's last chunk
+        at += 1;
+        Expr rFinal = head.bit(at); // the request's last chunk
         at += 1;
         Expr rOff = head.bits(at + Layout.PAGE_BITS - 1, at);
         at += Layout.PAGE_BITS;
@@ -484,9 +543,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr rContig = head.bit(at);
         at += 1;
         Expr hFrame = head.bits(at + Layout.PAGE_ENTRY.bits() - 1, at);
-        m.when(admit, () -> {
+        m.when(admit, () -> wQ.set(freeQ));
+        m.when(walkStart, () -> {
             wBusy.set(1);
-            wQ.set(freeQ);
+            wFinal.set(kLast);
             wPage.set(kFirstPage);
             wEnd.set(kEndPage);
             wLeft.set(kMore);
@@ -516,7 +576,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg cStart = m.reg("c_start", Layout.PAGE_BITS - 2, cd).init(0); // in dwords
         Reg cEnd = m.reg("c_end", endBits, cd).init(0);
         Reg cPages = m.reg("c_more_pages", 4, cd).init(0); // pages - 1
-        Reg cLast = m.reg("c_last", 1, cd).init(0);
+        Reg cLast = m.reg("c_last", 1, cd).init(0); // the entry's last piece
+        Reg cFinal = m.reg("c_final", 1, cd).init(0); // the request's last piece
         Reg cQ = m.reg("c_request", qw, cd).init(0);
         Signal closed = m.wire("c_closed", 1);
         closed.set(cLast.or(cPages.eq(MAX_PAGES_PER_PIECE - 1)));
@@ -536,6 +597,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             cEnd.set(rEnd);
             cPages.set(cPages.plus(1));
             cLast.set(rLast);
+            cFinal.set(rFinal);
         }).elseWhen(rTake, () -> {
             cPcie.set(Expr.cat(hFrame, rOff));
             cFirst.set(rFirst);
@@ -543,6 +605,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             cEnd.set(rEnd);
             cPages.set(0);
             cLast.set(rLast);
+            cFinal.set(rFinal);
             cQ.set(rQ);
         });
         cValid.set(rTake.or(cValid.and(cGo.not())));
@@ -554,7 +617,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg oPcie = m.reg("o_pcie", 64, cd).init(0);
         Reg oFpga = m.reg("o_fpga", fa, cd).init(0);
         Reg oDwords = m.reg("o_dwords", Layout.MOVER_DESC.field("dwords").width(), cd).init(0);
-        Reg oLast = m.reg("o_last", 1, cd).init(0);
+        Reg oLast = m.reg("o_last", 1, cd).init(0); // the request's last piece
         Reg oQ = m.reg("o_request", qw, cd).init(0);
         // Ready latency 1: a piece goes in a cycle after ready was high. The downstream's ready (in the
         // bridge it comes through the arbiter) enters the walker as this register alone, so no path runs
@@ -572,17 +635,26 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Expr cUpper = cPages.zext(dwb - pageDw).plus(cEnd.bit(pageDw).zext(dwb - pageDw));
         Signal cDwords = m.wire("c_dwords", dwb);
         cDwords.set(Expr.cat(cUpper, cEnd.bits(pageDw - 1, 0)).minus(cStart.zext(dwb)));
-        // A request's FPGA addresses are contiguous: its first piece's is the request's (from the slot's
-        // memory), every later piece's follows the piece before, which is still in the O registers.
-        Memory requestFpga = m.memory("request_fpga", fa, 1 << qw, cd).distributed();
-        requestFpga.write(freeQ, kFpga, admit);
+        // An entry's FPGA addresses are contiguous: its first piece's is the entry's, every later
+        // piece's follows the piece before, which is still in the O registers. Each walked entry's
+        // FPGA address waits in a queue from its walk's start to its first piece's move into O, in
+        // order. An entry whose first piece has not moved is walked, or has its first chunk in R0,
+        // R1, the chunk queue, its head (the walk's credit keeps those at most CHUNK_QUEUE) or C: at
+        // most CHUNK_QUEUE + 2 entries, fewer than the queue's places.
+        int fq = Check.log2(ENTRY_FPGA_QUEUE);
+        Memory entryFpga = m.memory("entry_fpga", fa, ENTRY_FPGA_QUEUE, cd).distributed();
+        Reg efWr = m.reg("entry_fpga_wr", fq, cd).init(0);
+        Reg efRd = m.reg("entry_fpga_rd", fq, cd).init(0);
+        entryFpga.write(efWr, kFpga, walkStart);
+        m.when(walkStart, () -> efWr.set(efWr.plus(1)));
+        m.when(cGo.and(cFirst), () -> efRd.set(efRd.plus(1)));
         Expr pieceBytes = Expr.cat(oDwords, m.lit(0, 2));
         Expr followOn = oFpga.plus(fa >= pieceBytes.width() ? pieceBytes.zext(fa) : pieceBytes.trunc(fa));
         m.when(cGo, () -> {
             oPcie.set(cPcie);
-            oFpga.set(Expr.mux(cFirst, requestFpga.readAsync(cQ), followOn));
+            oFpga.set(Expr.mux(cFirst, entryFpga.readAsync(efRd), followOn));
             oDwords.set(cDwords.zext(Layout.MOVER_DESC.field("dwords").width()));
-            oLast.set(cLast);
+            oLast.set(cFinal);
             oQ.set(cQ);
         });
         oValid.set(cGo.or(oValid.and(fire.not())));
@@ -652,6 +724,14 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         stamps.write(Expr.mux(admit, freeQ.zext(slw), rejSlot), HdlWords.pack(m, st, Map.of("stamp", now, "tag", kTag)),
                 admit.or(reject));
 
+        // Every piece walked so far has gone to the mover and reported: a pending close frees its slot
+        // and sends its status (when no completion takes the status stages in this cycle).
+        Expr pipeEmpty = wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(hdValid).or(cValid).or(oValid).not();
+        Expr noPieces = m.lit(0, 1);
+        for (int q = 0; q < nq; q++) {
+            noPieces = Expr.mux(wQ.eq(q), qCount.get(q).eq(0), noPieces);
+        }
+        closeGo.set(closeReq.and(pipeEmpty).and(noPieces).and(completing.not()));
         Expr done = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             final int qi = q;
@@ -661,6 +741,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             Expr last = dec.and(count.eq(1)).and(qOpen.get(q).not());
             done = done.or(last);
             Expr admitHere = admit.and(freeQ.eq(q));
+            Expr closeHere = closeGo.and(wQ.eq(q));
             m.when(admitHere, () -> {
                 qValid.get(qi).set(1);
                 qOpen.get(qi).set(1);
@@ -671,7 +752,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 count.set(count.upDown(inc, dec));
                 m.when(inc.and(oLast), () -> qOpen.get(qi).set(0));
                 m.when(dec.and(failed).and(qErr.get(qi).eq(0)), () -> qErr.get(qi).set(Layout.Error.ABORTED.code()));
-                m.when(last, () -> qValid.get(qi).set(0));
+                m.when(last.or(closeHere), () -> qValid.get(qi).set(0));
             });
         }
         completing.set(done);
@@ -681,14 +762,17 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // after saturates them (0 for a rejection) and writes the status.
         Reg compQ = m.reg("completed_request", slw, cd).init(0);
         Reg compRej = m.reg("completed_rejection", 1, cd).init(0);
-        completion.set(done.or(rejGo));
-        compQ.set(Expr.mux(done, sq.zext(slw), rejSlot));
-        compRej.set(done.not());
+        Reg compClose = m.reg("completed_close", 1, cd).init(0);
+        completion.set(done.or(closeGo).or(rejGo));
+        compQ.set(Expr.mux(done, sq.zext(slw), Expr.mux(closeGo, wQ.zext(slw), rejSlot)));
+        compRej.set(done.or(closeGo).not());
+        compClose.set(closeGo);
         Expr errPick = rejErr;
         for (int q = 0; q < nq; q++) {
             errPick = Expr.mux(compQ.eq(q), qErr.get(q), errPick);
         }
-        Expr doneErr = errPick;
+        // a closed request: its pieces' error (ABORTED), else its failing entry's
+        Expr doneErr = Expr.mux(compClose.and(errPick.eq(0)), chErr, errPick);
         Expr stamp = stamps.readAsync(compQ);
         Reg outTag = m.reg("status_tag", 32, cd).init(0);
         Reg outErr = m.reg("status_error", 4, cd).init(0);
@@ -727,7 +811,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         }
         io.rgReadBusy().set(busy);
         // Nothing taken and not yet reported: no request in the check stages, no status owed.
-        io.idle().set(aValid.or(bValid).or(kValid).not().and(owed.eq(0)));
+        io.idle().set(aValid.or(bValid).or(kValid).or(closeReq).not().and(chIdle).and(owed.eq(0)));
         io.evRejected().set(reject);
         io.evError().set(kErr);
         if (io.evCompleted() != null) {
