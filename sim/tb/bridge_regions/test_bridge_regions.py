@@ -23,6 +23,13 @@ against the models' memories.
                         (``mover_latency``, ``mover_bytes_per_cycle``): descriptors per cycle while the
                         walker held work and the mover could take a piece, cycles from request to
                         status, fraction of the mover's peak, written to ``<dir>/region_64mb_fragmented.json``
+``strided_vectored``    strided requests (rows x row bytes, region and FPGA strides) and vectored
+                        requests (entries of any offset, FPGA address and length), each written as the
+                        header's builders write it: a check entry, then one entry a row or element,
+                        ``more`` set on all but the last; several in flight, both directions: one status
+                        each, the destination byte-exact against a copy made entry by entry in Python;
+                        a strided request whose last row crosses the region's end by 4 bytes: one
+                        status (REGION_RANGE), no mover descriptor, no memory written
 ``tables``              the CSR reads back what was written; a page write into the range a request
                         still has to walk is refused (REGION_STATUS.refused, PAGE_INDEX stays), as is
                         one past the table; REGION_STATUS.busy is high while a request on the
@@ -285,6 +292,98 @@ if MEASURE_DIR:
         assert res["pieces"] == expected_descriptors(b.gpu, 0, n, 15), f"{res['pieces']} mover descriptors"
         Path(MEASURE_DIR).mkdir(parents=True, exist_ok=True)
         (Path(MEASURE_DIR) / "region_64mb_fragmented.json").write_text(json.dumps(res, indent=2) + "\n")
+
+
+def check_entry(moves: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+    """The check entry a builder writes first: (offset, FPGA address, bytes) ending where the request's
+    last byte ends, in the region and in FPGA memory (ranges start at 0: every entry is inside then)."""
+    end = max(o + n for o, _, n in moves)
+    fend = max(f + n for _, f, n in moves)
+    return (min(end - 4, 0xFFFF_FFFC), fend - 4, 4)
+
+
+async def send_entries(b: Bench, t: str, region: int, moves: list[tuple[int, int, int]], tag: int) -> None:
+    """One request of several entries on direction t's channel: its check entry, then the moves."""
+    entries = [check_entry(moves) + (1,)] + [m + (0,) for m in moves]
+    for i, (o, f, n, check) in enumerate(entries):
+        await b.send(t, b.request(region, o, n, f, tag, more=int(i < len(entries) - 1), check=check))
+
+
+@cocotb.test(**TIMEOUT)
+async def strided_vectored(dut):
+    b = Bench(dut, "strided_vectored", gpu_pages=64)
+    await b.start()
+    await b.open_gpu(r=1)
+    size = b.gpu.size
+    for t in DIRECTIONS:
+        rd = t == "rd"
+        jobs = []
+        # strided: rows x row bytes, region stride, FPGA stride (destination rows never overlap)
+        for rows, rb, rs, fs in [(16, 4 * KB, 3 * PAGE // 2, 4 * KB), (64, 256, 1024, 512), (5, PAGE + 4, PAGE + 64, 2 * PAGE),
+                                 (3, 1000 * 4, 0 if rd else 4096, 8192 if rd else 0)]:
+            jobs.append([(r * rs, r * fs, rb) for r in range(rows)])
+        # vectored: entries of any length at any offset
+        for k in range(3):
+            jobs.append([(b.rng.randrange(0, size - 70_000) & ~3, 0, b.rng.choice([4, 60, 4096, PAGE, 70_000])) for _ in range(6)])
+        # place each request's ranges: GPU ranges of a request spread out, destinations disjoint across requests
+        placed = []
+        gpu_at, fpga_at = 0, 0x100_0000
+        for j, moves in enumerate(jobs):
+            if j < 4:  # strided: shift the whole request
+                off0 = gpu_at
+                moves = [(off0 + o, fpga_at + f, n) for o, f, n in moves]
+            else:
+                if rd:
+                    moves = [(o, fpga_at + sum(n2 + 64 for _, _, n2 in moves[:i]), n) for i, (o, _, n) in enumerate(moves)]
+                else:  # FPGA->GPU: the GPU ranges are the destination, lay them out apart
+                    moves = [(gpu_at + sum(n2 + 4096 for _, _, n2 in moves[:i]), fpga_at + 128 * i, n) for i, (_, _, n) in enumerate(moves)]
+            assert max(o + n for o, _, n in moves) <= size
+            placed.append(moves)
+            gpu_at = (max(o + n for o, _, n in moves) + 4096) & ~3 if (not rd or j < 4) else gpu_at
+            fpga_at = (max(f + n for _, f, n in moves) + 4096) & ~0xFFF
+        if not rd:
+            for moves in placed:
+                for _, f, n in moves:
+                    b.fpga.write(f, b.rng.randbytes(n))
+        # the destination of every request as Python copies it, entry by entry
+        src = b.gpu if rd else b.fpga
+        dst = b.fpga if rd else b.gpu
+        wants = []
+        for moves in placed:
+            lo = min(f if rd else o for o, f, _ in moves)
+            hi = max((f if rd else o) + n for o, f, n in moves)
+            want = bytearray(dst.read(lo, hi - lo))
+            for o, f, n in moves:
+                s_at, d_at = (o, f) if rd else (f, o)
+                want[d_at - lo:d_at - lo + n] = src.read(s_at, n)
+            wants.append((lo, bytes(want)))
+        tags = [b.next_tag() for _ in placed]
+
+        async def send_jobs():
+            for moves, tag in zip(placed, tags):
+                await send_entries(b, t, 1, moves, tag)
+
+        sender = cocotb.start_soon(send_jobs())
+        got = {s.tag: s for s in await b.statuses(t, len(placed))}
+        await sender
+        assert sorted(got) == sorted(tags), f"{t}: statuses {sorted(got)}: one per request expected"
+        for i, tag in enumerate(tags):
+            assert got[tag].error == 0, f"{t} request {i}: error {b.m.error_name(got[tag].error)}"
+            lo, want = wants[i]
+            assert dst.read(lo, len(want)) == want, f"{t} request {i} ({len(placed[i])} entries): bytes differ"
+        # a strided request whose last row crosses the region's end by 4 bytes: nothing moves
+        descs_before = {d: len(mv.log) for d, mv in b.movers.items()}
+        writes_before = (b.fpga.writes, b.gpu.mem.writes)
+        moves = [(size + 4 - 64 - r2 * 4096, 0x2000 + 64 * (199 - r2), 64) for r2 in range(199, -1, -1)]
+        tag = b.next_tag()
+        await send_entries(b, t, 1, moves, tag)
+        (st,) = await b.statuses(t, 1)
+        assert st.tag == tag and st.error == b.m.error("REGION_RANGE"), f"{t}: {st}"
+        await ClockCycles(dut.dma_clk, 50)
+        assert {d: len(mv.log) for d, mv in b.movers.items()} == descs_before, f"{t}: a rejected request reached a mover"
+        assert (b.fpga.writes, b.gpu.mem.writes) == writes_before, f"{t}: a rejected request wrote memory"
+    for mv in b.movers.values():
+        assert not mv.errors, mv.errors
 
 
 @cocotb.test(**TIMEOUT)
