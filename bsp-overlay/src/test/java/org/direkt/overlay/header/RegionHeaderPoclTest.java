@@ -38,8 +38,9 @@ import org.junit.jupiter.api.Test;
  */
 class RegionHeaderPoclTest {
     private static final String RES = "/org/direkt/overlay/header/";
-    private static final int REC_IN = 16;
-    private static final int REC_OUT = 30;
+    private static final int NF = Layout.CLDESC_REGION.fields().size();
+    private static final int REC_IN = 6 + NF;
+    private static final int REC_OUT = 2 * NF + 10;
     private static final int SLOTS = 64;
     private static final int DESC_BYTES = Layout.CLDESC.bits() / 8;
     private static final int FPGA_MEM_BYTES = 4096;
@@ -72,7 +73,7 @@ class RegionHeaderPoclTest {
         Path dir = stage("regions-emu");
         Random rnd = new Random(0x5E610L);
         List<Layout.Field> fields = Layout.CLDESC_REGION.fields();
-        assertEquals(REC_IN - 6, fields.size(), "header_regions_test.cl sets one raw value per cldesc_region field");
+        assertEquals(12, fields.size(), "header_regions_test.cl (NF) gets and sets every cldesc_region field");
         int n = CASES.size();
         long[] in = new long[1 + n * REC_IN];
         in[0] = n;
@@ -111,9 +112,9 @@ class RegionHeaderPoclTest {
                 Layout.Field fd = fields.get(f);
                 assertEquals(fd.getLong(want), o[f], at + ": direkt_cldesc_region_get_" + fd.name());
             }
-            assertEquals(c.fpga(), o[10], at + ": direkt_cldesc_region_get_fpga");
+            assertEquals(c.fpga(), o[NF], at + ": direkt_cldesc_region_get_fpga");
             boolean lenOk = c.bytes() % 4 == 0 && c.bytes() >= 4 && c.bytes() <= REGION_MAX_BYTES;
-            assertEquals(lenOk ? 1 : 0, o[11], at + ": direkt_region_len_ok");
+            assertEquals(lenOk ? 1 : 0, o[NF + 1], at + ": direkt_region_len_ok");
             long pointer = fpgaBase + c.mem();
             assertDesc(expected(c.region(), c.offset(), pointer, c.bytes(), c.tag()), rd, 4 * i + 1, at + ": direkt_region_to_fpga");
             assertDesc(expected(c.region(), c.offset(), pointer, c.bytes(), c.tag()), wr, i, at + ": direkt_region_from_fpga");
@@ -121,19 +122,117 @@ class RegionHeaderPoclTest {
             for (int f = 0; f < fields.size(); f++) {
                 Layout.Field fd = fields.get(f);
                 set.put(fd.name(), raw[i][f] & fd.mask().longValue());
-                assertEquals(raw[i][f] & fd.mask().longValue(), o[12 + f], at + ": direkt_cldesc_region_set_/get_" + fd.name());
+                assertEquals(raw[i][f] & fd.mask().longValue(), o[NF + 2 + f], at + ": direkt_cldesc_region_set_/get_" + fd.name());
             }
             assertDesc(Layout.CLDESC_REGION.pack(set), rd, 4 * i + 2, at + ": the setters");
             assertDesc(expected(c.region(), c.offset(), pointer, c.bytes(), c.tag()), rd, 4 * i + 3, at + ": direkt_copy_region's request");
-            assertEquals(statuses[i], o[22], at + ": direkt_copy_region returns the direction's next status");
+            assertEquals(statuses[i], o[2 * NF + 2], at + ": direkt_copy_region returns the direction's next status");
             Bridge.Params p = Bridge.Params.regionsPreset();
             assertEquals(List.of(1L, (long) p.regions(), (long) p.regionPages(), 1L << Layout.PAGE_BITS, REGION_MAX_BYTES,
-                    (long) Layout.KIND_RAW, (long) Layout.KIND_REGION), Arrays.stream(o, 23, 30).boxed().toList(),
+                    (long) Layout.KIND_RAW, (long) Layout.KIND_REGION), Arrays.stream(o, 2 * NF + 3, 2 * NF + 10).boxed().toList(),
                     "DIREKT_REGIONS, _REGION_COUNT, _REGION_PAGES, _PAGE_BYTES, _REGION_MAX_BYTES, _KIND_RAW, _KIND_REGION");
         }
         // a region number too wide for its field must not name another region: its spill sets reserved bits
         long spill = Layout.CLDESC_REGION.field("reserved_x4").getLong(words(rd, 4 * 3));
         assertEquals(1, spill, "region 256: reserved_x4 holds the bits above the region field");
+    }
+
+    /**
+     * direkt_submit_strided and direkt_submit_vectored in emulation: every entry they submit equals
+     * what the request's definition gives (a check entry ending where the request's bytes end, its
+     * faults folded in; then the rows or elements in order, more set on all but the last), for
+     * ordinary requests, a single row, no rows, an unaligned stride, a span past 4 GB, no elements.
+     */
+    @Test
+    void stridedAndVectoredBuildersMatchTheirDefinition() throws IOException {
+        Path dir = stage("regions-multi");
+        // region, offset, region stride, FPGA offset, FPGA stride, row bytes, rows, tag
+        long[][] strided = {
+                {2, 0x100, 0x1000, 0, 256, 64, 3, 0xA1},
+                {7, 0xFFF0, 0, 64, 0, 16, 1, 0xA2},
+                {1, 0, 64, 128, 64, 64, 0, 0xA3},
+                {1, 4, 66, 0, 64, 8, 2, 0xA4},
+                {3, 0x40, 0x8000_0000L, 0, 4, 4, 3, 0xA5}};
+        // region, tag, then (offset, FPGA offset, bytes) per element
+        long[][][] vectored = {
+                {{4, 0xB1}, {0x10, 0, 8}, {0x4000, 512, 256}, {0x20, 64, 4}},
+                {{5, 0xB2}},
+                {{6, 0xB3}, {0xFFFF_FFF8L, 16, 4}}};
+        List<Long> in = new java.util.ArrayList<>(List.of((long) strided.length, (long) vectored.length));
+        for (long[] c : strided) {
+            for (long v : c) {
+                in.add(v);
+            }
+        }
+        for (long[][] c : vectored) {
+            in.addAll(List.of(c[0][0], (long) (c.length - 1), c[0][1]));
+            for (int k = 1; k < c.length; k++) {
+                in.addAll(List.of(c[k][0], c[k][1], c[k][2]));
+            }
+        }
+        write(dir.resolve("in.bin"), in.stream().mapToLong(Long::longValue).toArray());
+        write(dir.resolve("rd_status.bin"), new long[SLOTS]);
+        write(dir.resolve("wr_status.bin"), new long[SLOTS]);
+        int descBuf = SLOTS * DESC_BYTES;
+        Pocl.build(dir, dir.resolve("header_regions_test.cl"), "-DDIREKT_EMULATION -DDIREKT_EMU_SLOTS=" + SLOTS + " -I" + dir + " -Werror",
+                "header_multi_test", 1,
+                List.of("in:in.bin", "out:" + FPGA_MEM_BYTES + ":fpga_mem.bin", "out:" + descBuf + ":rd_desc.bin", "in:rd_status.bin",
+                        "out:" + descBuf + ":wr_desc.bin", "in:wr_status.bin"));
+        long[] rd = readWords(dir.resolve("rd_desc.bin"));
+        long[] wr = readWords(dir.resolve("wr_desc.bin"));
+        // fpga_mem's FPGA address: the first strided case's first row (FPGA offset 0)
+        BigInteger row0 = words(rd, 1);
+        long base = Layout.CLDESC_REGION.field("fpga_lo").getLong(row0) | Layout.CLDESC_REGION.field("fpga_hi").getLong(row0) << 32;
+        int slot = 0;
+        for (long[] c : strided) {
+            long region = c[0], off = c[1], rs = c[2], fpga = base + c[3], fs = c[4], rb = c[5], rows = c[6], tag = c[7];
+            long span = rows == 0 ? 0 : rows - 1;
+            long faults = ((rs | fs) & 3) | (rows == 0 || rb == 0 ? 4 : 0);
+            String at = "strided case " + Arrays.toString(c);
+            assertDesc(check(region, off + span * rs + rb, fpga + span * fs + rb, faults, tag, rows != 0), rd, slot++, at + ": check entry");
+            for (long r = 0; r < rows; r++) {
+                assertDesc(entry(region, (off + r * rs) & 0xFFFF_FFFFL, fpga + r * fs, rb, tag, r < rows - 1, false), rd, slot++,
+                        at + ": row " + r);
+            }
+        }
+        assertDesc(BigInteger.ZERO, rd, slot, "no entry after the strided cases'");
+        slot = 0;
+        for (long[][] c : vectored) {
+            long region = c[0][0], tag = c[0][1];
+            int n = c.length - 1;
+            long end = 0, fend = 0;
+            for (int k = 1; k <= n; k++) {
+                end = Math.max(end, c[k][0] + c[k][2]);
+                fend = Math.max(fend, base + c[k][1] + c[k][2]);
+            }
+            String at = "vectored case of " + n;
+            assertDesc(check(region, end, fend, n == 0 ? 4 : 0, tag, n != 0), wr, slot++, at + ": check entry");
+            for (int k = 1; k <= n; k++) {
+                assertDesc(entry(region, c[k][0], base + c[k][1], c[k][2], tag, k < n, false), wr, slot++, at + ": element " + (k - 1));
+            }
+        }
+        assertDesc(BigInteger.ZERO, wr, slot, "no entry after the vectored cases'");
+    }
+
+    /** A check entry by its definition: ends at end / fpgaEnd (4 bytes before), faults folded in, past the last offset clamped. */
+    private static BigInteger check(long region, long end, long fpgaEnd, long faults, long tag, boolean more) {
+        long last = Math.max(end - 4, 0);
+        long offset = Math.min(last, REGION_MAX_BYTES) | (faults & 3);
+        return entry(region, offset, Math.max(fpgaEnd - 4, 0), (faults & 4) != 0 ? 0 : 4, tag, more, true);
+    }
+
+    private static BigInteger entry(long region, long offset, long fpga, long bytes, long tag, boolean more, boolean check) {
+        Map<String, Long> v = new LinkedHashMap<>();
+        v.put("fpga_lo", fpga & 0xFFFF_FFFFL);
+        v.put("fpga_hi", fpga >>> 32);
+        v.put("offset", offset);
+        v.put("bytes", bytes);
+        v.put("region", region);
+        v.put("more", more ? 1L : 0L);
+        v.put("check", check ? 1L : 0L);
+        v.put("tag", tag);
+        v.put("kind", (long) Layout.KIND_REGION);
+        return Layout.CLDESC_REGION.pack(v);
     }
 
     /**
@@ -248,7 +347,7 @@ class RegionHeaderPoclTest {
         v.put("offset", offset);
         v.put("bytes", bytes);
         v.put("region", region & w.field("region").mask().longValue());
-        v.put("reserved_x4", (region >>> regionBits) & w.field("reserved_x4").mask().longValue());
+        v.put("reserved_x4", (region >>> regionBits) != 0 ? 1L : 0L);
         v.put("tag", tag);
         v.put("kind", (long) Layout.KIND_REGION);
         return w.pack(v);
