@@ -12,187 +12,208 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:150]
-  input  wire         rst,               // @[RegionWalker.java:150]
-  input  wire [175:0] req_data,          // @[RegionWalker.java:152]
-  input  wire         req_valid,         // @[RegionWalker.java:152]
-  output wire         req_ready,         // @[RegionWalker.java:152]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:153]
-  output wire         st_valid,          // @[RegionWalker.java:153]
-  input  wire         st_ready,          // @[RegionWalker.java:153]
-  input  wire         pt_we,             // @[RegionWalker.java:154]
-  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:154]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:154]
-  output wire         pt_refused,        // @[RegionWalker.java:155]
-  input  wire         rg_we,             // @[RegionWalker.java:155]
-  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:155]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:156]
-  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:157]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:158]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:159]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:159]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:159]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:160]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:160]
-  output wire [3:0]   outstanding,       // @[RegionWalker.java:162]
-  output wire         walking,           // @[RegionWalker.java:162]
-  output wire         can_issue,         // @[RegionWalker.java:163]
-  output wire         spurious,          // @[RegionWalker.java:163]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:164]
-  output wire         rg_read_busy,      // @[RegionWalker.java:164]
-  output wire         pt_conflict,       // @[RegionWalker.java:165]
-  output wire         idle,              // @[RegionWalker.java:165]
-  output wire         ev_rejected,       // @[RegionWalker.java:165]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:165]
-  output wire         ev_completed,      // @[RegionWalker.java:166]
-  output wire         ev_aborted         // @[RegionWalker.java:167]
+  input  wire         clk,               // @[RegionWalker.java:153]
+  input  wire         rst,               // @[RegionWalker.java:153]
+  input  wire [177:0] req_data,          // @[RegionWalker.java:155]
+  input  wire         req_valid,         // @[RegionWalker.java:155]
+  output wire         req_ready,         // @[RegionWalker.java:155]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:156]
+  output wire         st_valid,          // @[RegionWalker.java:156]
+  input  wire         st_ready,          // @[RegionWalker.java:156]
+  input  wire         pt_we,             // @[RegionWalker.java:157]
+  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:157]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:157]
+  output wire         pt_refused,        // @[RegionWalker.java:158]
+  input  wire         rg_we,             // @[RegionWalker.java:158]
+  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:158]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:159]
+  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:160]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:161]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:162]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:162]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:162]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:163]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:163]
+  output wire [3:0]   outstanding,       // @[RegionWalker.java:165]
+  output wire         walking,           // @[RegionWalker.java:165]
+  output wire         can_issue,         // @[RegionWalker.java:166]
+  output wire         spurious,          // @[RegionWalker.java:166]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:167]
+  output wire         rg_read_busy,      // @[RegionWalker.java:167]
+  output wire         pt_conflict,       // @[RegionWalker.java:168]
+  output wire         idle,              // @[RegionWalker.java:168]
+  input  wire         abandon,           // @[RegionWalker.java:168]
+  output wire         ev_rejected,       // @[RegionWalker.java:168]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:169]
+  output wire         ev_completed,      // @[RegionWalker.java:170]
+  output wire         ev_aborted         // @[RegionWalker.java:171]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:213]
-  reg                                                     [175:0] a_req;                // @[RegionWalker.java:214]
-  wire                                                            a_move;               // @[RegionWalker.java:215]
-  reg                                                             b_valid;              // @[RegionWalker.java:224]
-  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:225]
-  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:228]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:229]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:230]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:231]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:232]
-  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:233]
-  reg                                                             b_fpga_high;          // @[RegionWalker.java:234]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:236]
-  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:237]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:238]
-  wire                                                            b_move;               // @[RegionWalker.java:239]
-  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:280]
-  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:282]
-  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:287]
-  reg                                                             k_valid;              // @[RegionWalker.java:296]
-  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:297]
-  reg                                                             k_region_usable;      // @[RegionWalker.java:299]
-  reg                                                             k_in_region;          // @[RegionWalker.java:300]
-  reg                                                             k_fpga_ok;            // @[RegionWalker.java:301]
-  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:302]
-  wire                                                            k_ok;                 // @[RegionWalker.java:307]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:309]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:310]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:311]
-  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:312]
-  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:313]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:314]
-  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:315]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:316]
-  wire                                                            k_move;               // @[RegionWalker.java:317]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:336]
-  reg                                                             req0_valid;           // @[RegionWalker.java:345]
-  reg                                                             req0_open;            // @[RegionWalker.java:346]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:347]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:348]
-  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:350]
-  reg                                                             req1_valid;           // @[RegionWalker.java:345]
-  reg                                                             req1_open;            // @[RegionWalker.java:346]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:347]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:348]
-  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:350]
-  reg                                                             req2_valid;           // @[RegionWalker.java:345]
-  reg                                                             req2_open;            // @[RegionWalker.java:346]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:347]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:348]
-  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:350]
-  reg                                                             req3_valid;           // @[RegionWalker.java:345]
-  reg                                                             req3_open;            // @[RegionWalker.java:346]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:347]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:348]
-  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:350]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:353]
-  reg                                                             w_busy;               // @[RegionWalker.java:363]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:364]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:365]
-  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:366]
-  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:367]
-  reg                                                             w_first;              // @[RegionWalker.java:368]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:369]
-  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:370]
-  wire                                                            admit;                // @[RegionWalker.java:372]
-  wire                                                            reject;               // @[RegionWalker.java:373]
-  reg                                                             completed;            // @[RegionWalker.java:374]
-  reg                                                             status_valid;         // @[RegionWalker.java:375]
-  reg                                                             reject_valid;         // @[RegionWalker.java:380]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:381]
-  wire                                                            completing;           // @[RegionWalker.java:384]
-  wire                                                            reject_go;            // @[RegionWalker.java:385]
-  reg                                                             r0_valid;             // @[RegionWalker.java:400]
-  reg                                                             r1_valid;             // @[RegionWalker.java:401]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:402]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:403]
-  wire                                                            r_load;               // @[RegionWalker.java:404]
-  wire                                                            r_take;               // @[RegionWalker.java:405]
-  wire                                                            o_go;                 // @[RegionWalker.java:409]
-  wire                                                            r_take_go;            // @[RegionWalker.java:410]
-  wire                                                            r_take_wait;          // @[RegionWalker.java:411]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:417]
-  reg                                                     [34:0]  r0_chunk;             // @[RegionWalker.java:425]
-  reg                                                     [34:0]  r1_chunk;             // @[RegionWalker.java:426]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:428]
-  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:432]
-  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:433]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:457]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:458]
-  reg                                                     [83:0]  chunk_head;           // @[RegionWalker.java:462]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:463]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:499]
-  wire                                                            pt_write_conflict;    // @[RegionWalker.java:500]
-  reg                                                             c_valid;              // @[RegionWalker.java:511]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:512]
-  reg                                                             c_first;              // @[RegionWalker.java:513]
-  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:516]
-  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:517]
-  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:518]
-  reg                                                             c_last;               // @[RegionWalker.java:519]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:520]
-  wire                                                            c_closed;             // @[RegionWalker.java:521]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:525]
-  wire                                                            c_go;                 // @[RegionWalker.java:527]
-  wire                                                            c_wants;              // @[RegionWalker.java:528]
-  wire                                                            o_empty;              // @[RegionWalker.java:529]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:551]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:551]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:551]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:551]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:551]
-  reg                                                             o_valid;              // @[RegionWalker.java:553]
-  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:554]
-  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:555]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:556]
-  reg                                                             o_last;               // @[RegionWalker.java:557]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:558]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:562]
-  wire                                                            handover;             // @[RegionWalker.java:565]
-  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:573]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:605]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:606]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:611]
-  wire                                                            status_believed;      // @[RegionWalker.java:618]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:625]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:633]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:641]
-  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:682]
-  reg                                                             completed_rejection;  // @[RegionWalker.java:683]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:693]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:694]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:695]
-  reg                                                             status_rejection;     // @[RegionWalker.java:696]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:712]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:713]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:203]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:210]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];    // @[RegionWalker.java:456]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  request_fpga [0:3];   // @[RegionWalker.java:577]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:599]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:651]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:711]
+  reg                                                             a_valid;              // @[RegionWalker.java:217]
+  reg                                                     [177:0] a_req;                // @[RegionWalker.java:218]
+  wire                                                            a_move;               // @[RegionWalker.java:219]
+  reg                                                             b_valid;              // @[RegionWalker.java:228]
+  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:229]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:232]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:233]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:234]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:235]
+  reg                                                             b_more;               // @[RegionWalker.java:236]
+  reg                                                             b_check;              // @[RegionWalker.java:237]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:238]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:239]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:240]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:242]
+  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:243]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:244]
+  wire                                                            b_move;               // @[RegionWalker.java:245]
+  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:288]
+  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:290]
+  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:295]
+  reg                                                             k_valid;              // @[RegionWalker.java:304]
+  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:305]
+  reg                                                             k_region_usable;      // @[RegionWalker.java:307]
+  reg                                                             k_in_region;          // @[RegionWalker.java:308]
+  reg                                                             k_fpga_ok;            // @[RegionWalker.java:309]
+  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:310]
+  wire                                                            k_ok;                 // @[RegionWalker.java:315]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:317]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:318]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:319]
+  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:320]
+  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:321]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:322]
+  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:323]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:324]
+  reg                                                             k_more;               // @[RegionWalker.java:325]
+  reg                                                             k_check;              // @[RegionWalker.java:326]
+  wire                                                            k_move;               // @[RegionWalker.java:327]
+  reg                                                             chain_open;           // @[RegionWalker.java:333]
+  reg                                                             chain_skip;           // @[RegionWalker.java:334]
+  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:335]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:357]
+  reg                                                             req0_valid;           // @[RegionWalker.java:366]
+  reg                                                             req0_open;            // @[RegionWalker.java:367]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:368]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:371]
+  reg                                                             req1_valid;           // @[RegionWalker.java:366]
+  reg                                                             req1_open;            // @[RegionWalker.java:367]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:368]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:371]
+  reg                                                             req2_valid;           // @[RegionWalker.java:366]
+  reg                                                             req2_open;            // @[RegionWalker.java:367]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:368]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:371]
+  reg                                                             req3_valid;           // @[RegionWalker.java:366]
+  reg                                                             req3_open;            // @[RegionWalker.java:367]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:368]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:371]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:374]
+  reg                                                             w_busy;               // @[RegionWalker.java:384]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:385]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:386]
+  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:387]
+  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:388]
+  reg                                                             w_first;              // @[RegionWalker.java:389]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:390]
+  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:391]
+  reg                                                             w_final;              // @[RegionWalker.java:392]
+  wire                                                            admit;                // @[RegionWalker.java:394]
+  wire                                                            reject;               // @[RegionWalker.java:395]
+  reg                                                             completed;            // @[RegionWalker.java:396]
+  reg                                                             status_valid;         // @[RegionWalker.java:397]
+  reg                                                             close_pending;        // @[RegionWalker.java:403]
+  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:404]
+  wire                                                            entry_join;           // @[RegionWalker.java:407]
+  wire                                                            entry_consume;        // @[RegionWalker.java:409]
+  wire                                                            walk_start;           // @[RegionWalker.java:411]
+  reg                                                             reject_valid;         // @[RegionWalker.java:416]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:417]
+  wire                                                            entry_failed;         // @[RegionWalker.java:421]
+  wire                                                            chain_abandoned;      // @[RegionWalker.java:424]
+  wire                                                            close_go;             // @[RegionWalker.java:438]
+  wire                                                            completing;           // @[RegionWalker.java:441]
+  wire                                                            reject_go;            // @[RegionWalker.java:442]
+  reg                                                             r0_valid;             // @[RegionWalker.java:457]
+  reg                                                             r1_valid;             // @[RegionWalker.java:458]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:459]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:460]
+  wire                                                            r_load;               // @[RegionWalker.java:461]
+  wire                                                            r_take;               // @[RegionWalker.java:462]
+  wire                                                            o_go;                 // @[RegionWalker.java:466]
+  wire                                                            r_take_go;            // @[RegionWalker.java:467]
+  wire                                                            r_take_wait;          // @[RegionWalker.java:468]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:474]
+  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:482]
+  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:483]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:485]
+  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:489]
+  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:490]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:514]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:515]
+  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:519]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:520]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:559]
+  wire                                                            pt_write_conflict;    // @[RegionWalker.java:560]
+  reg                                                             c_valid;              // @[RegionWalker.java:571]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:572]
+  reg                                                             c_first;              // @[RegionWalker.java:573]
+  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:576]
+  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:577]
+  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:578]
+  reg                                                             c_last;               // @[RegionWalker.java:579]
+  reg                                                             c_final;              // @[RegionWalker.java:580]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:581]
+  wire                                                            c_closed;             // @[RegionWalker.java:582]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:586]
+  wire                                                            c_go;                 // @[RegionWalker.java:588]
+  wire                                                            c_wants;              // @[RegionWalker.java:589]
+  wire                                                            o_empty;              // @[RegionWalker.java:590]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:614]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:614]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:614]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:614]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:614]
+  reg                                                             o_valid;              // @[RegionWalker.java:616]
+  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:617]
+  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:618]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:619]
+  reg                                                             o_last;               // @[RegionWalker.java:620]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:621]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:625]
+  wire                                                            handover;             // @[RegionWalker.java:628]
+  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:636]
+  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:646]
+  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:647]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:677]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:678]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:683]
+  wire                                                            status_believed;      // @[RegionWalker.java:690]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:697]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:705]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:713]
+  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:763]
+  reg                                                             completed_rejection;  // @[RegionWalker.java:764]
+  reg                                                             completed_close;      // @[RegionWalker.java:765]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:777]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:778]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:779]
+  reg                                                             status_rejection;     // @[RegionWalker.java:780]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:796]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:797]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:207]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:214]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:513]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:645]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:671]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:723]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:795]
 
-  // @[RegionWalker.java:220]
+  // @[RegionWalker.java:224]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -201,10 +222,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:219]
+  // @[RegionWalker.java:223]
   always @(posedge clk) begin
     if (rst) begin
-      a_req <= 176'd0;
+      a_req <= 178'd0;
     end else begin
       if (req_valid & req_ready) begin
         a_req <= req_data;
@@ -212,9 +233,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:243]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:249]
 
-  // @[RegionWalker.java:274]
+  // @[RegionWalker.java:282]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -223,7 +244,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:262]
+  // @[RegionWalker.java:268]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 26'd0;
@@ -234,7 +255,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:263]
+  // @[RegionWalker.java:269]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -245,7 +266,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:264]
+  // @[RegionWalker.java:270]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -256,7 +277,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:265]
+  // @[RegionWalker.java:271]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -267,7 +288,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:266]
+  // @[RegionWalker.java:272]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -278,7 +299,29 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:267]
+  // @[RegionWalker.java:275]
+  always @(posedge clk) begin
+    if (rst) begin
+      b_more <= 1'b0;
+    end else begin
+      if (a_move) begin
+        b_more <= a_req[176];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:276]
+  always @(posedge clk) begin
+    if (rst) begin
+      b_check <= 1'b0;
+    end else begin
+      if (a_move) begin
+        b_check <= a_req[177];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:273]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -289,7 +332,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:274]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -300,7 +343,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:269]
+  // @[RegionWalker.java:277]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -311,7 +354,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:270]
+  // @[RegionWalker.java:278]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -322,7 +365,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:279]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 10'd0;
@@ -333,7 +376,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:272]
+  // @[RegionWalker.java:280]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -344,15 +387,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:318]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:336]
 
-  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:281]
+  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:289]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:283]
+  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:291]
 
-  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:288]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:296]
 
-  // @[RegionWalker.java:333]
+  // @[RegionWalker.java:354]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -361,7 +404,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:320]
+  // @[RegionWalker.java:338]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -372,18 +415,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:321]
+  // @[RegionWalker.java:340]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
     end else begin
       if (b_move) begin
-        k_region_usable <= b_region_usable;
+        k_region_usable <= b_region_usable & (~chain_open | (b_region == chain_region));
       end
     end
   end
 
-  // @[RegionWalker.java:322]
+  // @[RegionWalker.java:341]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -394,7 +437,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:323]
+  // @[RegionWalker.java:342]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -405,11 +448,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:306]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:314]
 
-  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:308]
+  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:316]
 
-  // @[RegionWalker.java:324]
+  // @[RegionWalker.java:343]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -420,7 +463,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:325]
+  // @[RegionWalker.java:344]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -431,7 +474,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:326]
+  // @[RegionWalker.java:345]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -442,7 +485,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:327]
+  // @[RegionWalker.java:346]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -453,7 +496,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:328]
+  // @[RegionWalker.java:347]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 10'd0;
@@ -464,7 +507,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:329]
+  // @[RegionWalker.java:348]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -475,7 +518,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:330]
+  // @[RegionWalker.java:349]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -486,7 +529,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:331]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -497,9 +540,68 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = admit | reject; // @[RegionWalker.java:383]
+  // @[RegionWalker.java:351]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_more <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_more <= b_more;
+      end
+    end
+  end
 
-  // @[RegionWalker.java:719]
+  // @[RegionWalker.java:352]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_check <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_check <= b_check;
+      end
+    end
+  end
+
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:419]
+
+  // @[RegionWalker.java:428]
+  always @(posedge clk) begin
+    if (rst) begin
+      chain_open <= 1'b0;
+    end else begin
+      if (((admit | reject) | entry_join) | entry_consume) begin
+        chain_open <= k_more & (admit | chain_open);
+      end else if (chain_abandoned) begin
+        chain_open <= 1'b0;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:429]
+  always @(posedge clk) begin
+    if (rst) begin
+      chain_skip <= 1'b0;
+    end else begin
+      if (((admit | reject) | entry_join) | entry_consume) begin
+        chain_skip <= k_more & ((reject | chain_skip) | entry_failed);
+      end else if (chain_abandoned) begin
+        chain_skip <= 1'b0;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:434]
+  always @(posedge clk) begin
+    if (rst) begin
+      chain_region <= 8'd0;
+    end else begin
+      if (admit) begin
+        chain_region <= k_region;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:803]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -508,20 +610,20 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:746]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd0)) begin
         req0_valid <= 1'b1;
-      end else if (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open) begin
+      end else if ((((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open) | (close_go & (w_request == 2'd0))) begin
         req0_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:747]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -534,7 +636,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:667]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -547,7 +649,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:669]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -560,7 +662,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:668]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -571,20 +673,20 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:746]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd1)) begin
         req1_valid <= 1'b1;
-      end else if (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open) begin
+      end else if ((((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open) | (close_go & (w_request == 2'd1))) begin
         req1_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:747]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -597,7 +699,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:667]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -610,7 +712,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:669]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -623,7 +725,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:668]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -634,20 +736,20 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:746]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd2)) begin
         req2_valid <= 1'b1;
-      end else if (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open) begin
+      end else if ((((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open) | (close_go & (w_request == 2'd2))) begin
         req2_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:747]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -660,7 +762,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:667]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -673,7 +775,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:669]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -686,7 +788,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:668]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -697,20 +799,20 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:746]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd3)) begin
         req3_valid <= 1'b1;
-      end else if (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open) begin
+      end else if ((((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open) | (close_go & (w_request == 2'd3))) begin
         req3_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:747]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -723,7 +825,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:667]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -736,7 +838,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:669]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -749,7 +851,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:668]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -760,14 +862,14 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:360]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:381]
 
-  // @[RegionWalker.java:488]
+  // @[RegionWalker.java:548]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
     end else begin
-      if (admit) begin
+      if (walk_start) begin
         w_busy <= 1'b1;
       end else if (r_load & (w_pages_left == 10'd0)) begin
         w_busy <= 1'b0;
@@ -775,7 +877,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:489]
+  // @[RegionWalker.java:546]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -786,7 +888,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:495]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -794,24 +896,24 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (r_load) begin
         w_page <= w_page + 10'd1;
       end
-      if (admit) begin
+      if (walk_start) begin
         w_page <= k_first_page;
       end
     end
   end
 
-  // @[RegionWalker.java:491]
+  // @[RegionWalker.java:551]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
     end else begin
-      if (admit) begin
+      if (walk_start) begin
         w_end_page <= k_end_page;
       end
     end
   end
 
-  // @[RegionWalker.java:439]
+  // @[RegionWalker.java:496]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 10'd0;
@@ -819,13 +921,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (r_load) begin
         w_pages_left <= w_pages_left - 10'd1;
       end
-      if (admit) begin
+      if (walk_start) begin
         w_pages_left <= k_more_pages;
       end
     end
   end
 
-  // @[RegionWalker.java:440]
+  // @[RegionWalker.java:497]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -833,48 +935,59 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (r_load) begin
         w_first <= 1'b0;
       end
-      if (admit) begin
+      if (walk_start) begin
         w_first <= 1'b1;
       end
     end
   end
 
-  // @[RegionWalker.java:494]
+  // @[RegionWalker.java:554]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
     end else begin
-      if (admit) begin
+      if (walk_start) begin
         w_first_offset <= k_first_offset;
       end
     end
   end
 
-  // @[RegionWalker.java:495]
+  // @[RegionWalker.java:555]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
     end else begin
-      if (admit) begin
+      if (walk_start) begin
         w_end_offset <= k_end_offset;
       end
     end
   end
 
-  assign admit = (((k_valid & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy; // @[RegionWalker.java:376]
+  // @[RegionWalker.java:549]
+  always @(posedge clk) begin
+    if (rst) begin
+      w_final <= 1'b0;
+    end else begin
+      if (walk_start) begin
+        w_final <= ~k_more;
+      end
+    end
+  end
 
-  assign reject = ((k_valid & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:382]
+  assign admit = (((((k_valid & ~(chain_open | chain_skip)) & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy) & ~close_pending; // @[RegionWalker.java:406]
 
-  // @[RegionWalker.java:684]
+  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:418]
+
+  // @[RegionWalker.java:766]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
     end else begin
-      completed <= ((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | reject_go;
+      completed <= (((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | close_go) | reject_go;
     end
   end
 
-  // @[RegionWalker.java:697]
+  // @[RegionWalker.java:781]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -883,7 +996,41 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:388]
+  // @[RegionWalker.java:439]
+  always @(posedge clk) begin
+    if (rst) begin
+      close_pending <= 1'b0;
+    end else begin
+      if ((((admit & k_check) & ~k_more) | ((entry_consume & ~k_more) & chain_open)) | (chain_abandoned & chain_open)) begin
+        close_pending <= 1'b1;
+      end else if (close_go) begin
+        close_pending <= 1'b0;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:435]
+  always @(posedge clk) begin
+    if (rst) begin
+      chain_error <= 4'd0;
+    end else begin
+      if (admit) begin
+        chain_error <= 4'd0;
+      end else if (entry_failed & (chain_error == 4'd0)) begin
+        chain_error <= k_error;
+      end else if ((chain_abandoned & chain_open) & (chain_error == 4'd0)) begin
+        chain_error <= 4'd8;
+      end
+    end
+  end
+
+  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:408]
+
+  assign entry_consume = (k_valid & ~~(chain_open | chain_skip)) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:410]
+
+  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:412]
+
+  // @[RegionWalker.java:445]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -896,7 +1043,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:389]
+  // @[RegionWalker.java:446]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -907,11 +1054,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign completing = (((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:677]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:422]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:386]
+  assign chain_abandoned = (abandon & ~~(chain_open | chain_skip)) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
 
-  // @[RegionWalker.java:434]
+  assign close_go = ((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~completing; // @[RegionWalker.java:734]
+
+  assign completing = (((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:758]
+
+  assign reject_go = (reject_valid & ~completing) & ~close_go; // @[RegionWalker.java:443]
+
+  // @[RegionWalker.java:491]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -920,7 +1073,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:492]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -929,7 +1082,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:471]
+  // @[RegionWalker.java:528]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -938,7 +1091,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:470]
+  // @[RegionWalker.java:527]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -947,31 +1100,31 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:413]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:470]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:534]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:595]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:566]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:629]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:532]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:593]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:533]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:594]
 
-  // @[RegionWalker.java:437]
+  // @[RegionWalker.java:494]
   always @(posedge clk) begin
     if (rst) begin
-      r0_chunk <= 35'd0;
+      r0_chunk <= 36'd0;
     end else begin
       if (r_load) begin
-        r0_chunk <= {(w_pages_left == 10'd0) ? w_end_offset : 15'd16384, w_first ? w_first_offset : 16'd0, w_pages_left == 10'd0, w_first, w_request};
+        r0_chunk <= {(w_pages_left == 10'd0) ? w_end_offset : 15'd16384, w_first ? w_first_offset : 16'd0, (w_pages_left == 10'd0) & w_final, w_pages_left == 10'd0, w_first, w_request};
       end
     end
   end
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:502]
   always @(posedge clk) begin
     if (rst) begin
-      r1_chunk <= 35'd0;
+      r1_chunk <= 36'd0;
     end else begin
       if (r0_valid) begin
         r1_chunk <= r0_chunk;
@@ -979,12 +1132,12 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:501]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:504]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -995,7 +1148,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:505]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1006,7 +1159,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:460]
+  // @[RegionWalker.java:517]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1017,7 +1170,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1028,10 +1181,10 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:467]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
-      chunk_head <= 84'd0;
+      chunk_head <= 85'd0;
     end else begin
       if (chunk_head_load) begin
         chunk_head <= chunk_queue[chunk_rd];
@@ -1039,13 +1192,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:465]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:522]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:502]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:562]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:501]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:561]
 
-  // @[RegionWalker.java:548]
+  // @[RegionWalker.java:611]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1054,20 +1207,20 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:602]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_pcie <= {chunk_head[83:36], chunk_head[19:4]};
+          c_pcie <= {chunk_head[84:37], chunk_head[20:5]};
         end
       end
     end
   end
 
-  // @[RegionWalker.java:541]
+  // @[RegionWalker.java:603]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1080,33 +1233,33 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:542]
+  // @[RegionWalker.java:604]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_start <= chunk_head[19:6];
+          c_start <= chunk_head[20:7];
         end
       end
     end
   end
 
-  // @[RegionWalker.java:536]
+  // @[RegionWalker.java:597]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
     end else begin
       if (r_take & c_contiguous) begin
-        c_end <= chunk_head[34:20];
+        c_end <= chunk_head[35:21];
       end else if (r_take) begin
-        c_end <= chunk_head[34:20];
+        c_end <= chunk_head[35:21];
       end
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:598]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1119,7 +1272,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:538]
+  // @[RegionWalker.java:599]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1132,7 +1285,20 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:546]
+  // @[RegionWalker.java:600]
+  always @(posedge clk) begin
+    if (rst) begin
+      c_final <= 1'b0;
+    end else begin
+      if (r_take & c_contiguous) begin
+        c_final <= chunk_head[4];
+      end else if (r_take) begin
+        c_final <= chunk_head[4];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:609]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1145,17 +1311,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:522]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:583]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:526]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:587]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:531]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:592]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:530]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:591]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:568]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:631]
 
-  // @[RegionWalker.java:588]
+  // @[RegionWalker.java:660]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1164,7 +1330,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:582]
+  // @[RegionWalker.java:654]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1175,18 +1341,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:655]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
     end else begin
       if (c_go) begin
-        o_fpga <= c_first ? request_fpga[c_request] : (o_fpga + {13'd0, {o_dwords, 2'd0}});
+        o_fpga <= c_first ? entry_fpga[entry_fpga_rd] : (o_fpga + {13'd0, {o_dwords, 2'd0}});
       end
     end
   end
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:656]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1197,18 +1363,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:585]
+  // @[RegionWalker.java:657]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
     end else begin
       if (c_go) begin
-        o_last <= c_last;
+        o_last <= c_final;
       end
     end
   end
 
-  // @[RegionWalker.java:586]
+  // @[RegionWalker.java:658]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1219,7 +1385,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:563]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1228,11 +1394,33 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:567]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:630]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:574]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:637]
 
-  // @[RegionWalker.java:607]
+  // @[RegionWalker.java:649]
+  always @(posedge clk) begin
+    if (rst) begin
+      entry_fpga_wr <= 4'd0;
+    end else begin
+      if (walk_start) begin
+        entry_fpga_wr <= entry_fpga_wr + 4'd1;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:650]
+  always @(posedge clk) begin
+    if (rst) begin
+      entry_fpga_rd <= 4'd0;
+    end else begin
+      if (c_go & c_first) begin
+        entry_fpga_rd <= entry_fpga_rd + 4'd1;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:679]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1241,7 +1429,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:608]
+  // @[RegionWalker.java:680]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1250,11 +1438,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:612]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:684]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:619]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:691]
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:698]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1265,9 +1453,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:634]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:706]
 
-  // @[RegionWalker.java:642]
+  // @[RegionWalker.java:714]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1276,25 +1464,34 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:685]
+  // @[RegionWalker.java:767]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 3'd0;
     end else begin
-      completed_request <= ((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) ? {1'b0, status_request} : 3'd4;
+      completed_request <= ((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) ? {1'b0, status_request} : (close_go ? {1'b0, w_request} : 3'd4);
     end
   end
 
-  // @[RegionWalker.java:686]
+  // @[RegionWalker.java:768]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
     end else begin
-      completed_rejection <= ~((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open));
+      completed_rejection <= ~(((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | close_go);
     end
   end
 
-  // @[RegionWalker.java:699]
+  // @[RegionWalker.java:769]
+  always @(posedge clk) begin
+    if (rst) begin
+      completed_close <= 1'b0;
+    end else begin
+      completed_close <= close_go;
+    end
+  end
+
+  // @[RegionWalker.java:783]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1305,18 +1502,18 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:700]
+  // @[RegionWalker.java:784]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
     end else begin
       if (completed) begin
-        status_error <= (completed_request == 3'd3) ? req3_error : ((completed_request == 3'd2) ? req2_error : ((completed_request == 3'd1) ? req1_error : ((completed_request == 3'd0) ? req0_error : reject_error)));
+        status_error <= (completed_close & (((completed_request == 3'd3) ? req3_error : ((completed_request == 3'd2) ? req2_error : ((completed_request == 3'd1) ? req1_error : ((completed_request == 3'd0) ? req0_error : reject_error)))) == 4'd0)) ? chain_error : ((completed_request == 3'd3) ? req3_error : ((completed_request == 3'd2) ? req2_error : ((completed_request == 3'd1) ? req1_error : ((completed_request == 3'd0) ? req0_error : reject_error))));
       end
     end
   end
 
-  // @[RegionWalker.java:701]
+  // @[RegionWalker.java:785]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1327,7 +1524,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:702]
+  // @[RegionWalker.java:786]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1338,7 +1535,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:715]
+  // @[RegionWalker.java:799]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1349,7 +1546,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:718]
+  // @[RegionWalker.java:802]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1360,101 +1557,101 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:218]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:222]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:717]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:801]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:716]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:800]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:506]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:566]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:206]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:210]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:592]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:664]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:590]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:662]
 
-  assign outstanding = owed; // @[RegionWalker.java:720]
+  assign outstanding = owed; // @[RegionWalker.java:804]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:738]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:822]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:594]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:666]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:621]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:693]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:627]
+  assign last_mover_status = last_status; // @[RegionWalker.java:699]
 
-  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:728]
+  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:812]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:503]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:563]
 
-  assign idle = ~((a_valid | b_valid) | k_valid) & (owed == 4'd0); // @[RegionWalker.java:730]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:814]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:731]
+  assign ev_rejected = reject; // @[RegionWalker.java:815]
 
-  assign ev_error = k_error; // @[RegionWalker.java:732]
+  assign ev_error = k_error; // @[RegionWalker.java:816]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:734]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:818]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:735]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:819]
 
-  // @[RegionWalker.java:204]
+  // @[RegionWalker.java:208]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd1024), rg_data};
     end
   end
 
-  // @[RegionWalker.java:504]
+  // @[RegionWalker.java:564]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:417]
+  // @[RegionWalker.java:474]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:459]
+  // @[RegionWalker.java:516]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[2], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:578]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
-    if (admit) begin
-      request_fpga[free_request] <= k_fpga;
+    if (walk_start) begin
+      entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:600]
+  // @[RegionWalker.java:672]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:652]
+  // @[RegionWalker.java:724]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 3'd4] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:714]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[2:0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:551]
+  // @[RegionWalker.java:614]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),
