@@ -9,6 +9,7 @@
 // asserted in every run (CHECK_helpers proves them alone).
 //
 //@tap f_admit   = dut.admit
+//@tap f_walk    = dut.walk_start
 //@tap f_amove   = dut.a_move
 //@tap f_areq    = dut.a_req
 //@tap f_bvalid  = dut.b_valid
@@ -42,7 +43,9 @@
 // The region table holds each entry with the "open" mark the walker worked out as it was written
 // (bit 64): an open entry's pages lie inside the page table (helper table_open_fits, for both entries).
 // page_in_region: every page table read (r_load) is at an index inside [f_lo, f_hi], so every
-// bus address the walker puts into a mover descriptor is one of the region's pages.
+// bus address the walker puts into a mover descriptor is one of the region's pages. A request of
+// several entries walks each entry in turn: [f_lo, f_hi] is the walked entry's region's, as its check read it.
+
 `default_nettype none
 
 module fv_region_walker (
@@ -52,7 +55,7 @@ module fv_region_walker (
 
   wire          rst        = $anyseq;
   wire          req_valid  = $anyseq;
-  wire [175:0]  req_data   = $anyseq;
+  wire [177:0]  req_data   = $anyseq;
   wire          st_ready   = $anyseq;
   wire          pt_we      = $anyseq;
   wire [EW-1:0] pt_addr    = $anyseq;
@@ -61,6 +64,7 @@ module fv_region_walker (
   wire          rg_idx     = $anyseq;
   wire [63:0]   rg_data    = $anyseq;
   wire          rg_read_idx = $anyseq;
+  wire          abandon    = $anyseq;
   wire          desc_ready = $anyseq;
   wire          ms_valid   = $anyseq;
   wire [31:0]   ms_data    = $anyseq;
@@ -78,12 +82,13 @@ module fv_region_walker (
     .rg_read_idx(rg_read_idx), .rg_read_data(rg_read_data), .dma_desc_valid(desc_valid),
     .dma_desc_ready(desc_ready), .dma_desc_data(desc_data), .dma_status_valid(ms_valid),
     .dma_status_data(ms_data), .outstanding(outstanding), .walking(walking), .can_issue(can_issue),
-    .spurious(spurious), .last_mover_status(last_status), .rg_read_busy(rg_read_busy)
+    .spurious(spurious), .last_mover_status(last_status), .rg_read_busy(rg_read_busy), .abandon(abandon)
   );
 
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
-  wire [175:0]  f_areq;
+  wire          f_walk;
+  wire [177:0]  f_areq;
   wire [EW+15:0] f_boff;
   wire [31:0]   f_bbytes;
   wire [32:0]   f_bend;
@@ -115,7 +120,7 @@ module fv_region_walker (
       f_klo <= {1'b0, f_first};
       f_khi <= {1'b0, f_first} + {1'b0, f_bm1[31:16]};
     end
-    if (f_admit) begin
+    if (f_walk) begin
       f_lo <= f_klo;
       f_hi <= f_khi;
     end
@@ -156,6 +161,7 @@ module fv_region_walker (
     cover (f_walked && f_rload && f_lo != 0);   // a walk of two pages or more, in a region not at entry 0
     cover (desc_valid);                         // a piece handed to the mover
     cover (pt_refused);                         // a table write refused while walking
+    cover (f_walk && !f_admit);                 // a later entry of a request walked in its slot
   end
 `endif
 endmodule
