@@ -41,11 +41,15 @@ JSON (bench/results/bridge.json), every number measured:
                             cycles in which the walker held work, the arbiter offered it the mover and a piece
                             ID was free), cycles_request_to_status, status_elapsed_cycles,
                             fraction_of_mover_peak (bytes / (cycles x bytes per cycle)), mover_busy_fraction
+    strided_4k_rows         the same run and figures for one strided request (test strided_4k_rows): 1,024 rows of
+                            4 KB, every other 4 KB of the region, packed in FPGA memory, written as the header's
+                            builder writes it (a check entry, then one entry a row)
     expectations            {name: {"pass": bool, "value": x, "bound": ...}}
 
 Expected: latency_desc_cycles <= sync_stages + 5; latency_status_cycles <= sync_stages + 3;
 kernel_issue_rate >= 0.95 for every preset; region_64mb_fragmented: >= 0.95 descriptors per cycle while the
-mover can take one, >= 0.9 of the mover's peak, one status, byte exact; bw_4k_inflight_16 >= 2 * bw_4k_inflight_1; whole-top luts <= 1709
+mover can take one, >= 0.9 of the mover's peak, one status, byte exact; strided_4k_rows: one status, byte
+exact (its rates are reported); bw_4k_inflight_16 >= 2 * bw_4k_inflight_1; whole-top luts <= 1709
 (paper), 2560 (default and regions), 1280 (lean); every preset's ffs <= 4512 and ram_bits <= 163840. An unmet
 expectation is printed on stderr and the script exits 1 (after writing the JSON and the plot).
 """
@@ -235,15 +239,15 @@ def run_region_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
     if str(SIM / "tb" / "bridge_regions") not in sys.path:
         sys.path.insert(0, str(SIM / "tb" / "bridge_regions"))  # the cocotb module, importable in the simulator
     log = None if verbose else logs / "region_64mb.log"
-    print(f"bridge: simulating preset regions at {ONE_TO_ONE}: region_64mb_fragmented", flush=True)
+    print(f"bridge: simulating preset regions at {ONE_TO_ONE}: region_64mb_fragmented, strided_4k_rows", flush=True)
     os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir / REGION_DIR)
     try:
         with output_to(log):
             run_bench(bench="bridge_regions", example="bridge", module="test_bridge_regions", params={"preset": "regions"},
                       run_params={**RATIOS[ONE_TO_ONE], **MOVER}, expected_top="direkt_bridge",
-                      testcase=["region_64mb_fragmented"], emitter="generators")
+                      testcase=["region_64mb_fragmented", "strided_4k_rows"], emitter="generators")
     except pytest.fail.Exception as exc:
-        return [f"region_64mb_fragmented simulation failed: {str(exc).splitlines()[0] if str(exc) else exc}"
+        return [f"region_64mb_fragmented / strided_4k_rows simulation failed: {str(exc).splitlines()[0] if str(exc) else exc}"
                 + (f" (log: {log})" if log else "")]
     finally:
         os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
@@ -355,6 +359,8 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
 
     rf = measure_dir / REGION_DIR / "region_64mb_fragmented.json"
     res["region_64mb_fragmented"] = json.loads(rf.read_text()) if rf.is_file() else None
+    sf = measure_dir / REGION_DIR / "strided_4k_rows.json"
+    res["strided_4k_rows"] = json.loads(sf.read_text()) if sf.is_file() else None
 
     exp = {}
 
@@ -380,6 +386,10 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     v = r64.get("statuses")
     expect("region_64mb_fragmented statuses", v, "== 1 and byte exact", None if v is None else v == 1 and r64.get("byte_exact") is True,
            "regions preset, 64 MB: one request, one status, every byte as in GPU memory")
+    s4k = res["strided_4k_rows"] or {}
+    v = s4k.get("statuses")
+    expect("strided_4k_rows statuses", v, "== 1 and byte exact", None if v is None else v == 1 and s4k.get("byte_exact") is True,
+           "regions preset, 1,024 rows of 4 KB: one strided request, one status, every byte as in GPU memory")
     b1, b16 = res["bw_4k_inflight_1"], res["bw_4k_inflight_16"]
     expect("bw_4k_inflight_16", b16, f">= 2 * bw_4k_inflight_1 = {2 * b1 if b1 is not None else None}",
            None if b1 is None or b16 is None else b16 >= 2 * b1, "bw_4k_inflight_16 >= 2 * bw_4k_inflight_1")
@@ -404,7 +414,7 @@ def plot(res: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax_lat, ax_bw) = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig, (ax_lat, ax_bw, ax_rg) = plt.subplots(1, 3, figsize=(17, 4.6))
     S = res.get("sync_stages")
     names = list(RATIOS)
     for j, (kind, label, color) in enumerate((("desc", "descriptor -> mover (dma_clk)", "C0"),
@@ -448,6 +458,23 @@ def plot(res: dict, path: Path) -> None:
                         f"latency {bw['mover_latency_cycles']} dma cycles", fontsize=10)
     ax_bw.legend(fontsize=8, loc="lower right")
     ax_bw.grid(alpha=0.3)
+
+    runs = [(n, res.get(n)) for n in ("region_64mb_fragmented", "strided_4k_rows") if res.get(n)]
+    metrics = (("desc_per_cycle_when_mover_can_take", "descriptors / cycle\nwhile the mover can take one"),
+               ("fraction_of_mover_peak", "fraction of the\nmover's peak"))
+    for j, (name, r) in enumerate(runs):
+        xs = [i + (j - (len(runs) - 1) / 2) * 0.38 for i in range(len(metrics))]
+        vals = [r[k] for k, _ in metrics]
+        ax_rg.bar(xs, vals, 0.36, color=f"C{j + 2}", label=f"{name}: {r['pieces']} descriptors, 1 status")
+        for x, v in zip(xs, vals):
+            ax_rg.text(x, v + 0.02, f"{v:.3f}", ha="center", fontsize=8)
+    ax_rg.axhline(0.95, color="C2", linestyle="--", linewidth=1, label="region_64mb_fragmented bound 0.95 (descriptors)")
+    ax_rg.axhline(0.9, color="C2", linestyle=":", linewidth=1.2, label="region_64mb_fragmented bound 0.9 (peak)")
+    ax_rg.set_xticks(range(len(metrics)), [t for _, t in metrics], fontsize=8)
+    ax_rg.set_ylim(0, 1.25)
+    ax_rg.set_title("Regions preset: one request each (GPU->FPGA)", fontsize=10)
+    ax_rg.legend(fontsize=7, loc="upper right")
+    ax_rg.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
@@ -505,6 +532,11 @@ def main() -> int:
         print(f"  region_64mb_fragmented: {r64['pieces']} descriptors, {r64['statuses']} status, "
               f"{r64['desc_per_cycle_when_mover_can_take']:.3f} desc/cycle while the mover could take one, "
               f"{r64['fraction_of_mover_peak']:.3f} of the mover's peak ({r64['cycles_request_to_status']} cycles request to status)")
+    s4k = res["strided_4k_rows"]
+    if s4k:
+        print(f"  strided_4k_rows: {s4k['rows']} rows, {s4k['pieces']} descriptors, {s4k['statuses']} status, "
+              f"{s4k['desc_per_cycle_when_mover_can_take']:.3f} desc/cycle while the mover could take one, "
+              f"{s4k['fraction_of_mover_peak']:.3f} of the mover's peak ({s4k['cycles_request_to_status']} cycles request to status)")
     for p, a in (area_result or {}).items():
         print(f"  area {p}: luts {a['luts']} ffs {a['ffs']} ram_bits {a['ram_bits']}")
     print(f"  runtime {res['runtime_s']} s")

@@ -18,6 +18,9 @@ against the models' memories.
                         the table, a raw descriptor (kind 0), reserved bits set, FPGA overrun, in
                         both directions: the error code in the status and in LAST_ERROR, no mover
                         descriptor, no memory written
+``strided_4k_rows``     (only with ``DIREKT_BRIDGE_MEASURE=<dir>``, bench/bridge.py) one strided request of
+                        1,024 rows of 4 KB (region stride 8 KB, FPGA rows packed) over 1,024 randomly
+                        ordered pages, the same figures, written to ``<dir>/strided_4k_rows.json``
 ``region_64mb_fragmented``  (only with ``DIREKT_BRIDGE_MEASURE=<dir>``, bench/bridge.py) one 64 MB request over
                         1,024 pages in random order through the bridge, the bench's mover model
                         (``mover_latency``, ``mover_bytes_per_cycle``): descriptors per cycle while the
@@ -234,64 +237,105 @@ async def copy_64mb(dut):
         assert not mv.errors, mv.errors
 
 
+async def measure_request(b: Bench, name: str, send, n: int, expected_pieces: int, extra: dict) -> dict:
+    """Runs one GPU->FPGA request (send() writes it on the rd channel) measured at the walker: dma_clk cycles
+    from the one in which the walker takes its first entry to its status's hand-over; "can": the walker
+    holds work (walking) and the mover side could take a piece (the arbiter's ready and a free piece
+    ID); "fire": a piece handed over then. Writes <MEASURE_DIR>/<name>.json."""
+    dut = b.dut
+    walker = dut.u_rd.u_walker
+    counts = {"can": 0, "fire": 0, "cycles": 0}
+    state = {"started": False, "done": False}
+
+    async def watch():
+        while not state["done"]:
+            await RisingEdge(dut.dma_clk)
+            await ReadOnly()
+            if not state["started"] and int(walker.req_valid.value) and int(walker.req_ready.value):
+                state["started"] = True
+            if state["started"]:
+                counts["cycles"] += 1
+                busy = any(int(getattr(walker, s).value) for s in
+                           ("w_busy", "r0_valid", "r1_valid", "chunk_head_valid", "c_valid", "o_valid")) or int(walker.chunk_fill.value)
+                if busy and int(walker.dma_desc_ready.value) and int(walker.u_ids_any_free.value):
+                    counts["can"] += 1
+                    counts["fire"] += int(walker.handover.value)
+                if int(walker.st_valid.value):
+                    state["done"] = True
+
+    mv = b.movers["rd"]
+    log_before = len(mv.log)
+    cocotb.start_soon(watch())
+    tag = b.next_tag()
+    sender = cocotb.start_soon(send(tag))
+    (st,) = await b.statuses("rd", 1, limit=8_000_000)
+    await sender
+    state["done"] = True
+    assert st.tag == tag and st.error == 0, f"{name}: status {st}"
+    assert not mv.errors, mv.errors
+    bpc = b.bpc
+    res = {
+        "bytes": n, "pieces": len(mv.log) - log_before, "statuses": 1, "byte_exact": True,
+        "desc_per_cycle_when_mover_can_take": counts["fire"] / max(1, counts["can"]),
+        "cycles_request_to_status": counts["cycles"], "status_elapsed_cycles": st.elapsed,
+        "mover_latency_cycles": b.latency, "mover_bytes_per_cycle": bpc,
+        "fraction_of_mover_peak": n / (counts["cycles"] * bpc),
+        "mover_busy_fraction": mv.busy_cycles / max(1, counts["cycles"]),
+        "preset": "regions", "direction": "rd (GPU->FPGA)", **extra,
+    }
+    dut._log.info("%s: %s", name, res)
+    assert res["pieces"] == expected_pieces, f"{name}: {res['pieces']} mover descriptors, {expected_pieces} expected"
+    Path(MEASURE_DIR).mkdir(parents=True, exist_ok=True)
+    (Path(MEASURE_DIR) / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
+    return res
+
+
 if MEASURE_DIR:
+
+    def _measure_bench(dut, name: str) -> Bench:
+        p = bench_params()
+        return Bench(dut, name, gpu_pages=1024, bytes_per_cycle=int(p.get("mover_bytes_per_cycle", 32)),
+                     latency=int(p.get("mover_latency", 250)))
 
     @cocotb.test(**TIMEOUT)
     async def region_64mb_fragmented(dut):
         """One 64 MB request (GPU->FPGA) over 1,024 randomly ordered pages, measured at the bridge's pins and its walker."""
-        p = bench_params()
-        bpc = int(p.get("mover_bytes_per_cycle", 32))
-        pages = 1024
-        b = Bench(dut, "region_64mb_fragmented", gpu_pages=pages, bytes_per_cycle=bpc, latency=int(p.get("mover_latency", 250)))
+        b = _measure_bench(dut, "region_64mb_fragmented")
         await b.start()
         await b.open_gpu(r=2)
-        n = pages * PAGE
-        walker = dut.u_rd.u_walker
-        counts = {"can": 0, "fire": 0, "cycles": 0}
-        state = {"started": False, "done": False}
-
-        async def watch():
-            # dma_clk cycles from the one in which the walker takes the request to the status's
-            # hand-over; "can": the walker holds work (walking) and the mover side could take a
-            # piece (the arbiter's ready and a free piece ID); "fire": a piece handed over then.
-            while not state["done"]:
-                await RisingEdge(dut.dma_clk)
-                await ReadOnly()
-                if not state["started"] and int(walker.req_valid.value) and int(walker.req_ready.value):
-                    state["started"] = True
-                if state["started"]:
-                    counts["cycles"] += 1
-                    busy = any(int(getattr(walker, s).value) for s in
-                               ("w_busy", "r0_valid", "r1_valid", "chunk_head_valid", "c_valid", "o_valid")) or int(walker.chunk_fill.value)
-                    if busy and int(walker.dma_desc_ready.value) and int(walker.u_ids_any_free.value):
-                        counts["can"] += 1
-                        counts["fire"] += int(walker.handover.value)
-                    if int(walker.st_valid.value):
-                        state["done"] = True
-
+        n = b.gpu.pages * PAGE
         source = b.gpu.read(0, n)
-        mv = b.movers["rd"]
-        cocotb.start_soon(watch())
-        tag = b.next_tag()
-        await b.send("rd", b.request(2, 0, n, 0, tag))
-        (st,) = await b.statuses("rd", 1, limit=8_000_000)
-        state["done"] = True
-        assert st.tag == tag and st.error == 0, f"status {st}"
+
+        async def send(tag):
+            await b.send("rd", b.request(2, 0, n, 0, tag))
+
+        await measure_request(b, "region_64mb_fragmented", send, n, expected_descriptors(b.gpu, 0, n, 15),
+                              {"pages": b.gpu.pages})
         assert b.fpga.read(0, n) == source, "64 MB not byte-exact"
-        assert not mv.errors, mv.errors
-        res = {
-            "bytes": n, "pages": pages, "pieces": len(mv.log), "statuses": 1, "byte_exact": True,
-            "desc_per_cycle_when_mover_can_take": counts["fire"] / max(1, counts["can"]),
-            "cycles_request_to_status": counts["cycles"], "status_elapsed_cycles": st.elapsed,
-            "mover_latency_cycles": b.latency, "mover_bytes_per_cycle": bpc,
-            "fraction_of_mover_peak": n / (counts["cycles"] * bpc),
-            "mover_busy_fraction": mv.busy_cycles / max(1, counts["cycles"]),
-            "preset": "regions", "direction": "rd (GPU->FPGA)",
-        }
-        dut._log.info("region_64mb_fragmented: %s", res)
-        assert res["pieces"] == expected_descriptors(b.gpu, 0, n, 15), f"{res['pieces']} mover descriptors"
-        Path(MEASURE_DIR).mkdir(parents=True, exist_ok=True)
-        (Path(MEASURE_DIR) / "region_64mb_fragmented.json").write_text(json.dumps(res, indent=2) + "\n")
+
+    STRIDED_ROWS = 1024
+    STRIDED_ROW_BYTES = 4 * KB
+    STRIDED_REGION_STRIDE = 8 * KB
+
+    @cocotb.test(**TIMEOUT)
+    async def strided_4k_rows(dut):
+        """One strided request (GPU->FPGA): 1,024 rows of 4 KB, every other 4 KB of a region of 1,024 randomly
+        ordered pages, packed densely into FPGA memory; its check entry and rows written as the header's
+        builder writes them."""
+        b = _measure_bench(dut, "strided_4k_rows")
+        await b.start()
+        await b.open_gpu(r=2)
+        rows, rb, rs = STRIDED_ROWS, STRIDED_ROW_BYTES, STRIDED_REGION_STRIDE
+        moves = [(r * rs, r * rb, rb) for r in range(rows)]
+        want = b"".join(b.gpu.read(o, n) for o, _, n in moves)
+
+        async def send(tag):
+            await send_entries(b, "rd", 2, moves, tag)
+
+        # a 4 KB row at a multiple of 8 KB never crosses a page: one mover descriptor a row
+        await measure_request(b, "strided_4k_rows", send, rows * rb, rows,
+                              {"rows": rows, "row_bytes": rb, "region_stride": rs, "fpga_stride": rb, "entries": rows + 1})
+        assert b.fpga.read(0, rows * rb) == want, "strided rows not byte-exact"
 
 
 def check_entry(moves: list[tuple[int, int, int]]) -> tuple[int, int, int]:
