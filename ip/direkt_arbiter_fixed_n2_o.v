@@ -61,7 +61,7 @@ module direkt_arbiter_fixed_n2_o (
 
   assign grant_valid = |current; // @[Arbiter.java:209]
 
-  assign offer = locked ? held_grant : {~|req[0], 1'b1}; // @[Arbiter.java:213]
+  assign offer = locked ? held_grant : {~(|req[0]), 1'b1}; // @[Arbiter.java:213]
 
 endmodule
 

@@ -79,7 +79,7 @@ module direkt_arbiter_rr_n2_o (
 
   assign grant_valid = |current; // @[Arbiter.java:209]
 
-  assign offer = locked ? held_grant : {~|req_above_ptr[0], (priority_ptr == 1'b0) | ~|req_above_ptr}; // @[Arbiter.java:213]
+  assign offer = locked ? held_grant : {~(|req_above_ptr[0]), (priority_ptr == 1'b0) | ~(|req_above_ptr)}; // @[Arbiter.java:213]
 
 endmodule
 

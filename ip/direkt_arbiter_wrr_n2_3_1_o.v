@@ -105,7 +105,7 @@ module direkt_arbiter_wrr_n2_3_1_o (
 
   assign grant_valid = |current; // @[Arbiter.java:209]
 
-  assign offer = locked ? held_grant : {~|req_above_ptr[0], (priority_ptr == 1'b0) | ~|req_above_ptr}; // @[Arbiter.java:213]
+  assign offer = locked ? held_grant : {~(|req_above_ptr[0]), (priority_ptr == 1'b0) | ~(|req_above_ptr)}; // @[Arbiter.java:213]
 
 endmodule
 

@@ -39,7 +39,7 @@ module direkt_bridge_credits_n16_s16 (
     if (rst) begin
       ok_q <= 1'b0;
     end else begin
-      ok_q <= admit ? (~sum[4] & ~&sum[3:0]) : ~sum[4];
+      ok_q <= admit ? (~sum[4] & ~(&sum[3:0])) : ~sum[4];
     end
   end
 

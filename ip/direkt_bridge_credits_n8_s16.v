@@ -39,7 +39,7 @@ module direkt_bridge_credits_n8_s16 (
     if (rst) begin
       ok_q <= 1'b0;
     end else begin
-      ok_q <= admit ? ((~sum[4] & ~&sum[3:0]) & (outstanding_q < 4'd7)) : (~sum[4] & (outstanding_q < 4'd8));
+      ok_q <= admit ? ((~sum[4] & ~(&sum[3:0])) & (outstanding_q < 4'd7)) : (~sum[4] & (outstanding_q < 4'd8));
     end
   end
 

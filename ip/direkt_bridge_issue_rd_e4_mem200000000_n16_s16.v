@@ -79,7 +79,7 @@ module direkt_bridge_issue_rd_e4_mem200000000_n16_s16 (
   wire [2:0]   mover_queue_count_next; // @[BridgeIssue.java:157]
   reg  [159:0] mover_queue [0:3];      // @[BridgeIssue.java:111]
 
-  assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~|q_data[185:182] ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:103]
+  assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~(|q_data[185:182]) ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:103]
 
   assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:205]
 

@@ -121,7 +121,7 @@ module direkt_bridge_wr_hb8599ede (
 
   assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:198]
 
-  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~|cldesc[63:33], cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:479]
+  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~(|cldesc[63:33]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:479]
 
   assign u_desc_fifo_s_valid = u_wr_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:478]
 

@@ -890,7 +890,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:408]
 
-  assign entry_consume = (k_valid & ~~(chain_open | chain_skip)) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:410]
+  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:410]
 
   assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:412]
 
@@ -920,7 +920,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:422]
 
-  assign chain_abandoned = (abandon & ~~(chain_open | chain_skip)) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
+  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
 
   assign close_go = ((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~completing; // @[RegionWalker.java:734]
 

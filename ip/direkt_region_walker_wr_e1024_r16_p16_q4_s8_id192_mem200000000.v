@@ -1026,7 +1026,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
 
   assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:408]
 
-  assign entry_consume = (k_valid & ~~(chain_open | chain_skip)) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:410]
+  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:410]
 
   assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:412]
 
@@ -1056,7 +1056,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
 
   assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:422]
 
-  assign chain_abandoned = (abandon & ~~(chain_open | chain_skip)) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
+  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
 
   assign close_go = ((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~completing; // @[RegionWalker.java:734]
 

@@ -25,23 +25,24 @@ module direkt_test_ops_w8 (
   output wire [5:0]  o_cmp,      // @[TestDesigns.java:42]
   output wire [31:0] o_shift,    // @[TestDesigns.java:43]
   output wire [2:0]  o_red,      // @[TestDesigns.java:44]
-  output wire [3:0]  o_slice,    // @[TestDesigns.java:45]
-  output wire [3:0]  o_low_sum,  // @[TestDesigns.java:46]
-  output wire [3:0]  o_straddle, // @[TestDesigns.java:47]
-  output wire [7:0]  o_shifted,  // @[TestDesigns.java:48]
-  output wire        o_bit,      // @[TestDesigns.java:49]
-  output wire [31:0] o_ext,      // @[TestDesigns.java:50]
-  output wire [3:0]  o_trunc,    // @[TestDesigns.java:51]
-  output wire [15:0] o_rep,      // @[TestDesigns.java:52]
-  output wire [7:0]  o_mux,      // @[TestDesigns.java:53]
-  output wire [39:0] o_wide,     // @[TestDesigns.java:54]
-  output wire [7:0]  o_toggles   // @[TestDesigns.java:57]
+  output wire [11:0] o_unary2,   // @[TestDesigns.java:46]
+  output wire [3:0]  o_slice,    // @[TestDesigns.java:48]
+  output wire [3:0]  o_low_sum,  // @[TestDesigns.java:49]
+  output wire [3:0]  o_straddle, // @[TestDesigns.java:50]
+  output wire [7:0]  o_shifted,  // @[TestDesigns.java:51]
+  output wire        o_bit,      // @[TestDesigns.java:52]
+  output wire [31:0] o_ext,      // @[TestDesigns.java:53]
+  output wire [3:0]  o_trunc,    // @[TestDesigns.java:54]
+  output wire [15:0] o_rep,      // @[TestDesigns.java:55]
+  output wire [7:0]  o_mux,      // @[TestDesigns.java:56]
+  output wire [39:0] o_wide,     // @[TestDesigns.java:57]
+  output wire [7:0]  o_toggles   // @[TestDesigns.java:60]
 );
 
-  reg  [7:0] toggles; // @[TestDesigns.java:55]
-  wire [7:0] _t0;     // @[TestDesigns.java:50]
+  reg  [7:0] toggles; // @[TestDesigns.java:58]
+  wire [7:0] _t0;     // @[TestDesigns.java:53]
 
-  // @[TestDesigns.java:56]
+  // @[TestDesigns.java:59]
   always @(posedge clk) begin
     if (rst) begin
       toggles <= 8'd0;
@@ -74,29 +75,31 @@ module direkt_test_ops_w8 (
 
   assign o_red = {&a, |a, ^a}; // @[TestDesigns.java:44]
 
-  assign o_slice = a[7:4] ^ b[7:4]; // @[TestDesigns.java:45]
+  assign o_unary2 = {~(~a), &(~a), ~(&a), ~(~(|a)), |(^a)}; // @[TestDesigns.java:46]
 
-  assign o_low_sum = a[3:0] + b[3:0]; // @[TestDesigns.java:46]
+  assign o_slice = a[7:4] ^ b[7:4]; // @[TestDesigns.java:48]
 
-  assign o_straddle = {a[1:0], b[7:6]}; // @[TestDesigns.java:47]
+  assign o_low_sum = a[3:0] + b[3:0]; // @[TestDesigns.java:49]
 
-  assign o_shifted = {{a[1:0], 2'd0}, {2'd0, a[7:6]}}; // @[TestDesigns.java:48]
+  assign o_straddle = {a[1:0], b[7:6]}; // @[TestDesigns.java:50]
 
-  assign o_bit = a[0] ^ b[0]; // @[TestDesigns.java:49]
+  assign o_shifted = {{a[1:0], 2'd0}, {2'd0, a[7:6]}}; // @[TestDesigns.java:51]
 
-  assign _t0 = a + b; // @[TestDesigns.java:50]
+  assign o_bit = a[0] ^ b[0]; // @[TestDesigns.java:52]
 
-  assign o_ext = {{8'd0, a}, {{8{_t0[7]}}, _t0}}; // @[TestDesigns.java:50]
+  assign _t0 = a + b; // @[TestDesigns.java:53]
 
-  assign o_trunc = b[3:0]; // @[TestDesigns.java:51]
+  assign o_ext = {{8'd0, a}, {{8{_t0[7]}}, _t0}}; // @[TestDesigns.java:53]
 
-  assign o_rep = {{8{s}}, {4'd0, 4'd10}}; // @[TestDesigns.java:52]
+  assign o_trunc = b[3:0]; // @[TestDesigns.java:54]
 
-  assign o_mux = s ? a : b; // @[TestDesigns.java:53]
+  assign o_rep = {{8{s}}, {4'd0, 4'd10}}; // @[TestDesigns.java:55]
 
-  assign o_wide = 40'h123456789a; // @[TestDesigns.java:54]
+  assign o_mux = s ? a : b; // @[TestDesigns.java:56]
 
-  assign o_toggles = toggles; // @[TestDesigns.java:57]
+  assign o_wide = 40'h123456789a; // @[TestDesigns.java:57]
+
+  assign o_toggles = toggles; // @[TestDesigns.java:60]
 
 endmodule
 

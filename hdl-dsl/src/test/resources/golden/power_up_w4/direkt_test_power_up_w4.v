@@ -8,35 +8,35 @@
 `default_nettype none
 
 module direkt_test_power_up_w4 (
-  input  wire       a_clk,  // @[TestDesigns.java:111]
-  input  wire       a_rst,  // @[TestDesigns.java:111]
-  input  wire       b_clk,  // @[TestDesigns.java:112]
-  input  wire       b_rst,  // @[TestDesigns.java:112]
-  input  wire       a_inc,  // @[TestDesigns.java:113]
-  output wire [3:0] b_gray, // @[TestDesigns.java:124]
-  output wire       b_a_rst // @[TestDesigns.java:125]
+  input  wire       a_clk,  // @[TestDesigns.java:114]
+  input  wire       a_rst,  // @[TestDesigns.java:114]
+  input  wire       b_clk,  // @[TestDesigns.java:115]
+  input  wire       b_rst,  // @[TestDesigns.java:115]
+  input  wire       a_inc,  // @[TestDesigns.java:116]
+  output wire [3:0] b_gray, // @[TestDesigns.java:127]
+  output wire       b_a_rst // @[TestDesigns.java:128]
 );
 
-  reg  [3:0] a_bin = 4'd3;  // @[TestDesigns.java:114]
-  reg  [3:0] a_gray = 4'd2; // @[TestDesigns.java:115]
-  wire [3:0] a_next;        // @[TestDesigns.java:116]
-  wire [3:0] u_gray_sync_q; // @[TestDesigns.java:120]
-  wire       u_rst_sync_q;  // @[TestDesigns.java:121]
-  reg  [3:0] b_seen = 4'd5; // @[TestDesigns.java:122]
+  reg  [3:0] a_bin = 4'd3;  // @[TestDesigns.java:117]
+  reg  [3:0] a_gray = 4'd2; // @[TestDesigns.java:118]
+  wire [3:0] a_next;        // @[TestDesigns.java:119]
+  wire [3:0] u_gray_sync_q; // @[TestDesigns.java:123]
+  wire       u_rst_sync_q;  // @[TestDesigns.java:124]
+  reg  [3:0] b_seen = 4'd5; // @[TestDesigns.java:125]
 
-  // @[TestDesigns.java:118]
+  // @[TestDesigns.java:121]
   always @(posedge a_clk) begin
     a_bin <= a_next;
   end
 
-  // @[TestDesigns.java:119]
+  // @[TestDesigns.java:122]
   always @(posedge a_clk) begin
     a_gray <= a_next ^ (a_next >> 1);
   end
 
-  assign a_next = a_bin + {3'd0, a_inc & ~a_rst}; // @[TestDesigns.java:117]
+  assign a_next = a_bin + {3'd0, a_inc & ~a_rst}; // @[TestDesigns.java:120]
 
-  // @[TestDesigns.java:123]
+  // @[TestDesigns.java:126]
   always @(posedge b_clk) begin
     if (b_rst) begin
       b_seen <= 4'd1;
@@ -45,18 +45,18 @@ module direkt_test_power_up_w4 (
     end
   end
 
-  assign b_gray = b_seen; // @[TestDesigns.java:124]
+  assign b_gray = b_seen; // @[TestDesigns.java:127]
 
-  assign b_a_rst = u_rst_sync_q; // @[TestDesigns.java:125]
+  assign b_a_rst = u_rst_sync_q; // @[TestDesigns.java:128]
 
-  // @[TestDesigns.java:120]
+  // @[TestDesigns.java:123]
   direkt_sync_w4_s2_pu2 u_gray_sync (
     .clk (b_clk),
     .d   (a_gray),
     .q   (u_gray_sync_q)
   );
 
-  // @[TestDesigns.java:121]
+  // @[TestDesigns.java:124]
   direkt_sync_w1_s3_pu1 u_rst_sync (
     .clk (b_clk),
     .d   (a_rst),

@@ -8,20 +8,20 @@
 `default_nettype none
 
 module direkt_test_reset_async_low (
-  input  wire       k_clk,   // @[TestDesigns.java:77]
-  input  wire       k_rst_n, // @[TestDesigns.java:77]
-  input  wire       en,      // @[TestDesigns.java:78]
-  input  wire [1:0] op,      // @[TestDesigns.java:79]
-  input  wire [7:0] x,       // @[TestDesigns.java:80]
-  output wire [7:0] acc_q,   // @[TestDesigns.java:90]
-  output wire       zero     // @[TestDesigns.java:91]
+  input  wire       k_clk,   // @[TestDesigns.java:80]
+  input  wire       k_rst_n, // @[TestDesigns.java:80]
+  input  wire       en,      // @[TestDesigns.java:81]
+  input  wire [1:0] op,      // @[TestDesigns.java:82]
+  input  wire [7:0] x,       // @[TestDesigns.java:83]
+  output wire [7:0] acc_q,   // @[TestDesigns.java:93]
+  output wire       zero     // @[TestDesigns.java:94]
 );
 
-  reg  [7:0] acc;  // @[TestDesigns.java:81]
-  reg  [7:0] next; // @[TestDesigns.java:82]
-  reg        flag; // @[TestDesigns.java:88]
+  reg  [7:0] acc;  // @[TestDesigns.java:84]
+  reg  [7:0] next; // @[TestDesigns.java:85]
+  reg        flag; // @[TestDesigns.java:91]
 
-  // @[TestDesigns.java:87]
+  // @[TestDesigns.java:90]
   always @(posedge k_clk or negedge k_rst_n) begin
     if (!k_rst_n) begin
       acc <= 8'd90;
@@ -30,7 +30,7 @@ module direkt_test_reset_async_low (
     end
   end
 
-  // @[TestDesigns.java:83]
+  // @[TestDesigns.java:86]
   always @(*) begin
     next = acc;
     if (op == 2'd0) begin
@@ -42,7 +42,7 @@ module direkt_test_reset_async_low (
     end
   end
 
-  // @[TestDesigns.java:89]
+  // @[TestDesigns.java:92]
   always @(*) begin
     if (acc == 8'd0) begin
       flag = 1'b1;
@@ -51,9 +51,9 @@ module direkt_test_reset_async_low (
     end
   end
 
-  assign acc_q = acc; // @[TestDesigns.java:90]
+  assign acc_q = acc; // @[TestDesigns.java:93]
 
-  assign zero = flag; // @[TestDesigns.java:91]
+  assign zero = flag; // @[TestDesigns.java:94]
 
 endmodule
 

@@ -392,6 +392,13 @@ public final class VerilogEmitter {
             };
         }
 
+        private static boolean unary(Expr e) {
+            return e instanceof Expr.Op op && switch (op.kind) {
+                case NOT, REDUCE_AND, REDUCE_OR, REDUCE_XOR -> true;
+                default -> false;
+            };
+        }
+
         /** A name that can take a bit select: the signal itself, or a temporary holding the expression. */
         private String selectable(Expr e) {
             if (e instanceof Signal s) {
@@ -420,7 +427,9 @@ public final class VerilogEmitter {
                         operand(a.get(0)) + " " + op.kind.symbol + " " + operand(a.get(1));
                 case SHL, SHR -> operand(a.get(0)) + " " + op.kind.symbol + " "
                         + (a.size() > 1 ? operand(a.get(1)) : Integer.toString(op.a));
-                case NOT, REDUCE_AND, REDUCE_OR, REDUCE_XOR -> op.kind.symbol + operand(a.get(0));
+                // (a unary operand in parentheses: "~~x" and "&&x" are not Verilog, "~&x" is another operator)
+                case NOT, REDUCE_AND, REDUCE_OR, REDUCE_XOR -> op.kind.symbol
+                        + (unary(a.get(0)) ? "(" + expr(a.get(0)) + ")" : operand(a.get(0)));
                 case SLICE -> slice(a.get(0), op.a, op.b);
                 case ZEXT -> "{" + literal(BigInteger.ZERO, op.width() - a.get(0).width()) + ", " + expr(a.get(0)) + "}";
                 case SEXT -> {

@@ -42,6 +42,9 @@ final class TestDesigns {
             m.output("o_cmp", 6, cd).set(Expr.cat(a.eq(b), a.ne(b), a.lt(b), a.le(b), a.gt(b), a.ge(b)));
             m.output("o_shift", 4 * w, cd).set(Expr.cat(a.shl(1), a.shr(2), b.shl(amt), b.shr(amt)));
             m.output("o_red", 3, cd).set(Expr.cat(a.andR(), a.orR(), a.xorR()));
+            // unary on unary: each operand in parentheses ("~~a" and "&&a" are not Verilog)
+            m.output("o_unary2", w + 4, cd).set(Expr.cat(a.not().not(), a.not().andR(), a.andR().not(), a.orR().not().not(),
+                    a.xorR().orR()));
             m.output("o_slice", w / 2, cd).set(a.xor(b).bits(w - 1, w / 2));
             m.output("o_low_sum", w / 2, cd).set(a.plus(b).bits(w / 2 - 1, 0));
             m.output("o_straddle", 4, cd).set(Expr.cat(a, b).bits(w + 1, w - 2));
