@@ -33,6 +33,10 @@ against the models' memories.
                         each, the destination byte-exact against a copy made entry by entry in Python;
                         a strided request whose last row crosses the region's end by 4 bytes: one
                         status (REGION_RANGE), no mover descriptor, no memory written
+``kernel_reset_mid_request``  a kernel reset while a request of several entries waits for its next
+                        entry, both directions: the reset completes (the walker ends the request,
+                        ABORTED, and the handshake drops its status), the region is no longer busy,
+                        and the next kernel's request moves its bytes and gets its own status
 ``tables``              the CSR reads back what was written; a page write into the range a request
                         still has to walk is refused (REGION_STATUS.refused, PAGE_INDEX stays), as is
                         one past the table; REGION_STATUS.busy is high while a request on the
@@ -426,6 +430,46 @@ async def strided_vectored(dut):
         await ClockCycles(dut.dma_clk, 50)
         assert {d: len(mv.log) for d, mv in b.movers.items()} == descs_before, f"{t}: a rejected request reached a mover"
         assert (b.fpga.writes, b.gpu.mem.writes) == writes_before, f"{t}: a rejected request wrote memory"
+    for mv in b.movers.values():
+        assert not mv.errors, mv.errors
+
+
+@cocotb.test(**TIMEOUT)
+async def kernel_reset_mid_request(dut):
+    b = Bench(dut, "kernel_reset_mid_request", gpu_pages=16)
+    await b.start()
+    await b.open_gpu(r=1)
+    kr, kv = kernel_reset_pin(dut, b.m)
+    for t in DIRECTIONS:
+        # the first entry of a request of several (3 pages), its later entries never written
+        old_tag = b.next_tag()
+        if t == "wr":
+            b.fpga.write(0x40_0000, b.rng.randbytes(3 * PAGE))
+        await b.send(t, b.request(1, 0, 3 * PAGE, 0x40_0000, old_tag, more=1))
+        await ClockCycles(dut.dma_clk, 40)
+        await RisingEdge(dut.kernel_clk)
+        kr.value = kv
+        await ClockCycles(dut.kernel_clk, 3)
+        kr.value = 1 - kv
+        # its first entry's pieces finish at the mover; then the region is free
+        await b.csr.write("REGION_SELECT", 1)
+        for _ in range(100):
+            await ClockCycles(dut.dma_clk, 100)
+            if (await b.region_status())["busy"] == 0:
+                break
+        else:
+            raise AssertionError(f"{t}: region still busy 10,000 cycles after the reset ended its request")
+        # the next kernel: one request, its bytes moved, its own status (nothing of the old request's)
+        tag = b.next_tag()
+        off, n, fpga = 5 * PAGE + 64, 2 * PAGE, 0x80_0000
+        if t == "wr":
+            b.fpga.write(fpga, b.rng.randbytes(n))
+        src = b.gpu.read(off, n) if t == "rd" else b.fpga.read(fpga, n)
+        await b.send(t, b.request(1, off, n, fpga, tag))
+        (st,) = await b.statuses(t, 1)
+        assert st.tag == tag and st.error == 0, f"{t}: after the reset: {st} (the old request's tag was {old_tag:#x})"
+        moved = b.fpga.read(fpga, n) if t == "rd" else b.gpu.read(off, n)
+        assert moved == src, f"{t}: the request after the reset moved other bytes"
     for mv in b.movers.values():
         assert not mv.errors, mv.errors
 
