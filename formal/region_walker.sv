@@ -1,15 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
 // Formal harness for the GPU region walker direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000
 // (16-entry page table, 2 regions, 2 pieces and 2 requests in flight): a request's translation never
-// reads a page outside its region.
+// reads a page outside its region, and every request owns exactly one status.
 //
 // The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
-//   read_verilog -formal -D DUT=<module> -D CHECK_<property>
+//   read_verilog -formal -D DUT=<module> [-D STATUS=1] -D CHECK_<property>
 // Exactly one CHECK_<property> selects the property under proof; the helper invariants are
 // asserted in every run (CHECK_helpers proves them alone).
 //
 //@tap f_admit   = dut.admit
 //@tap f_walk    = dut.walk_start
+//@tap f_reject  = dut.reject if STATUS>=1
+//@tap f_q0      = dut.req0_valid if STATUS>=1
+//@tap f_q1      = dut.req1_valid if STATUS>=1
+//@tap f_rejv    = dut.reject_valid if STATUS>=1
+//@tap f_compl   = dut.completed if STATUS>=1
+//@tap f_stv     = dut.status_valid if STATUS>=1
+//@tap f_c0      = dut.req0_pieces if STATUS>=1
+//@tap f_c1      = dut.req1_pieces if STATUS>=1
+//@tap f_o0      = dut.req0_open if STATUS>=1
+//@tap f_o1      = dut.req1_open if STATUS>=1
+//@tap f_close   = dut.close_pending if STATUS>=1
+//@tap f_wq      = dut.w_request if STATUS>=1
+//@tap f_wfinal  = dut.w_final if STATUS>=1
+//@tap f_chopen  = dut.chain_open if STATUS>=1
+//@tap f_chskip  = dut.chain_skip if STATUS>=1
+//@tap f_r0v     = dut.r0_valid if STATUS>=1
+//@tap f_r1v     = dut.r1_valid if STATUS>=1
+//@tap f_r0c     = dut.r0_chunk if STATUS>=1
+//@tap f_r1c     = dut.r1_chunk if STATUS>=1
+//@tap f_hdv     = dut.chunk_head_valid if STATUS>=1
+//@tap f_hd      = dut.chunk_head if STATUS>=1
+//@tap f_cqrd    = dut.chunk_rd if STATUS>=1
+//@tap f_cqfill  = dut.chunk_fill if STATUS>=1
+//@tap f_cqwr    = dut.chunk_wr if STATUS>=1
+//@tap f_cq0     = dut.chunk_queue[f_x0] if STATUS>=1
+//@tap f_cq1     = dut.chunk_queue[f_x1] if STATUS>=1
+//@tap f_cq2     = dut.chunk_queue[f_x2] if STATUS>=1
+//@tap f_cq3     = dut.chunk_queue[f_x3] if STATUS>=1
+//@tap f_cq4     = dut.chunk_queue[f_x4] if STATUS>=1
+//@tap f_cq5     = dut.chunk_queue[f_x5] if STATUS>=1
+//@tap f_cq6     = dut.chunk_queue[f_x6] if STATUS>=1
+//@tap f_cq7     = dut.chunk_queue[f_x7] if STATUS>=1
+//@tap f_cv      = dut.c_valid if STATUS>=1
+//@tap f_cq      = dut.c_request if STATUS>=1
+//@tap f_cfinal  = dut.c_final if STATUS>=1
+//@tap f_cfirst  = dut.c_first if STATUS>=1
+//@tap f_clast   = dut.c_last if STATUS>=1
+//@tap f_wfirst  = dut.w_first if STATUS>=1
+//@tap f_ov      = dut.o_valid if STATUS>=1
+//@tap f_oq      = dut.o_request if STATUS>=1
+//@tap f_olast   = dut.o_last if STATUS>=1
+//@tap f_pr0     = dut.piece_request[f_s0] if STATUS>=1
+//@tap f_pr1     = dut.piece_request[f_s1] if STATUS>=1
+//@tap f_fresh   = dut.u_ids.fresh if STATUS>=1
+//@tap f_rrd     = dut.u_ids.retired_rd if STATUS>=1
+//@tap f_rwr     = dut.u_ids.retired_wr if STATUS>=1
+//@tap f_fcnt    = dut.u_ids.free_count if STATUS>=1
+//@tap f_anyq    = dut.u_ids.any_free_q if STATUS>=1
+//@tap f_issd    = dut.u_ids.slot_issued if STATUS>=1
+//@tap f_hq      = dut.u_ids.handed_q if STATUS>=1
+//@tap f_hsq     = dut.u_ids.handed_slot_q if STATUS>=1
+//@tap f_rm0     = dut.u_ids.retired[f_s0] if STATUS>=1
+//@tap f_rm1     = dut.u_ids.retired[f_s1] if STATUS>=1
 //@tap f_amove   = dut.a_move
 //@tap f_areq    = dut.a_req
 //@tap f_bvalid  = dut.b_valid
@@ -45,7 +98,18 @@
 // page_in_region: every page table read (r_load) is at an index inside [f_lo, f_hi], so every
 // bus address the walker puts into a mover descriptor is one of the region's pages. A request of
 // several entries walks each entry in turn: [f_lo, f_hi] is the walked entry's region's, as its check read it.
-
+//
+// one_status: a request is begun when its first entry is admitted (a slot) or rejected; a status
+// is pushed when status_valid is high. Requests begun less statuses pushed (f_owed, the harness's
+// own count) always equals the statuses the walker holds pending: request slots in use, the
+// waiting rejection, the completion in its stage and the status being pushed. So no status is
+// pushed without a request, none is pushed twice, and none is dropped while the walker runs.
+// It is proven with -D STATUS (run.py's region_walker_rd_e16_status), whose helpers describe the
+// whole walk: the chunks from the walk to O in walk order (an entry's first chunk follows an
+// entry's last, any other one of its own request), a request's last chunk with nothing of its
+// request behind it, every chunk's request slot in use and open, each slot's piece count equal to
+// its pieces the mover holds, the ID pool's IDs each exactly one of unused, retired or in use, and
+// an open chain or a pending close with no last entry walked.
 `default_nettype none
 
 module fv_region_walker (
@@ -88,6 +152,20 @@ module fv_region_walker (
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
   wire          f_walk;
+`ifdef STATUS
+  wire          f_reject, f_q0, f_q1, f_rejv, f_compl, f_stv, f_close, f_wq;
+  wire [1:0]    f_c0, f_c1;
+  wire          f_cfirst, f_clast, f_wfirst, f_chskip;
+  wire          f_o0, f_o1, f_wfinal, f_chopen, f_r0v, f_r1v, f_hdv, f_cv, f_cq, f_cfinal, f_ov, f_oq, f_olast;
+  wire [34:0]   f_r0c, f_r1c;
+  wire [83:0]   f_hd, f_cq0, f_cq1, f_cq2, f_cq3, f_cq4, f_cq5, f_cq6, f_cq7;
+  wire [2:0]    f_cqrd, f_cqwr;
+  wire [3:0]    f_cqfill;
+  wire          f_pr0, f_pr1, f_anyq, f_hq, f_hsq, f_rm0, f_rm1;
+  wire [1:0]    f_fresh, f_rrd, f_rwr, f_fcnt, f_issd;
+  wire [2:0]    f_x0 = 3'd0, f_x1 = 3'd1, f_x2 = 3'd2, f_x3 = 3'd3, f_x4 = 3'd4, f_x5 = 3'd5, f_x6 = 3'd6, f_x7 = 3'd7;
+  wire          f_s0 = 1'b0, f_s1 = 1'b1;
+`endif
   wire [177:0]  f_areq;
   wire [EW+15:0] f_boff;
   wire [31:0]   f_bbytes;
@@ -141,12 +219,117 @@ module fv_region_walker (
     checked_inside: assert (!f_kvalid || f_kerr != 0
                             || ({13'd0, f_kfirst} >= f_klo && {12'd0, f_kfirst} < {12'd0, f_kend} && {12'd0, f_kend} <= f_khi + 17'd1 && f_khi < 17'd16
                                 && {13'd0, f_kfirst} + {13'd0, f_kmore} + 17'd1 == {12'd0, f_kend}));
+`ifdef STATUS
+    free_slot_idle: assert ((f_q0 || f_c0 == 2'd0) && (f_q1 || f_c1 == 2'd0));
+    close_holds_slot: assert (!f_close || (f_wq ? f_q1 && f_o1 : f_q0 && f_o0));
+    chain_holds_slot: assert (!f_chopen || (f_wq ? f_q1 && f_o1 : f_q0 && f_o0));
+    // an open chain, or a close, has no last entry walked
+    no_final_walk: assert (!(f_chopen || f_close) || !(f_busy && f_wfinal));
+    close_after_chain: assert (!(f_close && f_chopen));
+    chunk_credit: assert ({4'd0, f_r0v} + {4'd0, f_r1v} + {1'b0, f_cqfill} + {4'd0, f_hdv} <= 5'd8
+                          && ((f_cqwr - f_cqrd) & 3'd7) == f_cqfill[2:0]);
+    pipe_slots_open: assert (f_pipe_open);
+    pipe_walk_order: assert (f_adj_ok);
+    pipe_final_last: assert (f_final_ok);
+    pieces_counted: assert (f_c0 == f_n0 && f_c1 == f_n1);
+    ids_consistent: assert (f_ids_ok);
+`endif
     walk_inside: assert (!f_busy || ({13'd0, f_page} >= f_lo && {12'd0, f_page} < {12'd0, f_end} && {12'd0, f_end} <= f_hi + 17'd1 && f_hi < 17'd16
                                      && {13'd0, f_page} + {13'd0, f_left} + 17'd1 == {12'd0, f_end}));
   end
 
+`ifdef STATUS
+  // ---- the walk pipeline, downstream first: O, C, the chunk head, the queue (oldest first), R1,
+  // R0, then the walk. Element k: valid f_ev[k], request slot f_eq[k], last chunk of its request f_ef[k].
+  localparam NE = 13;
+  reg [NE-1:0] f_ev, f_eq, f_ef, f_e1, f_el;   // valid, slot, request's last, entry's first, entry's last
+  reg [83:0]   f_w;
+  reg          f_pipe_open, f_final_ok, f_adj_ok, f_dv, f_dq, f_dl, f_dc;
+  integer i, j;
+  always @* begin
+    f_ev = 0; f_eq = 0; f_ef = 0;
+    f_e1 = 0; f_el = 0;
+    f_ev[0] = f_ov;  f_eq[0] = f_oq;      f_ef[0] = f_olast;
+    f_ev[1] = f_cv;  f_eq[1] = f_cq;      f_ef[1] = f_cfinal;  f_e1[1] = f_cfirst;  f_el[1] = f_clast;
+    f_ev[2] = f_hdv; f_eq[2] = f_hd[0];   f_ef[2] = f_hd[3];   f_e1[2] = f_hd[1];   f_el[2] = f_hd[2];
+    for (i = 0; i < 8; i = i + 1) begin
+      // queue position i: entry chunk_rd + i
+      case ((f_cqrd + i[2:0]) & 3'd7)
+        3'd0: f_w = f_cq0; 3'd1: f_w = f_cq1; 3'd2: f_w = f_cq2; 3'd3: f_w = f_cq3;
+        3'd4: f_w = f_cq4; 3'd5: f_w = f_cq5; 3'd6: f_w = f_cq6; default: f_w = f_cq7;
+      endcase
+      f_ev[3 + i] = i < f_cqfill;
+      f_eq[3 + i] = f_w[0];
+      f_ef[3 + i] = f_w[3];
+      f_e1[3 + i] = f_w[1];
+      f_el[3 + i] = f_w[2];
+    end
+    f_ev[11] = f_r1v; f_eq[11] = f_r1c[0]; f_ef[11] = f_r1c[3]; f_e1[11] = f_r1c[1]; f_el[11] = f_r1c[2];
+    f_ev[12] = f_r0v; f_eq[12] = f_r0c[0]; f_ef[12] = f_r0c[3]; f_e1[12] = f_r0c[1]; f_el[12] = f_r0c[2];
+    // Chunks in walk order: each element's chunk follows the nearest valid one downstream. An entry's
+    // first chunk follows an entry's last; any other follows a chunk of its own entry (its slot).
+    // The request's last chunk is its entry's last. (O keeps no entry marks: only the slot is checked.)
+    f_adj_ok = 1'b1;
+    f_dv = f_ov; f_dq = f_oq; f_dl = 1'b0; f_dc = 1'b0;
+    for (i = 1; i < NE; i = i + 1) begin
+      if (f_ev[i]) begin
+        if (f_ef[i] && !f_el[i])
+          f_adj_ok = 1'b0;
+        if (f_dv && !f_e1[i] && f_eq[i] != f_dq)
+          f_adj_ok = 1'b0;
+        if (f_dc && f_e1[i] != f_dl)
+          f_adj_ok = 1'b0;
+        f_dv = 1'b1; f_dq = f_eq[i]; f_dl = f_el[i]; f_dc = 1'b1;
+      end
+    end
+    // the walk's next chunk follows the most upstream one
+    if ((f_busy && f_wfirst || !f_busy) ? f_dc && !f_dl : f_dv && (f_dq != f_wq || f_dc && f_dl))
+      f_adj_ok = 1'b0;
+    f_pipe_open = !f_busy || (f_wq ? f_q1 && f_o1 : f_q0 && f_o0);
+    f_final_ok = 1'b1;
+    for (i = 0; i < NE; i = i + 1) begin
+      if (f_ev[i] && !(f_eq[i] ? f_q1 && f_o1 : f_q0 && f_o0))
+        f_pipe_open = 1'b0;
+      if (f_ev[i] && f_ef[i]) begin
+        // a request's last chunk: nothing of its request upstream, no walk of it, no chain or close on it
+        for (j = i + 1; j < NE; j = j + 1)
+          if (f_ev[j] && f_eq[j] == f_eq[i])
+            f_final_ok = 1'b0;
+        if ((f_busy || f_chopen || f_close) && f_wq == f_eq[i])
+          f_final_ok = 1'b0;
+      end
+    end
+  end
+
+  // ---- the mover's side: each piece ID in use (issued, or handed last cycle) counts for its request
+  wire [1:0] f_late = f_hq ? (f_hsq ? 2'b10 : 2'b01) : 2'b00;
+  wire [1:0] f_inuse = f_issd | f_late;
+  wire [1:0] f_n0 = {1'b0, f_inuse[0] && !f_pr0} + {1'b0, f_inuse[1] && !f_pr1};
+  wire [1:0] f_n1 = {1'b0, f_inuse[0] && f_pr0} + {1'b0, f_inuse[1] && f_pr1};
+  // the ID pool: every ID exactly one of never used (>= fresh), in the retired queue, in use
+  wire [1:0] f_qlen = f_rwr - f_rrd;
+  wire f_inq0 = (((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b0) || (((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b0);
+  wire f_inq1 = (((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b1) || (((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b1);
+  wire [1:0] f_occ0 = {1'b0, ((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b0} + {1'b0, ((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b0};
+  wire [1:0] f_occ1 = {1'b0, ((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b1} + {1'b0, ((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b1};
+  wire [1:0] f_nused = {1'b0, f_inuse[0]} + {1'b0, f_inuse[1]};
+  wire f_ids_ok = f_fresh <= 2'd2 && f_qlen <= 2'd2 && f_fcnt == (2'd2 - f_fresh) + f_qlen && f_fcnt == 2'd2 - f_nused
+                  && {1'b0, f_fresh <= 2'd0} + f_occ0 + {1'b0, f_inuse[0]} == 2'd1
+                  && {1'b0, f_fresh <= 2'd1} + f_occ1 + {1'b0, f_inuse[1]} == 2'd1
+                  && f_anyq == (f_fcnt != 2'd0) && (f_issd & f_late) == 2'b00;
+
+  // requests begun less statuses pushed
+  reg [3:0] f_owed = 4'd0;
+  always @(posedge clk) f_owed <= rst ? 4'd0 : f_owed + {3'd0, f_admit | f_reject} - {3'd0, f_stv};
+  wire [3:0] f_pending = {3'd0, f_q0} + {3'd0, f_q1} + {3'd0, f_rejv} + {3'd0, f_compl} + {3'd0, f_stv};
+
+`endif
+
   // ---------------------------------------------------------------- properties
   always @* if (f_past) begin
+`ifdef CHECK_one_status
+    one_status: assert (f_owed == f_pending);
+`endif
 `ifdef CHECK_page_in_region
     page_in_region: assert (!f_rload || ({13'd0, f_page} >= f_lo && {13'd0, f_page} <= f_hi));
 `endif

@@ -160,14 +160,18 @@ def status_paper(n, k, cover_k):
 
 
 REGION_WALKER_PROPS = ["page_in_region", "helpers", "reachable"]
+# one status per request needs the invariants of the whole walk pipeline and the ID pool (STATUS=1):
+# a model of its own, so the others stay small
+REGION_WALKER_STATUS_PROPS = ["one_status", "helpers"]
 
 
-def region_walker(k, cover_k):
+def region_walker(k, cover_k, status=False):
     # the smallest walker: 16 pages, 2 regions, 2 pieces and 2 requests in flight
     module = "direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000"
-    return dict(name="region_walker_rd_e16", harness="region_walker.sv", top="fv_region_walker",
-                ip=[module, "direkt_bridge_id_pool_n2"], multiclock=False, depth=k, cover_depth=cover_k,
-                defines=dict(DUT=module), props=REGION_WALKER_PROPS)
+    return dict(name="region_walker_rd_e16" + ("_status" if status else ""), harness="region_walker.sv",
+                top="fv_region_walker", ip=[module, "direkt_bridge_id_pool_n2"], multiclock=False, depth=k,
+                cover_depth=cover_k, defines=dict(DUT=module, **({"STATUS": 1} if status else {})),
+                props=REGION_WALKER_STATUS_PROPS if status else REGION_WALKER_PROPS)
 
 
 def bridge_issue(direction, k, cover_k):
@@ -229,6 +233,7 @@ CONFIGS = [
     arbiter("direkt_arbiter_wrr_n2_3_1_o", 2, 2, [3, 1], k=10, cover_k=12),
     # the GPU region walker: a translation reads only its region's pages
     region_walker(k=4, cover_k=14),
+    region_walker(k=4, cover_k=14, status=True),
 ]
 
 # The rebuilt admission unit's harness (bridge_issue.sv) is not yet inductive: its helper invariants
@@ -275,7 +280,8 @@ def taps(harness_path, defines):
             if not m:
                 raise RuntimeError("bad tap line: %s" % line.strip())
             wire, internal, addr, macro, op, val = m.groups()
-            if macro and not OPS[op](int(defines[macro]), int(val)):
+            # (a macro the configuration does not define counts as 0)
+            if macro and not OPS[op](int(defines.get(macro, 0)), int(val)):
                 continue
             out.append((wire, internal, addr))
     return out
@@ -283,8 +289,9 @@ def taps(harness_path, defines):
 
 def add_read_ports(il_text, top, mem_taps):
     """Adds one asynchronous $memrd cell per memory tap to module `top` of an RTLIL text."""
-    mems = dict((m.group(3), (int(m.group(1)), int(m.group(2))))
-                for m in re.finditer(r"^\s*memory width (\d+) size (\d+) \\(\S+)\s*$",
+    # (RTLIL leaves "width 1" out for a memory of 1-bit words)
+    mems = dict((m.group(3), (int(m.group(1) or 1), int(m.group(2))))
+                for m in re.finditer(r"^\s*memory (?:width (\d+) )?size (\d+) \\(\S+)\s*$",
                                      il_text, re.M))
     wires = dict((m.group(2), int(m.group(1) or 1))
                  for m in re.finditer(r"^\s*wire (?:width (\d+) )?(?:\w+ \d+ )*\\(\S+)\s*$",
