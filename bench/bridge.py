@@ -471,7 +471,7 @@ def plot(res: dict, path: Path) -> None:
     ax_rg.axhline(0.95, color="C2", linestyle="--", linewidth=1, label="region_64mb_fragmented bound 0.95 (descriptors)")
     ax_rg.axhline(0.9, color="C2", linestyle=":", linewidth=1.2, label="region_64mb_fragmented bound 0.9 (peak)")
     ax_rg.set_xticks(range(len(metrics)), [t for _, t in metrics], fontsize=8)
-    ax_rg.set_ylim(0, 1.25)
+    ax_rg.set_ylim(0, 1.55)
     ax_rg.set_title("Regions preset: one request each (GPU->FPGA)", fontsize=10)
     ax_rg.legend(fontsize=7, loc="upper right")
     ax_rg.grid(axis="y", alpha=0.3)
