@@ -308,10 +308,10 @@ module fv_region_walker (
   wire [1:0] f_n1 = {1'b0, f_inuse[0] && f_pr0} + {1'b0, f_inuse[1] && f_pr1};
   // the ID pool: every ID exactly one of never used (>= fresh), in the retired queue, in use
   wire [1:0] f_qlen = f_rwr - f_rrd;
-  wire f_inq0 = (((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b0) || (((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b0);
-  wire f_inq1 = (((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b1) || (((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b1);
-  wire [1:0] f_occ0 = {1'b0, ((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b0} + {1'b0, ((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b0};
-  wire [1:0] f_occ1 = {1'b0, ((2'd0 - f_rrd) & 2'd1) < f_qlen && f_rm0 == 1'b1} + {1'b0, ((2'd1 - f_rrd) & 2'd1) < f_qlen && f_rm1 == 1'b1};
+  wire f_p0in = ((2'd0 - f_rrd) & 2'd1) < f_qlen;   // retired queue place 0 holds an ID
+  wire f_p1in = ((2'd1 - f_rrd) & 2'd1) < f_qlen;
+  wire [1:0] f_occ0 = {1'b0, f_p0in && f_rm0 == 1'b0} + {1'b0, f_p1in && f_rm1 == 1'b0};
+  wire [1:0] f_occ1 = {1'b0, f_p0in && f_rm0 == 1'b1} + {1'b0, f_p1in && f_rm1 == 1'b1};
   wire [1:0] f_nused = {1'b0, f_inuse[0]} + {1'b0, f_inuse[1]};
   wire f_ids_ok = f_fresh <= 2'd2 && f_qlen <= 2'd2 && f_fcnt == (2'd2 - f_fresh) + f_qlen && f_fcnt == 2'd2 - f_nused
                   && {1'b0, f_fresh <= 2'd0} + f_occ0 + {1'b0, f_inuse[0]} == 2'd1
