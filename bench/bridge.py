@@ -44,12 +44,20 @@ JSON (bench/results/bridge.json), every number measured:
     strided_4k_rows         the same run and figures for one strided request (test strided_4k_rows): 1,024 rows of
                             4 KB, every other 4 KB of the region, packed in FPGA memory, written as the header's
                             builder writes it (a check entry, then one entry a row)
+    ports_4_fairness        {"<policy>": ...} for round_robin, weighted (4,2,1,1) and fixed_priority: preset=regions
+                            with ports=4, the four rd ports saturating the port arbiter with one-entry requests
+                            (sim/tb/bridge_ports, test fairness): each port's share of the grants while all four
+                            had requests left (share, grants_in_window), each port's longest wait in grants to
+                            other ports between its request and its grant (longest_wait_grants) and the policy's
+                            bound (bound_grants: round robin 3, weighted the sum of the other weights, fixed
+                            priority none), every status back on its own port
     expectations            {name: {"pass": bool, "value": x, "bound": ...}}
 
 Expected: latency_desc_cycles <= sync_stages + 5; latency_status_cycles <= sync_stages + 3;
 kernel_issue_rate >= 0.95 for every preset; region_64mb_fragmented: >= 0.95 descriptors per cycle while the
 mover can take one, >= 0.9 of the mover's peak, one status, byte exact; strided_4k_rows: one status, byte
-exact (its rates are reported); bw_4k_inflight_16 >= 2 * bw_4k_inflight_1; whole-top luts <= 1709
+exact (its rates are reported); ports_4_fairness: for round robin and weighted, every port's longest wait
+within its bound and every port granted (fixed priority is reported: it has no bound); bw_4k_inflight_16 >= 2 * bw_4k_inflight_1; whole-top luts <= 1709
 (paper), 2560 (default and regions), 1280 (lean); every preset's ffs <= 4512 and ram_bits <= 163840. An unmet
 expectation is printed on stderr and the script exits 1 (after writing the JSON and the plot).
 """
@@ -254,6 +262,37 @@ def run_region_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
     return []
 
 
+PORTS_DIR = "ports"  # under the measure directory
+PORT_POLICIES = {"round_robin": {}, "weighted": {"port_weights": "4,2,1,1"}, "fixed_priority": {}}
+
+
+def run_ports_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
+    """Four kernel ports per direction, one build per port policy (sim/tb/bridge_ports, test fairness)."""
+    import pytest
+    from direkt_sim import run_bench
+
+    if str(SIM / "tb" / "bridge_ports") not in sys.path:
+        sys.path.insert(0, str(SIM / "tb" / "bridge_ports"))
+    failures = []
+    (measure_dir / PORTS_DIR).mkdir(parents=True, exist_ok=True)
+    for policy, extra in PORT_POLICIES.items():
+        log = None if verbose else logs / f"ports_{policy}.log"
+        print(f"bridge: simulating preset regions ports=4 port_policy={policy} at {ONE_TO_ONE}: ports_4_fairness", flush=True)
+        os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir / PORTS_DIR)
+        try:
+            with output_to(log):
+                run_bench(bench="bridge_ports", example="bridge", module="test_bridge_ports",
+                          params={"preset": "regions", "ports": 4, "port_policy": policy, **extra},
+                          run_params=RATIOS[ONE_TO_ONE], expected_top="direkt_bridge", testcase=["fairness"],
+                          emitter="generators")
+        except pytest.fail.Exception as exc:
+            failures.append(f"ports_4_fairness ({policy}) simulation failed: {str(exc).splitlines()[0] if str(exc) else exc}"
+                            + (f" (log: {log})" if log else ""))
+        finally:
+            os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
+    return failures
+
+
 def _load(measure_dir: Path, test: str, r: dict) -> Optional[dict]:
     f = measure_dir / f"{test}@{r['kernel_ps']}-{r['dma_ps']}.json"
     return json.loads(f.read_text()) if f.is_file() else None
@@ -362,6 +401,11 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     sf = measure_dir / REGION_DIR / "strided_4k_rows.json"
     res["strided_4k_rows"] = json.loads(sf.read_text()) if sf.is_file() else None
 
+    res["ports_4_fairness"] = {}
+    for policy in PORT_POLICIES:
+        pf = measure_dir / PORTS_DIR / f"ports_4_fairness_{policy}.json"
+        res["ports_4_fairness"][policy] = json.loads(pf.read_text()) if pf.is_file() else None
+
     exp = {}
 
     def expect(name: str, value, bound, ok: Optional[bool], what: str):
@@ -390,6 +434,14 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     v = s4k.get("statuses")
     expect("strided_4k_rows statuses", v, "== 1 and byte exact", None if v is None else v == 1 and s4k.get("byte_exact") is True,
            "regions preset, 1,024 rows of 4 KB: one strided request, one status, every byte as in GPU memory")
+    for policy in ("round_robin", "weighted"):
+        pr = res["ports_4_fairness"].get(policy) or {}
+        for k in range(4):
+            lw = pr["longest_wait_grants"][k] if pr else None
+            bound = pr["bound_grants"][k] if pr else None
+            expect(f"ports_4_fairness {policy} port {k} wait", lw, f"<= {bound}",
+                   None if lw is None else lw <= bound and pr["grants_in_window"][k] > 0,
+                   f"4 ports saturating, {policy}: port {k} granted, within its bound of grants to other ports")
     b1, b16 = res["bw_4k_inflight_1"], res["bw_4k_inflight_16"]
     expect("bw_4k_inflight_16", b16, f">= 2 * bw_4k_inflight_1 = {2 * b1 if b1 is not None else None}",
            None if b1 is None or b16 is None else b16 >= 2 * b1, "bw_4k_inflight_16 >= 2 * bw_4k_inflight_1")
@@ -414,7 +466,7 @@ def plot(res: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax_lat, ax_bw, ax_rg) = plt.subplots(1, 3, figsize=(17, 4.6))
+    fig, (ax_lat, ax_bw, ax_rg, ax_pt) = plt.subplots(1, 4, figsize=(22, 4.6))
     S = res.get("sync_stages")
     names = list(RATIOS)
     for j, (kind, label, color) in enumerate((("desc", "descriptor -> mover (dma_clk)", "C0"),
@@ -475,6 +527,20 @@ def plot(res: dict, path: Path) -> None:
     ax_rg.set_title("Regions preset: one request each (GPU->FPGA)", fontsize=10)
     ax_rg.legend(fontsize=7, loc="upper right")
     ax_rg.grid(axis="y", alpha=0.3)
+
+    fair = {p: r for p, r in (res.get("ports_4_fairness") or {}).items() if r}
+    for j, (policy, r) in enumerate(fair.items()):
+        xs = [k + (j - (len(fair) - 1) / 2) * 0.27 for k in range(r["ports"])]
+        label = policy + (f" {','.join(str(w) for w in r['weights'])}" if r["weights"] else "")
+        ax_pt.bar(xs, r["share"], 0.25, color=f"C{j + 4}", label=f"{label} (longest waits {r['longest_wait_grants']})")
+        for x, v in zip(xs, r["share"]):
+            ax_pt.text(x, v + 0.01, f"{v:.2f}", ha="center", fontsize=7)
+    ax_pt.set_xticks(range(4), [f"port {k}" for k in range(4)], fontsize=8)
+    ax_pt.set_ylabel("share of the grants")
+    ax_pt.set_ylim(0, 1.1)
+    ax_pt.set_title("4 kernel ports saturating (rd), per port policy", fontsize=10)
+    ax_pt.legend(fontsize=7, loc="upper right")
+    ax_pt.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
@@ -508,6 +574,7 @@ def main() -> int:
         area_job = pool.submit(measure_area, work / "area")
         failures = run_sims(measure_dir, logs, args.verbose)
         failures += run_region_sim(measure_dir, logs, args.verbose)
+        failures += run_ports_sim(measure_dir, logs, args.verbose)
         print("bridge: waiting for Yosys", flush=True)
         try:
             area_result = area_job.result()
@@ -537,6 +604,10 @@ def main() -> int:
         print(f"  strided_4k_rows: {s4k['rows']} rows, {s4k['pieces']} descriptors, {s4k['statuses']} status, "
               f"{s4k['desc_per_cycle_when_mover_can_take']:.3f} desc/cycle while the mover could take one, "
               f"{s4k['fraction_of_mover_peak']:.3f} of the mover's peak ({s4k['cycles_request_to_status']} cycles request to status)")
+    for policy, r in res["ports_4_fairness"].items():
+        if r:
+            print(f"  ports_4_fairness {policy}: shares {r['share']}, longest waits {r['longest_wait_grants']} grants "
+                  f"(bounds {r['bound_grants']})")
     for p, a in (area_result or {}).items():
         print(f"  area {p}: luts {a['luts']} ffs {a['ffs']} ram_bits {a['ram_bits']}")
     print(f"  runtime {res['runtime_s']} s")

@@ -63,6 +63,7 @@ STATUS_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "r
                 "events_exact", "stamp_exact", "helpers", "reachable"]
 STATUS_PAPER_PROPS = ["one_status_per_report", "stray_dropped", "host_passthrough", "reject_waits",
                       "events_exact", "cycles_exact", "helpers", "reachable"]
+PORT_MUX_PROPS = ["status_room", "token_fresh", "status_routed", "entries_together", "port_credits", "helpers", "reachable"]
 CREDITS_PROPS = ["no_push_when_full", "outstanding_exact", "inflight_bounded", "drained_exact", "helpers", "reachable"]
 ARB_PROPS = ["grant_onehot", "fresh_grant_only_to_requester", "free_arbiter_grants",
              "grant_held_until_done", "bounded_wait", "helpers", "reachable"]
@@ -132,6 +133,14 @@ def credits(n, k, cover_k):
     return dict(name=module.replace("direkt_", ""), harness="credits.sv", top="fv_credits",
                 ip=[module], multiclock=False, depth=k, cover_depth=cover_k,
                 defines=dict(DUT=module, N=n, OW=ow), props=CREDITS_PROPS)
+
+
+def port_mux(k, cover_k):
+    # three kernel ports, 2 credits each, round robin, a 40-bit word (tag [35:4], more bit 39)
+    module = "direkt_port_mux_n3_c2_rr_w40_t4_m39"
+    return dict(name=module.replace("direkt_", ""), harness="port_mux.sv", top="fv_port_mux",
+                ip=[module, "direkt_arbiter_rr_n3", "direkt_sync_fifo_w64_d2_nf"], multiclock=False, depth=k,
+                cover_depth=cover_k, map_memories=True, defines=dict(DUT=module), props=PORT_MUX_PROPS)
 
 
 def id_pool(n, k, cover_k):
@@ -231,6 +240,8 @@ CONFIGS = [
     arbiter("direkt_arbiter_fixed_n2_o", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2_o", 2, 1, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_wrr_n2_3_1_o", 2, 2, [3, 1], k=10, cover_k=12),
+    # several kernel ports: per-port credits, statuses routed back, a request's entries together
+    port_mux(k=3, cover_k=14),
     # the GPU region walker: a translation reads only its region's pages
     region_walker(k=4, cover_k=14),
     region_walker(k=4, cover_k=14, status=True),

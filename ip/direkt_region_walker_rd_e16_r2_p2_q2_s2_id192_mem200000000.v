@@ -128,80 +128,80 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   wire                                                            close_go;            // @[RegionWalker.java:438]
   wire                                                            completing;          // @[RegionWalker.java:441]
   wire                                                            reject_go;           // @[RegionWalker.java:442]
-  reg                                                             r0_valid;            // @[RegionWalker.java:457]
-  reg                                                             r1_valid;            // @[RegionWalker.java:458]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:459]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:460]
-  wire                                                            r_load;              // @[RegionWalker.java:461]
-  wire                                                            r_take;              // @[RegionWalker.java:462]
-  wire                                                            o_go;                // @[RegionWalker.java:466]
-  wire                                                            r_take_go;           // @[RegionWalker.java:467]
-  wire                                                            r_take_wait;         // @[RegionWalker.java:468]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:474]
-  reg                                                     [34:0]  r0_chunk;            // @[RegionWalker.java:482]
-  reg                                                     [34:0]  r1_chunk;            // @[RegionWalker.java:483]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:485]
-  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:489]
-  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:490]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:514]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:515]
-  reg                                                     [83:0]  chunk_head;          // @[RegionWalker.java:519]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:520]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:559]
-  wire                                                            pt_write_conflict;   // @[RegionWalker.java:560]
-  reg                                                             c_valid;             // @[RegionWalker.java:571]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:572]
-  reg                                                             c_first;             // @[RegionWalker.java:573]
-  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:576]
-  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:577]
-  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:578]
-  reg                                                             c_last;              // @[RegionWalker.java:579]
-  reg                                                             c_final;             // @[RegionWalker.java:580]
-  reg                                                             c_request;           // @[RegionWalker.java:581]
-  wire                                                            c_closed;            // @[RegionWalker.java:582]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:586]
-  wire                                                            c_go;                // @[RegionWalker.java:588]
-  wire                                                            c_wants;             // @[RegionWalker.java:589]
-  wire                                                            o_empty;             // @[RegionWalker.java:590]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:614]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:614]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:614]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:614]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:614]
-  reg                                                             o_valid;             // @[RegionWalker.java:616]
-  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:617]
-  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:618]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:619]
-  reg                                                             o_last;              // @[RegionWalker.java:620]
-  reg                                                             o_request;           // @[RegionWalker.java:621]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:625]
-  wire                                                            handover;            // @[RegionWalker.java:628]
-  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:636]
-  reg                                                     [3:0]   entry_fpga_wr;       // @[RegionWalker.java:646]
-  reg                                                     [3:0]   entry_fpga_rd;       // @[RegionWalker.java:647]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:677]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:678]
-  wire                                                            status_slot;         // @[RegionWalker.java:683]
-  wire                                                            status_believed;     // @[RegionWalker.java:690]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:697]
-  wire                                                            status_request;      // @[RegionWalker.java:705]
-  reg                                                     [31:0]  now;                 // @[RegionWalker.java:713]
-  reg                                                     [1:0]   completed_request;   // @[RegionWalker.java:763]
-  reg                                                             completed_rejection; // @[RegionWalker.java:764]
-  reg                                                             completed_close;     // @[RegionWalker.java:765]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:777]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:778]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:779]
-  reg                                                             status_rejection;    // @[RegionWalker.java:780]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:796]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:797]
+  reg                                                             r0_valid;            // @[RegionWalker.java:459]
+  reg                                                             r1_valid;            // @[RegionWalker.java:460]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:461]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:462]
+  wire                                                            r_load;              // @[RegionWalker.java:463]
+  wire                                                            r_take;              // @[RegionWalker.java:464]
+  wire                                                            o_go;                // @[RegionWalker.java:468]
+  wire                                                            r_take_go;           // @[RegionWalker.java:469]
+  wire                                                            r_take_wait;         // @[RegionWalker.java:470]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:476]
+  reg                                                     [34:0]  r0_chunk;            // @[RegionWalker.java:484]
+  reg                                                     [34:0]  r1_chunk;            // @[RegionWalker.java:485]
+  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:487]
+  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:491]
+  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:492]
+  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:516]
+  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:517]
+  reg                                                     [83:0]  chunk_head;          // @[RegionWalker.java:521]
+  wire                                                            chunk_head_load;     // @[RegionWalker.java:522]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:561]
+  wire                                                            pt_write_conflict;   // @[RegionWalker.java:562]
+  reg                                                             c_valid;             // @[RegionWalker.java:573]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:574]
+  reg                                                             c_first;             // @[RegionWalker.java:575]
+  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:578]
+  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:579]
+  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:580]
+  reg                                                             c_last;              // @[RegionWalker.java:581]
+  reg                                                             c_final;             // @[RegionWalker.java:582]
+  reg                                                             c_request;           // @[RegionWalker.java:583]
+  wire                                                            c_closed;            // @[RegionWalker.java:584]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:588]
+  wire                                                            c_go;                // @[RegionWalker.java:590]
+  wire                                                            c_wants;             // @[RegionWalker.java:591]
+  wire                                                            o_empty;             // @[RegionWalker.java:592]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:616]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:616]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:616]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:616]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:616]
+  reg                                                             o_valid;             // @[RegionWalker.java:618]
+  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:619]
+  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:620]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:621]
+  reg                                                             o_last;              // @[RegionWalker.java:622]
+  reg                                                             o_request;           // @[RegionWalker.java:623]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:627]
+  wire                                                            handover;            // @[RegionWalker.java:630]
+  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:638]
+  reg                                                     [3:0]   entry_fpga_wr;       // @[RegionWalker.java:648]
+  reg                                                     [3:0]   entry_fpga_rd;       // @[RegionWalker.java:649]
+  reg                                                             mover_status_valid;  // @[RegionWalker.java:679]
+  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:680]
+  wire                                                            status_slot;         // @[RegionWalker.java:685]
+  wire                                                            status_believed;     // @[RegionWalker.java:692]
+  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:699]
+  wire                                                            status_request;      // @[RegionWalker.java:707]
+  reg                                                     [31:0]  now;                 // @[RegionWalker.java:715]
+  reg                                                     [1:0]   completed_request;   // @[RegionWalker.java:765]
+  reg                                                             completed_rejection; // @[RegionWalker.java:766]
+  reg                                                             completed_close;     // @[RegionWalker.java:767]
+  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:779]
+  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:780]
+  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:781]
+  reg                                                             status_rejection;    // @[RegionWalker.java:782]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:798]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:799]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:207]
   (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:214]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];   // @[RegionWalker.java:513]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];   // @[RegionWalker.java:645]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:671]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3]; // @[RegionWalker.java:723]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:795]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];   // @[RegionWalker.java:515]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];   // @[RegionWalker.java:647]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:673]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3]; // @[RegionWalker.java:725]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:797]
 
   // @[RegionWalker.java:224]
   always @(posedge clk) begin
@@ -591,7 +591,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:803]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -600,7 +600,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:746]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -613,7 +613,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:747]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -626,7 +626,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -639,7 +639,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -652,7 +652,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 1'b0;
@@ -663,7 +663,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:746]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -676,7 +676,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:747]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -689,7 +689,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -702,7 +702,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -715,7 +715,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 1'b0;
@@ -728,7 +728,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign free_request = ~req0_valid ? 1'b0 : (~req1_valid ? 1'b1 : 1'b0); // @[RegionWalker.java:381]
 
-  // @[RegionWalker.java:548]
+  // @[RegionWalker.java:550]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -741,7 +741,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:546]
+  // @[RegionWalker.java:548]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -752,7 +752,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:495]
+  // @[RegionWalker.java:497]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -766,7 +766,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:551]
+  // @[RegionWalker.java:553]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 5'd0;
@@ -777,7 +777,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:496]
+  // @[RegionWalker.java:498]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 4'd0;
@@ -791,7 +791,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:497]
+  // @[RegionWalker.java:499]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -805,7 +805,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:554]
+  // @[RegionWalker.java:556]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -816,7 +816,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:555]
+  // @[RegionWalker.java:557]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -827,7 +827,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:549]
+  // @[RegionWalker.java:551]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -842,7 +842,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & (owed < 2'd2)) & ~reject_valid; // @[RegionWalker.java:418]
 
-  // @[RegionWalker.java:766]
+  // @[RegionWalker.java:768]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -851,7 +851,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:781]
+  // @[RegionWalker.java:783]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -894,7 +894,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:412]
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:447]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -907,7 +907,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:446]
+  // @[RegionWalker.java:448]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -922,13 +922,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
 
-  assign close_go = ((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~completing; // @[RegionWalker.java:734]
+  assign close_go = (((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~completing) & ~reject_valid; // @[RegionWalker.java:736]
 
-  assign completing = (1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:758]
+  assign completing = (1'b0 | (((status_believed & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_believed & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:760]
 
-  assign reject_go = (reject_valid & ~completing) & ~close_go; // @[RegionWalker.java:443]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:445]
 
-  // @[RegionWalker.java:491]
+  // @[RegionWalker.java:493]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -937,7 +937,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:492]
+  // @[RegionWalker.java:494]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -946,7 +946,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:528]
+  // @[RegionWalker.java:530]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -955,7 +955,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:527]
+  // @[RegionWalker.java:529]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -964,17 +964,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:470]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:472]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:595]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:597]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:629]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:631]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:593]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:595]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:594]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:596]
 
-  // @[RegionWalker.java:494]
+  // @[RegionWalker.java:496]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 35'd0;
@@ -985,7 +985,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:502]
+  // @[RegionWalker.java:504]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 35'd0;
@@ -996,12 +996,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:501]
+  // @[RegionWalker.java:503]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:504]
+  // @[RegionWalker.java:506]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1012,7 +1012,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:505]
+  // @[RegionWalker.java:507]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1023,7 +1023,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:517]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1034,7 +1034,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:527]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1045,7 +1045,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:526]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 84'd0;
@@ -1056,13 +1056,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:522]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:524]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:562]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:564]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:561]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:563]
 
-  // @[RegionWalker.java:611]
+  // @[RegionWalker.java:613]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1071,7 +1071,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:602]
+  // @[RegionWalker.java:604]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1084,7 +1084,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:603]
+  // @[RegionWalker.java:605]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1097,7 +1097,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:604]
+  // @[RegionWalker.java:606]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1110,7 +1110,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:597]
+  // @[RegionWalker.java:599]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1123,7 +1123,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:598]
+  // @[RegionWalker.java:600]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1136,7 +1136,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:599]
+  // @[RegionWalker.java:601]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1149,7 +1149,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:600]
+  // @[RegionWalker.java:602]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1162,7 +1162,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:609]
+  // @[RegionWalker.java:611]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -1175,17 +1175,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:583]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:585]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:587]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:589]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:592]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:594]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:591]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:593]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:631]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:633]
 
-  // @[RegionWalker.java:660]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1194,7 +1194,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:654]
+  // @[RegionWalker.java:656]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1205,7 +1205,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:655]
+  // @[RegionWalker.java:657]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1216,7 +1216,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:656]
+  // @[RegionWalker.java:658]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1227,7 +1227,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:657]
+  // @[RegionWalker.java:659]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1238,7 +1238,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:658]
+  // @[RegionWalker.java:660]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1249,7 +1249,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:626]
+  // @[RegionWalker.java:628]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1258,11 +1258,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:630]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:632]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:637]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:639]
 
-  // @[RegionWalker.java:649]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1273,7 +1273,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1284,7 +1284,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:679]
+  // @[RegionWalker.java:681]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1293,7 +1293,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:680]
+  // @[RegionWalker.java:682]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1302,11 +1302,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:684]
+  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:686]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:691]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:693]
 
-  // @[RegionWalker.java:698]
+  // @[RegionWalker.java:700]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1317,9 +1317,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:706]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:708]
 
-  // @[RegionWalker.java:714]
+  // @[RegionWalker.java:716]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1328,7 +1328,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:767]
+  // @[RegionWalker.java:769]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1337,7 +1337,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:768]
+  // @[RegionWalker.java:770]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1346,7 +1346,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:769]
+  // @[RegionWalker.java:771]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1355,7 +1355,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:783]
+  // @[RegionWalker.java:785]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1366,7 +1366,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:784]
+  // @[RegionWalker.java:786]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1377,7 +1377,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:785]
+  // @[RegionWalker.java:787]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1388,7 +1388,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:786]
+  // @[RegionWalker.java:788]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1399,7 +1399,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:799]
+  // @[RegionWalker.java:801]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1410,7 +1410,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:802]
+  // @[RegionWalker.java:804]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1423,41 +1423,41 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign req_ready = ~a_valid; // @[RegionWalker.java:222]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:801]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:803]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:800]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:802]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:566]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:568]
 
   assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:210]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:664]
+  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:666]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:662]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:664]
 
-  assign outstanding = owed; // @[RegionWalker.java:804]
+  assign outstanding = owed; // @[RegionWalker.java:806]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:822]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:824]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:666]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:668]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:693]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:695]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:699]
+  assign last_mover_status = last_status; // @[RegionWalker.java:701]
 
-  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:812]
+  assign rg_read_busy = ((((a_valid & (a_req[135:128] == {7'd0, rg_read_idx})) | (b_valid & (b_region == {7'd0, rg_read_idx}))) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:814]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:563]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:565]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 2'd0); // @[RegionWalker.java:814]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 2'd0); // @[RegionWalker.java:816]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:815]
+  assign ev_rejected = reject; // @[RegionWalker.java:817]
 
-  assign ev_error = k_error; // @[RegionWalker.java:816]
+  assign ev_error = k_error; // @[RegionWalker.java:818]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:818]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:820]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:819]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:821]
 
   // @[RegionWalker.java:208]
   always @(posedge clk) begin
@@ -1466,56 +1466,56 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:564]
+  // @[RegionWalker.java:566]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:474]
+  // @[RegionWalker.java:476]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:516]
+  // @[RegionWalker.java:518]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[1], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:648]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:672]
+  // @[RegionWalker.java:674]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:724]
+  // @[RegionWalker.java:726]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 2'd2] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:798]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:614]
+  // @[RegionWalker.java:616]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

@@ -12,27 +12,27 @@
 `default_nettype none
 
 module direkt_sync_fifo_w160_d16 (
-  input  wire         clk,        // @[SyncFifo.java:107]
-  input  wire         rst,        // @[SyncFifo.java:107]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:109]
-  input  wire         s_valid,    // @[SyncFifo.java:109]
-  output wire         s_ready,    // @[SyncFifo.java:109]
-  output wire [159:0] m_data,     // @[SyncFifo.java:109]
-  output wire         m_valid,    // @[SyncFifo.java:109]
-  input  wire         m_ready,    // @[SyncFifo.java:109]
-  output wire [4:0]   fill,       // @[SyncFifo.java:110]
-  output wire         almost_full // @[SyncFifo.java:110]
+  input  wire         clk,        // @[SyncFifo.java:113]
+  input  wire         rst,        // @[SyncFifo.java:113]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:115]
+  input  wire         s_valid,    // @[SyncFifo.java:115]
+  output wire         s_ready,    // @[SyncFifo.java:115]
+  output wire [159:0] m_data,     // @[SyncFifo.java:115]
+  output wire         m_valid,    // @[SyncFifo.java:115]
+  input  wire         m_ready,    // @[SyncFifo.java:115]
+  output wire [4:0]   fill,       // @[SyncFifo.java:116]
+  output wire         almost_full // @[SyncFifo.java:116]
 );
 
-  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:132]
-  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:133]
-  wire [4:0]   stored;     // @[SyncFifo.java:136]
-  wire         pop;        // @[SyncFifo.java:140]
-  wire         push;       // @[SyncFifo.java:142]
-  wire [4:0]   total;      // @[SyncFifo.java:150]
-  reg  [159:0] mem [0:15]; // @[SyncFifo.java:130]
+  reg  [4:0]   wr_ptr;     // @[SyncFifo.java:138]
+  reg  [4:0]   rd_ptr;     // @[SyncFifo.java:139]
+  wire [4:0]   stored;     // @[SyncFifo.java:142]
+  wire         pop;        // @[SyncFifo.java:146]
+  wire         push;       // @[SyncFifo.java:148]
+  wire [4:0]   total;      // @[SyncFifo.java:156]
+  reg  [159:0] mem [0:15]; // @[SyncFifo.java:136]
 
-  // @[SyncFifo.java:147]
+  // @[SyncFifo.java:153]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 5'd0;
@@ -43,7 +43,7 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  // @[SyncFifo.java:148]
+  // @[SyncFifo.java:154]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 5'd0;
@@ -54,25 +54,25 @@ module direkt_sync_fifo_w160_d16 (
     end
   end
 
-  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:138]
+  assign stored = wr_ptr - rd_ptr; // @[SyncFifo.java:144]
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:160]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:166]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:143]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:149]
 
-  assign total = stored; // @[SyncFifo.java:156]
+  assign total = stored; // @[SyncFifo.java:162]
 
-  assign s_ready = total != 5'd16; // @[SyncFifo.java:210]
+  assign s_ready = total != 5'd16; // @[SyncFifo.java:220]
 
-  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:159]
+  assign m_data = mem[rd_ptr[3:0]]; // @[SyncFifo.java:165]
 
-  assign m_valid = stored != 5'd0; // @[SyncFifo.java:158]
+  assign m_valid = stored != 5'd0; // @[SyncFifo.java:164]
 
-  assign fill = total; // @[SyncFifo.java:212]
+  assign fill = total; // @[SyncFifo.java:222]
 
-  assign almost_full = total >= 5'd16; // @[SyncFifo.java:214]
+  assign almost_full = total >= 5'd16; // @[SyncFifo.java:225]
 
-  // @[SyncFifo.java:146]
+  // @[SyncFifo.java:152]
   always @(posedge clk) begin
     if (push) begin
       mem[wr_ptr[3:0]] <= s_data;

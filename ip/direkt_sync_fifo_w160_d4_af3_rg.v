@@ -12,30 +12,30 @@
 `default_nettype none
 
 module direkt_sync_fifo_w160_d4_af3_rg (
-  input  wire         clk,        // @[SyncFifo.java:107]
-  input  wire         rst,        // @[SyncFifo.java:107]
-  input  wire [159:0] s_data,     // @[SyncFifo.java:109]
-  input  wire         s_valid,    // @[SyncFifo.java:109]
-  output wire         s_ready,    // @[SyncFifo.java:109]
-  output wire [159:0] m_data,     // @[SyncFifo.java:109]
-  output wire         m_valid,    // @[SyncFifo.java:109]
-  input  wire         m_ready,    // @[SyncFifo.java:109]
-  output wire [2:0]   fill,       // @[SyncFifo.java:110]
-  output wire         almost_full // @[SyncFifo.java:110]
+  input  wire         clk,        // @[SyncFifo.java:113]
+  input  wire         rst,        // @[SyncFifo.java:113]
+  input  wire [159:0] s_data,     // @[SyncFifo.java:115]
+  input  wire         s_valid,    // @[SyncFifo.java:115]
+  output wire         s_ready,    // @[SyncFifo.java:115]
+  output wire [159:0] m_data,     // @[SyncFifo.java:115]
+  output wire         m_valid,    // @[SyncFifo.java:115]
+  input  wire         m_ready,    // @[SyncFifo.java:115]
+  output wire [2:0]   fill,       // @[SyncFifo.java:116]
+  output wire         almost_full // @[SyncFifo.java:116]
 );
 
-  reg  [2:0]   wr_ptr;        // @[SyncFifo.java:132]
-  reg  [2:0]   rd_ptr;        // @[SyncFifo.java:133]
-  wire         pop;           // @[SyncFifo.java:140]
-  wire         push;          // @[SyncFifo.java:142]
-  reg          valid_q;       // @[SyncFifo.java:153]
-  reg  [2:0]   count_q;       // @[SyncFifo.java:192]
-  reg          ready_q;       // @[SyncFifo.java:193]
-  reg          almost_full_q; // @[SyncFifo.java:194]
-  wire [2:0]   count_next;    // @[SyncFifo.java:196]
-  reg  [159:0] mem [0:3];     // @[SyncFifo.java:130]
+  reg  [2:0]   wr_ptr;        // @[SyncFifo.java:138]
+  reg  [2:0]   rd_ptr;        // @[SyncFifo.java:139]
+  wire         pop;           // @[SyncFifo.java:146]
+  wire         push;          // @[SyncFifo.java:148]
+  reg          valid_q;       // @[SyncFifo.java:159]
+  reg  [2:0]   count_q;       // @[SyncFifo.java:198]
+  reg          ready_q;       // @[SyncFifo.java:199]
+  reg          almost_full_q; // @[SyncFifo.java:200]
+  wire [2:0]   count_next;    // @[SyncFifo.java:202]
+  reg  [159:0] mem [0:3];     // @[SyncFifo.java:136]
 
-  // @[SyncFifo.java:147]
+  // @[SyncFifo.java:153]
   always @(posedge clk) begin
     if (rst) begin
       wr_ptr <= 3'd0;
@@ -46,7 +46,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:148]
+  // @[SyncFifo.java:154]
   always @(posedge clk) begin
     if (rst) begin
       rd_ptr <= 3'd0;
@@ -57,11 +57,11 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  assign pop = m_valid & m_ready; // @[SyncFifo.java:160]
+  assign pop = m_valid & m_ready; // @[SyncFifo.java:166]
 
-  assign push = s_valid & s_ready; // @[SyncFifo.java:143]
+  assign push = s_valid & s_ready; // @[SyncFifo.java:149]
 
-  // @[SyncFifo.java:200]
+  // @[SyncFifo.java:206]
   always @(posedge clk) begin
     if (rst) begin
       valid_q <= 1'b0;
@@ -70,7 +70,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:198]
+  // @[SyncFifo.java:204]
   always @(posedge clk) begin
     if (rst) begin
       count_q <= 3'd0;
@@ -79,7 +79,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:202]
+  // @[SyncFifo.java:208]
   always @(posedge clk) begin
     if (rst) begin
       ready_q <= 1'b1;
@@ -88,7 +88,7 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  // @[SyncFifo.java:203]
+  // @[SyncFifo.java:210]
   always @(posedge clk) begin
     if (rst) begin
       almost_full_q <= 1'b0;
@@ -97,19 +97,19 @@ module direkt_sync_fifo_w160_d4_af3_rg (
     end
   end
 
-  assign count_next = (push ^ (m_valid & m_ready)) ? (count_q + {{2{m_valid & m_ready}}, 1'b1}) : count_q; // @[SyncFifo.java:197]
+  assign count_next = (push ^ (m_valid & m_ready)) ? (count_q + {{2{m_valid & m_ready}}, 1'b1}) : count_q; // @[SyncFifo.java:203]
 
-  assign s_ready = ready_q; // @[SyncFifo.java:204]
+  assign s_ready = ready_q; // @[SyncFifo.java:212]
 
-  assign m_data = mem[rd_ptr[1:0]]; // @[SyncFifo.java:159]
+  assign m_data = mem[rd_ptr[1:0]]; // @[SyncFifo.java:165]
 
-  assign m_valid = valid_q; // @[SyncFifo.java:158]
+  assign m_valid = valid_q; // @[SyncFifo.java:164]
 
-  assign fill = count_q; // @[SyncFifo.java:206]
+  assign fill = count_q; // @[SyncFifo.java:214]
 
-  assign almost_full = almost_full_q; // @[SyncFifo.java:208]
+  assign almost_full = almost_full_q; // @[SyncFifo.java:217]
 
-  // @[SyncFifo.java:146]
+  // @[SyncFifo.java:152]
   always @(posedge clk) begin
     if (s_ready) begin
       mem[wr_ptr[1:0]] <= s_data;

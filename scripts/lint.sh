@@ -46,6 +46,9 @@ gen bridge preset=paper
 gen bridge inflight=128 status_depth=128 windows=1 reset=active_high
 gen bridge inflight=1 policy=weighted weights=1,4 word_order=x0_high registered_channels=true
 gen bridge preset=paper status_mode=tagged inflight=5 status_depth=8 sync_stages=3
+gen bridge ports=8 port_credits=16 port_policy=fixed_priority word_order=x0_high
+gen bridge preset=regions ports=4 port_policy=weighted port_weights=4,2,1,1
+gen bridge preset=regions ports=3 port_credits=2 word_order=x0_high registered_channels=true
 
 dirs=()
 while IFS= read -r d; do dirs+=("$d"); done < <(

@@ -82,7 +82,7 @@ public final class Consistency {
         Set<String> boardChannels = new TreeSet<>();
         try {
             BoardSpec edited = BoardSpec.parse(new String(files.get(Overlay.BOARD_SPEC), StandardCharsets.UTF_8), Overlay.BOARD_SPEC);
-            java.util.Set<String> ids = new java.util.HashSet<>(p.channels().all());
+            java.util.Set<String> ids = new java.util.HashSet<>(p.channelIds());
             for (Channel c : edited.channels()) {
                 if (ids.contains(c.chanId())) {
                     boardChannels.add(c.port() + " " + c.type() + " " + c.width() + " " + c.chanId());

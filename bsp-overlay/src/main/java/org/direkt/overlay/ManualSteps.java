@@ -21,7 +21,7 @@ final class ManualSteps {
         List<String> steps = new ArrayList<>();
         String top = p.instance();
         if (portableOnly) {
-            steps.add("**Export the four channel interfaces** of `" + top + "` from the system your kernel is built in, under"
+            steps.add("**Export the " + count(p) + " channel interfaces** of `" + top + "` from the system your kernel is built in, under"
                     + " the port names board_spec.xml gives them (" + boardPorts(p) + "): the OpenCL compiler connects"
                     + " `<port>_data`, `_valid` and `_ready` of each to the kernel's io(\"...\") channels in the kernel clock"
                     + " domain.");
@@ -36,7 +36,7 @@ final class ManualSteps {
                     + " release is another.");
         }
         String wrapperStep = "**Wire the channels in the kernel wrapper**";
-        String ports = "add the four channels' `<port>_data`, `_valid` and `_ready` signals (" + boardPorts(p) + ")";
+        String ports = "add the " + count(p) + " channels' `<port>_data`, `_valid` and `_ready` signals (" + boardPorts(p) + ")";
         if (bsp.kernelWrappers().isEmpty()) {
             steps.add(wrapperStep + " if the BSP's kernel wrapper (e.g. `freeze_wrapper.v`) lists the kernel system's ports"
                     + " by hand: " + ports + ".");
@@ -58,6 +58,12 @@ final class ManualSteps {
             }
         }
         return List.copyOf(steps);
+    }
+
+    /** How many channels the bridge has, in words: four, or sixteen with four kernel ports. */
+    private static String count(Bridge.Params p) {
+        int n = p.channelList().size();
+        return n == 4 ? "four" : String.valueOf(n);
     }
 
     /** The channels' board ports, as board_spec.xml names them: {@code `direkt_bridge_rd_desc`, ...}. */

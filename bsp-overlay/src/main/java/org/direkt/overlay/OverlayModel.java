@@ -22,7 +22,8 @@ import org.direkt.hdl.Module;
  * <li>{@code interfaces}: {@link PlatformInterfaces} as maps (name, type, end, clock, reset,
  *     properties, ports[name, role, direction, width], doc).</li>
  * <li>{@code channels}: per direction and role: {@code rd_desc}, {@code rd_status}, {@code wr_desc},
- *     {@code wr_status} -> the manifest channel map (chan_id, port, type, width, ...).</li>
+ *     {@code wr_status} (and per further port {@code rd_p1_desc}, ...) -> the manifest channel map (chan_id,
+ *     port, type, width, ...); {@code portNames}: rd, wr, rd_p1, wr_p1, ...</li>
  * <li>{@code cldesc}: fields of the kernel descriptor as {name, word, shift, width, mask} (word =
  *     index of the 32-bit word x0..x7, shift = bit within it); {@code cldescRegion}: the same for
  *     the region request.</li>
@@ -52,9 +53,19 @@ public final class OverlayModel {
         Map<String, Object> channels = new LinkedHashMap<>();
         for (Object o : (List<Object>) bridge.get("channels")) {
             Map<String, Object> c = (Map<String, Object>) o;
-            channels.put(c.get("direction") + "_" + c.get("role"), c);
+            Object k = c.get("kernel_port");
+            channels.put(c.get("direction") + (k == null || ((Number) k).intValue() == 0 ? "" : "_p" + k) + "_" + c.get("role"), c);
         }
         m.put("channels", channels);
+        // per direction, its ports' names as the header's functions carry them: rd, rd_p1, ...
+        List<String> portNames = new ArrayList<>();
+        for (int k = 0; k < p.ports(); k++) {
+            for (Bridge.Direction d : Bridge.Direction.values()) {
+                portNames.add(Bridge.Params.portPrefix(d, k));
+            }
+        }
+        m.put("portNames", portNames);
+        m.put("kernelPorts", p.ports());
         List<Map<String, Object>> cl = wordFields(Layout.resolve(Layout.CLDESC));
         m.put("cldesc", cl);
         m.put("cldescRegion", wordFields(Layout.resolve(Layout.CLDESC_REGION)));

@@ -78,10 +78,12 @@ public final class PlatformInterfaces {
 
         for (Bridge.Direction dir : Bridge.Direction.values()) {
             String t = dir.tag();
-            for (boolean desc : new boolean[] {true, false}) {
-                ChannelPort.Channel c = p.channel(dir, desc);
-                out.add(stream(top, c.port(), !desc, "kernel_clk", "kernel_reset", 8, 0, true,
-                        "OpenCL I/O channel " + c.chanId() + " (" + c.type().xmlName() + ", " + c.width() + " bits)"));
+            for (int port = 0; port < p.ports(); port++) {
+                for (boolean desc : new boolean[] {true, false}) {
+                    ChannelPort.Channel c = p.channel(dir, desc, port);
+                    out.add(stream(top, c.port(), !desc, "kernel_clk", "kernel_reset", 8, 0, true,
+                            "OpenCL I/O channel " + c.chanId() + " (" + c.type().xmlName() + ", " + c.width() + " bits)"));
+                }
             }
             int descBits = Layout.MOVER_DESC.bits();
             int statusBits = Layout.MOVER_STATUS.bits();

@@ -255,6 +255,10 @@ public final class Catalog {
         // the paper preset's status builder (the kernel's IDs, cycle-count statuses), proved on its own
         r.add(new StatusBuilder().elaborate(new StatusBuilder.Params(Bridge.IdMode.PAPER, 16, false, true)));
         r.add(new Bridge().elaborate(Bridge.Params.defaults()));
+        // three kernel ports onto one request stream, 2 credits each, a 40-bit word (tag [35:4], more
+        // bit 39): small enough for make formal to prove per-port credits and status routing
+        r.add(new org.direkt.generators.bridge.PortMux().elaborate(new org.direkt.generators.bridge.PortMux.Params(3, 2,
+                Arbiter.Policy.ROUND_ROBIN, List.of(), 40, 4, 39)));
         // the GPU region walker in both directions, and its smallest build (proved in formal/)
         r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.RD)));
         r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.WR)));

@@ -202,7 +202,7 @@ public final class Main implements Callable<Integer> {
             summary.put("system", plan.bsp().system() == null ? null : plan.bsp().system().toString());
             summary.put("dma_instance", plan.bsp().dmaInstance());
             summary.put("desc_instance", plan.bsp().descInstance());
-            summary.put("channels", plan.params().channels().all());
+            summary.put("channels", plan.params().channelIds());
             if (!plan.portableOnly()) {
                 summary.put("qsys_version", plan.qsysVersion().version());
                 summary.put("qsys_version_from", plan.qsysVersion().origin().name().toLowerCase(java.util.Locale.ROOT));
@@ -270,7 +270,7 @@ public final class Main implements Callable<Integer> {
             for (String f : r.written()) {
                 o.println("  wrote " + f);
             }
-            o.printf("  channels: %s%n", String.join(", ", plan.params().channels().all()));
+            o.printf("  channels: %s%n", String.join(", ", plan.params().channelIds()));
             if (plan.portableOnly()) {
                 o.printf("  portable parts only: %s; connect the bridge to your own data movers (OVERLAY.md says how)%n",
                         plan.bsp().refusal() == null ? plan.bsp().kind().description : plan.bsp().refusal().found());

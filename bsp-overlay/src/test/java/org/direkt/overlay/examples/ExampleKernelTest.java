@@ -2,6 +2,7 @@
 package org.direkt.overlay.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -25,6 +26,7 @@ class ExampleKernelTest {
     static Path repo;
     static Path board;
     static Path regionsBoard;
+    static Path portsBoard;
     static String kernel;
 
     record Run(int code, String out, String err) {
@@ -52,6 +54,11 @@ class ExampleKernelTest {
                 "--out", tmp.resolve("regions").toString());
         assertEquals(0, rr.code(), rr.err());
         regionsBoard = tmp.resolve("regions/board_spec.xml");
+        Path ports = Files.writeString(tmp.resolve("ports.json"), "{\"preset\": \"regions\", \"ports\": 2}");
+        Run rp = direkt("overlay", "--bsp", repo.resolve("examples/bsp/direkt_ref").toString(), "--config", ports.toString(),
+                "--out", tmp.resolve("ports").toString());
+        assertEquals(0, rp.code(), rp.err());
+        portsBoard = tmp.resolve("ports/board_spec.xml");
         kernel = Files.readString(repo.resolve("examples/kernels/gpu_fpga_roundtrip.cl"));
     }
 
@@ -115,6 +122,22 @@ class ExampleKernelTest {
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("4 io channels (declared in " + tmp.resolve("regions/include/direkt_dma.h") + "), all match"), r.out());
         assertTrue(r.err().isBlank(), "no warnings: " + r.err());
+    }
+
+    /** Two kernel ports: the example's two kernels use one each, all eight channels from the header. */
+    @Test
+    void thePortsKernelLintsCleanAgainstABoardWithTwoPorts() throws IOException {
+        Run r = direkt("lint-kernel", repo.resolve("examples/kernels/gpu_region_ports.cl").toString(), "--board", portsBoard.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("8 io channels (declared in " + tmp.resolve("ports/include/direkt_dma.h") + "), all match"), r.out());
+        assertTrue(r.err().isBlank(), "no warnings: " + r.err());
+        String spec = Files.readString(portsBoard);
+        for (String id : List.of("direkt_rd_desc_p1", "direkt_rd_status_p1", "direkt_wr_desc_p1", "direkt_wr_status_p1")) {
+            assertTrue(spec.contains("chan_id=\"" + id + "\""), "board_spec.xml declares " + id);
+        }
+        // the one-port overlay's header has no port 1 (the kernel would not compile against it)
+        assertTrue(Files.readString(tmp.resolve("ports/include/direkt_dma.h")).contains("direkt_rd_p1_submit(cldesc_t d)"));
+        assertFalse(Files.readString(tmp.resolve("regions/include/direkt_dma.h")).contains("direkt_rd_p1_submit"));
     }
 
     @Test

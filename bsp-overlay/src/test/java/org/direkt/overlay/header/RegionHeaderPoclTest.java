@@ -23,6 +23,7 @@ import java.util.Random;
 
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
+import org.direkt.generators.stream.ChannelPort;
 import org.direkt.overlay.OverlayModel;
 import org.direkt.overlay.Templates;
 
@@ -294,6 +295,49 @@ class RegionHeaderPoclTest {
                     .toList();
             assertEquals(List.of(), unexpected, kernel + ": warnings outside the channel parts:\n" + r.output());
         }
+    }
+
+    /**
+     * Four kernel ports: each port's channels are declared with its own ids, each has its own submit
+     * and wait, and the region helpers take a port for their direction, in hardware mode and in
+     * emulation (where every port of a direction is the direction's emulated pair).
+     */
+    @Test
+    void everyKernelPortHasItsOwnChannelsAndFunctions() throws IOException {
+        Bridge.Params p = Bridge.Params.regionsPreset().toBuilder().ports(4).build();
+        String h = Templates.render("direkt_dma.h.vm", OverlayModel.of(p, new Bridge().elaborate(p), List.of(), Map.of()));
+        for (ChannelPort.Channel c : p.channelList()) {
+            assertTrue(h.contains("__attribute__((io(\"" + c.chanId() + "\")));"), "declares " + c.chanId());
+        }
+        for (String pre : List.of("rd", "rd_p1", "rd_p2", "rd_p3", "wr", "wr_p1", "wr_p2", "wr_p3")) {
+            assertTrue(h.contains("static inline void direkt_" + pre + "_submit(cldesc_t d)"), pre);
+            assertTrue(h.contains("static inline direkt_status_t direkt_" + pre + "_wait(void)"), pre);
+        }
+        assertFalse(h.contains("direkt_rd_p4_submit"));
+        Path dir = HeaderFiles.dir("regions-ports");
+        HeaderFiles.write(dir, "direkt_dma.h", h);
+        HeaderFiles.write(dir, "direkt_hw_stubs.h", resource("direkt_hw_stubs.h"));
+        String body = """
+                __kernel void two_ports(__global uint *a, __global uint *b, __global ulong *out DIREKT_KERNEL_ARGS)
+                {
+                    DIREKT_BEGIN;
+                    out[0] = direkt_copy_region(rd_p2, 1U, 0U, a, 4096U, 7U);
+                    direkt_rd_p1_submit(direkt_region_request(1U, 4096U, direkt_fpga_addr(b), 64U, 7U));
+                    out[1] = direkt_rd_p1_wait();
+                    direkt_submit_strided(wr_p3, 2U, 0U, 8192U, a, 4096U, 4096U, 4U, 9U);
+                    out[2] = direkt_wr_p3_wait();
+                }
+                """;
+        HeaderFiles.write(dir, "ports_hw.cl", "#include \"direkt_hw_stubs.h\"\n#include \"direkt_dma.h\"\n" + body);
+        HeaderFiles.write(dir, "ports_emu.cl", "#include \"direkt_dma.h\"\n" + body);
+        String example = Files.readString(repo().resolve("examples/kernels/gpu_region_ports.cl"));
+        HeaderFiles.write(dir, "example_hw.cl", "#include \"direkt_hw_stubs.h\"\n" + example);
+        HeaderFiles.write(dir, "example_emu.cl", example);
+        // (each build fails the test with its log unless PoCL builds the kernel)
+        Pocl.build(dir, dir.resolve("example_hw.cl"), "-DDIREKT_TEST_HW_STUBS -I" + dir, "-", 0, List.of());
+        Pocl.build(dir, dir.resolve("example_emu.cl"), "-DDIREKT_EMULATION -I" + dir + " -Werror", "-", 0, List.of());
+        Pocl.build(dir, dir.resolve("ports_hw.cl"), "-DDIREKT_TEST_HW_STUBS -I" + dir, "-", 0, List.of());
+        Pocl.build(dir, dir.resolve("ports_emu.cl"), "-DDIREKT_EMULATION -I" + dir + " -Werror", "-", 0, List.of());
     }
 
     /** Each addressing's header offers its own builders only. */

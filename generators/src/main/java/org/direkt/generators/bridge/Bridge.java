@@ -95,7 +95,8 @@ public final class Bridge extends Generator<Bridge.Params> {
     public record Params(String instance, ChannelIds channels, int descFifoDepth, int statusFifoDepth, int inflight,
             Arbiter.Policy policy, List<Integer> weights, IdMode idMode, StatusMode statusMode, int windowEntries,
             ClockDomain.ResetPolarity dmaResetPolarity, int syncStages, long fpgaMemBytes, WordOrder wordOrder,
-            boolean registeredChannels, boolean counters, boolean bringup, Addressing addressing, int regionPages, int regions) {
+            boolean registeredChannels, boolean counters, boolean bringup, Addressing addressing, int regionPages, int regions,
+            int ports, int portCredits, Arbiter.Policy portPolicy, List<Integer> portWeights) {
         public Params {
             require(instance != null && instance.matches("[A-Za-z_][A-Za-z0-9_]*"), "Bridge", "instance", instance,
                     "must be a Platform Designer instance name (letters, digits, '_')");
@@ -134,6 +135,27 @@ public final class Bridge extends Generator<Bridge.Params> {
                 require(inflight <= 16, "Bridge", "inflight", inflight, "must be in 1..16 with addressing=regions (region requests in flight per direction)");
                 require(!bringup, "Bridge", "bringup", bringup, "is not available with addressing=regions yet: set bringup=false");
             }
+            require(ports >= 1 && ports <= MAX_PORTS, "Bridge", "ports", ports, "must be in 1.." + MAX_PORTS + " (kernel ports per direction)");
+            require(Check.isPowerOfTwo(portCredits) && portCredits >= 2 && portCredits <= 16, "Bridge", "portCredits", portCredits,
+                    "must be a power of two in 2..16 (requests a port may have unanswered)");
+            require(portPolicy != null, "Bridge", "portPolicy", portPolicy, "must be FIXED_PRIORITY, ROUND_ROBIN or WEIGHTED");
+            portWeights = portWeights == null ? List.of() : List.copyOf(portWeights);
+            if (ports > 1) {
+                new Arbiter.Params(ports, portPolicy, portWeights);
+                require(statusMode == StatusMode.TAGGED && idMode == IdMode.MANAGED, "Bridge", "ports", ports,
+                        "needs status_mode=tagged and id_mode=managed (a status finds its port by the tag the bridge puts in the request)");
+                List<String> ids = new java.util.ArrayList<>();
+                for (int k = 0; k < ports; k++) {
+                    for (String id : channels.all()) {
+                        ids.add(portChannelId(id, k));
+                    }
+                }
+                require(ids.stream().distinct().count() == ids.size(), "Bridge", "channels", ids,
+                        "the channel ids of every port must differ (port k adds _p<k> to each id)");
+            } else {
+                require(portWeights.isEmpty() || portWeights.size() == 1, "Bridge", "portWeights", portWeights,
+                        "one weight per port (ports = 1)");
+            }
         }
 
         /** Whether kernels write region requests ({@link Addressing#REGIONS}) rather than raw descriptors. */
@@ -148,6 +170,19 @@ public final class Bridge extends Generator<Bridge.Params> {
                     false, counters);
         }
 
+        /** The most kernel ports per direction. */
+        public static final int MAX_PORTS = 8;
+
+        /** The channel id of port {@code k} of channel {@code id}: port 0 keeps the id, port k > 0 adds {@code _p<k>}. */
+        public static String portChannelId(String id, int k) {
+            return k == 0 ? id : id + "_p" + k;
+        }
+
+        /** The kernel-side stream of port {@code k} of direction d ({@code rd}, {@code rd_p1}, ...): its pins are {@code <prefix>_desc_*}, {@code <prefix>_status_*}. */
+        public static String portPrefix(Direction d, int k) {
+            return k == 0 ? d.tag() : d.tag() + "_p" + k;
+        }
+
         /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..135): the mover model's status latency of 250 cycles is shorter than one 64 KB piece's transfer. */
         public static final int REGION_PIECES = 8;
 
@@ -157,7 +192,8 @@ public final class Bridge extends Generator<Bridge.Params> {
                     .inflight(16).policy(Arbiter.Policy.ROUND_ROBIN).weights(List.of()).idMode(IdMode.MANAGED)
                     .statusMode(StatusMode.TAGGED).windowEntries(4).dmaResetPolarity(ClockDomain.ResetPolarity.ACTIVE_LOW)
                     .syncStages(2).fpgaMemBytes(8L << 30).wordOrder(WordOrder.X0_LOW).registeredChannels(false)
-                    .counters(true).bringup(true).addressing(Addressing.RAW).regionPages(1024).regions(16).build();
+                    .counters(true).bringup(true).addressing(Addressing.RAW).regionPages(1024).regions(16)
+                    .ports(1).portCredits(4).portPolicy(Arbiter.Policy.ROUND_ROBIN).portWeights(List.of()).build();
         }
 
         /**
@@ -242,6 +278,10 @@ public final class Bridge extends Generator<Bridge.Params> {
             private Addressing addressing;
             private int regionPages;
             private int regions;
+            private int ports;
+            private int portCredits;
+            private Arbiter.Policy portPolicy;
+            private List<Integer> portWeights = List.of();
 
             private Builder() {
             }
@@ -267,6 +307,30 @@ public final class Bridge extends Generator<Bridge.Params> {
                 addressing = p.addressing;
                 regionPages = p.regionPages;
                 regions = p.regions;
+                ports = p.ports;
+                portCredits = p.portCredits;
+                portPolicy = p.portPolicy;
+                portWeights = p.portWeights;
+            }
+
+            public Builder ports(int v) {
+                ports = v;
+                return this;
+            }
+
+            public Builder portCredits(int v) {
+                portCredits = v;
+                return this;
+            }
+
+            public Builder portPolicy(Arbiter.Policy v) {
+                portPolicy = v;
+                return this;
+            }
+
+            public Builder portWeights(List<Integer> v) {
+                portWeights = v;
+                return this;
             }
 
             public Builder addressing(Addressing v) {
@@ -378,7 +442,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             public Params build() {
                 return new Params(instance, channels, descFifoDepth, statusFifoDepth, inflight, policy, weights, idMode,
                         statusMode, windowEntries, dmaResetPolarity, syncStages, fpgaMemBytes, wordOrder, registeredChannels,
-                        counters, bringup, addressing, regionPages, regions);
+                        counters, bringup, addressing, regionPages, regions, ports, portCredits, portPolicy, portWeights);
             }
         }
 
@@ -406,10 +470,24 @@ public final class Bridge extends Generator<Bridge.Params> {
             return new BridgeIssue.Params(new WindowCheck.Params(checks, windowEntries), inflight, statusFifoDepth, counters);
         }
 
-        /** The four channels as board_spec.xml declares them (kernel-side port names = direction + role). */
+        /**
+         * Every channel as board_spec.xml declares it (kernel-side port names = direction, port, role):
+         * per port (port 0's first) and direction, its descriptor and status channel.
+         */
         public List<ChannelPort.Channel> channelList() {
-            return List.of(channel(Direction.RD, true), channel(Direction.RD, false),
-                    channel(Direction.WR, true), channel(Direction.WR, false));
+            List<ChannelPort.Channel> r = new java.util.ArrayList<>();
+            for (int k = 0; k < ports; k++) {
+                for (Direction d : Direction.values()) {
+                    r.add(channel(d, true, k));
+                    r.add(channel(d, false, k));
+                }
+            }
+            return List.copyOf(r);
+        }
+
+        /** Every channel id, as {@link #channelList} orders them. */
+        public List<String> channelIds() {
+            return channelList().stream().map(ChannelPort.Channel::chanId).toList();
         }
 
         /**
@@ -421,9 +499,14 @@ public final class Bridge extends Generator<Bridge.Params> {
         }
 
         public ChannelPort.Channel channel(Direction d, boolean desc) {
-            return new ChannelPort.Channel(instance, d.tag() + (desc ? "_desc" : "_status"),
+            return channel(d, desc, 0);
+        }
+
+        /** Port {@code k}'s descriptor ({@code desc}) or status channel of direction d. */
+        public ChannelPort.Channel channel(Direction d, boolean desc, int k) {
+            return new ChannelPort.Channel(instance, portPrefix(d, k) + (desc ? "_desc" : "_status"),
                     desc ? ChannelPort.Type.STREAMSINK : ChannelPort.Type.STREAMSOURCE,
-                    desc ? Layout.CLDESC.bits() : 64, desc ? descChannel(d) : statusChannel(d));
+                    desc ? Layout.CLDESC.bits() : 64, portChannelId(desc ? descChannel(d) : statusChannel(d), k));
         }
     }
 
@@ -443,12 +526,15 @@ public final class Bridge extends Generator<Bridge.Params> {
                 direkt bridge: OpenCL kernels issue PCIe DMA descriptors through I/O channels %s, beside
                 the host's descriptor controller. Sits between the BSP's descriptor controller (rd/wr_host_*)
                 and the hard IP's data movers (rd/wr_dma_*). IDs %s; status %s; up to %d kernel descriptors
-                in flight per direction; %s arbitration; %d address windows, all closed after reset%s.
+                in flight per direction; %s arbitration; %d address windows, all closed after reset%s%s.
                 Reset: assert kernel_resetn and %s together for at least %d cycles of the slower clock.""",
                 p.channels().all(), p.idMode() == IdMode.MANAGED ? "managed by the bridge (128..255)" : "from the kernel (paper)",
                 p.statusMode() == StatusMode.TAGGED ? "tagged (tag, error, elapsed)" : "elapsed cycles (paper)",
                 p.inflight(), p.policy().name().toLowerCase(java.util.Locale.ROOT), p.windowEntries(),
-                p.counters() ? "; event counters" : "", p.dmaDomain().reset(), p.syncStages() + 2));
+                p.counters() ? "; event counters" : "",
+                p.ports() > 1 ? String.format("; %d kernel ports per direction (%s, %d requests unanswered each)", p.ports(),
+                        p.portPolicy().name().toLowerCase(java.util.Locale.ROOT), p.portCredits()) : "",
+                p.dmaDomain().reset(), p.syncStages() + 2));
         ClockDomain kernel = m.domain(ChannelPort.KERNEL);
         ClockDomain dma = m.domain(p.dmaDomain());
 
@@ -470,8 +556,11 @@ public final class Bridge extends Generator<Bridge.Params> {
             BridgePath.Params pp = new BridgePath.Params(p, d);
             BridgePath.Io path = m.sub("u_" + t, new BridgePath(), pp)
                     .clock(ChannelPort.KERNEL, kernel).clock(p.dmaDomain(), dma).io();
-            m.connect(m.stream(t + "_desc", path.desc().type(), kernel), path.desc());
-            m.connect(path.status(), m.stream(t + "_status", path.status().type(), kernel));
+            for (int k = 0; k < p.ports(); k++) {
+                String pre = Params.portPrefix(d, k);
+                m.connect(m.stream(pre + "_desc", path.desc().get(k).type(), kernel), path.desc().get(k));
+                m.connect(path.status().get(k), m.stream(pre + "_status", path.status().get(k).type(), kernel));
+            }
             m.connect(m.stream(t + "_host_desc", path.hostDesc().type(), dma), path.hostDesc());
             m.connect(path.dmaDesc(), m.stream(t + "_dma_desc", path.dmaDesc().type(), dma));
             path.dmaStatusValid().set(m.input(t + "_dma_status_valid", 1, dma));

@@ -106,7 +106,19 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
                     "addressing=regions inflight=4 bringup=false region_pages=4096", Params::regionPages, Params.Builder::regionPages),
             new BridgeParam<>("regions", "regions", "regions", Kind.INT, "1..64",
                     "region table entries, with addressing=regions",
-                    "addressing=regions inflight=4 bringup=false regions=32", Params::regions, Params.Builder::regions));
+                    "addressing=regions inflight=4 bringup=false regions=32", Params::regions, Params.Builder::regions),
+            new BridgeParam<>("ports", "ports", "ports", Kind.INT, "1..8",
+                    "kernel ports per direction, each its own descriptor and status channel pair (port k > 0: ids with _p<k>)",
+                    "ports=4", Params::ports, Params.Builder::ports),
+            new BridgeParam<>("port_credits", "portCredits", "port_credits", Kind.INT, "a power of two in 2..16",
+                    "requests one port may have unanswered (its status FIFO's depth), with ports > 1",
+                    "ports=4 port_credits=8", Params::portCredits, Params.Builder::portCredits),
+            choice("port_policy", "portPolicy", "port_policy", Arbiter.Policy.class,
+                    "arbitration between the kernel ports of a direction, with ports > 1",
+                    "ports=4 port_policy=fixed_priority", Params::portPolicy, Params.Builder::portPolicy),
+            new BridgeParam<>("port_weights", "portWeights", "port_weights", Kind.INTS, "one per port, each 1..255; only with port_policy=weighted",
+                    "consecutive requests each port may take under weighted arbitration",
+                    "ports=4 port_policy=weighted port_weights=4,2,1,1", Params::portWeights, Params.Builder::portWeights));
 
     private static BridgeParam<String> channel(Direction d, boolean desc) {
         String role = desc ? "descriptor" : "status";

@@ -54,7 +54,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
      * addressing) or the table ports of its region walker (regions addressing; else null), and the
      * events the CSR counts.
      */
-    public record Io(Stream desc, Stream status, Stream hostDesc, Stream dmaDesc, Signal dmaStatusValid,
+    public record Io(List<Stream> desc, List<Stream> status, Stream hostDesc, Stream dmaDesc, Signal dmaStatusValid,
             Signal dmaStatusData, Signal hostStatusValid, Signal hostStatusData, Signal now, Signal winBase,
             Signal winMask, Signal winAllow, Map<String, Signal> events, Signal evError, Signal outstanding,
             Signal hostBuffered, Signal lastDesc, Signal lastMoverStatus, Tables tables) {
@@ -98,6 +98,12 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         return null;
     }
 
+    /** Where bit {@code lsb} of a cldesc sits on the channel in word order {@code order}. */
+    private static int channelBit(int lsb, Bridge.WordOrder order) {
+        int wb = Layout.CLDESC_WORD_BITS;
+        return order == Bridge.WordOrder.X0_LOW ? lsb : (Layout.CLDESC_WORDS - 1 - lsb / wb) * wb + lsb % wb;
+    }
+
     /** The channel word for a cldesc and back (the word order is its own inverse). */
     private static Expr channelOrder(Expr w, Bridge.WordOrder order) {
         if (order == Bridge.WordOrder.X0_LOW) {
@@ -119,7 +125,8 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     public String moduleName(Params p) {
         String t = p.direction().tag();
         return org.direkt.generators.Names.hashed("direkt_bridge_" + t, "direction=" + t + " " + BridgeParam.canonical(p.bridge(),
-                d -> !d.name().equals("instance") && (!d.component().equals("channels") || d.name().startsWith(t + "_"))));
+                d -> !d.name().equals("instance") && (!d.component().equals("channels") || d.name().startsWith(t + "_"))
+                        && (p.bridge().ports() > 1 || !d.name().startsWith("port"))));
     }
 
     @Override
@@ -131,8 +138,13 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         int descBits = Layout.MOVER_DESC.bits();
         int statusBits = Layout.MOVER_STATUS.bits();
         int e = b.windowEntries();
-        Stream desc = at.sink(t + "_desc", AvalonSt.source(Layout.CLDESC.bits()), kernel);
-        Stream status = at.source(t + "_status", AvalonSt.source(64), kernel);
+        List<Stream> desc = new ArrayList<>();
+        List<Stream> status = new ArrayList<>();
+        for (int k = 0; k < b.ports(); k++) {
+            String pre = Bridge.Params.portPrefix(p.direction(), k);
+            desc.add(at.sink(pre + "_desc", AvalonSt.source(Layout.CLDESC.bits()), kernel));
+            status.add(at.source(pre + "_status", AvalonSt.source(64), kernel));
+        }
         Stream hostDesc = at.sink(t + "_host_desc", AvalonSt.source(descBits, 1), dma);
         Stream dmaDesc = at.source(t + "_dma_desc", AvalonSt.source(descBits, 1), dma);
         Signal msValid = at.in(t + "_dma_status_valid", 1, dma);
@@ -180,20 +192,42 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         DescChecks.Params cp = ip.checks();
         Layout.Word cross = DescChecks.crossWord(cp);
 
-        // ---- kernel side: the two channels exactly as the kernel system names them
-        ChannelPort.Io descPort = m.sub("u_" + t + "_desc_chan", new ChannelPort(),
-                new ChannelPort.Params(b.channel(dir, true), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
-        ChannelPort.Io statusPort = m.sub("u_" + t + "_status_chan", new ChannelPort(),
-                new ChannelPort.Params(b.channel(dir, false), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
-        m.connect(io.desc(), descPort.kernel());
-        m.connect(statusPort.kernel(), io.status());
+        // ---- kernel side: the channels exactly as the kernel system names them, per port
+        List<Stream> descCores = new ArrayList<>();
+        List<Stream> statusCores = new ArrayList<>();
+        for (int k = 0; k < b.ports(); k++) {
+            String pre = Bridge.Params.portPrefix(dir, k);
+            ChannelPort.Io descPort = m.sub("u_" + pre + "_desc_chan", new ChannelPort(),
+                    new ChannelPort.Params(b.channel(dir, true, k), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
+            ChannelPort.Io statusPort = m.sub("u_" + pre + "_status_chan", new ChannelPort(),
+                    new ChannelPort.Params(b.channel(dir, false, k), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
+            m.connect(io.desc().get(k), descPort.kernel());
+            m.connect(statusPort.kernel(), io.status().get(k));
+            descCores.add(descPort.core());
+            statusCores.add(statusPort.core());
+        }
+        Stream core = descCores.getFirst();
+        Stream statusCore = statusCores.getFirst();
+        if (b.ports() > 1) {
+            // Several ports: one request stream, statuses routed back to their ports by token.
+            Layout.Word w = b.regionsAddressing() ? Layout.CLDESC_REGION : Layout.CLDESC;
+            int more = b.regionsAddressing() ? channelBit(w.field("more").lsb(), b.wordOrder()) : -1;
+            int tagLsb = channelBit(w.field("tag").lsb(), b.wordOrder());
+            PortMux.Io mux = m.sub("u_" + t + "_ports", new PortMux(), new PortMux.Params(b.ports(), b.portCredits(), b.portPolicy(),
+                    b.portWeights(), Layout.CLDESC.bits(), tagLsb, more)).clock(kernel).io();
+            for (int k = 0; k < b.ports(); k++) {
+                m.connect(descCores.get(k), mux.desc().get(k));
+                m.connect(mux.status().get(k), statusCores.get(k));
+            }
+            core = mux.out();
+            statusCore = mux.in();
+        }
         if (b.regionsAddressing()) {
-            buildRegions(m, p, io, descPort.core(), statusPort.core());
+            buildRegions(m, p, io, core, statusCore);
             return;
         }
 
         // Unpack the cldesc: word xi from the channel in the configured word order.
-        Stream core = descPort.core();
         Signal cldesc = m.wire("cldesc", Layout.CLDESC.bits());
         cldesc.set(channelOrder(core.data(), b.wordOrder()));
         Layout.Word c = Layout.CLDESC;
@@ -251,7 +285,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         statusFifo.s().data().set(issue.ksData());
         issue.ksWrPtr().set(statusFifo.wrPtr());
         issue.ksRdPtr().set(statusFifo.wrRdPtr());
-        m.connect(statusFifo.m(), statusPort.core());
+        m.connect(statusFifo.m(), statusCore);
         // (also while the dma side is in reset, whose descriptor FIFO side drops words)
         hold.set(kReq.or(ackSeen).or(statusFifo.rdWrRst()));
 

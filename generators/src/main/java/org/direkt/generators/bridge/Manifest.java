@@ -139,19 +139,25 @@ public final class Manifest {
                 "reset_active_low", p.dmaResetPolarity() == org.direkt.hdl.ClockDomain.ResetPolarity.ACTIVE_LOW));
         b.put("clocks", clocks);
         List<Object> channels = new ArrayList<>();
-        for (Bridge.Direction d : Bridge.Direction.values()) {
-            for (boolean desc : new boolean[] {true, false}) {
-                ChannelPort.Channel c = p.channel(d, desc);
-                Map<String, Object> cm = new LinkedHashMap<>();
-                cm.put("direction", d.tag());
-                cm.put("role", desc ? "desc" : "status");
-                cm.put("instance", c.instance());
-                cm.put("port", c.port());
-                cm.put("board_port", p.boardPort(c));
-                cm.put("type", c.type().xmlName());
-                cm.put("width", c.width());
-                cm.put("chan_id", c.chanId());
-                channels.add(cm);
+        // port 0's four channels first, then each further port's
+        for (int k = 0; k < p.ports(); k++) {
+            for (Bridge.Direction d : Bridge.Direction.values()) {
+                for (boolean desc : new boolean[] {true, false}) {
+                    ChannelPort.Channel c = p.channel(d, desc, k);
+                    Map<String, Object> cm = new LinkedHashMap<>();
+                    cm.put("direction", d.tag());
+                    cm.put("role", desc ? "desc" : "status");
+                    if (p.ports() > 1) {
+                        cm.put("kernel_port", k);
+                    }
+                    cm.put("instance", c.instance());
+                    cm.put("port", c.port());
+                    cm.put("board_port", p.boardPort(c));
+                    cm.put("type", c.type().xmlName());
+                    cm.put("width", c.width());
+                    cm.put("chan_id", c.chanId());
+                    channels.add(cm);
+                }
             }
         }
         b.put("channels", channels);

@@ -440,7 +440,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 .elseWhen(closeGo, () -> closeReq.set(0));
         Signal completing = m.wire("completing", 1); // a request's last piece reports in this cycle
         Signal rejGo = m.wire("reject_go", 1);
-        rejGo.set(rejValid.and(completing.not()).and(closeGo.not()));
+        // the waiting rejection goes first: a close waits for a cycle without one (a rejection needs
+        // reject_valid low for a cycle before the next, so a close never waits for long)
+        rejGo.set(rejValid.and(completing.not()));
         m.when(reject, () -> {
             rejValid.set(1);
             rejErr.set(kErr);
@@ -731,7 +733,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         for (int q = 0; q < nq; q++) {
             noPieces = Expr.mux(wQ.eq(q), qCount.get(q).eq(0), noPieces);
         }
-        closeGo.set(closeReq.and(pipeEmpty).and(noPieces).and(completing.not()));
+        closeGo.set(closeReq.and(pipeEmpty).and(noPieces).and(completing.not()).and(rejValid.not()));
         Expr done = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             final int qi = q;

@@ -18,7 +18,8 @@ import org.direkt.hdl.Unit;
 
 /**
  * Single-clock FIFO with Avalon-ST ports: sink {@code s}, source {@code m}, plus {@code fill}
- * (words held; left out with {@code withoutFill}) and {@code almost_full} ({@code fill >= almostFull}). 1 word per cycle in and out
+ * (words held; left out with {@code withoutFill}) and {@code almost_full} ({@code fill >= almostFull}; left out with
+ * {@code withoutFill} where the threshold is the depth, as {@code !s_ready} says the same). 1 word per cycle in and out
  * at any fill level between empty and full; {@code s_ready} and {@code m_valid} come from state,
  * never combinationally from the other side, so a FIFO never lengthens a timing path through it.
  *
@@ -68,6 +69,11 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
                     "must be >= 4 with a registered show-ahead output (two words are in flight at full rate)");
         }
 
+        /** Whether {@code almost_full} is a port: not without the fill port where it would be {@code !s_ready}. */
+        public boolean almostFullPort() {
+            return fillPort || almostFull != depth;
+        }
+
         /** Show-ahead, unregistered, almost full when full. */
         public static Params of(int width, int depth) {
             return new Params(width, depth, true, false, depth);
@@ -107,7 +113,7 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
         ClockDomain cd = at.domain(Domains.MAIN);
         int pw = Check.log2(p.depth()) + 1;
         return new Io(at.sink("s", AvalonSt.source(p.width()), cd), at.source("m", AvalonSt.source(p.width(), p.showAhead() ? 0 : 1), cd),
-                p.fillPort() ? at.out("fill", pw, cd) : null, at.out("almost_full", 1, cd));
+                p.fillPort() ? at.out("fill", pw, cd) : null, p.almostFullPort() ? at.out("almost_full", 1, cd) : null);
     }
 
     @Override
@@ -191,7 +197,7 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
             // or by pop (ready latency 1, where the output register's word is already accepted).
             Reg count = m.reg("count_q", pw, cd).init(0);
             Reg readyQ = m.reg("ready_q", 1, cd).init(1);
-            Reg afQ = m.reg("almost_full_q", 1, cd).init(0);
+            Reg afQ = almostFull == null ? null : m.reg("almost_full_q", 1, cd).init(0);
             Expr leave = p.showAhead() ? mo.valid().and(mo.ready()) : pop;
             Signal countNext = m.wire("count_next", pw);
             countNext.set(count.upDown(push, leave));
@@ -200,18 +206,24 @@ public final class SyncFifo extends Unit<SyncFifo.Params, SyncFifo.Io> {
                 validQ.set(countNext.ne(0));
             }
             readyQ.set(countNext.ne(p.depth()));
-            afQ.set(countNext.ge(p.almostFull()));
+            if (afQ != null) {
+                afQ.set(countNext.ge(p.almostFull()));
+            }
             s.ready().set(readyQ);
             if (fill != null) {
                 fill.set(count);
             }
-            almostFull.set(afQ);
+            if (almostFull != null) {
+                almostFull.set(afQ);
+            }
         } else {
             s.ready().set(total.ne(p.depth()));
             if (fill != null) {
                 fill.set(total);
             }
-            almostFull.set(total.ge(p.almostFull()));
+            if (almostFull != null) {
+                almostFull.set(total.ge(p.almostFull()));
+            }
         }
     }
 }

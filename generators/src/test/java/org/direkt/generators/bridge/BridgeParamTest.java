@@ -76,7 +76,8 @@ class BridgeParamTest {
     void theNamesAreTheOnesUsersKnow() {
         assertEquals(List.of("preset", "instance", "rd_desc", "rd_status", "wr_desc", "wr_status", "desc_depth", "status_depth",
                 "inflight", "policy", "weights", "id_mode", "status_mode", "windows", "reset", "sync_stages", "fpga_mem",
-                "word_order", "registered_channels", "counters", "bringup", "addressing", "region_pages", "regions"), BridgeParam.names());
+                "word_order", "registered_channels", "counters", "bringup", "addressing", "region_pages", "regions",
+                "ports", "port_credits", "port_policy", "port_weights"), BridgeParam.names());
     }
 
     /** The getter of a descriptor reads the component it names, in every preset. */
@@ -146,7 +147,8 @@ class BridgeParamTest {
         Map<String, Object> section = Manifest.bridge(Bridge.Params.paper());
         assertEquals(List.of("top", "instance", "desc_fifo_depth", "status_fifo_depth", "inflight", "policy", "weights", "id_mode",
                 "status_mode", "window_entries", "sync_stages", "fpga_mem_bytes", "word_order", "registered_channels", "counters",
-                "bringup", "addressing", "region_pages", "regions", "clocks", "channels"), List.copyOf(section.keySet()));
+                "bringup", "addressing", "region_pages", "regions", "ports", "port_credits", "port_policy", "port_weights",
+                "clocks", "channels"), List.copyOf(section.keySet()));
         assertEquals("fixed_priority", section.get("policy"));
         assertEquals(List.of(), section.get("weights"));
         assertEquals("paper", section.get("id_mode"));

@@ -47,6 +47,36 @@ class BridgeTest {
     }
 
     @Test
+    void everyKernelPortIsAChannelPairOfItsOwnOnTheTopTheBoardAndTheManifest() {
+        Bridge.Params p = with(Map.of("preset", "regions", "ports", "4"));
+        Module top = new Bridge().elaborate(p);
+        assertEquals(List.of(), top.warnings());
+        List<String> names = top.ports().stream().map(Signal::name).toList();
+        for (String t : List.of("rd", "wr")) {
+            for (String pre : List.of(t, t + "_p1", t + "_p2", t + "_p3")) {
+                assertEquals(256, top.port(pre + "_desc_data").width());
+                assertEquals(64, top.port(pre + "_status_data").width());
+            }
+            assertFalse(names.contains(t + "_p4_desc_data"));
+        }
+        List<String> ids = p.channelIds();
+        assertEquals(16, ids.size());
+        assertEquals(List.of("direkt_rd_desc", "direkt_rd_status", "direkt_wr_desc", "direkt_wr_status",
+                "direkt_rd_desc_p1", "direkt_rd_status_p1", "direkt_wr_desc_p1", "direkt_wr_status_p1"), ids.subList(0, 8));
+        assertEquals("direkt_bridge_wr_p3_status", p.boardPort(p.channelList().getLast()));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> channels = (List<Map<String, Object>>) Manifest.bridge(p).get("channels");
+        assertEquals(16, channels.size());
+        assertEquals(3, channels.getLast().get("kernel_port"));
+        assertEquals("direkt_wr_status_p3", channels.getLast().get("chan_id"));
+        assertEquals(4, Manifest.bridge(p).get("ports"));
+        // one port: the bridge of before, its Verilog unchanged by the port parameters
+        Bridge.Params one = Bridge.Params.regionsPreset();
+        assertEquals(VerilogEmitter.emit(new Bridge().elaborate(one)).keySet(),
+                VerilogEmitter.emit(new Bridge().elaborate(one.toBuilder().portCredits(16).portPolicy(Arbiter.Policy.FIXED_PRIORITY).build())).keySet());
+    }
+
+    @Test
     void resetPolarityOfTheDmaDomainIsAParameter() {
         Module top = new Bridge().elaborate(with(Map.of("reset", "active_high")));
         List<String> names = top.ports().stream().map(Signal::name).toList();
@@ -94,7 +124,15 @@ class BridgeTest {
                 new Case(Map.of("preset", "regions", "bringup", "true"), "Bridge bringup = true: is not available with addressing=regions yet"),
                 new Case(Map.of("preset", "regions", "region_pages", "1000"), "Bridge regionPages = 1000: must be a power of two in 16..65536"),
                 new Case(Map.of("preset", "regions", "regions", "65"), "Bridge regions = 65: must be in 1..64"),
-                new Case(Map.of("addressing", "virtual"), "bridge addressing = virtual: must be one of [raw, regions]"))) {
+                new Case(Map.of("addressing", "virtual"), "bridge addressing = virtual: must be one of [raw, regions]"),
+                new Case(Map.of("ports", "9"), "Bridge ports = 9: must be in 1..8"),
+                new Case(Map.of("ports", "0"), "Bridge ports = 0: must be in 1..8"),
+                new Case(Map.of("ports", "4", "port_credits", "3"), "Bridge portCredits = 3: must be a power of two in 2..16"),
+                new Case(Map.of("ports", "4", "port_policy", "weighted", "port_weights", "1,2"),
+                        "Arbiter weights = [1, 2]: WEIGHTED needs one weight per requester (4)"),
+                new Case(Map.of("preset", "paper", "ports", "2"), "Bridge ports = 2: needs status_mode=tagged and id_mode=managed"),
+                new Case(Map.of("ports", "2", "rd_status", "direkt_rd_desc_p1"),
+                        "Bridge channels = [direkt_rd_desc, direkt_rd_desc_p1, direkt_wr_desc, direkt_wr_status, direkt_rd_desc_p1"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> with(c.params()), c.params().toString());
             assertTrue(e.getMessage().startsWith(c.message()), "got: " + e.getMessage() + "\nwanted: " + c.message());
         }

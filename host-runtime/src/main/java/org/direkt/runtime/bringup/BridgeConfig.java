@@ -86,6 +86,9 @@ public record BridgeConfig(Path manifest, Bridge.Params params, Map<String, Inte
                 }
             }
             for (JsonNode c : b.path("channels")) {
+                if (c.path("kernel_port").asInt(0) != 0) {
+                    continue;  // a further kernel port: its ids follow from port 0's
+                }
                 Bridge.Direction dir = c.path("direction").asText().equals("wr") ? Bridge.Direction.WR : Bridge.Direction.RD;
                 builder.channel(dir, c.path("role").asText().equals("desc"), c.path("chan_id").asText());
             }
