@@ -12,208 +12,208 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:153]
-  input  wire         rst,               // @[RegionWalker.java:153]
-  input  wire [177:0] req_data,          // @[RegionWalker.java:155]
-  input  wire         req_valid,         // @[RegionWalker.java:155]
-  output wire         req_ready,         // @[RegionWalker.java:155]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:156]
-  output wire         st_valid,          // @[RegionWalker.java:156]
-  input  wire         st_ready,          // @[RegionWalker.java:156]
-  input  wire         pt_we,             // @[RegionWalker.java:157]
-  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:157]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:157]
-  output wire         pt_refused,        // @[RegionWalker.java:158]
-  input  wire         rg_we,             // @[RegionWalker.java:158]
-  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:158]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:159]
-  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:160]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:161]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:162]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:162]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:162]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:163]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:163]
-  output wire [3:0]   outstanding,       // @[RegionWalker.java:165]
-  output wire         walking,           // @[RegionWalker.java:165]
-  output wire         can_issue,         // @[RegionWalker.java:166]
-  output wire         spurious,          // @[RegionWalker.java:166]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:167]
-  output wire         rg_read_busy,      // @[RegionWalker.java:167]
-  output wire         pt_conflict,       // @[RegionWalker.java:168]
-  output wire         idle,              // @[RegionWalker.java:168]
-  input  wire         abandon,           // @[RegionWalker.java:168]
-  output wire         ev_rejected,       // @[RegionWalker.java:168]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:169]
-  output wire         ev_completed,      // @[RegionWalker.java:170]
-  output wire         ev_aborted         // @[RegionWalker.java:171]
+  input  wire         clk,               // @[RegionWalker.java:154]
+  input  wire         rst,               // @[RegionWalker.java:154]
+  input  wire [177:0] req_data,          // @[RegionWalker.java:156]
+  input  wire         req_valid,         // @[RegionWalker.java:156]
+  output wire         req_ready,         // @[RegionWalker.java:156]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:157]
+  output wire         st_valid,          // @[RegionWalker.java:157]
+  input  wire         st_ready,          // @[RegionWalker.java:157]
+  input  wire         pt_we,             // @[RegionWalker.java:158]
+  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:158]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:158]
+  output wire         pt_refused,        // @[RegionWalker.java:159]
+  input  wire         rg_we,             // @[RegionWalker.java:159]
+  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:159]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:160]
+  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:161]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:162]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:163]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:163]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:163]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:164]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:164]
+  output wire [3:0]   outstanding,       // @[RegionWalker.java:166]
+  output wire         walking,           // @[RegionWalker.java:166]
+  output wire         can_issue,         // @[RegionWalker.java:167]
+  output wire         spurious,          // @[RegionWalker.java:167]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:168]
+  output wire         rg_read_busy,      // @[RegionWalker.java:168]
+  output wire         pt_conflict,       // @[RegionWalker.java:169]
+  output wire         idle,              // @[RegionWalker.java:169]
+  input  wire         abandon,           // @[RegionWalker.java:169]
+  output wire         ev_rejected,       // @[RegionWalker.java:169]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:170]
+  output wire         ev_completed,      // @[RegionWalker.java:171]
+  output wire         ev_aborted         // @[RegionWalker.java:172]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:217]
-  reg                                                     [177:0] a_req;                // @[RegionWalker.java:218]
-  wire                                                            a_move;               // @[RegionWalker.java:219]
-  reg                                                             b_valid;              // @[RegionWalker.java:228]
-  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:229]
-  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:232]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:233]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:234]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:235]
-  reg                                                             b_more;               // @[RegionWalker.java:236]
-  reg                                                             b_check;              // @[RegionWalker.java:237]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:238]
-  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:239]
-  reg                                                             b_fpga_high;          // @[RegionWalker.java:240]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:242]
-  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:243]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:244]
-  wire                                                            b_move;               // @[RegionWalker.java:245]
-  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:288]
-  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:290]
-  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:295]
-  reg                                                             k_valid;              // @[RegionWalker.java:304]
-  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:305]
-  reg                                                             k_region_usable;      // @[RegionWalker.java:307]
-  reg                                                             k_in_region;          // @[RegionWalker.java:308]
-  reg                                                             k_fpga_ok;            // @[RegionWalker.java:309]
-  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:310]
-  wire                                                            k_ok;                 // @[RegionWalker.java:315]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:317]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:318]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:319]
-  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:320]
-  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:321]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:322]
-  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:323]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:324]
-  reg                                                             k_more;               // @[RegionWalker.java:325]
-  reg                                                             k_check;              // @[RegionWalker.java:326]
-  wire                                                            k_move;               // @[RegionWalker.java:327]
-  reg                                                             chain_open;           // @[RegionWalker.java:333]
-  reg                                                             chain_skip;           // @[RegionWalker.java:334]
-  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:335]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:357]
-  reg                                                             req0_valid;           // @[RegionWalker.java:366]
-  reg                                                             req0_open;            // @[RegionWalker.java:367]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:368]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:371]
-  reg                                                             req1_valid;           // @[RegionWalker.java:366]
-  reg                                                             req1_open;            // @[RegionWalker.java:367]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:368]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:371]
-  reg                                                             req2_valid;           // @[RegionWalker.java:366]
-  reg                                                             req2_open;            // @[RegionWalker.java:367]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:368]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:371]
-  reg                                                             req3_valid;           // @[RegionWalker.java:366]
-  reg                                                             req3_open;            // @[RegionWalker.java:367]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:368]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:371]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:374]
-  reg                                                             w_busy;               // @[RegionWalker.java:384]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:385]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:386]
-  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:387]
-  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:388]
-  reg                                                             w_first;              // @[RegionWalker.java:389]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:390]
-  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:391]
-  reg                                                             w_final;              // @[RegionWalker.java:392]
-  wire                                                            admit;                // @[RegionWalker.java:394]
-  wire                                                            reject;               // @[RegionWalker.java:395]
-  reg                                                             completed;            // @[RegionWalker.java:396]
-  reg                                                             status_valid;         // @[RegionWalker.java:397]
-  reg                                                             close_pending;        // @[RegionWalker.java:403]
-  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:404]
-  wire                                                            entry_join;           // @[RegionWalker.java:407]
-  wire                                                            entry_consume;        // @[RegionWalker.java:409]
-  wire                                                            walk_start;           // @[RegionWalker.java:411]
-  reg                                                             reject_valid;         // @[RegionWalker.java:416]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:417]
-  wire                                                            entry_failed;         // @[RegionWalker.java:421]
-  wire                                                            chain_abandoned;      // @[RegionWalker.java:424]
-  wire                                                            close_go;             // @[RegionWalker.java:438]
-  wire                                                            completing;           // @[RegionWalker.java:441]
-  wire                                                            reject_go;            // @[RegionWalker.java:442]
-  reg                                                             r0_valid;             // @[RegionWalker.java:459]
-  reg                                                             r1_valid;             // @[RegionWalker.java:460]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:461]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:462]
-  wire                                                            r_load;               // @[RegionWalker.java:463]
-  wire                                                            r_take;               // @[RegionWalker.java:464]
-  wire                                                            o_go;                 // @[RegionWalker.java:468]
-  wire                                                            r_take_go;            // @[RegionWalker.java:469]
-  wire                                                            r_take_wait;          // @[RegionWalker.java:470]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:476]
-  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:484]
-  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:485]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:487]
-  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:491]
-  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:492]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:516]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:517]
-  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:521]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:522]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:561]
-  wire                                                            pt_write_conflict;    // @[RegionWalker.java:562]
-  reg                                                             c_valid;              // @[RegionWalker.java:573]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:574]
-  reg                                                             c_first;              // @[RegionWalker.java:575]
-  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:578]
-  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:579]
-  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:580]
-  reg                                                             c_last;               // @[RegionWalker.java:581]
-  reg                                                             c_final;              // @[RegionWalker.java:582]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:583]
-  wire                                                            c_closed;             // @[RegionWalker.java:584]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:588]
-  wire                                                            c_go;                 // @[RegionWalker.java:590]
-  wire                                                            c_wants;              // @[RegionWalker.java:591]
-  wire                                                            o_empty;              // @[RegionWalker.java:592]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:616]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:616]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:616]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:616]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:616]
-  reg                                                             o_valid;              // @[RegionWalker.java:618]
-  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:619]
-  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:620]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:621]
-  reg                                                             o_last;               // @[RegionWalker.java:622]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:623]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:627]
-  wire                                                            handover;             // @[RegionWalker.java:630]
-  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:638]
-  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:648]
-  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:649]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:679]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:680]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:685]
-  wire                                                            status_believed;      // @[RegionWalker.java:692]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:699]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:707]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:715]
-  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:765]
-  reg                                                             completed_rejection;  // @[RegionWalker.java:766]
-  reg                                                             completed_close;      // @[RegionWalker.java:767]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:779]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:780]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:781]
-  reg                                                             status_rejection;     // @[RegionWalker.java:782]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:798]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:799]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:207]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:214]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:515]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:647]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:673]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:725]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:797]
+  reg                                                             a_valid;              // @[RegionWalker.java:218]
+  reg                                                     [177:0] a_req;                // @[RegionWalker.java:219]
+  wire                                                            a_move;               // @[RegionWalker.java:220]
+  reg                                                             b_valid;              // @[RegionWalker.java:229]
+  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:230]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:233]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:234]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:235]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:236]
+  reg                                                             b_more;               // @[RegionWalker.java:237]
+  reg                                                             b_check;              // @[RegionWalker.java:238]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:239]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:240]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:241]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:243]
+  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:244]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:245]
+  wire                                                            b_move;               // @[RegionWalker.java:246]
+  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:289]
+  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:291]
+  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:296]
+  reg                                                             k_valid;              // @[RegionWalker.java:305]
+  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:306]
+  reg                                                             k_region_usable;      // @[RegionWalker.java:308]
+  reg                                                             k_in_region;          // @[RegionWalker.java:309]
+  reg                                                             k_fpga_ok;            // @[RegionWalker.java:310]
+  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:311]
+  wire                                                            k_ok;                 // @[RegionWalker.java:316]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:318]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:319]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:320]
+  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:321]
+  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:322]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:323]
+  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:324]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:325]
+  reg                                                             k_more;               // @[RegionWalker.java:326]
+  reg                                                             k_check;              // @[RegionWalker.java:327]
+  wire                                                            k_move;               // @[RegionWalker.java:328]
+  reg                                                             chain_open;           // @[RegionWalker.java:334]
+  reg                                                             chain_skip;           // @[RegionWalker.java:335]
+  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:336]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:358]
+  reg                                                             req0_valid;           // @[RegionWalker.java:367]
+  reg                                                             req0_open;            // @[RegionWalker.java:368]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:370]
+  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:372]
+  reg                                                             req1_valid;           // @[RegionWalker.java:367]
+  reg                                                             req1_open;            // @[RegionWalker.java:368]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:370]
+  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:372]
+  reg                                                             req2_valid;           // @[RegionWalker.java:367]
+  reg                                                             req2_open;            // @[RegionWalker.java:368]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:370]
+  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:372]
+  reg                                                             req3_valid;           // @[RegionWalker.java:367]
+  reg                                                             req3_open;            // @[RegionWalker.java:368]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:369]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:370]
+  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:372]
+  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:375]
+  reg                                                             w_busy;               // @[RegionWalker.java:385]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:386]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:387]
+  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:388]
+  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:389]
+  reg                                                             w_first;              // @[RegionWalker.java:390]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:391]
+  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:392]
+  reg                                                             w_final;              // @[RegionWalker.java:393]
+  wire                                                            admit;                // @[RegionWalker.java:395]
+  wire                                                            reject;               // @[RegionWalker.java:396]
+  reg                                                             completed;            // @[RegionWalker.java:397]
+  reg                                                             status_valid;         // @[RegionWalker.java:398]
+  reg                                                             close_pending;        // @[RegionWalker.java:404]
+  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:405]
+  wire                                                            entry_join;           // @[RegionWalker.java:408]
+  wire                                                            entry_consume;        // @[RegionWalker.java:410]
+  wire                                                            walk_start;           // @[RegionWalker.java:412]
+  reg                                                             reject_valid;         // @[RegionWalker.java:417]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:418]
+  wire                                                            entry_failed;         // @[RegionWalker.java:422]
+  wire                                                            chain_abandoned;      // @[RegionWalker.java:425]
+  wire                                                            close_go;             // @[RegionWalker.java:439]
+  wire                                                            completing;           // @[RegionWalker.java:442]
+  wire                                                            reject_go;            // @[RegionWalker.java:443]
+  reg                                                             r0_valid;             // @[RegionWalker.java:460]
+  reg                                                             r1_valid;             // @[RegionWalker.java:461]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:462]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:463]
+  wire                                                            r_load;               // @[RegionWalker.java:464]
+  wire                                                            r_take;               // @[RegionWalker.java:465]
+  wire                                                            o_go;                 // @[RegionWalker.java:469]
+  wire                                                            r_take_go;            // @[RegionWalker.java:470]
+  wire                                                            r_take_wait;          // @[RegionWalker.java:471]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:477]
+  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:485]
+  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:486]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:488]
+  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:492]
+  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:493]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:517]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:518]
+  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:522]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:523]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:562]
+  wire                                                            pt_write_conflict;    // @[RegionWalker.java:563]
+  reg                                                             c_valid;              // @[RegionWalker.java:574]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:575]
+  reg                                                             c_first;              // @[RegionWalker.java:576]
+  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:579]
+  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:580]
+  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:581]
+  reg                                                             c_last;               // @[RegionWalker.java:582]
+  reg                                                             c_final;              // @[RegionWalker.java:583]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:584]
+  wire                                                            c_closed;             // @[RegionWalker.java:585]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:589]
+  wire                                                            c_go;                 // @[RegionWalker.java:591]
+  wire                                                            c_wants;              // @[RegionWalker.java:592]
+  wire                                                            o_empty;              // @[RegionWalker.java:593]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:617]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:617]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:617]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:617]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:617]
+  reg                                                             o_valid;              // @[RegionWalker.java:619]
+  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:620]
+  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:621]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:622]
+  reg                                                             o_last;               // @[RegionWalker.java:623]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:624]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:628]
+  wire                                                            handover;             // @[RegionWalker.java:631]
+  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:639]
+  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:649]
+  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:650]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:680]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:681]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:686]
+  wire                                                            status_believed;      // @[RegionWalker.java:693]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:700]
+  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:708]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:716]
+  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:766]
+  reg                                                             completed_rejection;  // @[RegionWalker.java:767]
+  reg                                                             completed_close;      // @[RegionWalker.java:768]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:780]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:781]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:782]
+  reg                                                             status_rejection;     // @[RegionWalker.java:783]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:799]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:800]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:208]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:215]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:516]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:648]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:674]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:726]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:798]
 
-  // @[RegionWalker.java:224]
+  // @[RegionWalker.java:225]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -222,7 +222,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:223]
+  // @[RegionWalker.java:224]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 178'd0;
@@ -233,9 +233,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:249]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:250]
 
-  // @[RegionWalker.java:282]
+  // @[RegionWalker.java:283]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -244,7 +244,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:268]
+  // @[RegionWalker.java:269]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 26'd0;
@@ -255,7 +255,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:269]
+  // @[RegionWalker.java:270]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -266,7 +266,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:270]
+  // @[RegionWalker.java:271]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -277,7 +277,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:272]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -288,7 +288,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:272]
+  // @[RegionWalker.java:273]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -299,7 +299,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:275]
+  // @[RegionWalker.java:276]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -310,7 +310,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:276]
+  // @[RegionWalker.java:277]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -321,7 +321,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:273]
+  // @[RegionWalker.java:274]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -332,7 +332,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:274]
+  // @[RegionWalker.java:275]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -343,7 +343,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:277]
+  // @[RegionWalker.java:278]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -354,7 +354,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:278]
+  // @[RegionWalker.java:279]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -365,7 +365,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:279]
+  // @[RegionWalker.java:280]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 10'd0;
@@ -376,7 +376,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:280]
+  // @[RegionWalker.java:281]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -387,15 +387,15 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:336]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:337]
 
-  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:289]
+  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:290]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:291]
+  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:292]
 
-  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:296]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:297]
 
-  // @[RegionWalker.java:354]
+  // @[RegionWalker.java:355]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -404,7 +404,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:338]
+  // @[RegionWalker.java:339]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -415,7 +415,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:340]
+  // @[RegionWalker.java:341]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -426,7 +426,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:341]
+  // @[RegionWalker.java:342]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -437,7 +437,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:342]
+  // @[RegionWalker.java:343]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -448,11 +448,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:314]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:315]
 
-  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:316]
+  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:317]
 
-  // @[RegionWalker.java:343]
+  // @[RegionWalker.java:344]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -463,7 +463,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:344]
+  // @[RegionWalker.java:345]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -474,7 +474,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:345]
+  // @[RegionWalker.java:346]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -485,7 +485,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:346]
+  // @[RegionWalker.java:347]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -496,7 +496,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:347]
+  // @[RegionWalker.java:348]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 10'd0;
@@ -507,7 +507,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:348]
+  // @[RegionWalker.java:349]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -518,7 +518,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -529,7 +529,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:350]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -540,7 +540,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -551,7 +551,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -562,9 +562,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:419]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:420]
 
-  // @[RegionWalker.java:428]
+  // @[RegionWalker.java:429]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
@@ -577,7 +577,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:429]
+  // @[RegionWalker.java:430]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
@@ -590,7 +590,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       chain_region <= 8'd0;
@@ -601,7 +601,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:806]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -610,7 +610,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -623,7 +623,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -636,7 +636,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -649,7 +649,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:753]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -662,7 +662,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -673,7 +673,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -686,7 +686,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -699,7 +699,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -712,7 +712,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:753]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -725,7 +725,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -736,7 +736,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -749,7 +749,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -762,7 +762,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -775,7 +775,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:753]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -788,7 +788,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -799,7 +799,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -812,7 +812,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -825,7 +825,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -838,7 +838,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:753]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -851,7 +851,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -862,9 +862,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:381]
+  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:382]
 
-  // @[RegionWalker.java:550]
+  // @[RegionWalker.java:551]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -877,7 +877,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:548]
+  // @[RegionWalker.java:549]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -888,7 +888,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:497]
+  // @[RegionWalker.java:498]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -902,7 +902,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:553]
+  // @[RegionWalker.java:554]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
@@ -913,7 +913,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:498]
+  // @[RegionWalker.java:499]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 10'd0;
@@ -927,7 +927,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:499]
+  // @[RegionWalker.java:500]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -941,7 +941,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:556]
+  // @[RegionWalker.java:557]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -952,7 +952,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:557]
+  // @[RegionWalker.java:558]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -963,7 +963,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:551]
+  // @[RegionWalker.java:552]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -974,11 +974,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((((k_valid & ~(chain_open | chain_skip)) & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy) & ~close_pending; // @[RegionWalker.java:406]
+  assign admit = (((((k_valid & ~(chain_open | chain_skip)) & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy) & ~close_pending; // @[RegionWalker.java:407]
 
-  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:418]
+  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:419]
 
-  // @[RegionWalker.java:768]
+  // @[RegionWalker.java:769]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -987,7 +987,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:783]
+  // @[RegionWalker.java:784]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -996,7 +996,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:439]
+  // @[RegionWalker.java:440]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
@@ -1009,7 +1009,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:436]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -1024,13 +1024,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:408]
+  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:409]
 
-  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:410]
+  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:411]
 
-  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:412]
+  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:413]
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:448]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -1043,7 +1043,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:449]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -1054,17 +1054,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:422]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:423]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:425]
+  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:426]
 
-  assign close_go = (((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~completing) & ~reject_valid; // @[RegionWalker.java:736]
+  assign close_go = (((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~completing) & ~reject_valid; // @[RegionWalker.java:737]
 
-  assign completing = (((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:760]
+  assign completing = (((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:761]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:445]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:446]
 
-  // @[RegionWalker.java:493]
+  // @[RegionWalker.java:494]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -1073,7 +1073,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:494]
+  // @[RegionWalker.java:495]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -1082,7 +1082,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:530]
+  // @[RegionWalker.java:531]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1091,7 +1091,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:529]
+  // @[RegionWalker.java:530]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1100,17 +1100,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:472]
+  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:473]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:597]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:598]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:631]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:632]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:595]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:596]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:596]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:597]
 
-  // @[RegionWalker.java:496]
+  // @[RegionWalker.java:497]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 36'd0;
@@ -1121,7 +1121,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:504]
+  // @[RegionWalker.java:505]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 36'd0;
@@ -1132,12 +1132,12 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:503]
+  // @[RegionWalker.java:504]
   always @(posedge clk) begin
     r1_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:506]
+  // @[RegionWalker.java:507]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1148,7 +1148,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:507]
+  // @[RegionWalker.java:508]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1159,7 +1159,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1170,7 +1170,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:527]
+  // @[RegionWalker.java:528]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1181,7 +1181,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:527]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 85'd0;
@@ -1192,13 +1192,13 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:524]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:525]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:564]
+  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:565]
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:563]
+  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:564]
 
-  // @[RegionWalker.java:613]
+  // @[RegionWalker.java:614]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1207,7 +1207,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:604]
+  // @[RegionWalker.java:605]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1220,7 +1220,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:605]
+  // @[RegionWalker.java:606]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1233,7 +1233,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:606]
+  // @[RegionWalker.java:607]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1246,7 +1246,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:599]
+  // @[RegionWalker.java:600]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1259,7 +1259,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:600]
+  // @[RegionWalker.java:601]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1272,7 +1272,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:601]
+  // @[RegionWalker.java:602]
   always @(posedge clk) begin
     if (rst) begin
       c_last <= 1'b0;
@@ -1285,7 +1285,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:602]
+  // @[RegionWalker.java:603]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1298,7 +1298,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:611]
+  // @[RegionWalker.java:612]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1311,17 +1311,17 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:585]
+  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:586]
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:589]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:590]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:594]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:595]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:593]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:594]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:633]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:634]
 
-  // @[RegionWalker.java:662]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1330,7 +1330,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:656]
+  // @[RegionWalker.java:657]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1341,7 +1341,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:657]
+  // @[RegionWalker.java:658]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1352,7 +1352,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:658]
+  // @[RegionWalker.java:659]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1363,7 +1363,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:659]
+  // @[RegionWalker.java:660]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1374,7 +1374,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:660]
+  // @[RegionWalker.java:661]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1385,7 +1385,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:628]
+  // @[RegionWalker.java:629]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1394,11 +1394,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:632]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:633]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:639]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:640]
 
-  // @[RegionWalker.java:651]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1409,7 +1409,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:652]
+  // @[RegionWalker.java:653]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1420,7 +1420,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:681]
+  // @[RegionWalker.java:682]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1429,7 +1429,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:682]
+  // @[RegionWalker.java:683]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1438,11 +1438,11 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:686]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:687]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:693]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:694]
 
-  // @[RegionWalker.java:700]
+  // @[RegionWalker.java:701]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1453,9 +1453,9 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:708]
+  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:709]
 
-  // @[RegionWalker.java:716]
+  // @[RegionWalker.java:717]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1464,7 +1464,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:769]
+  // @[RegionWalker.java:770]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 3'd0;
@@ -1473,7 +1473,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:770]
+  // @[RegionWalker.java:771]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1482,7 +1482,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:771]
+  // @[RegionWalker.java:772]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1491,7 +1491,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:785]
+  // @[RegionWalker.java:786]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1502,7 +1502,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:786]
+  // @[RegionWalker.java:787]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1513,7 +1513,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:787]
+  // @[RegionWalker.java:788]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1524,7 +1524,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:788]
+  // @[RegionWalker.java:789]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1535,7 +1535,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:801]
+  // @[RegionWalker.java:802]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1546,7 +1546,7 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:804]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1557,101 +1557,101 @@ module direkt_region_walker_rd_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:222]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:223]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:803]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:804]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:802]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:803]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:568]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:569]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:210]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:211]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:666]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:667]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:664]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:665]
 
-  assign outstanding = owed; // @[RegionWalker.java:806]
+  assign outstanding = owed; // @[RegionWalker.java:807]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:824]
+  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:827]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:668]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:669]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:695]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:696]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:701]
+  assign last_mover_status = last_status; // @[RegionWalker.java:702]
 
-  assign rg_read_busy = ((((((a_valid & (a_req[135:128] == {4'd0, rg_read_idx})) | (b_valid & (b_region == {4'd0, rg_read_idx}))) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:814]
+  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:817]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:565]
+  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:566]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:816]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:819]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:817]
+  assign ev_rejected = reject; // @[RegionWalker.java:820]
 
-  assign ev_error = k_error; // @[RegionWalker.java:818]
+  assign ev_error = k_error; // @[RegionWalker.java:821]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:820]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:823]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:821]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:824]
 
-  // @[RegionWalker.java:208]
+  // @[RegionWalker.java:209]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd1024), rg_data};
     end
   end
 
-  // @[RegionWalker.java:566]
+  // @[RegionWalker.java:567]
   always @(posedge clk) begin
     if (pt_we & ~pt_write_refused) begin
       page_table[pt_addr] <= pt_data;
     end
   end
 
-  // @[RegionWalker.java:476]
+  // @[RegionWalker.java:477]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:518]
+  // @[RegionWalker.java:519]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[2], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:674]
+  // @[RegionWalker.java:675]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:726]
+  // @[RegionWalker.java:727]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 3'd4] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:800]
+  // @[RegionWalker.java:801]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[2:0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:616]
+  // @[RegionWalker.java:617]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

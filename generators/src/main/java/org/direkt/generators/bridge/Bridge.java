@@ -183,8 +183,13 @@ public final class Bridge extends Generator<Bridge.Params> {
             return k == 0 ? d.tag() : d.tag() + "_p" + k;
         }
 
-        /** Mover descriptors in flight per direction with addressing=regions (their IDs are 128..135): the mover model's status latency of 250 cycles is shorter than one 64 KB piece's transfer. */
-        public static final int REGION_PIECES = 8;
+        /**
+         * Mover descriptors in flight per direction with addressing=regions (their IDs are 128..131):
+         * enough to keep the mover busy while the first one's status is on its way. At the mover model's
+         * 32 B per cycle and 250 cycles of status latency, a 64 KB piece takes 2,048 cycles and a 4 KB
+         * row 128, so two 64 KB pieces, or three 4 KB rows, cover the latency.
+         */
+        public static final int REGION_PIECES = 4;
 
         /** direkt's default: managed IDs, tagged status, 16 in flight, round-robin, 4 windows, counters, 8 GiB of FPGA memory. */
         public static Params defaults() {
@@ -217,10 +222,13 @@ public final class Bridge extends Generator<Bridge.Params> {
         /**
          * Kernels name GPU memory by region: a 1024-page table (64 MB of GPU memory mapped at once)
          * and 16 regions, 4 requests in flight per direction; no windows (a kernel never names a bus
-         * address), no counters, no bring-up registers.
+         * address), no counters, no bring-up registers. The crossings are as deep as a region request's
+         * traffic needs: 8 requests (one a cycle across the crossing, as the lean preset's 8
+         * descriptors), 4 statuses (one per request in flight).
          */
         public static Params regionsPreset() {
-            return defaults().toBuilder().addressing(Addressing.REGIONS).inflight(4).counters(false).bringup(false).build();
+            return defaults().toBuilder().addressing(Addressing.REGIONS).inflight(4).descFifoDepth(8).statusFifoDepth(4)
+                    .counters(false).bringup(false).build();
         }
 
         /** The preset tools start from when none is named. */
@@ -233,7 +241,8 @@ public final class Bridge extends Generator<Bridge.Params> {
                         + "one window, counters", Params::paper),
                 new Preset("lean", "the paper preset without counters, an 8-deep descriptor FIFO: one window, the kernel's IDs", Params::lean),
                 new Preset("regions", "GPU regions translated on the FPGA: kernels name (region, offset, length, FPGA address); "
-                        + "a 1024-page table, 16 regions, 4 requests in flight; no counters", Params::regionsPreset));
+                        + "a 1024-page table, 16 regions, 4 requests in flight, 8-deep request and 4-deep status crossings; no counters",
+                        Params::regionsPreset));
 
         private static SequencedMap<String, Preset> presets(Preset... presets) {
             LinkedHashMap<String, Preset> m = new LinkedHashMap<>();

@@ -39,9 +39,10 @@ import org.direkt.hdl.Unit;
  * enable, that a write to {@code pt_addr} would be), every other write goes through at once. The host closes a
  * region by writing its entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
- * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is anywhere
- * in the walker, until its last piece has reported: once it reads 0 after the close, the mover is
- * done with the region's pages and the host may rewrite their entries and release them.
+ * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is in the
+ * walker past its region table read, until its last piece has reported: once it reads 0 after the
+ * close, the mover is done with the region's pages and the host may rewrite their entries and
+ * release them (a request that has not read the table yet reads the closed entry).
  */
 public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.Io> {
 
@@ -804,10 +805,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         m.when(io.st().fire(), () -> stRd.set(stRd.plus(1)));
         owed.set(owed.upDown(admit.or(reject), io.st().fire()));
         io.outstanding().set(owed);
-        // A region is busy while a request naming it is anywhere in the walker, until its status is
-        // pushed (by then every piece has reported: the mover is done with the region's pages).
+        // A region is busy while a request naming it is in the walker past its region read, until its
+        // status is pushed (by then every piece has reported: the mover is done with the region's
+        // pages). A request in stage A has not read the region table yet: it reads the entry as it
+        // stands when it moves on, so a region closed meanwhile rejects it.
         Expr r = io.rgReadIdx().zext(rfw);
-        Expr busy = aValid.and(aRegion.eq(r)).or(bValid.and(bRegion.eq(r))).or(kValid.and(kRegion.eq(r)));
+        Expr busy = bValid.and(bRegion.eq(r)).or(kValid.and(kRegion.eq(r)));
         for (int q = 0; q < nq; q++) {
             busy = busy.or(qValid.get(q).and(qRegion.get(q).eq(io.rgReadIdx())));
         }

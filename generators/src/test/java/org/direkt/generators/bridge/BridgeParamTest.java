@@ -169,7 +169,7 @@ class BridgeParamTest {
         assertEquals(Bridge.Params.paper(), Bridge.Params.PRESETS.get("paper").get());
         assertEquals(Bridge.Params.lean(), Bridge.Params.PRESETS.get("lean").get());
         assertEquals(Bridge.Params.regionsPreset(), Bridge.Params.PRESETS.get("regions").get());
-        assertEquals(Set.of("addressing", "inflight", "counters", "bringup"), differing(Bridge.Params.defaults(), Bridge.Params.regionsPreset()));
+        assertEquals(Set.of("addressing", "inflight", "descFifoDepth", "statusFifoDepth", "counters", "bringup"), differing(Bridge.Params.defaults(), Bridge.Params.regionsPreset()));
         assertEquals(Set.of("counters", "descFifoDepth"), differing(Bridge.Params.paper(), Bridge.Params.lean()));
         Bridge.Params lean = Bridge.Params.lean();
         assertEquals(1, lean.windowEntries());
