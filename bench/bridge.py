@@ -45,7 +45,7 @@ JSON (bench/results/bridge.json), every number measured:
                             4 KB, every other 4 KB of the region, packed in FPGA memory, written as the header's
                             builder writes it (a check entry, then one entry a row)
     ports_4_fairness        {"<policy>": ...} for round_robin, weighted (4,2,1,1) and fixed_priority: preset=regions
-                            with ports=4, the four rd ports saturating the port arbiter with one-entry requests
+                            with ports=4 and port_credits=16 (no port waits for its own statuses), the four rd ports saturating the port arbiter with one-entry requests
                             (sim/tb/bridge_ports, test fairness): each port's share of the grants while all four
                             had requests left (share, grants_in_window), each port's longest wait in grants to
                             other ports between its request and its grant (longest_wait_grants) and the policy's
@@ -264,6 +264,10 @@ def run_region_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
 
 PORTS_DIR = "ports"  # under the measure directory
 PORT_POLICIES = {"round_robin": {}, "weighted": {"port_weights": "4,2,1,1"}, "fixed_priority": {}}
+# Credits enough that no port ever waits for its own statuses: the bridge's request stream is then what
+# every port waits for, and the arbiter alone decides who goes next (with 4 credits each port's own
+# statuses pace it and every policy shares evenly).
+PORT_CREDITS = 16
 
 
 def run_ports_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
@@ -282,7 +286,7 @@ def run_ports_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
         try:
             with output_to(log):
                 run_bench(bench="bridge_ports", example="bridge", module="test_bridge_ports",
-                          params={"preset": "regions", "ports": 4, "port_policy": policy, **extra},
+                          params={"preset": "regions", "ports": 4, "port_credits": PORT_CREDITS, "port_policy": policy, **extra},
                           run_params=RATIOS[ONE_TO_ONE], expected_top="direkt_bridge", testcase=["fairness"],
                           emitter="generators")
         except pytest.fail.Exception as exc:
@@ -354,7 +358,7 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     if iss is None:
         unmet.append("kernel_issue_rate: no measurement")
     by_preset = {SIM_PRESET: res["kernel_issue_rate"]}
-    for sub in sorted(d for d in measure_dir.iterdir() if d.is_dir() and d.name != REGION_DIR) if measure_dir.is_dir() else []:
+    for sub in sorted(d for d in measure_dir.iterdir() if d.is_dir() and d.name not in (REGION_DIR, PORTS_DIR)) if measure_dir.is_dir() else []:
         got = _load(sub, "issue", one)
         by_preset[sub.name] = got["kernel_rate"] if got else None
     res["kernel_issue_rate_by_preset"] = by_preset
