@@ -27,8 +27,10 @@
 //@tap f_chskip  = dut.chain_skip if STATUS>=1
 //@tap f_r0v     = dut.r0_valid if STATUS>=1
 //@tap f_r1v     = dut.r1_valid if STATUS>=1
+//@tap f_rqv     = dut.rq_valid if STATUS>=1
 //@tap f_r0c     = dut.r0_chunk if STATUS>=1
 //@tap f_r1c     = dut.r1_chunk if STATUS>=1
+//@tap f_rqc     = dut.rq_chunk if STATUS>=1
 //@tap f_hdv     = dut.chunk_head_valid if STATUS>=1
 //@tap f_hd      = dut.chunk_head if STATUS>=1
 //@tap f_cqrd    = dut.chunk_rd if STATUS>=1
@@ -46,13 +48,17 @@
 //@tap f_cq      = dut.c_request if STATUS>=1
 //@tap f_cfinal  = dut.c_final if STATUS>=1
 //@tap f_cfirst  = dut.c_first if STATUS>=1
-//@tap f_clast   = dut.c_last if STATUS>=1
+//@tap f_rtake   = dut.r_take if STATUS>=1
+//@tap f_cclosed = dut.c_closed if STATUS>=1
+//@tap f_cpages  = dut.c_more_pages if STATUS>=1
 //@tap f_wfirst  = dut.w_first if STATUS>=1
 //@tap f_ov      = dut.o_valid if STATUS>=1
 //@tap f_oq      = dut.o_request if STATUS>=1
 //@tap f_olast   = dut.o_last if STATUS>=1
 //@tap f_pr0     = dut.piece_request[f_s0] if STATUS>=1
 //@tap f_pr1     = dut.piece_request[f_s1] if STATUS>=1
+//@tap f_tk      = dut.status_taken if STATUS>=1
+//@tap f_tkq     = dut.status_request if STATUS>=1
 //@tap f_fresh   = dut.u_ids.fresh if STATUS>=1
 //@tap f_rrd     = dut.u_ids.retired_rd if STATUS>=1
 //@tap f_rwr     = dut.u_ids.retired_wr if STATUS>=1
@@ -75,6 +81,7 @@
 //@tap f_busable = dut.b_region_usable
 //@tap f_kvalid  = dut.k_valid
 //@tap f_kerr    = dut.k_error
+//@tap f_kok     = dut.k_ok
 //@tap f_kfirst  = dut.k_first_page
 //@tap f_kend    = dut.k_end_page
 //@tap f_kmore   = dut.k_more_pages
@@ -83,6 +90,9 @@
 //@tap f_end     = dut.w_end_page
 //@tap f_left    = dut.w_pages_left
 //@tap f_rload   = dut.r_load
+//@tap f_pthwe   = dut.pt_held_we
+//@tap f_ptha    = dut.pt_held_addr
+//@tap f_pthc    = dut.pt_held_conflict
 //@tap f_rt0     = dut.region_table[f_i0]
 //@tap f_rt1     = dut.region_table[f_i1]
 //
@@ -98,6 +108,10 @@
 // page_in_region: every page table read (r_load) is at an index inside [f_lo, f_hi], so every
 // bus address the walker puts into a mover descriptor is one of the region's pages. A request of
 // several entries walks each entry in turn: [f_lo, f_hi] is the walked entry's region's, as its check read it.
+//
+// page_write_outside_walk: a page table write lands (the walker holds it for a cycle and writes it
+// unless it refused it) never at an entry of the walk under way, w_page .. w_end_page - 1, so no
+// read the walk uses meets a write and every frame it reads is the one its region had at admission.
 //
 // one_status: a request is begun when its first entry is admitted (a slot) or rejected; a status
 // is pushed when status_valid is high. Requests begun less statuses pushed (f_owed, the harness's
@@ -151,17 +165,22 @@ module fv_region_walker (
 
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
-  wire          f_walk;
+  wire          f_walk, f_pthwe, f_pthc, f_kok;
+  wire [EW-1:0] f_ptha;
 `ifdef STATUS
   wire          f_reject, f_q0, f_q1, f_rejv, f_compl, f_stv, f_close, f_wq;
   wire [1:0]    f_c0, f_c1;
-  wire          f_cfirst, f_clast, f_wfirst, f_chskip;
-  wire          f_o0, f_o1, f_wfinal, f_chopen, f_r0v, f_r1v, f_hdv, f_cv, f_cq, f_cfinal, f_ov, f_oq, f_olast;
-  wire [34:0]   f_r0c, f_r1c;
+  wire          f_cfirst, f_wfirst, f_chskip, f_rtake, f_cclosed;
+  wire [3:0]    f_cpages;
+  wire          f_o0, f_o1, f_wfinal, f_chopen, f_r0v, f_rqv, f_r1v, f_hdv, f_cv, f_cq, f_cfinal, f_ov, f_oq, f_olast;
+  wire [34:0]   f_r0c, f_rqc, f_r1c;
   wire [83:0]   f_hd, f_cq0, f_cq1, f_cq2, f_cq3, f_cq4, f_cq5, f_cq6, f_cq7;
+  // the piece's entry's last chunk is in (the walker keeps only whether the piece is closed)
+  reg           f_clast = 1'b0;
+  always @(posedge clk) f_clast <= rst ? 1'b0 : f_rtake ? f_hd[2] : f_clast;
   wire [2:0]    f_cqrd, f_cqwr;
   wire [3:0]    f_cqfill;
-  wire          f_pr0, f_pr1, f_anyq, f_hq, f_hsq, f_rm0, f_rm1;
+  wire          f_pr0, f_pr1, f_anyq, f_hq, f_hsq, f_rm0, f_rm1, f_tk, f_tkq;
   wire [1:0]    f_fresh, f_rrd, f_rwr, f_fcnt, f_issd;
   wire [2:0]    f_x0 = 3'd0, f_x1 = 3'd1, f_x2 = 3'd2, f_x3 = 3'd3, f_x4 = 3'd4, f_x5 = 3'd5, f_x6 = 3'd6, f_x7 = 3'd7;
   wire          f_s0 = 1'b0, f_s1 = 1'b1;
@@ -216,6 +235,7 @@ module fv_region_walker (
     table_open_fits: assert ((!f_rt0[64] || fits(f_rt0[63:0])) && (!f_rt1[64] || fits(f_rt1[63:0])));
     b_usable_fits: assert (!f_bvalid || !f_busable || fits({16'd0, f_first, f_bbytes}));
     b_end_exact: assert (!f_bvalid || (f_bend == f_sum && f_boff == f_roff[EW+15:0] && (f_bcheap != 0 || f_rbytes != 0)));
+    k_ok_exact: assert (f_kok == (f_kerr == 4'd0));
     checked_inside: assert (!f_kvalid || f_kerr != 0
                             || ({13'd0, f_kfirst} >= f_klo && {12'd0, f_kfirst} < {12'd0, f_kend} && {12'd0, f_kend} <= f_khi + 17'd1 && f_khi < 17'd16
                                 && {13'd0, f_kfirst} + {13'd0, f_kmore} + 17'd1 == {12'd0, f_kend}));
@@ -226,11 +246,12 @@ module fv_region_walker (
     // an open chain, or a close, has no last entry walked
     no_final_walk: assert (!(f_chopen || f_close) || !(f_busy && f_wfinal));
     close_after_chain: assert (!(f_close && f_chopen));
-    chunk_credit: assert ({4'd0, f_r0v} + {4'd0, f_r1v} + {1'b0, f_cqfill} + {4'd0, f_hdv} <= 5'd8
+    chunk_credit: assert ({4'd0, f_r0v} + {4'd0, f_rqv} + {4'd0, f_r1v} + {1'b0, f_cqfill} + {4'd0, f_hdv} <= 5'd8
                           && ((f_cqwr - f_cqrd) & 3'd7) == f_cqfill[2:0]);
     pipe_slots_open: assert (f_pipe_open);
     pipe_walk_order: assert (f_adj_ok);
     pipe_final_last: assert (f_final_ok);
+    piece_closed: assert (!f_cv || f_cclosed == (f_clast || f_cpages == 4'd14));
     pieces_counted: assert (f_c0 == f_n0 && f_c1 == f_n1);
     ids_consistent: assert (f_ids_ok);
 `endif
@@ -240,8 +261,8 @@ module fv_region_walker (
 
 `ifdef STATUS
   // ---- the walk pipeline, downstream first: O, C, the chunk head, the queue (oldest first), R1,
-  // R0, then the walk. Element k: valid f_ev[k], request slot f_eq[k], last chunk of its request f_ef[k].
-  localparam NE = 13;
+  // RQ, R0, then the walk. Element k: valid f_ev[k], request slot f_eq[k], last chunk of its request f_ef[k].
+  localparam NE = 14;
   reg [NE-1:0] f_ev, f_eq, f_ef, f_e1, f_el;   // valid, slot, request's last, entry's first, entry's last
   reg [83:0]   f_w;
   reg          f_pipe_open, f_final_ok, f_adj_ok, f_dv, f_dq, f_dl, f_dc;
@@ -265,7 +286,8 @@ module fv_region_walker (
       f_el[3 + i] = f_w[2];
     end
     f_ev[11] = f_r1v; f_eq[11] = f_r1c[0]; f_ef[11] = f_r1c[3]; f_e1[11] = f_r1c[1]; f_el[11] = f_r1c[2];
-    f_ev[12] = f_r0v; f_eq[12] = f_r0c[0]; f_ef[12] = f_r0c[3]; f_e1[12] = f_r0c[1]; f_el[12] = f_r0c[2];
+    f_ev[12] = f_rqv; f_eq[12] = f_rqc[0]; f_ef[12] = f_rqc[3]; f_e1[12] = f_rqc[1]; f_el[12] = f_rqc[2];
+    f_ev[13] = f_r0v; f_eq[13] = f_r0c[0]; f_ef[13] = f_r0c[3]; f_e1[13] = f_r0c[1]; f_el[13] = f_r0c[2];
     // Chunks in walk order: each element's chunk follows the nearest valid one downstream. An entry's
     // first chunk follows an entry's last; any other follows a chunk of its own entry (its slot).
     // The request's last chunk is its entry's last. (O keeps no entry marks: only the slot is checked.)
@@ -304,8 +326,9 @@ module fv_region_walker (
   // ---- the mover's side: each piece ID in use (issued, or handed last cycle) counts for its request
   wire [1:0] f_late = f_hq ? (f_hsq ? 2'b10 : 2'b01) : 2'b00;
   wire [1:0] f_inuse = f_issd | f_late;
-  wire [1:0] f_n0 = {1'b0, f_inuse[0] && !f_pr0} + {1'b0, f_inuse[1] && !f_pr1};
-  wire [1:0] f_n1 = {1'b0, f_inuse[0] && f_pr0} + {1'b0, f_inuse[1] && f_pr1};
+  // (and the status taken last cycle, whose ID is free again, counts for its request until this cycle)
+  wire [1:0] f_n0 = {1'b0, f_inuse[0] && !f_pr0} + {1'b0, f_inuse[1] && !f_pr1} + {1'b0, f_tk && !f_tkq};
+  wire [1:0] f_n1 = {1'b0, f_inuse[0] && f_pr0} + {1'b0, f_inuse[1] && f_pr1} + {1'b0, f_tk && f_tkq};
   // the ID pool: every ID exactly one of never used (>= fresh), in the retired queue, in use
   wire [1:0] f_qlen = f_rwr - f_rrd;
   wire f_p0in = ((2'd0 - f_rrd) & 2'd1) < f_qlen;   // retired queue place 0 holds an ID
@@ -332,6 +355,9 @@ module fv_region_walker (
 `endif
 `ifdef CHECK_page_in_region
     page_in_region: assert (!f_rload || ({13'd0, f_page} >= f_lo && {13'd0, f_page} <= f_hi));
+`endif
+`ifdef CHECK_page_write_outside_walk
+    page_write_outside_walk: assert (!(f_pthwe && !f_pthc && f_busy && f_ptha >= f_page && {1'b0, f_ptha} < f_end));
 `endif
   end
 

@@ -168,7 +168,7 @@ def status_paper(n, k, cover_k):
                 defines=dict(DUT=module), props=STATUS_PAPER_PROPS)
 
 
-REGION_WALKER_PROPS = ["page_in_region", "helpers", "reachable"]
+REGION_WALKER_PROPS = ["page_in_region", "page_write_outside_walk", "helpers", "reachable"]
 # one status per request needs the invariants of the whole walk pipeline and the ID pool (STATUS=1):
 # a model of its own, so the others stay small
 REGION_WALKER_STATUS_PROPS = ["one_status", "helpers"]

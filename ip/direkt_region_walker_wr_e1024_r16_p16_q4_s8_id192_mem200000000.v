@@ -12,208 +12,217 @@
 `default_nettype none
 
 module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:154]
-  input  wire         rst,               // @[RegionWalker.java:154]
-  input  wire [177:0] req_data,          // @[RegionWalker.java:156]
-  input  wire         req_valid,         // @[RegionWalker.java:156]
-  output wire         req_ready,         // @[RegionWalker.java:156]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:157]
-  output wire         st_valid,          // @[RegionWalker.java:157]
-  input  wire         st_ready,          // @[RegionWalker.java:157]
-  input  wire         pt_we,             // @[RegionWalker.java:158]
-  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:158]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:158]
-  output wire         pt_refused,        // @[RegionWalker.java:159]
-  input  wire         rg_we,             // @[RegionWalker.java:159]
-  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:159]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:160]
-  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:161]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:162]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:163]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:163]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:163]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:164]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:164]
-  output wire [3:0]   outstanding,       // @[RegionWalker.java:166]
-  output wire         walking,           // @[RegionWalker.java:166]
-  output wire         can_issue,         // @[RegionWalker.java:167]
-  output wire         spurious,          // @[RegionWalker.java:167]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:168]
-  output wire         rg_read_busy,      // @[RegionWalker.java:168]
-  output wire         pt_conflict,       // @[RegionWalker.java:169]
-  output wire         idle,              // @[RegionWalker.java:169]
-  input  wire         abandon,           // @[RegionWalker.java:169]
-  output wire         ev_rejected,       // @[RegionWalker.java:169]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:170]
-  output wire         ev_completed,      // @[RegionWalker.java:171]
-  output wire         ev_aborted         // @[RegionWalker.java:172]
+  input  wire         clk,               // @[RegionWalker.java:156]
+  input  wire         rst,               // @[RegionWalker.java:156]
+  input  wire [177:0] req_data,          // @[RegionWalker.java:158]
+  input  wire         req_valid,         // @[RegionWalker.java:158]
+  output wire         req_ready,         // @[RegionWalker.java:158]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:159]
+  output wire         st_valid,          // @[RegionWalker.java:159]
+  input  wire         st_ready,          // @[RegionWalker.java:159]
+  input  wire         pt_we,             // @[RegionWalker.java:160]
+  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:160]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:160]
+  output wire         pt_refused,        // @[RegionWalker.java:161]
+  input  wire         rg_we,             // @[RegionWalker.java:161]
+  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:161]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:162]
+  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:163]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:164]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:165]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:165]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:165]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:166]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:166]
+  output wire [3:0]   outstanding,       // @[RegionWalker.java:168]
+  output wire         walking,           // @[RegionWalker.java:168]
+  output wire         can_issue,         // @[RegionWalker.java:169]
+  output wire         spurious,          // @[RegionWalker.java:169]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:170]
+  output wire         rg_read_busy,      // @[RegionWalker.java:170]
+  output wire         pt_conflict,       // @[RegionWalker.java:171]
+  output wire         idle,              // @[RegionWalker.java:171]
+  input  wire         abandon,           // @[RegionWalker.java:171]
+  output wire         ev_rejected,       // @[RegionWalker.java:171]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:172]
+  output wire         ev_completed,      // @[RegionWalker.java:173]
+  output wire         ev_aborted         // @[RegionWalker.java:174]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:218]
-  reg                                                     [177:0] a_req;                // @[RegionWalker.java:219]
-  wire                                                            a_move;               // @[RegionWalker.java:220]
-  reg                                                             b_valid;              // @[RegionWalker.java:229]
-  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:230]
-  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:233]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:234]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:235]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:236]
-  reg                                                             b_more;               // @[RegionWalker.java:237]
-  reg                                                             b_check;              // @[RegionWalker.java:238]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:239]
-  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:240]
-  reg                                                             b_fpga_high;          // @[RegionWalker.java:241]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:243]
-  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:244]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:245]
-  wire                                                            b_move;               // @[RegionWalker.java:246]
-  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:289]
-  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:291]
-  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:296]
-  reg                                                             k_valid;              // @[RegionWalker.java:305]
-  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:306]
-  reg                                                             k_region_usable;      // @[RegionWalker.java:308]
-  reg                                                             k_in_region;          // @[RegionWalker.java:309]
-  reg                                                             k_fpga_ok;            // @[RegionWalker.java:310]
-  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:311]
-  wire                                                            k_ok;                 // @[RegionWalker.java:316]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:318]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:319]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:320]
-  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:321]
-  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:322]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:323]
-  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:324]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:325]
-  reg                                                             k_more;               // @[RegionWalker.java:326]
-  reg                                                             k_check;              // @[RegionWalker.java:327]
-  wire                                                            k_move;               // @[RegionWalker.java:328]
-  reg                                                             chain_open;           // @[RegionWalker.java:334]
-  reg                                                             chain_skip;           // @[RegionWalker.java:335]
-  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:336]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:358]
-  reg                                                             req0_valid;           // @[RegionWalker.java:367]
-  reg                                                             req0_open;            // @[RegionWalker.java:368]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:370]
-  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:372]
-  reg                                                             req1_valid;           // @[RegionWalker.java:367]
-  reg                                                             req1_open;            // @[RegionWalker.java:368]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:370]
-  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:372]
-  reg                                                             req2_valid;           // @[RegionWalker.java:367]
-  reg                                                             req2_open;            // @[RegionWalker.java:368]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:370]
-  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:372]
-  reg                                                             req3_valid;           // @[RegionWalker.java:367]
-  reg                                                             req3_open;            // @[RegionWalker.java:368]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:369]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:370]
-  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:372]
-  wire                                                    [1:0]   free_request;         // @[RegionWalker.java:375]
-  reg                                                             w_busy;               // @[RegionWalker.java:385]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:386]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:387]
-  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:388]
-  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:389]
-  reg                                                             w_first;              // @[RegionWalker.java:390]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:391]
-  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:392]
-  reg                                                             w_final;              // @[RegionWalker.java:393]
-  wire                                                            admit;                // @[RegionWalker.java:395]
-  wire                                                            reject;               // @[RegionWalker.java:396]
-  reg                                                             completed;            // @[RegionWalker.java:397]
-  reg                                                             status_valid;         // @[RegionWalker.java:398]
-  reg                                                             close_pending;        // @[RegionWalker.java:404]
-  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:405]
-  wire                                                            entry_join;           // @[RegionWalker.java:408]
-  wire                                                            entry_consume;        // @[RegionWalker.java:410]
-  wire                                                            walk_start;           // @[RegionWalker.java:412]
-  reg                                                             reject_valid;         // @[RegionWalker.java:417]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:418]
-  wire                                                            entry_failed;         // @[RegionWalker.java:422]
-  wire                                                            chain_abandoned;      // @[RegionWalker.java:425]
-  wire                                                            close_go;             // @[RegionWalker.java:439]
-  wire                                                            completing;           // @[RegionWalker.java:442]
-  wire                                                            reject_go;            // @[RegionWalker.java:443]
-  reg                                                             r0_valid;             // @[RegionWalker.java:460]
-  reg                                                             r1_valid;             // @[RegionWalker.java:461]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:462]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:463]
-  wire                                                            r_load;               // @[RegionWalker.java:464]
-  wire                                                            r_take;               // @[RegionWalker.java:465]
-  wire                                                            o_go;                 // @[RegionWalker.java:469]
-  wire                                                            r_take_go;            // @[RegionWalker.java:470]
-  wire                                                            r_take_wait;          // @[RegionWalker.java:471]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:477]
-  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:485]
-  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:486]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:488]
-  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:492]
-  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:493]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:517]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:518]
-  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:522]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:523]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:562]
-  wire                                                            pt_write_conflict;    // @[RegionWalker.java:563]
-  reg                                                             c_valid;              // @[RegionWalker.java:574]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:575]
-  reg                                                             c_first;              // @[RegionWalker.java:576]
-  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:579]
-  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:580]
-  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:581]
-  reg                                                             c_last;               // @[RegionWalker.java:582]
-  reg                                                             c_final;              // @[RegionWalker.java:583]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:584]
-  wire                                                            c_closed;             // @[RegionWalker.java:585]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:589]
-  wire                                                            c_go;                 // @[RegionWalker.java:591]
-  wire                                                            c_wants;              // @[RegionWalker.java:592]
-  wire                                                            o_empty;              // @[RegionWalker.java:593]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:617]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:617]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:617]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:617]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:617]
-  reg                                                             o_valid;              // @[RegionWalker.java:619]
-  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:620]
-  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:621]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:622]
-  reg                                                             o_last;               // @[RegionWalker.java:623]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:624]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:628]
-  wire                                                            handover;             // @[RegionWalker.java:631]
-  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:639]
-  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:649]
-  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:650]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:680]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:681]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:686]
-  wire                                                            status_believed;      // @[RegionWalker.java:693]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:700]
-  wire                                                    [1:0]   status_request;       // @[RegionWalker.java:708]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:716]
-  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:766]
-  reg                                                             completed_rejection;  // @[RegionWalker.java:767]
-  reg                                                             completed_close;      // @[RegionWalker.java:768]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:780]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:781]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:782]
-  reg                                                             status_rejection;     // @[RegionWalker.java:783]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:799]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:800]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:208]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:215]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:516]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:648]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:674]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:726]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:798]
+  reg                                                             a_valid;              // @[RegionWalker.java:220]
+  reg                                                     [177:0] a_req;                // @[RegionWalker.java:221]
+  wire                                                            a_move;               // @[RegionWalker.java:222]
+  reg                                                             b_valid;              // @[RegionWalker.java:231]
+  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:232]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:235]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:236]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:237]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:238]
+  reg                                                             b_more;               // @[RegionWalker.java:239]
+  reg                                                             b_check;              // @[RegionWalker.java:240]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:241]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:242]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:243]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:245]
+  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:246]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:247]
+  wire                                                            b_move;               // @[RegionWalker.java:248]
+  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:291]
+  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:293]
+  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:298]
+  reg                                                             k_valid;              // @[RegionWalker.java:307]
+  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:308]
+  reg                                                             k_region_usable;      // @[RegionWalker.java:310]
+  reg                                                             k_in_region;          // @[RegionWalker.java:311]
+  reg                                                             k_fpga_ok;            // @[RegionWalker.java:312]
+  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:313]
+  reg                                                             k_ok;                 // @[RegionWalker.java:319]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:320]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:321]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:322]
+  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:323]
+  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:324]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:325]
+  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:326]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:327]
+  reg                                                             k_more;               // @[RegionWalker.java:328]
+  reg                                                             k_check;              // @[RegionWalker.java:329]
+  wire                                                            k_move;               // @[RegionWalker.java:330]
+  reg                                                             chain_open;           // @[RegionWalker.java:336]
+  reg                                                             chain_skip;           // @[RegionWalker.java:337]
+  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:338]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:362]
+  reg                                                             req0_valid;           // @[RegionWalker.java:371]
+  reg                                                             req0_open;            // @[RegionWalker.java:372]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:373]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:374]
+  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:376]
+  reg                                                             req1_valid;           // @[RegionWalker.java:371]
+  reg                                                             req1_open;            // @[RegionWalker.java:372]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:373]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:374]
+  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:376]
+  reg                                                             req2_valid;           // @[RegionWalker.java:371]
+  reg                                                             req2_open;            // @[RegionWalker.java:372]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:373]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:374]
+  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:376]
+  reg                                                             req3_valid;           // @[RegionWalker.java:371]
+  reg                                                             req3_open;            // @[RegionWalker.java:372]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:373]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:374]
+  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:376]
+  reg                                                     [1:0]   free_request;         // @[RegionWalker.java:383]
+  reg                                                             request_slot_ready;   // @[RegionWalker.java:384]
+  reg                                                             status_room;          // @[RegionWalker.java:391]
+  reg                                                             w_busy;               // @[RegionWalker.java:397]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:398]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:399]
+  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:400]
+  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:401]
+  reg                                                             w_first;              // @[RegionWalker.java:402]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:403]
+  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:404]
+  reg                                                             w_final;              // @[RegionWalker.java:405]
+  wire                                                            admit;                // @[RegionWalker.java:407]
+  wire                                                            reject;               // @[RegionWalker.java:408]
+  reg                                                             completed;            // @[RegionWalker.java:409]
+  reg                                                             status_valid;         // @[RegionWalker.java:410]
+  reg                                                             close_pending;        // @[RegionWalker.java:416]
+  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:417]
+  wire                                                            entry_join;           // @[RegionWalker.java:420]
+  wire                                                            entry_consume;        // @[RegionWalker.java:422]
+  wire                                                            walk_start;           // @[RegionWalker.java:424]
+  reg                                                             reject_valid;         // @[RegionWalker.java:429]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:430]
+  wire                                                            entry_failed;         // @[RegionWalker.java:434]
+  wire                                                            chain_abandoned;      // @[RegionWalker.java:437]
+  wire                                                            close_go;             // @[RegionWalker.java:451]
+  wire                                                            completing;           // @[RegionWalker.java:454]
+  wire                                                            reject_go;            // @[RegionWalker.java:455]
+  reg                                                             r0_valid;             // @[RegionWalker.java:474]
+  reg                                                             rq_valid;             // @[RegionWalker.java:475]
+  reg                                                             r1_valid;             // @[RegionWalker.java:476]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:477]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:478]
+  wire                                                            r_load;               // @[RegionWalker.java:479]
+  wire                                                            r_take;               // @[RegionWalker.java:480]
+  wire                                                            o_go;                 // @[RegionWalker.java:484]
+  wire                                                            r_take_go;            // @[RegionWalker.java:485]
+  wire                                                            r_take_wait;          // @[RegionWalker.java:486]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:492]
+  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:500]
+  reg                                                     [35:0]  rq_chunk;             // @[RegionWalker.java:501]
+  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:502]
+  reg                                                     [47:0]  rq_frame;             // @[RegionWalker.java:504]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:505]
+  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:509]
+  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:510]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:537]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:538]
+  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:542]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:543]
+  reg                                                             pt_held_we;           // @[RegionWalker.java:590]
+  reg                                                     [9:0]   pt_held_addr;         // @[RegionWalker.java:591]
+  reg                                                     [47:0]  pt_held_data;         // @[RegionWalker.java:592]
+  reg                                                             pt_held_conflict;     // @[RegionWalker.java:593]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:600]
+  reg                                                             c_valid;              // @[RegionWalker.java:610]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:611]
+  reg                                                             c_first;              // @[RegionWalker.java:612]
+  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:615]
+  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:616]
+  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:617]
+  reg                                                             c_final;              // @[RegionWalker.java:618]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:619]
+  reg                                                             c_closed;             // @[RegionWalker.java:622]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:625]
+  wire                                                            c_go;                 // @[RegionWalker.java:627]
+  wire                                                            c_wants;              // @[RegionWalker.java:628]
+  wire                                                            o_empty;              // @[RegionWalker.java:629]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:653]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:653]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:653]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:653]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:653]
+  reg                                                             o_valid;              // @[RegionWalker.java:655]
+  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:656]
+  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:657]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:658]
+  reg                                                             o_last;               // @[RegionWalker.java:659]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:660]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:664]
+  wire                                                            handover;             // @[RegionWalker.java:667]
+  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:675]
+  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:685]
+  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:686]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:716]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:717]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:722]
+  wire                                                            status_believed;      // @[RegionWalker.java:729]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:736]
+  reg                                                             status_taken;         // @[RegionWalker.java:747]
+  reg                                                     [1:0]   status_request;       // @[RegionWalker.java:748]
+  reg                                                             status_failed;        // @[RegionWalker.java:749]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:762]
+  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:813]
+  reg                                                             completed_rejection;  // @[RegionWalker.java:814]
+  reg                                                             completed_close;      // @[RegionWalker.java:815]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:827]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:828]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:829]
+  reg                                                             status_rejection;     // @[RegionWalker.java:830]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:846]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:847]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:210]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:217]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:536]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:684]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:710]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:772]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:845]
 
-  // @[RegionWalker.java:225]
+  // @[RegionWalker.java:227]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -222,7 +231,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:224]
+  // @[RegionWalker.java:226]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 178'd0;
@@ -233,9 +242,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:250]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:252]
 
-  // @[RegionWalker.java:283]
+  // @[RegionWalker.java:285]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -244,7 +253,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:269]
+  // @[RegionWalker.java:271]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 26'd0;
@@ -255,7 +264,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:270]
+  // @[RegionWalker.java:272]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -266,7 +275,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:273]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -277,7 +286,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:272]
+  // @[RegionWalker.java:274]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -288,7 +297,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:273]
+  // @[RegionWalker.java:275]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -299,7 +308,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:276]
+  // @[RegionWalker.java:278]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -310,7 +319,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:277]
+  // @[RegionWalker.java:279]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -321,7 +330,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:274]
+  // @[RegionWalker.java:276]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -332,7 +341,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:275]
+  // @[RegionWalker.java:277]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -343,7 +352,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:278]
+  // @[RegionWalker.java:280]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -354,7 +363,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:279]
+  // @[RegionWalker.java:281]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -365,7 +374,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:280]
+  // @[RegionWalker.java:282]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 10'd0;
@@ -376,7 +385,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:281]
+  // @[RegionWalker.java:283]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -387,15 +396,15 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:337]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:339]
 
-  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:290]
+  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:292]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:292]
+  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:294]
 
-  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:297]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:299]
 
-  // @[RegionWalker.java:355]
+  // @[RegionWalker.java:359]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -404,7 +413,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:339]
+  // @[RegionWalker.java:341]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -415,7 +424,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:341]
+  // @[RegionWalker.java:344]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -426,7 +435,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:342]
+  // @[RegionWalker.java:345]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -437,7 +446,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:343]
+  // @[RegionWalker.java:346]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -448,11 +457,20 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:315]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:317]
 
-  assign k_ok = (((k_request_error == 4'd0) & k_region_usable) & k_in_region) & k_fpga_ok; // @[RegionWalker.java:317]
+  // @[RegionWalker.java:347]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_ok <= 1'b1;
+    end else begin
+      if (b_move) begin
+        k_ok <= (((b_request_error == 4'd0) & (b_region_usable & (~chain_open | (b_region == chain_region)))) & (b_end <= {1'b0, b_region_bytes})) & ((b_fpga_end <= 34'h200000000) & ~b_fpga_high);
+      end
+    end
+  end
 
-  // @[RegionWalker.java:344]
+  // @[RegionWalker.java:348]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -463,7 +481,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:345]
+  // @[RegionWalker.java:349]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -474,7 +492,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:346]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -485,7 +503,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:347]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -496,7 +514,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:348]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 10'd0;
@@ -507,7 +525,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -518,7 +536,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:350]
+  // @[RegionWalker.java:354]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -529,7 +547,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:355]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -540,7 +558,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:356]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -551,7 +569,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:357]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -562,9 +580,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:420]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:432]
 
-  // @[RegionWalker.java:429]
+  // @[RegionWalker.java:441]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
@@ -577,7 +595,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:430]
+  // @[RegionWalker.java:442]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
@@ -590,7 +608,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:447]
   always @(posedge clk) begin
     if (rst) begin
       chain_region <= 8'd0;
@@ -601,7 +619,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:806]
+  // @[RegionWalker.java:853]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -610,20 +628,20 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:796]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd0)) begin
         req0_valid <= 1'b1;
-      end else if ((((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open) | (close_go & (w_request == 2'd0))) begin
+      end else if ((((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open) | (close_go & (w_request == 2'd0))) begin
         req0_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:797]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -636,7 +654,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -644,25 +662,25 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (admit & (free_request == 2'd0)) begin
         req0_pieces <= 5'd0;
       end else begin
-        req0_pieces <= ((handover & (o_request == 2'd0)) ^ (status_believed & (status_request == 2'd0))) ? (req0_pieces + {{4{status_believed & (status_request == 2'd0)}}, 1'b1}) : req0_pieces;
+        req0_pieces <= ((handover & (o_request == 2'd0)) ^ (status_taken & (status_request == 2'd0))) ? (req0_pieces + {{4{status_taken & (status_request == 2'd0)}}, 1'b1}) : req0_pieces;
       end
     end
   end
 
-  // @[RegionWalker.java:753]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
     end else begin
       if (admit & (free_request == 2'd0)) begin
         req0_error <= 4'd0;
-      end else if (((status_believed & (status_request == 2'd0)) & (mover_status_data[11] | mover_status_data[12])) & (req0_error == 4'd0)) begin
+      end else if (((status_taken & (status_request == 2'd0)) & status_failed) & (req0_error == 4'd0)) begin
         req0_error <= 4'd8;
       end
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:799]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -673,20 +691,20 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:796]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd1)) begin
         req1_valid <= 1'b1;
-      end else if ((((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open) | (close_go & (w_request == 2'd1))) begin
+      end else if ((((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open) | (close_go & (w_request == 2'd1))) begin
         req1_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:797]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -699,7 +717,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -707,25 +725,25 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (admit & (free_request == 2'd1)) begin
         req1_pieces <= 5'd0;
       end else begin
-        req1_pieces <= ((handover & (o_request == 2'd1)) ^ (status_believed & (status_request == 2'd1))) ? (req1_pieces + {{4{status_believed & (status_request == 2'd1)}}, 1'b1}) : req1_pieces;
+        req1_pieces <= ((handover & (o_request == 2'd1)) ^ (status_taken & (status_request == 2'd1))) ? (req1_pieces + {{4{status_taken & (status_request == 2'd1)}}, 1'b1}) : req1_pieces;
       end
     end
   end
 
-  // @[RegionWalker.java:753]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
     end else begin
       if (admit & (free_request == 2'd1)) begin
         req1_error <= 4'd0;
-      end else if (((status_believed & (status_request == 2'd1)) & (mover_status_data[11] | mover_status_data[12])) & (req1_error == 4'd0)) begin
+      end else if (((status_taken & (status_request == 2'd1)) & status_failed) & (req1_error == 4'd0)) begin
         req1_error <= 4'd8;
       end
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:799]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -736,20 +754,20 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:796]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd2)) begin
         req2_valid <= 1'b1;
-      end else if ((((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open) | (close_go & (w_request == 2'd2))) begin
+      end else if ((((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open) | (close_go & (w_request == 2'd2))) begin
         req2_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:797]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -762,7 +780,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -770,25 +788,25 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (admit & (free_request == 2'd2)) begin
         req2_pieces <= 5'd0;
       end else begin
-        req2_pieces <= ((handover & (o_request == 2'd2)) ^ (status_believed & (status_request == 2'd2))) ? (req2_pieces + {{4{status_believed & (status_request == 2'd2)}}, 1'b1}) : req2_pieces;
+        req2_pieces <= ((handover & (o_request == 2'd2)) ^ (status_taken & (status_request == 2'd2))) ? (req2_pieces + {{4{status_taken & (status_request == 2'd2)}}, 1'b1}) : req2_pieces;
       end
     end
   end
 
-  // @[RegionWalker.java:753]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
     end else begin
       if (admit & (free_request == 2'd2)) begin
         req2_error <= 4'd0;
-      end else if (((status_believed & (status_request == 2'd2)) & (mover_status_data[11] | mover_status_data[12])) & (req2_error == 4'd0)) begin
+      end else if (((status_taken & (status_request == 2'd2)) & status_failed) & (req2_error == 4'd0)) begin
         req2_error <= 4'd8;
       end
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:799]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -799,20 +817,20 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:796]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
     end else begin
       if (admit & (free_request == 2'd3)) begin
         req3_valid <= 1'b1;
-      end else if ((((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open) | (close_go & (w_request == 2'd3))) begin
+      end else if ((((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open) | (close_go & (w_request == 2'd3))) begin
         req3_valid <= 1'b0;
       end
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:797]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -825,7 +843,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -833,25 +851,25 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
       if (admit & (free_request == 2'd3)) begin
         req3_pieces <= 5'd0;
       end else begin
-        req3_pieces <= ((handover & (o_request == 2'd3)) ^ (status_believed & (status_request == 2'd3))) ? (req3_pieces + {{4{status_believed & (status_request == 2'd3)}}, 1'b1}) : req3_pieces;
+        req3_pieces <= ((handover & (o_request == 2'd3)) ^ (status_taken & (status_request == 2'd3))) ? (req3_pieces + {{4{status_taken & (status_request == 2'd3)}}, 1'b1}) : req3_pieces;
       end
     end
   end
 
-  // @[RegionWalker.java:753]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
     end else begin
       if (admit & (free_request == 2'd3)) begin
         req3_error <= 4'd0;
-      end else if (((status_believed & (status_request == 2'd3)) & (mover_status_data[11] | mover_status_data[12])) & (req3_error == 4'd0)) begin
+      end else if (((status_taken & (status_request == 2'd3)) & status_failed) & (req3_error == 4'd0)) begin
         req3_error <= 4'd8;
       end
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:799]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -862,9 +880,34 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign free_request = ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0))); // @[RegionWalker.java:382]
+  // @[RegionWalker.java:392]
+  always @(posedge clk) begin
+    if (rst) begin
+      free_request <= 2'd0;
+    end else begin
+      free_request <= ~req0_valid ? 2'd0 : (~req1_valid ? 2'd1 : (~req2_valid ? 2'd2 : (~req3_valid ? 2'd3 : 2'd0)));
+    end
+  end
 
-  // @[RegionWalker.java:551]
+  // @[RegionWalker.java:393]
+  always @(posedge clk) begin
+    if (rst) begin
+      request_slot_ready <= 1'b0;
+    end else begin
+      request_slot_ready <= ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid) & (owed < 4'd8);
+    end
+  end
+
+  // @[RegionWalker.java:394]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_room <= 1'b0;
+    end else begin
+      status_room <= owed < 4'd8;
+    end
+  end
+
+  // @[RegionWalker.java:571]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -877,7 +920,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:549]
+  // @[RegionWalker.java:569]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -888,7 +931,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:498]
+  // @[RegionWalker.java:516]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -902,7 +945,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:554]
+  // @[RegionWalker.java:574]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
@@ -913,7 +956,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:499]
+  // @[RegionWalker.java:517]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 10'd0;
@@ -927,7 +970,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:500]
+  // @[RegionWalker.java:518]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -941,7 +984,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:557]
+  // @[RegionWalker.java:577]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -952,7 +995,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:558]
+  // @[RegionWalker.java:578]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -963,7 +1006,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:552]
+  // @[RegionWalker.java:572]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -974,20 +1017,20 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = (((((k_valid & ~(chain_open | chain_skip)) & k_ok) & (owed < 4'd8)) & ((((1'b0 | ~req3_valid) | ~req2_valid) | ~req1_valid) | ~req0_valid)) & ~w_busy) & ~close_pending; // @[RegionWalker.java:407]
+  assign admit = ((((k_valid & ~(chain_open | chain_skip)) & k_ok) & request_slot_ready) & ~w_busy) & ~close_pending; // @[RegionWalker.java:419]
 
-  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & (owed < 4'd8)) & ~reject_valid; // @[RegionWalker.java:419]
+  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:431]
 
-  // @[RegionWalker.java:769]
+  // @[RegionWalker.java:816]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
     end else begin
-      completed <= (((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | close_go) | reject_go;
+      completed <= (((((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | close_go) | reject_go;
     end
   end
 
-  // @[RegionWalker.java:784]
+  // @[RegionWalker.java:831]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -996,7 +1039,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:440]
+  // @[RegionWalker.java:452]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
@@ -1009,7 +1052,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:436]
+  // @[RegionWalker.java:448]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -1024,13 +1067,13 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:409]
+  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:421]
 
-  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:411]
+  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:423]
 
-  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:413]
+  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:425]
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:460]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -1043,7 +1086,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:449]
+  // @[RegionWalker.java:461]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -1054,17 +1097,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:423]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:435]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:426]
+  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:438]
 
-  assign close_go = (((close_pending & ~((((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~completing) & ~reject_valid; // @[RegionWalker.java:737]
+  assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:784]
 
-  assign completing = (((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:761]
+  assign completing = (((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:808]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:446]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:458]
 
-  // @[RegionWalker.java:494]
+  // @[RegionWalker.java:511]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -1073,16 +1116,25 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:495]
+  // @[RegionWalker.java:512]
+  always @(posedge clk) begin
+    if (rst) begin
+      rq_valid <= 1'b0;
+    end else begin
+      rq_valid <= r0_valid;
+    end
+  end
+
+  // @[RegionWalker.java:513]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
     end else begin
-      r1_valid <= r0_valid;
+      r1_valid <= rq_valid;
     end
   end
 
-  // @[RegionWalker.java:531]
+  // @[RegionWalker.java:551]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1091,7 +1143,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:530]
+  // @[RegionWalker.java:550]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1100,17 +1152,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & (((({3'd0, r0_valid} + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:473]
+  assign r_load = w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:488]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:598]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:634]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:632]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:668]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:596]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:632]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:597]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:633]
 
-  // @[RegionWalker.java:497]
+  // @[RegionWalker.java:515]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 36'd0;
@@ -1121,23 +1173,39 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:505]
+  // @[RegionWalker.java:524]
   always @(posedge clk) begin
     if (rst) begin
-      r1_chunk <= 36'd0;
+      rq_chunk <= 36'd0;
     end else begin
       if (r0_valid) begin
-        r1_chunk <= r0_chunk;
+        rq_chunk <= r0_chunk;
       end
     end
   end
 
-  // @[RegionWalker.java:504]
+  // @[RegionWalker.java:525]
   always @(posedge clk) begin
-    r1_frame <= page_frame;
+    if (rst) begin
+      r1_chunk <= 36'd0;
+    end else begin
+      if (rq_valid) begin
+        r1_chunk <= rq_chunk;
+      end
+    end
   end
 
-  // @[RegionWalker.java:507]
+  // @[RegionWalker.java:522]
+  always @(posedge clk) begin
+    rq_frame <= page_frame;
+  end
+
+  // @[RegionWalker.java:523]
+  always @(posedge clk) begin
+    r1_frame <= rq_frame;
+  end
+
+  // @[RegionWalker.java:527]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1148,7 +1216,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:508]
+  // @[RegionWalker.java:528]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1159,7 +1227,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:540]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1170,7 +1238,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:528]
+  // @[RegionWalker.java:548]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1181,7 +1249,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:527]
+  // @[RegionWalker.java:547]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 85'd0;
@@ -1192,13 +1260,51 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:525]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:545]
 
-  assign pt_write_refused = pt_we & pt_write_conflict; // @[RegionWalker.java:565]
+  // @[RegionWalker.java:594]
+  always @(posedge clk) begin
+    if (rst) begin
+      pt_held_we <= 1'b0;
+    end else begin
+      pt_held_we <= pt_we;
+    end
+  end
 
-  assign pt_write_conflict = (w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page); // @[RegionWalker.java:564]
+  // @[RegionWalker.java:597]
+  always @(posedge clk) begin
+    if (rst) begin
+      pt_held_addr <= 10'd0;
+    end else begin
+      if (pt_we) begin
+        pt_held_addr <= pt_addr;
+      end
+    end
+  end
 
-  // @[RegionWalker.java:614]
+  // @[RegionWalker.java:598]
+  always @(posedge clk) begin
+    if (rst) begin
+      pt_held_data <= 48'd0;
+    end else begin
+      if (pt_we) begin
+        pt_held_data <= pt_data;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:595]
+  always @(posedge clk) begin
+    if (rst) begin
+      pt_held_conflict <= 1'b0;
+    end else begin
+      pt_held_conflict <= pt_we & (((w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page)) | ((((k_valid & k_ok) & ~k_check) & (pt_addr >= k_first_page)) & ({1'b0, pt_addr} < k_end_page)));
+    end
+  end
+
+  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:601]
+
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1207,7 +1313,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:605]
+  // @[RegionWalker.java:641]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1220,7 +1326,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:606]
+  // @[RegionWalker.java:642]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1233,7 +1339,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:607]
+  // @[RegionWalker.java:643]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1246,7 +1352,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:600]
+  // @[RegionWalker.java:636]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1259,7 +1365,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:601]
+  // @[RegionWalker.java:637]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1272,20 +1378,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:602]
-  always @(posedge clk) begin
-    if (rst) begin
-      c_last <= 1'b0;
-    end else begin
-      if (r_take & c_contiguous) begin
-        c_last <= chunk_head[3];
-      end else if (r_take) begin
-        c_last <= chunk_head[3];
-      end
-    end
-  end
-
-  // @[RegionWalker.java:603]
+  // @[RegionWalker.java:639]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1298,7 +1391,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:612]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1311,17 +1404,28 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_closed = c_last | (c_more_pages == 4'd14); // @[RegionWalker.java:586]
+  // @[RegionWalker.java:638]
+  always @(posedge clk) begin
+    if (rst) begin
+      c_closed <= 1'b0;
+    end else begin
+      if (r_take & c_contiguous) begin
+        c_closed <= chunk_head[3] | (c_more_pages == 4'd13);
+      end else if (r_take) begin
+        c_closed <= chunk_head[3];
+      end
+    end
+  end
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:590]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:626]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:595]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:631]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:594]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:630]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:634]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:670]
 
-  // @[RegionWalker.java:663]
+  // @[RegionWalker.java:699]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1330,7 +1434,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:657]
+  // @[RegionWalker.java:693]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1341,7 +1445,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:658]
+  // @[RegionWalker.java:694]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1352,7 +1456,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:659]
+  // @[RegionWalker.java:695]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1363,7 +1467,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:660]
+  // @[RegionWalker.java:696]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1374,7 +1478,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:661]
+  // @[RegionWalker.java:697]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1385,7 +1489,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:665]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1394,11 +1498,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:633]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:669]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:640]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:676]
 
-  // @[RegionWalker.java:652]
+  // @[RegionWalker.java:688]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1409,7 +1513,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:653]
+  // @[RegionWalker.java:689]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1420,7 +1524,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:682]
+  // @[RegionWalker.java:718]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1429,7 +1533,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:683]
+  // @[RegionWalker.java:719]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1438,11 +1542,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:687]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:723]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:694]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:730]
 
-  // @[RegionWalker.java:701]
+  // @[RegionWalker.java:737]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1453,9 +1557,38 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_request = piece_request[status_slot]; // @[RegionWalker.java:709]
+  // @[RegionWalker.java:750]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_taken <= 1'b0;
+    end else begin
+      status_taken <= status_believed;
+    end
+  end
 
-  // @[RegionWalker.java:717]
+  // @[RegionWalker.java:752]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_request <= 2'd0;
+    end else begin
+      if (status_believed) begin
+        status_request <= piece_request[status_slot];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:753]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_failed <= 1'b0;
+    end else begin
+      if (status_believed) begin
+        status_failed <= mover_status_data[11] | mover_status_data[12];
+      end
+    end
+  end
+
+  // @[RegionWalker.java:763]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1464,25 +1597,25 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:770]
+  // @[RegionWalker.java:817]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 3'd0;
     end else begin
-      completed_request <= ((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) ? {1'b0, status_request} : (close_go ? {1'b0, w_request} : 3'd4);
+      completed_request <= ((((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) ? {1'b0, status_request} : (close_go ? {1'b0, w_request} : 3'd4);
     end
   end
 
-  // @[RegionWalker.java:771]
+  // @[RegionWalker.java:818]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
     end else begin
-      completed_rejection <= ~(((((1'b0 | (((status_believed & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_believed & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_believed & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_believed & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | close_go);
+      completed_rejection <= ~(((((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open)) | close_go);
     end
   end
 
-  // @[RegionWalker.java:772]
+  // @[RegionWalker.java:819]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1491,7 +1624,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:786]
+  // @[RegionWalker.java:833]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1502,7 +1635,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:787]
+  // @[RegionWalker.java:834]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1513,7 +1646,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:788]
+  // @[RegionWalker.java:835]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1524,7 +1657,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:789]
+  // @[RegionWalker.java:836]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1535,7 +1668,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:802]
+  // @[RegionWalker.java:849]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1546,7 +1679,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:852]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1557,101 +1690,101 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:223]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:225]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:804]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:851]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:803]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:850]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:569]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:605]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:211]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:213]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_pcie, {31'd0, o_fpga}}; // @[RegionWalker.java:667]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_pcie, {31'd0, o_fpga}}; // @[RegionWalker.java:703]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:665]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:701]
 
-  assign outstanding = owed; // @[RegionWalker.java:807]
+  assign outstanding = owed; // @[RegionWalker.java:854]
 
-  assign walking = (((((w_busy | r0_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:827]
+  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:874]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:669]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:705]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:696]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:732]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:702]
+  assign last_mover_status = last_status; // @[RegionWalker.java:738]
 
-  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:817]
+  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:864]
 
-  assign pt_conflict = pt_write_conflict; // @[RegionWalker.java:566]
+  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:602]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:819]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:866]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:820]
+  assign ev_rejected = reject; // @[RegionWalker.java:867]
 
-  assign ev_error = k_error; // @[RegionWalker.java:821]
+  assign ev_error = k_error; // @[RegionWalker.java:868]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:823]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:870]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:824]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:871]
 
-  // @[RegionWalker.java:209]
+  // @[RegionWalker.java:211]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd1024), rg_data};
     end
   end
 
-  // @[RegionWalker.java:567]
+  // @[RegionWalker.java:603]
   always @(posedge clk) begin
-    if (pt_we & ~pt_write_refused) begin
-      page_table[pt_addr] <= pt_data;
+    if (pt_held_we & ~pt_write_refused) begin
+      page_table[pt_held_addr] <= pt_held_data;
     end
   end
 
-  // @[RegionWalker.java:477]
+  // @[RegionWalker.java:492]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:519]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[2], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:651]
+  // @[RegionWalker.java:687]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:675]
+  // @[RegionWalker.java:711]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:727]
+  // @[RegionWalker.java:773]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 3'd4] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:801]
+  // @[RegionWalker.java:848]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[2:0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:617]
+  // @[RegionWalker.java:653]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

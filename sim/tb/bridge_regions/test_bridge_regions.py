@@ -38,7 +38,8 @@ against the models' memories.
                         ABORTED, and the handshake drops its status), the region is no longer busy,
                         and the next kernel's request moves its bytes and gets its own status
 ``tables``              the CSR reads back what was written; a page write into the range a request
-                        still has to walk is refused (REGION_STATUS.refused, PAGE_INDEX stays), as is
+                        still has to walk is refused (REGION_STATUS.refused, PAGE_INDEX stays, later
+                        page writes store nothing until REGION_STATUS is written), as is
                         one past the table; REGION_STATUS.busy is high while a request on the
                         selected region is in flight and low after
 """
@@ -551,15 +552,20 @@ async def tables(dut):
     await b.write_pages(100 + 63, [0x7777_0000])
     refused = await b.region_status()
     index_after = await b.csr.read("PAGE_INDEX")
+    # while REGION_STATUS.refused is set, a page write stores nothing (PAGE_INDEX stays)
+    await b.write_pages(10, [0x8888_0000])
+    index_while_refused = await b.csr.read("PAGE_INDEX")
     await b.csr.write("REGION_STATUS", 0)
     await b.write_pages(10, [0x8888_0000])
     elsewhere = await b.region_status()
+    index_elsewhere = await b.csr.read("PAGE_INDEX")
     (st,) = await b.statuses("rd", 1, limit=4_000_000)
     await ClockCycles(dut.dma_clk, 10)
     idle = (await b.region_status())["busy"]
     assert busy == 1, "REGION_STATUS.busy low while a request on the region was in flight"
     assert refused["refused"] == 1 and index_after == 163, "a page write into a walk's range was not refused"
-    assert elsewhere["refused"] == 0, "a page write outside every walk's range was refused"
+    assert index_while_refused == 10, "a page write went through while REGION_STATUS.refused was set"
+    assert elsewhere["refused"] == 0 and index_elsewhere == 11, "a page write outside every walk's range was refused"
     assert st.error == 0 and b.fpga.read(0, n) == expect, "the request did not move the pages as they stood at its admission"
     assert idle == 0, "REGION_STATUS.busy still high after the request's status"
     assert not any(mv.errors for mv in b.movers.values())

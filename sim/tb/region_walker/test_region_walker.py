@@ -218,16 +218,18 @@ class Walker:
     # ---- the host's side: tables
 
     async def write_page(self, entry: int, frame: int) -> bool:
-        """Writes one page table entry; False when the walker refused it."""
+        """Writes one page table entry; False when the walker refused it (pt_refused, a cycle after the write)."""
         dut = self.dut
         dut.pt_we.value = 1
         dut.pt_addr.value = entry
         dut.pt_data.value = frame
+        await RisingEdge(dut.clk)
+        await _write_phase()
+        dut.pt_we.value = 0
         await ReadOnly()
         refused = dut.pt_refused.value == 1
         await RisingEdge(dut.clk)
         await _write_phase()
-        dut.pt_we.value = 0
         if not refused:
             self.table[entry] = frame
         return not refused

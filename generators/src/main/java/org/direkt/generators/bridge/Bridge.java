@@ -15,6 +15,7 @@ import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Generator;
 import org.direkt.hdl.ModuleBuilder;
+import org.direkt.hdl.Signal;
 import org.direkt.hdl.Reg;
 
 /**
@@ -596,7 +597,8 @@ public final class Bridge extends Generator<Bridge.Params> {
         }
         if (p.regionsAddressing()) {
             // Both walkers hold the same tables: every write goes to both, and a page write either
-            // walker would refuse goes to neither. The region read-back comes from the rd copy.
+            // walker refuses (a cycle after it is offered, from its registers) goes to neither. The
+            // region read-back comes from the rd copy.
             BridgeCsr.Regions r = csr.regions();
             for (BridgePath.Tables t : tables) {
                 t.ptWe().set(r.ptWe());
@@ -608,7 +610,12 @@ public final class Bridge extends Generator<Bridge.Params> {
                 t.rgOpen().set(r.rgOpen());
                 t.rgReadIdx().set(r.rgReadIdx());
             }
-            r.ptConflict().set(tables.get(0).ptConflict().or(tables.get(1).ptConflict()));
+            Signal conflict = m.wire("pt_conflict", 1);
+            conflict.set(tables.get(0).ptConflict().or(tables.get(1).ptConflict()));
+            r.ptConflict().set(conflict);
+            for (BridgePath.Tables t : tables) {
+                t.ptVeto().set(conflict);
+            }
             r.rgReadData().set(tables.get(0).rgReadData());
             r.rgReadBusy().set(tables.get(0).rgReadBusy().or(tables.get(1).rgReadBusy()));
         }

@@ -41,8 +41,9 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
 
     /**
      * With regions addressing, the tables' write ports (both directions' walkers take the same
-     * writes), the region read-back, and what the walkers tell: a page write that would land in a
-     * walk's range ({@code ptConflict}), the selected region busy.
+     * writes), the region read-back, and what the walkers tell: that the page write offered in the
+     * cycle before lands in a walk's range ({@code ptConflict}, from their registers: neither writes
+     * it), the selected region busy.
      */
     public record Regions(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal rgWe, Signal rgIdx, Signal rgData,
             Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
@@ -368,7 +369,8 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
     /**
      * The region registers: a page is staged in PAGE_LO / PAGE_HI and stored by the PAGE_HI write
      * at PAGE_INDEX in both walkers' tables, unless a walker is still to read that entry or it lies
-     * beyond the table (then REGION_STATUS.refused is set and PAGE_INDEX stays); a region entry is
+     * beyond the table (then REGION_STATUS.refused is set, PAGE_INDEX stays, and later PAGE_HI writes
+     * store nothing until REGION_STATUS is written); a region entry is
      * staged in REGION_SELECT / REGION_BYTES and stored by the REGION_CTRL write.
      */
     private static void regionRegisters(ModuleBuilder m, Bridge.Params b, Io io, Map<Integer, Expr> readable, Map<Integer, Expr> late) {
@@ -401,15 +403,27 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Reg refused = m.reg("page_refused", 1, cd).init(0);
         Expr store = write.and(address.eq(hiAt));
         Expr pastTable = w.entryBits() >= 16 ? m.lit(0, 1) : index.bits(15, w.entryBits()).orR();
+        // A stored page is offered to the walkers, which hold it for a cycle and write it unless it
+        // lands in a walk's range (they tell so from a register: page_refuse, in the cycle after the
+        // store). PAGE_INDEX steps on as the page is offered and goes back to the held entry when it
+        // is refused. From a refusal until REGION_STATUS is written, PAGE_HI writes store nothing, so
+        // PAGE_INDEX names the first page that did not land and no later page lands in its place.
+        Reg held = m.reg("page_held", 1, cd).init(0);
+        Reg heldIndex = m.reg("page_held_index", 16, cd).init(0);
         Signal refuse = m.wire("page_refuse", 1);
-        refuse.set(store.and(rg.ptConflict().or(pastTable)));
+        refuse.set(held.and(rg.ptConflict()));
+        Signal offer = m.wire("page_offer", 1);
+        offer.set(store.and(pastTable.or(refused).or(refuse).not()));
+        held.set(offer);
+        m.when(offer, () -> heldIndex.set(index));
         m.when(write.and(address.eq(idxAt)), () -> index.set(writedata.bits(15, 0)))
-                .elseWhen(store.and(refuse.not()), () -> index.set(index.plus(1)));
+                .elseWhen(refuse, () -> index.set(heldIndex))
+                .elseWhen(offer, () -> index.set(index.plus(1)));
         m.when(write.and(address.eq(loAt)), () -> pageLo.set(HdlWords.get(writedata, lo, "addr")));
         m.when(write.and(address.eq(selAt)), () -> select.set(writedata.bits(w.regionBits() - 1, 0)));
         m.when(write.and(address.eq(bytesAt)), () -> bytes.set(writedata));
-        m.when(write.and(address.eq(statusAt)), () -> refused.set(0)).elseWhen(refuse, () -> refused.set(1));
-        rg.ptWe().set(store.and(refuse.not()));
+        m.when(write.and(address.eq(statusAt)), () -> refused.set(0)).elseWhen(refuse.or(store.and(offer.not())), () -> refused.set(1));
+        rg.ptWe().set(offer);
         rg.ptAddr().set(index.trunc(w.entryBits()));
         rg.ptData().set(Expr.cat(writedata, pageLo));
         // The region write leaves registered (it reaches both walkers from flip-flops) with its
@@ -438,7 +452,8 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         rg.rgOpen().set(rgOpen);
         rg.rgReadIdx().set(select);
         Expr entry = rg.rgReadData();
-        readable.put(idxAt, index.zext(32));
+        // (as they will stand once a refusal in this cycle is taken)
+        readable.put(idxAt, Expr.mux(refuse, heldIndex, index).zext(32));
         // (PAGE_LO, PAGE_HI and REGION_BYTES are write-only: they read 0)
         readable.put(selAt, select.zext(32));
         // (the entry's reserved bits, 0 as the CSR writes them, read back in CTRL's reserved field)
@@ -446,7 +461,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                 "allow_rd", HdlWords.get(entry, re, "allow_rd"), "allow_wr", HdlWords.get(entry, re, "allow_wr"),
                 "reserved", HdlWords.get(entry, re, "reserved"))));
         late.put(lenAt, HdlWords.get(entry, re, "bytes"));
-        readable.put(statusAt, HdlWords.pack(m, st, Map.of("refused", refused, "busy", rg.rgReadBusy())));
+        readable.put(statusAt, HdlWords.pack(m, st, Map.of("refused", refused.or(refuse), "busy", rg.rgReadBusy())));
     }
 
     /** The window table: BASE, SIZE (with its decoded mask) and CTRL registers per window. */

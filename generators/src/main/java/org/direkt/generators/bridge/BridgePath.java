@@ -61,7 +61,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     }
 
     /** The region walker's table ports, as the CSR drives and reads them. */
-    public record Tables(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal rgWe, Signal rgIdx, Signal rgData,
+    public record Tables(Signal ptWe, Signal ptAddr, Signal ptData, Signal ptConflict, Signal ptVeto, Signal rgWe, Signal rgIdx, Signal rgData,
             Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Signal rgReadBusy) {
     }
 
@@ -160,7 +160,8 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         if (!raw) {
             RegionWalker.Params w = b.walker(p.direction());
             tables = new Tables(at.in("pt_we", 1, dma), at.in("pt_addr", w.entryBits(), dma),
-                    at.in("pt_data", Layout.PAGE_ENTRY.bits(), dma), at.out("pt_conflict", 1, dma), at.in("rg_we", 1, dma),
+                    at.in("pt_data", Layout.PAGE_ENTRY.bits(), dma), at.out("pt_conflict", 1, dma), at.in("pt_veto", 1, dma),
+                    at.in("rg_we", 1, dma),
                     at.in("rg_idx", w.regionBits(), dma), at.in("rg_data", Layout.REGION_ENTRY.bits(), dma), at.in("rg_open", 1, dma),
                     at.in("rg_read_idx", w.regionBits(), dma),
                     // the region read-back from one copy (rd's): both hold the same entries
@@ -406,6 +407,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         walker.ptAddr().set(t.ptAddr());
         walker.ptData().set(t.ptData());
         t.ptConflict().set(walker.ptConflict());
+        walker.ptVeto().set(t.ptVeto());
         walker.rgWe().set(t.rgWe());
         walker.rgIdx().set(t.rgIdx());
         walker.rgData().set(t.rgData());

@@ -506,7 +506,7 @@ public final class Layout {
 
     public static final Word CSR_REGION_STATUS = new Word("csr_region_status", 32, List.of(
             f("refused", 0, 1, "sticky: a page write was refused (its entry lies in a walk's range, or beyond the table); "
-                    + "any write to REGION_STATUS clears it"),
+                    + "while it is set PAGE_HI writes store nothing; any write to REGION_STATUS clears it"),
             f("busy", 1, 1, "live: a request naming the selected region is in a walker and its last piece has not reported"),
             f("reserved", 2, 30, "0")));
 
@@ -558,7 +558,8 @@ public final class Layout {
             for (int r = 0; r < CSR_REGION_REGS.size(); r++) {
                 String reg = CSR_REGION_REGS.get(r);
                 String doc = switch (reg) {
-                    case "PAGE_INDEX" -> "page table entry the next PAGE_HI write stores; steps on by one after a stored page";
+                    case "PAGE_INDEX" -> "page table entry the next PAGE_HI write stores; steps on by one after a stored page, "
+                            + "stays at a refused one";
                     case "PAGE_LO" -> "csr_page_lo fields: the page's bus address [31:16]";
                     case "PAGE_HI" -> "the page's bus address [63:32]; a write stores the page at PAGE_INDEX (both directions' tables)";
                     case "REGION_SELECT" -> "region the REGION_* registers name";

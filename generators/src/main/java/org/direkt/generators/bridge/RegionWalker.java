@@ -34,9 +34,11 @@ import org.direkt.hdl.Unit;
  * <p>Defined behaviour while requests are in flight: a request is checked against its region's
  * entry as it stands in the cycle the request enters the check stage (the first cycle after it
  * is taken in which the stage is free), and walks the page table as it stands at its admission: a
- * page table write to an entry that the request being walked has still to read is refused (not
- * written; {@code pt_refused} is high in that cycle; {@code pt_conflict} tells, without the write
- * enable, that a write to {@code pt_addr} would be), every other write goes through at once. The host closes a
+ * page table write lands in the cycle after it is offered, unless its entry is one the request being
+ * walked, or the request checked and about to be walked, has still to read: then it is refused (not
+ * written; {@code pt_refused} is high in the cycle after the write; {@code pt_conflict} tells the
+ * same without the probes, and in the bridge {@code pt_veto} refuses the held write from outside).
+ * The host closes a
  * region by writing its entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
  * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is in the
@@ -136,7 +138,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         }
     }
 
-    public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal rgWe, Signal rgIdx,
+    public record Io(Stream req, Stream st, Signal ptWe, Signal ptAddr, Signal ptData, Signal ptRefused, Signal ptVeto, Signal rgWe, Signal rgIdx,
             Signal rgData, Signal rgOpen, Signal rgReadIdx, Signal rgReadData, Stream desc, Signal msValid, Signal msData, Signal now, Signal outstanding, Signal walking, Signal canIssue,
             Signal spurious, Signal lastStatus, Signal rgReadBusy, Signal ptConflict, Signal idle, Signal abandon, Signal evRejected,
             Signal evError, Signal evCompleted, Signal evAborted) {
@@ -156,7 +158,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         return new Io(at.sink("req", AvalonSt.source(Layout.REGION_REQ.bits()), cd),
                 at.source("st", AvalonSt.source(Layout.KERNEL_STATUS_TAGGED.bits()), cd),
                 at.in("pt_we", 1, cd), at.in("pt_addr", p.entryBits(), cd), at.in("pt_data", Layout.PAGE_ENTRY.bits(), cd),
-                p.probes() ? at.out("pt_refused", 1, cd) : null, at.in("rg_we", 1, cd), at.in("rg_idx", p.regionBits(), cd),
+                p.probes() ? at.out("pt_refused", 1, cd) : null, p.probes() ? null : at.in("pt_veto", 1, cd), at.in("rg_we", 1, cd), at.in("rg_idx", p.regionBits(), cd),
                 at.in("rg_data", Layout.REGION_ENTRY.bits(), cd), p.probes() ? null : at.in("rg_open", 1, cd),
                 at.in("rg_read_idx", p.regionBits(), cd),
                 p.readBack() ? at.out("rg_read_data", Layout.REGION_ENTRY.bits(), cd) : null,
@@ -313,8 +315,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         e = Expr.mux(kInRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
         e = Expr.mux(kUsable.not(), code(m, Layout.Error.REGION), e);
         kErr.set(Expr.mux(kCheap.ne(0), kCheap, e));
-        Signal kOk = m.wire("k_ok", 1);
-        kOk.set(kCheap.eq(0).and(kUsable).and(kInRegion).and(kFpgaOk));
+        // every check passed, in one flip-flop of its own (the admission's only view of the checks)
+        Reg kOk = m.reg("k_ok", 1, cd).init(1);
         Reg kTag = m.reg("k_tag", 32, cd).init(0);
         Reg kRegion = m.reg("k_region", rfw, cd).init(0);
         Reg kFirstPage = m.reg("k_first_page", ew, cd).init(0);
@@ -338,9 +340,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         m.when(bMove, () -> {
             kCheap.set(bCheap);
             // (K is empty: the entries before this one have left it, the chain's state is theirs)
-            kUsable.set(bUsable.and(chOpen.not().or(bRegion.eq(chRegion))));
+            Expr chainUsable = bUsable.and(chOpen.not().or(bRegion.eq(chRegion)));
+            kUsable.set(chainUsable);
             kInRegion.set(inRegion);
             kFpgaOk.set(fpgaOk);
+            kOk.set(bCheap.eq(0).and(chainUsable).and(inRegion).and(fpgaOk));
             kTag.set(bTag);
             kRegion.set(bRegion);
             kFirstPage.set(pFirst);
@@ -371,15 +375,23 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             // (an admitted request's region is below regions: its index is enough)
             qRegion.add(m.reg("req" + q + "_region", p.regionBits(), cd).init(0));
         }
-        // The lowest free request slot.
-        Signal freeQ = m.wire("free_request", qw);
+        // The lowest free request slot, and room for one more status, from registers: worked out
+        // from the cycle before. K moves at most every other cycle (it refills only in a cycle after
+        // it is empty), so between two moves nothing is admitted: the slot a move took is marked
+        // taken, and the status it owes counted, before the next move reads them. A slot freed or a
+        // status read in the cycle before is seen a cycle late, which only waits.
+        Reg freeQ = m.reg("free_request", qw, cd).init(0);
+        Reg slotReady = m.reg("request_slot_ready", 1, cd).init(0);
         Expr pick = m.lit(0, qw);
         Expr anyFree = m.lit(0, 1);
         for (int q = nq - 1; q >= 0; q--) {
             pick = Expr.mux(qValid.get(q).not(), m.lit(q, qw), pick);
             anyFree = anyFree.or(qValid.get(q).not());
         }
+        Reg statusRoom = m.reg("status_room", 1, cd).init(0);
         freeQ.set(pick);
+        slotReady.set(anyFree.and(room));
+        statusRoom.set(room);
 
         // ---------------------------------------------------------------- the walk: one page table read a cycle
         Reg wBusy = m.reg("w_busy", 1, cd).init(0);
@@ -404,7 +416,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg closeReq = m.reg("close_pending", 1, cd).init(0);
         Reg chErr = m.reg("chain_error", 4, cd).init(0);
         Expr chIdle = chOpen.or(chSkip).not();
-        admit.set(kValid.and(chIdle).and(kOk).and(room).and(anyFree).and(wBusy.not()).and(closeReq.not()));
+        admit.set(kValid.and(chIdle).and(kOk).and(slotReady).and(wBusy.not()).and(closeReq.not()));
         Signal join = m.wire("entry_join", 1); // a later entry joins the open request's slot and is walked
         join.set(kValid.and(chOpen).and(chSkip.not()).and(kOk).and(kCheck.not()).and(wBusy.not()));
         Signal consume = m.wire("entry_consume", 1); // a later entry that moves nothing: checked, failed or dropped
@@ -416,7 +428,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // slots', so completions and rejections leave through the same registers, with no mux of tags.
         Reg rejValid = m.reg("reject_valid", 1, cd).init(0);
         Reg rejErr = m.reg("reject_error", 4, cd).init(0);
-        reject.set(kValid.and(chIdle).and(kOk.not()).and(room).and(rejValid.not()));
+        reject.set(kValid.and(chIdle).and(kOk.not()).and(statusRoom).and(rejValid.not()));
         kMove.set(admit.or(reject).or(join).or(consume));
         // an entry that fails in an open request: the request's error, if it has none yet
         Signal chFail = m.wire("entry_failed", 1);
@@ -452,12 +464,15 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // ---------------------------------------------------------------- stage R: page reads, their chunks queued
         // A page load comes from registers alone (a credit: reads in flight plus
         // chunks queued stay below the queue's depth), so no path runs from the RAM's output back to
-        // the load. R0: the read; R1: the frame registered and compared with the previous chunk's
-        // frame + 1; then a small queue of chunks, each marked contiguous with the one before it.
+        // the load. R0: the read; RQ: the RAM's word in a register whose only load is R1's register
+        // (so it can sit by the RAM: the block RAM's read is slow on its own); R1: the frame compared
+        // with the previous chunk's frame + 1; then a small queue of chunks, each marked contiguous
+        // with the one before it.
         int cq = CHUNK_QUEUE;
         int ca = Check.log2(cq);
         int lenBits = Layout.PAGE_BITS + 1;
         Reg r0Valid = m.reg("r0_valid", 1, cd).init(0);
+        Reg rqValid = m.reg("rq_valid", 1, cd).init(0);
         Reg r1Valid = m.reg("r1_valid", 1, cd).init(0);
         Reg qFill = m.reg("chunk_fill", ca + 1, cd).init(0);
         Reg hdValid = m.reg("chunk_head_valid", 1, cd).init(0);
@@ -469,7 +484,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal go = m.wire("o_go", 1);
         Signal rTakeGo = m.wire("r_take_go", 1);
         Signal rTakeWait = m.wire("r_take_wait", 1);
-        Expr inFlight = r0Valid.zext(ca + 1).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
+        Expr inFlight = r0Valid.zext(ca + 1).plus(rqValid.zext(ca + 1)).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
         rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))));
         // The table is read every cycle at the walk's page (no read enable, which block RAMs without
         // a clock enable on the read port alone would need a hold register and a mux for): the word
@@ -483,8 +498,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         int endBits = lenBits - 2;
         int metaBits = endBits + Layout.PAGE_BITS + 3 + qw;
         Reg r0Meta = m.reg("r0_chunk", metaBits, cd).init(0);
+        Reg rqMeta = m.reg("rq_chunk", metaBits, cd).init(0);
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
         // No reset and no enable: the RAM's word goes straight into a flip-flop.
+        Reg rqFrame = m.reg("rq_frame", Layout.PAGE_ENTRY.bits(), cd);
         Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd);
         // The frame after the previous chunk's, as its low 16 bits + 1 with their carry and its high bits:
         // a chunk whose frame follows across a 4 GB line of bus addresses starts a piece of its own.
@@ -492,7 +509,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg nextLo = m.reg("next_frame_low", Layout.PAGE_BITS + 1, cd).init(0);
         Reg nextHi = m.reg("next_frame_high", fb - Layout.PAGE_BITS, cd).init(0);
         r0Valid.set(rLoad);
-        r1Valid.set(r0Valid);
+        rqValid.set(r0Valid);
+        r1Valid.set(rqValid);
         m.when(rLoad, () -> {
             r0Meta.set(Expr.cat(endOff, startOff, isLast.and(wFinal), isLast, wFirst, wQ));
             wPage.set(wPage.plus(1));
@@ -500,9 +518,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             wFirst.set(0);
         });
         // The RAM's word straight into a register every cycle, so the register can be the RAM's own
-        // output register where the device has one.
-        r1Frame.set(frame);
-        m.when(r0Valid, () -> r1Meta.set(r0Meta));
+        // output register where the device has one, and on into R1's.
+        rqFrame.set(frame);
+        r1Frame.set(rqFrame);
+        m.when(r0Valid, () -> rqMeta.set(r0Meta));
+        m.when(rqValid, () -> r1Meta.set(rqMeta));
         m.when(r1Valid, () -> {
             nextLo.set(r1Frame.bits(Layout.PAGE_BITS - 1, 0).zext(Layout.PAGE_BITS + 1).plus(1));
             nextHi.set(r1Frame.bits(fb - 1, Layout.PAGE_BITS));
@@ -558,13 +578,29 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             wEndOff.set(kEndOff);
         }).elseWhen(rLoad.and(isLast), () -> wBusy.set(0));
 
-        // A table write the current walk has still to read is refused.
+        // A page table write lands in the cycle after it is offered, unless an entry it names is one a
+        // walk has still to read: the walk under way (w_page .. w_end_page - 1) or the entry waiting in K
+        // to start one. Both ranges are compared with the offered index and the outcome registered, so
+        // the compare never reaches the block RAM's write enable in the same cycle. A walk reads only
+        // entries inside the ranges as they stood a cycle before (w_page only climbs; a walk starts from
+        // K), so no read that is used ever meets the held write. pt_veto refuses the held write from
+        // outside (in the bridge: the other direction's walker refuses it, and both tables stay equal).
+        Expr inWalk = wBusy.and(io.ptAddr().ge(wPage)).and(io.ptAddr().zext(ew + 1).lt(wEnd));
+        Expr inNext = kValid.and(kOk).and(kCheck.not()).and(io.ptAddr().ge(kFirstPage)).and(io.ptAddr().zext(ew + 1).lt(kEndPage));
+        Reg heldWe = m.reg("pt_held_we", 1, cd).init(0);
+        Reg heldAddr = m.reg("pt_held_addr", ew, cd).init(0);
+        Reg heldData = m.reg("pt_held_data", Layout.PAGE_ENTRY.bits(), cd).init(0);
+        Reg heldConflict = m.reg("pt_held_conflict", 1, cd).init(0);
+        heldWe.set(io.ptWe());
+        heldConflict.set(io.ptWe().and(inWalk.or(inNext)));
+        m.when(io.ptWe(), () -> {
+            heldAddr.set(io.ptAddr());
+            heldData.set(io.ptData());
+        });
         Signal refused = m.wire("pt_write_refused", 1);
-        Signal conflict = m.wire("pt_write_conflict", 1);
-        conflict.set(wBusy.and(io.ptAddr().ge(wPage)).and(io.ptAddr().zext(ew + 1).lt(wEnd)));
-        refused.set(io.ptWe().and(conflict));
-        io.ptConflict().set(conflict);
-        pageTable.write(io.ptAddr(), io.ptData(), io.ptWe().and(refused.not()));
+        refused.set(heldWe.and(p.probes() ? heldConflict : heldConflict.or(io.ptVeto())));
+        io.ptConflict().set(heldConflict);
+        pageTable.write(heldAddr, heldData, heldWe.and(refused.not()));
         if (p.probes()) {
             io.ptRefused().set(refused);
         }
@@ -579,11 +615,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg cStart = m.reg("c_start", Layout.PAGE_BITS - 2, cd).init(0); // in dwords
         Reg cEnd = m.reg("c_end", endBits, cd).init(0);
         Reg cPages = m.reg("c_more_pages", 4, cd).init(0); // pages - 1
-        Reg cLast = m.reg("c_last", 1, cd).init(0); // the entry's last piece
         Reg cFinal = m.reg("c_final", 1, cd).init(0); // the request's last piece
         Reg cQ = m.reg("c_request", qw, cd).init(0);
-        Signal closed = m.wire("c_closed", 1);
-        closed.set(cLast.or(cPages.eq(MAX_PAGES_PER_PIECE - 1)));
+        // closed: no chunk joins the piece any more (its entry's last chunk is in, or it has its
+        // pages): worked out as the piece takes a chunk, so the joining logic reads a register
+        Reg closed = m.reg("c_closed", 1, cd).init(0);
         // The head chunk joins the piece when it follows the piece's last chunk on the bus (the
         // piece's last chunk is always the one queued before the head).
         Signal contig = m.wire("c_contiguous", 1);
@@ -599,7 +635,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         m.when(rTake.and(contig), () -> {
             cEnd.set(rEnd);
             cPages.set(cPages.plus(1));
-            cLast.set(rLast);
+            closed.set(rLast.or(cPages.eq(MAX_PAGES_PER_PIECE - 2)));
             cFinal.set(rFinal);
         }).elseWhen(rTake, () -> {
             cPcie.set(Expr.cat(hFrame, rOff));
@@ -607,7 +643,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             cStart.set(rOff.bits(Layout.PAGE_BITS - 1, 2));
             cEnd.set(rEnd);
             cPages.set(0);
-            cLast.set(rLast);
+            closed.set(rLast);
             cFinal.set(rFinal);
             cQ.set(rQ);
         });
@@ -705,9 +741,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         pool.backSlot().set(slot);
         pool.release().set(believed);
         pool.releaseSlot().set(slot);
-        Signal sq = m.wire("status_request", qw);
-        sq.set(pieceRequest.readAsync(slot));
-        Expr failed = p.probes() ? HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed")) : msData.bit(8);
+        // The piece's request and outcome are registered before they reach the request's count: its
+        // slot in the pool is free at once (the piece's request is read from piece_request before a
+        // new piece can take the slot), its request hears of it a cycle later.
+        Reg taken = m.reg("status_taken", 1, cd).init(0);
+        Reg takenQ = m.reg("status_request", qw, cd).init(0);
+        Reg takenFailed = m.reg("status_failed", 1, cd).init(0);
+        taken.set(believed);
+        m.when(believed, () -> {
+            takenQ.set(pieceRequest.readAsync(slot));
+            takenFailed.set(p.probes() ? HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed")) : msData.bit(8));
+        });
+        Expr sq = takenQ;
+        Expr failed = takenFailed;
 
         // Each request slot's tag and admission time, in LUT RAM: written at admission, read once at its status.
         // A free-running cycle counter: the walker's own standalone, the bridge's (shared) inside it.
@@ -728,18 +774,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
                 admit.or(reject));
 
         // Every piece walked so far has gone to the mover and reported: a pending close frees its slot
-        // and sends its status (when no completion takes the status stages in this cycle).
-        Expr pipeEmpty = wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(hdValid).or(cValid).or(oValid).not();
+        // and sends its status, in a cycle with no mover status taken (so no completion takes the
+        // status stages; nothing is admitted while a close is pending, so such a cycle comes).
+        Expr pipeEmpty = wBusy.or(r0Valid).or(rqValid).or(r1Valid).or(qFill.ne(0)).or(hdValid).or(cValid).or(oValid).not();
         Expr noPieces = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             noPieces = Expr.mux(wQ.eq(q), qCount.get(q).eq(0), noPieces);
         }
-        closeGo.set(closeReq.and(pipeEmpty).and(noPieces).and(completing.not()).and(rejValid.not()));
+        closeGo.set(closeReq.and(pipeEmpty).and(noPieces).and(taken.not()).and(rejValid.not()));
         Expr done = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             final int qi = q;
             Expr inc = fire.and(oQ.eq(q));
-            Expr dec = believed.and(sq.eq(q));
+            Expr dec = taken.and(sq.eq(q));
             Reg count = qCount.get(q);
             Expr last = dec.and(count.eq(1)).and(qOpen.get(q).not());
             done = done.or(last);
@@ -824,7 +871,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             io.evAborted().set(outValid.and(outRej.not()).and(outErr.ne(0)));
         }
         if (p.probes()) {
-            io.walking().set(wBusy.or(r0Valid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));
+            io.walking().set(wBusy.or(r0Valid).or(rqValid).or(r1Valid).or(qFill.ne(0)).or(rValid).or(cValid).or(oValid));
         }
     }
 
