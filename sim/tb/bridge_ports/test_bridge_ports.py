@@ -42,6 +42,9 @@ from direkt_sim.layout import load_manifest
 
 REGRESS = regress_scale() > 1
 MEASURE_DIR = os.environ.get("DIREKT_BRIDGE_MEASURE", "").strip()
+# Kernel cycles a reading port may wait for its next status: every request here moves at most a few
+# pages, so a status that does not come within this is lost.
+STATUS_GAP = 100_000
 TIMEOUT = dict(timeout_time=4_000 if REGRESS else 2_000, timeout_unit="ms")
 GPU_BUS = 0x38_0000_0000
 PAGE = 1 << 16
@@ -143,20 +146,27 @@ class Bench:
         valid.value = 0
 
     async def collect(self, t: str, k: int, n: int, out: list, ready_p: float = 1.0, hold_until=None,
-                      limit: int = 4_000_000) -> None:
+                      limit: int = 4_000_000, gap: int = STATUS_GAP) -> None:
         """Port k's status channel: n statuses into out, ready high with probability ready_p each
-        cycle, low until hold_until() is true (if given)."""
+        cycle, low until hold_until() is true (if given). Fails when no status comes for gap cycles
+        once the port reads (a status lost, or a port stuck), or when n have not come within limit."""
         clk = self.dut.kernel_clk
         valid, data, ready = self.pin(t, k, "status_valid"), self.pin(t, k, "status_data"), self.pin(t, k, "status_ready")
         rng = random.Random(self.rng.random())
+        quiet = 0
         for _ in range(limit):
             if len(out) == n:
                 break
-            r = (hold_until is None or hold_until()) and rng.random() < ready_p
+            reading = hold_until is None or hold_until()
+            r = reading and rng.random() < ready_p
             ready.value = int(r)
             await ReadOnly()
             if r and int(valid.value) == 1:
                 out.append(decode_status(self.m, data.value.integer))
+                quiet = 0
+            elif reading:
+                quiet += 1
+                assert quiet < gap, f"{prefix(t, k)}: no status for {gap} kernel cycles after {len(out)} of {n}"
             await RisingEdge(clk)
         ready.value = 0
         assert len(out) == n, f"{prefix(t, k)}: {len(out)} of {n} statuses within {limit} kernel cycles"
