@@ -59,6 +59,7 @@
 //@tap f_pr1     = dut.piece_request[f_s1] if STATUS>=1
 //@tap f_tk      = dut.status_taken if STATUS>=1
 //@tap f_tkq     = dut.status_request if STATUS>=1
+//@tap f_tks     = dut.status_taken_slot if STATUS>=1
 //@tap f_fresh   = dut.u_ids.fresh if STATUS>=1
 //@tap f_rrd     = dut.u_ids.retired_rd if STATUS>=1
 //@tap f_rwr     = dut.u_ids.retired_wr if STATUS>=1
@@ -110,8 +111,10 @@
 // several entries walks each entry in turn: [f_lo, f_hi] is the walked entry's region's, as its check read it.
 //
 // page_write_outside_walk: a page table write lands (the walker holds it for a cycle and writes it
-// unless it refused it) never at an entry of the walk under way, w_page .. w_end_page - 1, so no
-// read the walk uses meets a write and every frame it reads is the one its region had at admission.
+// unless it refused it) never at an entry of the walk under way, w_page .. w_end_page - 1, unless
+// that walk started in the cycle the write was offered (then it lands before the walk's first read);
+// and no page table read that is used (r_load) is in a cycle a write is held. So every frame a walk
+// reads is the one its region had at its admission.
 //
 // one_status: a request is begun when its first entry is admitted (a slot) or rejected; a status
 // is pushed when status_valid is high. Requests begun less statuses pushed (f_owed, the harness's
@@ -166,6 +169,8 @@ module fv_region_walker (
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
   wire          f_walk, f_pthwe, f_pthc, f_kok;
+  reg           f_walk_q = 1'b0;   // a walk started in the cycle before
+  always @(posedge clk) f_walk_q <= f_walk;
   wire [EW-1:0] f_ptha;
 `ifdef STATUS
   wire          f_reject, f_q0, f_q1, f_rejv, f_compl, f_stv, f_close, f_wq;
@@ -180,7 +185,7 @@ module fv_region_walker (
   always @(posedge clk) f_clast <= rst ? 1'b0 : f_rtake ? f_hd[2] : f_clast;
   wire [2:0]    f_cqrd, f_cqwr;
   wire [3:0]    f_cqfill;
-  wire          f_pr0, f_pr1, f_anyq, f_hq, f_hsq, f_rm0, f_rm1, f_tk, f_tkq;
+  wire          f_pr0, f_pr1, f_anyq, f_hq, f_hsq, f_rm0, f_rm1, f_tk, f_tkq, f_tks;
   wire [1:0]    f_fresh, f_rrd, f_rwr, f_fcnt, f_issd;
   wire [2:0]    f_x0 = 3'd0, f_x1 = 3'd1, f_x2 = 3'd2, f_x3 = 3'd3, f_x4 = 3'd4, f_x5 = 3'd5, f_x6 = 3'd6, f_x7 = 3'd7;
   wire          f_s0 = 1'b0, f_s1 = 1'b1;
@@ -325,10 +330,11 @@ module fv_region_walker (
 
   // ---- the mover's side: each piece ID in use (issued, or handed last cycle) counts for its request
   wire [1:0] f_late = f_hq ? (f_hsq ? 2'b10 : 2'b01) : 2'b00;
-  wire [1:0] f_inuse = f_issd | f_late;
-  // (and the status taken last cycle, whose ID is free again, counts for its request until this cycle)
-  wire [1:0] f_n0 = {1'b0, f_inuse[0] && !f_pr0} + {1'b0, f_inuse[1] && !f_pr1} + {1'b0, f_tk && !f_tkq};
-  wire [1:0] f_n1 = {1'b0, f_inuse[0] && f_pr0} + {1'b0, f_inuse[1] && f_pr1} + {1'b0, f_tk && f_tkq};
+  // (and the ID whose status was taken last cycle: it goes back to the pool, and its request hears, now)
+  wire [1:0] f_taken = f_tk ? (f_tks ? 2'b10 : 2'b01) : 2'b00;
+  wire [1:0] f_inuse = f_issd | f_late | f_taken;
+  wire [1:0] f_n0 = {1'b0, f_inuse[0] && !f_pr0} + {1'b0, f_inuse[1] && !f_pr1};
+  wire [1:0] f_n1 = {1'b0, f_inuse[0] && f_pr0} + {1'b0, f_inuse[1] && f_pr1};
   // the ID pool: every ID exactly one of never used (>= fresh), in the retired queue, in use
   wire [1:0] f_qlen = f_rwr - f_rrd;
   wire f_p0in = ((2'd0 - f_rrd) & 2'd1) < f_qlen;   // retired queue place 0 holds an ID
@@ -339,7 +345,7 @@ module fv_region_walker (
   wire f_ids_ok = f_fresh <= 2'd2 && f_qlen <= 2'd2 && f_fcnt == (2'd2 - f_fresh) + f_qlen && f_fcnt == 2'd2 - f_nused
                   && {1'b0, f_fresh <= 2'd0} + f_occ0 + {1'b0, f_inuse[0]} == 2'd1
                   && {1'b0, f_fresh <= 2'd1} + f_occ1 + {1'b0, f_inuse[1]} == 2'd1
-                  && f_anyq == (f_fcnt != 2'd0) && (f_issd & f_late) == 2'b00;
+                  && f_anyq == (f_fcnt != 2'd0) && (f_issd & f_late) == 2'b00 && ((f_issd | f_late) & f_taken) == 2'b00 && (!f_tk || f_tkq == (f_tks ? f_pr1 : f_pr0));
 
   // requests begun less statuses pushed
   reg [3:0] f_owed = 4'd0;
@@ -357,7 +363,8 @@ module fv_region_walker (
     page_in_region: assert (!f_rload || ({13'd0, f_page} >= f_lo && {13'd0, f_page} <= f_hi));
 `endif
 `ifdef CHECK_page_write_outside_walk
-    page_write_outside_walk: assert (!(f_pthwe && !f_pthc && f_busy && f_ptha >= f_page && {1'b0, f_ptha} < f_end));
+    page_write_outside_walk: assert (!(f_pthwe && !f_pthc && f_busy && !f_walk_q && f_ptha >= f_page && {1'b0, f_ptha} < f_end));
+    no_read_meets_write: assert (!(f_pthwe && f_rload));
 `endif
   end
 

@@ -12,217 +12,228 @@
 `default_nettype none
 
 module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:156]
-  input  wire         rst,               // @[RegionWalker.java:156]
-  input  wire [177:0] req_data,          // @[RegionWalker.java:158]
-  input  wire         req_valid,         // @[RegionWalker.java:158]
-  output wire         req_ready,         // @[RegionWalker.java:158]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:159]
-  output wire         st_valid,          // @[RegionWalker.java:159]
-  input  wire         st_ready,          // @[RegionWalker.java:159]
-  input  wire         pt_we,             // @[RegionWalker.java:160]
-  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:160]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:160]
-  output wire         pt_refused,        // @[RegionWalker.java:161]
-  input  wire         rg_we,             // @[RegionWalker.java:161]
-  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:161]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:162]
-  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:163]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:164]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:165]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:165]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:165]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:166]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:166]
-  output wire [3:0]   outstanding,       // @[RegionWalker.java:168]
-  output wire         walking,           // @[RegionWalker.java:168]
-  output wire         can_issue,         // @[RegionWalker.java:169]
-  output wire         spurious,          // @[RegionWalker.java:169]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:170]
-  output wire         rg_read_busy,      // @[RegionWalker.java:170]
-  output wire         pt_conflict,       // @[RegionWalker.java:171]
-  output wire         idle,              // @[RegionWalker.java:171]
-  input  wire         abandon,           // @[RegionWalker.java:171]
-  output wire         ev_rejected,       // @[RegionWalker.java:171]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:172]
-  output wire         ev_completed,      // @[RegionWalker.java:173]
-  output wire         ev_aborted         // @[RegionWalker.java:174]
+  input  wire         clk,               // @[RegionWalker.java:157]
+  input  wire         rst,               // @[RegionWalker.java:157]
+  input  wire [177:0] req_data,          // @[RegionWalker.java:159]
+  input  wire         req_valid,         // @[RegionWalker.java:159]
+  output wire         req_ready,         // @[RegionWalker.java:159]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:160]
+  output wire         st_valid,          // @[RegionWalker.java:160]
+  input  wire         st_ready,          // @[RegionWalker.java:160]
+  input  wire         pt_we,             // @[RegionWalker.java:161]
+  input  wire [9:0]   pt_addr,           // @[RegionWalker.java:161]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:161]
+  output wire         pt_refused,        // @[RegionWalker.java:162]
+  input  wire         rg_we,             // @[RegionWalker.java:162]
+  input  wire [3:0]   rg_idx,            // @[RegionWalker.java:162]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:163]
+  input  wire [3:0]   rg_read_idx,       // @[RegionWalker.java:164]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:165]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:166]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:166]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:166]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:167]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:167]
+  output wire [3:0]   outstanding,       // @[RegionWalker.java:169]
+  output wire         walking,           // @[RegionWalker.java:169]
+  output wire         can_issue,         // @[RegionWalker.java:170]
+  output wire         spurious,          // @[RegionWalker.java:170]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:171]
+  output wire         rg_read_busy,      // @[RegionWalker.java:171]
+  output wire         pt_conflict,       // @[RegionWalker.java:172]
+  output wire         idle,              // @[RegionWalker.java:172]
+  input  wire         abandon,           // @[RegionWalker.java:172]
+  output wire         ev_rejected,       // @[RegionWalker.java:172]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:173]
+  output wire         ev_completed,      // @[RegionWalker.java:174]
+  output wire         ev_aborted         // @[RegionWalker.java:175]
 );
 
-  reg                                                             a_valid;              // @[RegionWalker.java:220]
-  reg                                                     [177:0] a_req;                // @[RegionWalker.java:221]
-  wire                                                            a_move;               // @[RegionWalker.java:222]
-  reg                                                             b_valid;              // @[RegionWalker.java:231]
-  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:232]
-  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:235]
-  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:236]
-  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:237]
-  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:238]
-  reg                                                             b_more;               // @[RegionWalker.java:239]
-  reg                                                             b_check;              // @[RegionWalker.java:240]
-  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:241]
-  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:242]
-  reg                                                             b_fpga_high;          // @[RegionWalker.java:243]
-  reg                                                             b_region_usable;      // @[RegionWalker.java:245]
-  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:246]
-  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:247]
-  wire                                                            b_move;               // @[RegionWalker.java:248]
-  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:291]
-  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:293]
-  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:298]
-  reg                                                             k_valid;              // @[RegionWalker.java:307]
-  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:308]
-  reg                                                             k_region_usable;      // @[RegionWalker.java:310]
-  reg                                                             k_in_region;          // @[RegionWalker.java:311]
-  reg                                                             k_fpga_ok;            // @[RegionWalker.java:312]
-  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:313]
-  reg                                                             k_ok;                 // @[RegionWalker.java:319]
-  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:320]
-  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:321]
-  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:322]
-  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:323]
-  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:324]
-  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:325]
-  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:326]
-  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:327]
-  reg                                                             k_more;               // @[RegionWalker.java:328]
-  reg                                                             k_check;              // @[RegionWalker.java:329]
-  wire                                                            k_move;               // @[RegionWalker.java:330]
-  reg                                                             chain_open;           // @[RegionWalker.java:336]
-  reg                                                             chain_skip;           // @[RegionWalker.java:337]
-  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:338]
-  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:362]
-  reg                                                             req0_valid;           // @[RegionWalker.java:371]
-  reg                                                             req0_open;            // @[RegionWalker.java:372]
-  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:373]
-  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:374]
-  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:376]
-  reg                                                             req1_valid;           // @[RegionWalker.java:371]
-  reg                                                             req1_open;            // @[RegionWalker.java:372]
-  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:373]
-  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:374]
-  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:376]
-  reg                                                             req2_valid;           // @[RegionWalker.java:371]
-  reg                                                             req2_open;            // @[RegionWalker.java:372]
-  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:373]
-  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:374]
-  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:376]
-  reg                                                             req3_valid;           // @[RegionWalker.java:371]
-  reg                                                             req3_open;            // @[RegionWalker.java:372]
-  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:373]
-  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:374]
-  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:376]
-  reg                                                     [1:0]   free_request;         // @[RegionWalker.java:383]
-  reg                                                             request_slot_ready;   // @[RegionWalker.java:384]
-  reg                                                             status_room;          // @[RegionWalker.java:391]
-  reg                                                             w_busy;               // @[RegionWalker.java:397]
-  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:398]
-  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:399]
-  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:400]
-  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:401]
-  reg                                                             w_first;              // @[RegionWalker.java:402]
-  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:403]
-  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:404]
-  reg                                                             w_final;              // @[RegionWalker.java:405]
-  wire                                                            admit;                // @[RegionWalker.java:407]
-  wire                                                            reject;               // @[RegionWalker.java:408]
-  reg                                                             completed;            // @[RegionWalker.java:409]
-  reg                                                             status_valid;         // @[RegionWalker.java:410]
-  reg                                                             close_pending;        // @[RegionWalker.java:416]
-  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:417]
-  wire                                                            entry_join;           // @[RegionWalker.java:420]
-  wire                                                            entry_consume;        // @[RegionWalker.java:422]
-  wire                                                            walk_start;           // @[RegionWalker.java:424]
-  reg                                                             reject_valid;         // @[RegionWalker.java:429]
-  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:430]
-  wire                                                            entry_failed;         // @[RegionWalker.java:434]
-  wire                                                            chain_abandoned;      // @[RegionWalker.java:437]
-  wire                                                            close_go;             // @[RegionWalker.java:451]
-  wire                                                            completing;           // @[RegionWalker.java:454]
-  wire                                                            reject_go;            // @[RegionWalker.java:455]
-  reg                                                             r0_valid;             // @[RegionWalker.java:474]
-  reg                                                             rq_valid;             // @[RegionWalker.java:475]
-  reg                                                             r1_valid;             // @[RegionWalker.java:476]
-  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:477]
-  reg                                                             chunk_head_valid;     // @[RegionWalker.java:478]
-  wire                                                            r_load;               // @[RegionWalker.java:479]
-  wire                                                            r_take;               // @[RegionWalker.java:480]
-  wire                                                            o_go;                 // @[RegionWalker.java:484]
-  wire                                                            r_take_go;            // @[RegionWalker.java:485]
-  wire                                                            r_take_wait;          // @[RegionWalker.java:486]
-  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:492]
-  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:500]
-  reg                                                     [35:0]  rq_chunk;             // @[RegionWalker.java:501]
-  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:502]
-  reg                                                     [47:0]  rq_frame;             // @[RegionWalker.java:504]
-  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:505]
-  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:509]
-  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:510]
-  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:537]
-  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:538]
-  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:542]
-  wire                                                            chunk_head_load;      // @[RegionWalker.java:543]
-  reg                                                             pt_held_we;           // @[RegionWalker.java:590]
-  reg                                                     [9:0]   pt_held_addr;         // @[RegionWalker.java:591]
-  reg                                                     [47:0]  pt_held_data;         // @[RegionWalker.java:592]
-  reg                                                             pt_held_conflict;     // @[RegionWalker.java:593]
-  wire                                                            pt_write_refused;     // @[RegionWalker.java:600]
-  reg                                                             c_valid;              // @[RegionWalker.java:610]
-  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:611]
-  reg                                                             c_first;              // @[RegionWalker.java:612]
-  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:615]
-  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:616]
-  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:617]
-  reg                                                             c_final;              // @[RegionWalker.java:618]
-  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:619]
-  reg                                                             c_closed;             // @[RegionWalker.java:622]
-  wire                                                            c_contiguous;         // @[RegionWalker.java:625]
-  wire                                                            c_go;                 // @[RegionWalker.java:627]
-  wire                                                            c_wants;              // @[RegionWalker.java:628]
-  wire                                                            o_empty;              // @[RegionWalker.java:629]
-  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:653]
-  wire                                                            u_ids_any_free;       // @[RegionWalker.java:653]
-  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:653]
-  wire                                                            u_ids_late;           // @[RegionWalker.java:653]
-  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:653]
-  reg                                                             o_valid;              // @[RegionWalker.java:655]
-  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:656]
-  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:657]
-  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:658]
-  reg                                                             o_last;               // @[RegionWalker.java:659]
-  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:660]
-  reg                                                             desc_ready_q;         // @[RegionWalker.java:664]
-  wire                                                            handover;             // @[RegionWalker.java:667]
-  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:675]
-  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:685]
-  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:686]
-  reg                                                             mover_status_valid;   // @[RegionWalker.java:716]
-  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:717]
-  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:722]
-  wire                                                            status_believed;      // @[RegionWalker.java:729]
-  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:736]
-  reg                                                             status_taken;         // @[RegionWalker.java:747]
+  reg                                                             pt_held_we;           // @[RegionWalker.java:219]
+  reg                                                             a_valid;              // @[RegionWalker.java:222]
+  reg                                                     [177:0] a_req;                // @[RegionWalker.java:223]
+  wire                                                            a_move;               // @[RegionWalker.java:224]
+  reg                                                             b_valid;              // @[RegionWalker.java:233]
+  reg                                                     [25:0]  b_offset;             // @[RegionWalker.java:234]
+  reg                                                     [32:0]  b_fpga;               // @[RegionWalker.java:237]
+  reg                                                     [31:0]  b_tag;                // @[RegionWalker.java:238]
+  reg                                                     [7:0]   b_region;             // @[RegionWalker.java:239]
+  reg                                                     [3:0]   b_request_error;      // @[RegionWalker.java:240]
+  reg                                                             b_more;               // @[RegionWalker.java:241]
+  reg                                                             b_check;              // @[RegionWalker.java:242]
+  reg                                                     [32:0]  b_end;                // @[RegionWalker.java:243]
+  reg                                                     [33:0]  b_fpga_end;           // @[RegionWalker.java:244]
+  reg                                                             b_fpga_high;          // @[RegionWalker.java:245]
+  reg                                                             b_region_usable;      // @[RegionWalker.java:247]
+  reg                                                     [9:0]   b_region_first;       // @[RegionWalker.java:248]
+  reg                                                     [31:0]  b_region_bytes;       // @[RegionWalker.java:249]
+  wire                                                            b_move;               // @[RegionWalker.java:250]
+  wire                                                    [9:0]   first_page;           // @[RegionWalker.java:293]
+  wire                                                    [10:0]  end_page;             // @[RegionWalker.java:295]
+  wire                                                    [9:0]   more_pages;           // @[RegionWalker.java:300]
+  reg                                                             k_valid;              // @[RegionWalker.java:309]
+  reg                                                     [3:0]   k_request_error;      // @[RegionWalker.java:310]
+  reg                                                             k_region_usable;      // @[RegionWalker.java:312]
+  reg                                                             k_in_region;          // @[RegionWalker.java:313]
+  reg                                                             k_fpga_ok;            // @[RegionWalker.java:314]
+  wire                                                    [3:0]   k_error;              // @[RegionWalker.java:315]
+  reg                                                             k_ok_but_range;       // @[RegionWalker.java:322]
+  wire                                                            k_ok;                 // @[RegionWalker.java:323]
+  reg                                                     [31:0]  k_tag;                // @[RegionWalker.java:325]
+  reg                                                     [7:0]   k_region;             // @[RegionWalker.java:326]
+  reg                                                     [9:0]   k_first_page;         // @[RegionWalker.java:327]
+  reg                                                     [10:0]  k_end_page;           // @[RegionWalker.java:328]
+  reg                                                     [9:0]   k_more_pages;         // @[RegionWalker.java:329]
+  reg                                                     [15:0]  k_first_offset;       // @[RegionWalker.java:330]
+  reg                                                     [14:0]  k_end_offset;         // @[RegionWalker.java:331]
+  reg                                                     [32:0]  k_fpga;               // @[RegionWalker.java:332]
+  reg                                                             k_more;               // @[RegionWalker.java:333]
+  reg                                                             k_check;              // @[RegionWalker.java:334]
+  wire                                                            k_move;               // @[RegionWalker.java:335]
+  reg                                                             chain_open;           // @[RegionWalker.java:341]
+  reg                                                             chain_skip;           // @[RegionWalker.java:342]
+  reg                                                     [7:0]   chain_region;         // @[RegionWalker.java:343]
+  reg                                                     [3:0]   owed;                 // @[RegionWalker.java:367]
+  reg                                                             req0_valid;           // @[RegionWalker.java:376]
+  reg                                                             req0_open;            // @[RegionWalker.java:377]
+  reg                                                     [4:0]   req0_pieces;          // @[RegionWalker.java:378]
+  reg                                                     [3:0]   req0_error;           // @[RegionWalker.java:379]
+  reg                                                     [3:0]   req0_region;          // @[RegionWalker.java:381]
+  reg                                                             req1_valid;           // @[RegionWalker.java:376]
+  reg                                                             req1_open;            // @[RegionWalker.java:377]
+  reg                                                     [4:0]   req1_pieces;          // @[RegionWalker.java:378]
+  reg                                                     [3:0]   req1_error;           // @[RegionWalker.java:379]
+  reg                                                     [3:0]   req1_region;          // @[RegionWalker.java:381]
+  reg                                                             req2_valid;           // @[RegionWalker.java:376]
+  reg                                                             req2_open;            // @[RegionWalker.java:377]
+  reg                                                     [4:0]   req2_pieces;          // @[RegionWalker.java:378]
+  reg                                                     [3:0]   req2_error;           // @[RegionWalker.java:379]
+  reg                                                     [3:0]   req2_region;          // @[RegionWalker.java:381]
+  reg                                                             req3_valid;           // @[RegionWalker.java:376]
+  reg                                                             req3_open;            // @[RegionWalker.java:377]
+  reg                                                     [4:0]   req3_pieces;          // @[RegionWalker.java:378]
+  reg                                                     [3:0]   req3_error;           // @[RegionWalker.java:379]
+  reg                                                     [3:0]   req3_region;          // @[RegionWalker.java:381]
+  reg                                                     [1:0]   free_request;         // @[RegionWalker.java:388]
+  reg                                                             request_slot_ready;   // @[RegionWalker.java:389]
+  reg                                                             status_room;          // @[RegionWalker.java:396]
+  reg                                                             w_busy;               // @[RegionWalker.java:402]
+  reg                                                     [1:0]   w_request;            // @[RegionWalker.java:403]
+  reg                                                     [9:0]   w_page;               // @[RegionWalker.java:404]
+  reg                                                     [10:0]  w_end_page;           // @[RegionWalker.java:405]
+  reg                                                     [9:0]   w_pages_left;         // @[RegionWalker.java:406]
+  reg                                                             w_first;              // @[RegionWalker.java:407]
+  reg                                                     [15:0]  w_first_offset;       // @[RegionWalker.java:408]
+  reg                                                     [14:0]  w_end_offset;         // @[RegionWalker.java:409]
+  reg                                                             w_final;              // @[RegionWalker.java:410]
+  wire                                                            admit;                // @[RegionWalker.java:412]
+  wire                                                            reject;               // @[RegionWalker.java:413]
+  reg                                                             completed;            // @[RegionWalker.java:414]
+  reg                                                             status_valid;         // @[RegionWalker.java:415]
+  reg                                                             close_pending;        // @[RegionWalker.java:421]
+  reg                                                     [3:0]   chain_error;          // @[RegionWalker.java:422]
+  wire                                                            entry_join;           // @[RegionWalker.java:425]
+  wire                                                            entry_consume;        // @[RegionWalker.java:427]
+  wire                                                            walk_start;           // @[RegionWalker.java:429]
+  reg                                                             reject_valid;         // @[RegionWalker.java:434]
+  reg                                                     [3:0]   reject_error;         // @[RegionWalker.java:435]
+  wire                                                            entry_failed;         // @[RegionWalker.java:439]
+  wire                                                            chain_abandoned;      // @[RegionWalker.java:442]
+  wire                                                            close_go;             // @[RegionWalker.java:456]
+  wire                                                            completing;           // @[RegionWalker.java:459]
+  wire                                                            reject_go;            // @[RegionWalker.java:460]
+  reg                                                             r0_valid;             // @[RegionWalker.java:479]
+  reg                                                             rq_valid;             // @[RegionWalker.java:480]
+  reg                                                             r1_valid;             // @[RegionWalker.java:481]
+  reg                                                     [3:0]   chunk_fill;           // @[RegionWalker.java:482]
+  reg                                                             chunk_head_valid;     // @[RegionWalker.java:483]
+  wire                                                            r_load;               // @[RegionWalker.java:484]
+  wire                                                            r_take;               // @[RegionWalker.java:485]
+  wire                                                            o_go;                 // @[RegionWalker.java:489]
+  wire                                                            r_take_go;            // @[RegionWalker.java:490]
+  wire                                                            r_take_wait;          // @[RegionWalker.java:491]
+  reg                                                     [47:0]  page_frame;           // @[RegionWalker.java:497]
+  reg                                                     [35:0]  r0_chunk;             // @[RegionWalker.java:505]
+  reg                                                     [35:0]  rq_chunk;             // @[RegionWalker.java:506]
+  reg                                                     [35:0]  r1_chunk;             // @[RegionWalker.java:507]
+  reg                                                     [47:0]  rq_frame;             // @[RegionWalker.java:509]
+  reg                                                     [47:0]  r1_frame;             // @[RegionWalker.java:510]
+  reg                                                     [16:0]  next_frame_low;       // @[RegionWalker.java:514]
+  reg                                                     [31:0]  next_frame_high;      // @[RegionWalker.java:515]
+  reg                                                     [2:0]   chunk_wr;             // @[RegionWalker.java:542]
+  reg                                                     [2:0]   chunk_rd;             // @[RegionWalker.java:543]
+  reg                                                     [84:0]  chunk_head;           // @[RegionWalker.java:547]
+  wire                                                            chunk_head_load;      // @[RegionWalker.java:548]
+  reg                                                     [9:0]   pt_held_addr;         // @[RegionWalker.java:594]
+  reg                                                     [47:0]  pt_held_data;         // @[RegionWalker.java:595]
+  reg                                                             pt_held_conflict;     // @[RegionWalker.java:596]
+  wire                                                            pt_write_refused;     // @[RegionWalker.java:603]
+  reg                                                             c_valid;              // @[RegionWalker.java:613]
+  reg                                                     [63:0]  c_pcie;               // @[RegionWalker.java:614]
+  reg                                                             c_first;              // @[RegionWalker.java:615]
+  reg                                                     [13:0]  c_start;              // @[RegionWalker.java:618]
+  reg                                                     [14:0]  c_end;                // @[RegionWalker.java:619]
+  reg                                                     [3:0]   c_more_pages;         // @[RegionWalker.java:620]
+  reg                                                             c_final;              // @[RegionWalker.java:621]
+  reg                                                     [1:0]   c_request;            // @[RegionWalker.java:622]
+  reg                                                             c_closed;             // @[RegionWalker.java:625]
+  wire                                                            c_contiguous;         // @[RegionWalker.java:628]
+  wire                                                            c_go;                 // @[RegionWalker.java:630]
+  wire                                                            c_wants;              // @[RegionWalker.java:631]
+  wire                                                            o_empty;              // @[RegionWalker.java:632]
+  wire                                                    [3:0]   u_ids_free_slot;      // @[RegionWalker.java:656]
+  wire                                                            u_ids_any_free;       // @[RegionWalker.java:656]
+  wire                                                    [15:0]  u_ids_issued;         // @[RegionWalker.java:656]
+  wire                                                            u_ids_late;           // @[RegionWalker.java:656]
+  wire                                                    [3:0]   u_ids_late_slot;      // @[RegionWalker.java:656]
+  reg                                                             o_valid;              // @[RegionWalker.java:658]
+  reg                                                     [63:0]  o_pcie;               // @[RegionWalker.java:659]
+  reg                                                     [32:0]  o_fpga;               // @[RegionWalker.java:660]
+  reg                                                     [17:0]  o_dwords;             // @[RegionWalker.java:661]
+  reg                                                             o_last;               // @[RegionWalker.java:662]
+  reg                                                     [1:0]   o_request;            // @[RegionWalker.java:663]
+  reg                                                             desc_ready_q;         // @[RegionWalker.java:667]
+  wire                                                            handover;             // @[RegionWalker.java:670]
+  wire                                                    [17:0]  c_dwords;             // @[RegionWalker.java:678]
+  reg                                                     [3:0]   entry_fpga_wr;        // @[RegionWalker.java:688]
+  reg                                                     [3:0]   entry_fpga_rd;        // @[RegionWalker.java:689]
+  reg                                                             mover_status_valid;   // @[RegionWalker.java:719]
+  reg                                                     [31:0]  mover_status_data;    // @[RegionWalker.java:720]
+  wire                                                    [3:0]   status_slot;          // @[RegionWalker.java:725]
+  wire                                                            status_believed;      // @[RegionWalker.java:732]
+  reg                                                     [31:0]  last_status;          // @[RegionWalker.java:739]
+  reg                                                             status_taken;         // @[RegionWalker.java:746]
+  reg                                                     [3:0]   status_taken_slot;    // @[RegionWalker.java:747]
   reg                                                     [1:0]   status_request;       // @[RegionWalker.java:748]
   reg                                                             status_failed;        // @[RegionWalker.java:749]
-  reg                                                     [31:0]  now;                  // @[RegionWalker.java:762]
-  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:813]
-  reg                                                             completed_rejection;  // @[RegionWalker.java:814]
-  reg                                                             completed_close;      // @[RegionWalker.java:815]
-  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:827]
-  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:828]
-  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:829]
-  reg                                                             status_rejection;     // @[RegionWalker.java:830]
-  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:846]
-  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:847]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:210]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:217]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:536]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:684]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:710]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:772]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:845]
+  reg                                                     [31:0]  now;                  // @[RegionWalker.java:767]
+  reg                                                     [2:0]   completed_request;    // @[RegionWalker.java:818]
+  reg                                                             completed_rejection;  // @[RegionWalker.java:819]
+  reg                                                             completed_close;      // @[RegionWalker.java:820]
+  reg                                                     [31:0]  status_tag;           // @[RegionWalker.java:832]
+  reg                                                     [3:0]   status_error;         // @[RegionWalker.java:833]
+  reg                                                     [31:0]  status_elapsed;       // @[RegionWalker.java:834]
+  reg                                                             status_rejection;     // @[RegionWalker.java:835]
+  reg                                                     [3:0]   status_wr;            // @[RegionWalker.java:851]
+  reg                                                     [3:0]   status_rd;            // @[RegionWalker.java:852]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];  // @[RegionWalker.java:211]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];  // @[RegionWalker.java:218]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];    // @[RegionWalker.java:541]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];    // @[RegionWalker.java:687]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15]; // @[RegionWalker.java:713]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];  // @[RegionWalker.java:777]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];    // @[RegionWalker.java:850]
 
-  // @[RegionWalker.java:227]
+  // @[RegionWalker.java:597]
+  always @(posedge clk) begin
+    if (rst) begin
+      pt_held_we <= 1'b0;
+    end else begin
+      pt_held_we <= pt_we;
+    end
+  end
+
+  // @[RegionWalker.java:229]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -231,7 +242,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:226]
+  // @[RegionWalker.java:228]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 178'd0;
@@ -242,9 +253,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:252]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:254]
 
-  // @[RegionWalker.java:285]
+  // @[RegionWalker.java:287]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -253,7 +264,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:271]
+  // @[RegionWalker.java:273]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 26'd0;
@@ -264,7 +275,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:272]
+  // @[RegionWalker.java:274]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -275,7 +286,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:273]
+  // @[RegionWalker.java:275]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -286,7 +297,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:274]
+  // @[RegionWalker.java:276]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -297,7 +308,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:275]
+  // @[RegionWalker.java:277]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -308,7 +319,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:278]
+  // @[RegionWalker.java:280]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -319,7 +330,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:279]
+  // @[RegionWalker.java:281]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -330,7 +341,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:276]
+  // @[RegionWalker.java:278]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -341,7 +352,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:277]
+  // @[RegionWalker.java:279]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -352,7 +363,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:280]
+  // @[RegionWalker.java:282]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -363,7 +374,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:281]
+  // @[RegionWalker.java:283]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -374,7 +385,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:282]
+  // @[RegionWalker.java:284]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 10'd0;
@@ -385,7 +396,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:283]
+  // @[RegionWalker.java:285]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -396,15 +407,15 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:339]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:344]
 
-  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:292]
+  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:294]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:294]
+  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:296]
 
-  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:299]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:301]
 
-  // @[RegionWalker.java:359]
+  // @[RegionWalker.java:364]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -413,7 +424,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:341]
+  // @[RegionWalker.java:346]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -424,7 +435,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:344]
+  // @[RegionWalker.java:349]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -435,7 +446,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:345]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -446,7 +457,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:346]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -457,20 +468,22 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:317]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:319]
 
-  // @[RegionWalker.java:347]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
-      k_ok <= 1'b1;
+      k_ok_but_range <= 1'b1;
     end else begin
       if (b_move) begin
-        k_ok <= (((b_request_error == 4'd0) & (b_region_usable & (~chain_open | (b_region == chain_region)))) & (b_end <= {1'b0, b_region_bytes})) & ((b_fpga_end <= 34'h200000000) & ~b_fpga_high);
+        k_ok_but_range <= ((b_request_error == 4'd0) & (b_region_usable & (~chain_open | (b_region == chain_region)))) & ((b_fpga_end <= 34'h200000000) & ~b_fpga_high);
       end
     end
   end
 
-  // @[RegionWalker.java:348]
+  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:324]
+
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -481,7 +494,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:354]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -492,7 +505,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:350]
+  // @[RegionWalker.java:355]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -503,7 +516,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:356]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -514,7 +527,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:357]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 10'd0;
@@ -525,7 +538,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:358]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -536,7 +549,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:354]
+  // @[RegionWalker.java:359]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -547,7 +560,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:355]
+  // @[RegionWalker.java:360]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -558,7 +571,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:356]
+  // @[RegionWalker.java:361]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -569,7 +582,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:357]
+  // @[RegionWalker.java:362]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -580,9 +593,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:432]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:437]
 
-  // @[RegionWalker.java:441]
+  // @[RegionWalker.java:446]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
@@ -595,7 +608,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:442]
+  // @[RegionWalker.java:447]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
@@ -608,7 +621,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:452]
   always @(posedge clk) begin
     if (rst) begin
       chain_region <= 8'd0;
@@ -619,7 +632,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:853]
+  // @[RegionWalker.java:858]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -628,7 +641,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:796]
+  // @[RegionWalker.java:801]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -641,7 +654,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:797]
+  // @[RegionWalker.java:802]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -654,7 +667,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:798]
+  // @[RegionWalker.java:803]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -667,7 +680,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:800]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -680,7 +693,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:799]
+  // @[RegionWalker.java:804]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -691,7 +704,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:796]
+  // @[RegionWalker.java:801]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -704,7 +717,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:797]
+  // @[RegionWalker.java:802]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -717,7 +730,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:798]
+  // @[RegionWalker.java:803]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -730,7 +743,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:800]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -743,7 +756,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:799]
+  // @[RegionWalker.java:804]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -754,7 +767,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:796]
+  // @[RegionWalker.java:801]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -767,7 +780,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:797]
+  // @[RegionWalker.java:802]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -780,7 +793,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:798]
+  // @[RegionWalker.java:803]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -793,7 +806,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:800]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -806,7 +819,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:799]
+  // @[RegionWalker.java:804]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -817,7 +830,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:796]
+  // @[RegionWalker.java:801]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -830,7 +843,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:797]
+  // @[RegionWalker.java:802]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -843,7 +856,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:798]
+  // @[RegionWalker.java:803]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -856,7 +869,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:800]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -869,7 +882,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:799]
+  // @[RegionWalker.java:804]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -880,7 +893,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:392]
+  // @[RegionWalker.java:397]
   always @(posedge clk) begin
     if (rst) begin
       free_request <= 2'd0;
@@ -889,7 +902,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:393]
+  // @[RegionWalker.java:398]
   always @(posedge clk) begin
     if (rst) begin
       request_slot_ready <= 1'b0;
@@ -898,7 +911,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:394]
+  // @[RegionWalker.java:399]
   always @(posedge clk) begin
     if (rst) begin
       status_room <= 1'b0;
@@ -907,7 +920,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:571]
+  // @[RegionWalker.java:576]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -920,7 +933,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:569]
+  // @[RegionWalker.java:574]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -931,7 +944,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:516]
+  // @[RegionWalker.java:521]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -945,7 +958,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:574]
+  // @[RegionWalker.java:579]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
@@ -956,7 +969,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:517]
+  // @[RegionWalker.java:522]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 10'd0;
@@ -970,7 +983,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:518]
+  // @[RegionWalker.java:523]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -984,7 +997,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:577]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -995,7 +1008,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:578]
+  // @[RegionWalker.java:583]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -1006,7 +1019,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:572]
+  // @[RegionWalker.java:577]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -1017,11 +1030,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = ((((k_valid & ~(chain_open | chain_skip)) & k_ok) & request_slot_ready) & ~w_busy) & ~close_pending; // @[RegionWalker.java:419]
+  assign admit = ((((k_valid & ~(chain_open | chain_skip)) & k_ok) & request_slot_ready) & ~w_busy) & ~close_pending; // @[RegionWalker.java:424]
 
-  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:431]
+  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:436]
 
-  // @[RegionWalker.java:816]
+  // @[RegionWalker.java:821]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -1030,7 +1043,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:831]
+  // @[RegionWalker.java:836]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -1039,7 +1052,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:452]
+  // @[RegionWalker.java:457]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
@@ -1052,7 +1065,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:448]
+  // @[RegionWalker.java:453]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -1067,13 +1080,13 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:421]
+  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:426]
 
-  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:423]
+  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:428]
 
-  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:425]
+  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:430]
 
-  // @[RegionWalker.java:460]
+  // @[RegionWalker.java:465]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -1086,7 +1099,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:461]
+  // @[RegionWalker.java:466]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -1097,17 +1110,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:435]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:440]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:438]
+  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:443]
 
-  assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:784]
+  assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 2'd3) ? (req3_pieces == 5'd0) : ((w_request == 2'd2) ? (req2_pieces == 5'd0) : ((w_request == 2'd1) ? (req1_pieces == 5'd0) : ((w_request == 2'd0) ? (req0_pieces == 5'd0) : 1'b0))))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:789]
 
-  assign completing = (((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:808]
+  assign completing = (((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:813]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:458]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:463]
 
-  // @[RegionWalker.java:511]
+  // @[RegionWalker.java:516]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -1116,7 +1129,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:512]
+  // @[RegionWalker.java:517]
   always @(posedge clk) begin
     if (rst) begin
       rq_valid <= 1'b0;
@@ -1125,7 +1138,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:513]
+  // @[RegionWalker.java:518]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -1134,7 +1147,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:551]
+  // @[RegionWalker.java:556]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1143,7 +1156,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:550]
+  // @[RegionWalker.java:555]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1152,17 +1165,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8); // @[RegionWalker.java:488]
+  assign r_load = (w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8)) & ~pt_held_we; // @[RegionWalker.java:493]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:634]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:637]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:668]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:671]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:632]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:635]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:633]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:636]
 
-  // @[RegionWalker.java:515]
+  // @[RegionWalker.java:520]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 36'd0;
@@ -1173,7 +1186,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:529]
   always @(posedge clk) begin
     if (rst) begin
       rq_chunk <= 36'd0;
@@ -1184,7 +1197,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:525]
+  // @[RegionWalker.java:530]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 36'd0;
@@ -1195,17 +1208,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:527]
   always @(posedge clk) begin
     rq_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:528]
   always @(posedge clk) begin
     r1_frame <= rq_frame;
   end
 
-  // @[RegionWalker.java:527]
+  // @[RegionWalker.java:532]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1216,7 +1229,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:528]
+  // @[RegionWalker.java:533]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1227,7 +1240,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:545]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1238,7 +1251,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:548]
+  // @[RegionWalker.java:553]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1249,7 +1262,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:547]
+  // @[RegionWalker.java:552]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 85'd0;
@@ -1260,18 +1273,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:545]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:550]
 
-  // @[RegionWalker.java:594]
-  always @(posedge clk) begin
-    if (rst) begin
-      pt_held_we <= 1'b0;
-    end else begin
-      pt_held_we <= pt_we;
-    end
-  end
-
-  // @[RegionWalker.java:597]
+  // @[RegionWalker.java:600]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_addr <= 10'd0;
@@ -1282,7 +1286,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:598]
+  // @[RegionWalker.java:601]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_data <= 48'd0;
@@ -1293,18 +1297,18 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:595]
+  // @[RegionWalker.java:598]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_conflict <= 1'b0;
     end else begin
-      pt_held_conflict <= pt_we & (((w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page)) | ((((k_valid & k_ok) & ~k_check) & (pt_addr >= k_first_page)) & ({1'b0, pt_addr} < k_end_page)));
+      pt_held_conflict <= pt_we & ((w_busy & (pt_addr >= w_page)) & ({1'b0, pt_addr} < w_end_page));
     end
   end
 
-  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:601]
+  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:604]
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:653]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1313,7 +1317,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:641]
+  // @[RegionWalker.java:644]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1326,7 +1330,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:642]
+  // @[RegionWalker.java:645]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1339,7 +1343,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:643]
+  // @[RegionWalker.java:646]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1352,7 +1356,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:636]
+  // @[RegionWalker.java:639]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1365,7 +1369,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:637]
+  // @[RegionWalker.java:640]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1378,7 +1382,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:639]
+  // @[RegionWalker.java:642]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1391,7 +1395,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:648]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1404,7 +1408,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:638]
+  // @[RegionWalker.java:641]
   always @(posedge clk) begin
     if (rst) begin
       c_closed <= 1'b0;
@@ -1417,15 +1421,15 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:626]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[36]; // @[RegionWalker.java:629]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:631]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:634]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:630]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:633]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:670]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:673]
 
-  // @[RegionWalker.java:699]
+  // @[RegionWalker.java:702]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1434,7 +1438,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:693]
+  // @[RegionWalker.java:696]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1445,7 +1449,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:694]
+  // @[RegionWalker.java:697]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1456,7 +1460,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:695]
+  // @[RegionWalker.java:698]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1467,7 +1471,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:696]
+  // @[RegionWalker.java:699]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1478,7 +1482,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:697]
+  // @[RegionWalker.java:700]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1489,7 +1493,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:665]
+  // @[RegionWalker.java:668]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1498,11 +1502,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:669]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:672]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:676]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:679]
 
-  // @[RegionWalker.java:688]
+  // @[RegionWalker.java:691]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1513,7 +1517,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:689]
+  // @[RegionWalker.java:692]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1524,7 +1528,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:718]
+  // @[RegionWalker.java:721]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1533,7 +1537,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:719]
+  // @[RegionWalker.java:722]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1542,11 +1546,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:723]
+  assign status_slot = mover_status_data[3:0] - 4'd0; // @[RegionWalker.java:726]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:730]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd208))) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:733]
 
-  // @[RegionWalker.java:737]
+  // @[RegionWalker.java:740]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1557,7 +1561,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:754]
   always @(posedge clk) begin
     if (rst) begin
       status_taken <= 1'b0;
@@ -1566,7 +1570,18 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:756]
+  always @(posedge clk) begin
+    if (rst) begin
+      status_taken_slot <= 4'd0;
+    end else begin
+      if (status_believed) begin
+        status_taken_slot <= status_slot;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:757]
   always @(posedge clk) begin
     if (rst) begin
       status_request <= 2'd0;
@@ -1577,7 +1592,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:753]
+  // @[RegionWalker.java:758]
   always @(posedge clk) begin
     if (rst) begin
       status_failed <= 1'b0;
@@ -1588,7 +1603,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:763]
+  // @[RegionWalker.java:768]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1597,7 +1612,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:817]
+  // @[RegionWalker.java:822]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 3'd0;
@@ -1606,7 +1621,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:818]
+  // @[RegionWalker.java:823]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1615,7 +1630,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:819]
+  // @[RegionWalker.java:824]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1624,7 +1639,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:833]
+  // @[RegionWalker.java:838]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1635,7 +1650,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:834]
+  // @[RegionWalker.java:839]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1646,7 +1661,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:835]
+  // @[RegionWalker.java:840]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1657,7 +1672,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:836]
+  // @[RegionWalker.java:841]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1668,7 +1683,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:849]
+  // @[RegionWalker.java:854]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1679,7 +1694,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:852]
+  // @[RegionWalker.java:857]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1690,101 +1705,101 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:225]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:227]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:851]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:856]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:850]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:855]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:605]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:608]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:213]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:214]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_pcie, {31'd0, o_fpga}}; // @[RegionWalker.java:703]
+  assign dma_desc_data = {6'd0, 8'd192 + {4'd0, u_ids_free_slot}, o_dwords, o_pcie, {31'd0, o_fpga}}; // @[RegionWalker.java:706]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:701]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:704]
 
-  assign outstanding = owed; // @[RegionWalker.java:854]
+  assign outstanding = owed; // @[RegionWalker.java:859]
 
-  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:874]
+  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:879]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:705]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:708]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:732]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:735]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:738]
+  assign last_mover_status = last_status; // @[RegionWalker.java:741]
 
-  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:864]
+  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:869]
 
-  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:602]
+  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:605]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:866]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 4'd0); // @[RegionWalker.java:871]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:867]
+  assign ev_rejected = reject; // @[RegionWalker.java:872]
 
-  assign ev_error = k_error; // @[RegionWalker.java:868]
+  assign ev_error = k_error; // @[RegionWalker.java:873]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:870]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:875]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:871]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:876]
 
-  // @[RegionWalker.java:211]
+  // @[RegionWalker.java:212]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd1024), rg_data};
     end
   end
 
-  // @[RegionWalker.java:603]
+  // @[RegionWalker.java:606]
   always @(posedge clk) begin
     if (pt_held_we & ~pt_write_refused) begin
       page_table[pt_held_addr] <= pt_held_data;
     end
   end
 
-  // @[RegionWalker.java:492]
+  // @[RegionWalker.java:497]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:544]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[2], r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:687]
+  // @[RegionWalker.java:690]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:711]
+  // @[RegionWalker.java:714]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:773]
+  // @[RegionWalker.java:778]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 3'd4] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:848]
+  // @[RegionWalker.java:853]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[2:0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:653]
+  // @[RegionWalker.java:656]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),
@@ -1795,8 +1810,8 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     .handed_slot (u_ids_free_slot),
     .back        (status_believed),
     .back_slot   (status_slot),
-    .retire      (status_believed),
-    .retire_slot (status_slot),
+    .retire      (status_taken),
+    .retire_slot (status_taken_slot),
     .issued      (u_ids_issued),
     .late        (u_ids_late),
     .late_slot   (u_ids_late_slot)

@@ -35,9 +35,10 @@ import org.direkt.hdl.Unit;
  * entry as it stands in the cycle the request enters the check stage (the first cycle after it
  * is taken in which the stage is free), and walks the page table as it stands at its admission: a
  * page table write lands in the cycle after it is offered, unless its entry is one the request being
- * walked, or the request checked and about to be walked, has still to read: then it is refused (not
- * written; {@code pt_refused} is high in the cycle after the write; {@code pt_conflict} tells the
- * same without the probes, and in the bridge {@code pt_veto} refuses the held write from outside).
+ * walked when it is offered has still to read: then it is refused (not written; {@code pt_refused}
+ * is high in the cycle after the write; {@code pt_conflict} tells the same without the probes, and in
+ * the bridge {@code pt_veto} refuses the held write from outside). A write offered in the cycle a
+ * request's walk starts lands before the walk reads it.
  * The host closes a
  * region by writing its entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
@@ -212,9 +213,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         if (p.readBack()) {
             io.rgReadData().set(regionTable.readAsync(io.rgReadIdx()).bits(re.bits() - 1, 0));
         }
-        // A read that is used never meets a write of its word (a write to a page the walk has still to
-        // read is refused), so the block RAM needs no collision bypass in soft logic.
+        // A read that is used never meets a write (the walk reads nothing in a cycle a write lands), so
+        // the block RAM needs no collision bypass in soft logic.
         Memory pageTable = m.memory("page_table", Layout.PAGE_ENTRY.bits(), p.entries(), cd).noReadWriteCheck();
+        Reg heldWe = m.reg("pt_held_we", 1, cd).init(0); // a page table write lands in this cycle (below)
 
         // ---------------------------------------------------------------- stage A: the request as taken
         Reg aValid = m.reg("a_valid", 1, cd).init(0);
@@ -315,8 +317,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         e = Expr.mux(kInRegion.not(), code(m, Layout.Error.REGION_RANGE), e);
         e = Expr.mux(kUsable.not(), code(m, Layout.Error.REGION), e);
         kErr.set(Expr.mux(kCheap.ne(0), kCheap, e));
-        // every check passed, in one flip-flop of its own (the admission's only view of the checks)
-        Reg kOk = m.reg("k_ok", 1, cd).init(1);
+        // every check passed: the request's own, its region usable and its FPGA range in one flip-flop
+        // (the admission's view of them), and the range in its region (the longest compare) in its own
+        Reg kOkRest = m.reg("k_ok_but_range", 1, cd).init(1);
+        Signal kOk = m.wire("k_ok", 1);
+        kOk.set(kOkRest.and(kInRegion));
         Reg kTag = m.reg("k_tag", 32, cd).init(0);
         Reg kRegion = m.reg("k_region", rfw, cd).init(0);
         Reg kFirstPage = m.reg("k_first_page", ew, cd).init(0);
@@ -344,7 +349,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             kUsable.set(chainUsable);
             kInRegion.set(inRegion);
             kFpgaOk.set(fpgaOk);
-            kOk.set(bCheap.eq(0).and(chainUsable).and(inRegion).and(fpgaOk));
+            kOkRest.set(bCheap.eq(0).and(chainUsable).and(fpgaOk));
             kTag.set(bTag);
             kRegion.set(bRegion);
             kFirstPage.set(pFirst);
@@ -485,7 +490,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal rTakeGo = m.wire("r_take_go", 1);
         Signal rTakeWait = m.wire("r_take_wait", 1);
         Expr inFlight = r0Valid.zext(ca + 1).plus(rqValid.zext(ca + 1)).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
-        rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))));
+        rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))).and(heldWe.not()));
         // The table is read every cycle at the walk's page (no read enable, which block RAMs without
         // a clock enable on the read port alone would need a hold register and a mux for): the word
         // read in the cycle of a load is the one R1 registers.
@@ -578,21 +583,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             wEndOff.set(kEndOff);
         }).elseWhen(rLoad.and(isLast), () -> wBusy.set(0));
 
-        // A page table write lands in the cycle after it is offered, unless an entry it names is one a
-        // walk has still to read: the walk under way (w_page .. w_end_page - 1) or the entry waiting in K
-        // to start one. Both ranges are compared with the offered index and the outcome registered, so
-        // the compare never reaches the block RAM's write enable in the same cycle. A walk reads only
-        // entries inside the ranges as they stood a cycle before (w_page only climbs; a walk starts from
-        // K), so no read that is used ever meets the held write. pt_veto refuses the held write from
+        // A page table write lands in the cycle after it is offered, unless its entry is one the walk
+        // under way when it was offered (w_page .. w_end_page - 1) has still to read. The range is
+        // compared with the offered index and the outcome registered, so the compare never reaches
+        // the block RAM's write enable in the same cycle; the walk reads nothing in a cycle a write
+        // lands (r_load waits), so no read that is used ever meets a write. A write offered in the
+        // cycle a walk starts lands before that walk's first read. pt_veto refuses the held write from
         // outside (in the bridge: the other direction's walker refuses it, and both tables stay equal).
         Expr inWalk = wBusy.and(io.ptAddr().ge(wPage)).and(io.ptAddr().zext(ew + 1).lt(wEnd));
-        Expr inNext = kValid.and(kOk).and(kCheck.not()).and(io.ptAddr().ge(kFirstPage)).and(io.ptAddr().zext(ew + 1).lt(kEndPage));
-        Reg heldWe = m.reg("pt_held_we", 1, cd).init(0);
         Reg heldAddr = m.reg("pt_held_addr", ew, cd).init(0);
         Reg heldData = m.reg("pt_held_data", Layout.PAGE_ENTRY.bits(), cd).init(0);
         Reg heldConflict = m.reg("pt_held_conflict", 1, cd).init(0);
         heldWe.set(io.ptWe());
-        heldConflict.set(io.ptWe().and(inWalk.or(inNext)));
+        heldConflict.set(io.ptWe().and(inWalk));
         m.when(io.ptWe(), () -> {
             heldAddr.set(io.ptAddr());
             heldData.set(io.ptData());
@@ -737,18 +740,20 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             m.when(believed, () -> lastStatus.set(msData));
             io.lastStatus().set(lastStatus);
         }
-        pool.back().set(believed);
-        pool.backSlot().set(slot);
-        pool.release().set(believed);
-        pool.releaseSlot().set(slot);
-        // The piece's request and outcome are registered before they reach the request's count: its
-        // slot in the pool is free at once (the piece's request is read from piece_request before a
-        // new piece can take the slot), its request hears of it a cycle later.
+        // The status is taken in two steps: in its cycle the slot stops being issued (a second status
+        // for it is not believed); the cycle after, the slot goes back to the pool and the piece's
+        // request, read from piece_request before the slot can be handed out again, hears of it.
         Reg taken = m.reg("status_taken", 1, cd).init(0);
+        Reg takenSlot = m.reg("status_taken_slot", sw, cd).init(0);
         Reg takenQ = m.reg("status_request", qw, cd).init(0);
         Reg takenFailed = m.reg("status_failed", 1, cd).init(0);
+        pool.back().set(believed);
+        pool.backSlot().set(slot);
+        pool.release().set(taken);
+        pool.releaseSlot().set(takenSlot);
         taken.set(believed);
         m.when(believed, () -> {
+            takenSlot.set(slot);
             takenQ.set(pieceRequest.readAsync(slot));
             takenFailed.set(p.probes() ? HdlWords.get(msData, ms, "aborted").or(HdlWords.get(msData, ms, "flushed")) : msData.bit(8));
         });
