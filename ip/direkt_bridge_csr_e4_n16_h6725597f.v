@@ -52,32 +52,32 @@ module direkt_bridge_csr_e4_n16_h6725597f (
   input  wire [31:0]  wr_last_mover_status  // @[BridgeCsr.java:181]
 );
 
-  wire [5:0]  size_written;           // @[BridgeCsr.java:479]
-  wire [27:0] mask_written;           // @[BridgeCsr.java:486]
-  reg  [43:0] win3_base;              // @[BridgeCsr.java:492]
-  reg  [5:0]  win3_size;              // @[BridgeCsr.java:493]
-  reg  [27:0] win3_mask;              // @[BridgeCsr.java:494]
-  reg         win3_enable;            // @[BridgeCsr.java:498]
-  reg         win3_allow_rd;          // @[BridgeCsr.java:498]
-  reg         win3_allow_wr;          // @[BridgeCsr.java:498]
-  reg  [43:0] win2_base;              // @[BridgeCsr.java:492]
-  reg  [5:0]  win2_size;              // @[BridgeCsr.java:493]
-  reg  [27:0] win2_mask;              // @[BridgeCsr.java:494]
-  reg         win2_enable;            // @[BridgeCsr.java:498]
-  reg         win2_allow_rd;          // @[BridgeCsr.java:498]
-  reg         win2_allow_wr;          // @[BridgeCsr.java:498]
-  reg  [43:0] win1_base;              // @[BridgeCsr.java:492]
-  reg  [5:0]  win1_size;              // @[BridgeCsr.java:493]
-  reg  [27:0] win1_mask;              // @[BridgeCsr.java:494]
-  reg         win1_enable;            // @[BridgeCsr.java:498]
-  reg         win1_allow_rd;          // @[BridgeCsr.java:498]
-  reg         win1_allow_wr;          // @[BridgeCsr.java:498]
-  reg  [43:0] win0_base;              // @[BridgeCsr.java:492]
-  reg  [5:0]  win0_size;              // @[BridgeCsr.java:493]
-  reg  [27:0] win0_mask;              // @[BridgeCsr.java:494]
-  reg         win0_enable;            // @[BridgeCsr.java:498]
-  reg         win0_allow_rd;          // @[BridgeCsr.java:498]
-  reg         win0_allow_wr;          // @[BridgeCsr.java:498]
+  wire [5:0]  size_written;           // @[BridgeCsr.java:478]
+  wire [27:0] mask_written;           // @[BridgeCsr.java:485]
+  reg  [43:0] win3_base;              // @[BridgeCsr.java:491]
+  reg  [5:0]  win3_size;              // @[BridgeCsr.java:492]
+  reg  [27:0] win3_mask;              // @[BridgeCsr.java:493]
+  reg         win3_enable;            // @[BridgeCsr.java:497]
+  reg         win3_allow_rd;          // @[BridgeCsr.java:497]
+  reg         win3_allow_wr;          // @[BridgeCsr.java:497]
+  reg  [43:0] win2_base;              // @[BridgeCsr.java:491]
+  reg  [5:0]  win2_size;              // @[BridgeCsr.java:492]
+  reg  [27:0] win2_mask;              // @[BridgeCsr.java:493]
+  reg         win2_enable;            // @[BridgeCsr.java:497]
+  reg         win2_allow_rd;          // @[BridgeCsr.java:497]
+  reg         win2_allow_wr;          // @[BridgeCsr.java:497]
+  reg  [43:0] win1_base;              // @[BridgeCsr.java:491]
+  reg  [5:0]  win1_size;              // @[BridgeCsr.java:492]
+  reg  [27:0] win1_mask;              // @[BridgeCsr.java:493]
+  reg         win1_enable;            // @[BridgeCsr.java:497]
+  reg         win1_allow_rd;          // @[BridgeCsr.java:497]
+  reg         win1_allow_wr;          // @[BridgeCsr.java:497]
+  reg  [43:0] win0_base;              // @[BridgeCsr.java:491]
+  reg  [5:0]  win0_size;              // @[BridgeCsr.java:492]
+  reg  [27:0] win0_mask;              // @[BridgeCsr.java:493]
+  reg         win0_enable;            // @[BridgeCsr.java:497]
+  reg         win0_allow_rd;          // @[BridgeCsr.java:497]
+  reg         win0_allow_wr;          // @[BridgeCsr.java:497]
   reg  [31:0] last_error;             // @[BridgeCsr.java:213]
   wire [31:0] bringup_word;           // @[BridgeCsr.java:251]
   reg  [31:0] alarms;                 // @[BridgeCsr.java:261]
@@ -93,11 +93,11 @@ module direkt_bridge_csr_e4_n16_h6725597f (
   reg  [31:0] readdata_q;             // @[BridgeCsr.java:319]
   reg         readdatavalid_q;        // @[BridgeCsr.java:320]
 
-  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:480]
+  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:479]
 
-  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:487]
+  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:486]
 
-  // @[BridgeCsr.java:509]
+  // @[BridgeCsr.java:508]
   always @(posedge clk) begin
     if (rst) begin
       win3_base <= 44'd0;
@@ -110,7 +110,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:513]
+  // @[BridgeCsr.java:512]
   always @(posedge clk) begin
     if (rst) begin
       win3_size <= 6'd20;
@@ -121,7 +121,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:513]
   always @(posedge clk) begin
     if (rst) begin
       win3_mask <= 28'hfffffff;
@@ -132,7 +132,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win3_enable <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_rd <= 1'b0;
@@ -154,7 +154,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_wr <= 1'b0;
@@ -165,7 +165,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:509]
+  // @[BridgeCsr.java:508]
   always @(posedge clk) begin
     if (rst) begin
       win2_base <= 44'd0;
@@ -178,7 +178,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:513]
+  // @[BridgeCsr.java:512]
   always @(posedge clk) begin
     if (rst) begin
       win2_size <= 6'd20;
@@ -189,7 +189,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:513]
   always @(posedge clk) begin
     if (rst) begin
       win2_mask <= 28'hfffffff;
@@ -200,7 +200,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win2_enable <= 1'b0;
@@ -211,7 +211,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_rd <= 1'b0;
@@ -222,7 +222,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_wr <= 1'b0;
@@ -233,7 +233,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:509]
+  // @[BridgeCsr.java:508]
   always @(posedge clk) begin
     if (rst) begin
       win1_base <= 44'd0;
@@ -246,7 +246,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:513]
+  // @[BridgeCsr.java:512]
   always @(posedge clk) begin
     if (rst) begin
       win1_size <= 6'd20;
@@ -257,7 +257,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:513]
   always @(posedge clk) begin
     if (rst) begin
       win1_mask <= 28'hfffffff;
@@ -268,7 +268,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win1_enable <= 1'b0;
@@ -279,7 +279,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_rd <= 1'b0;
@@ -290,7 +290,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_wr <= 1'b0;
@@ -301,7 +301,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:509]
+  // @[BridgeCsr.java:508]
   always @(posedge clk) begin
     if (rst) begin
       win0_base <= 44'd0;
@@ -314,7 +314,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:513]
+  // @[BridgeCsr.java:512]
   always @(posedge clk) begin
     if (rst) begin
       win0_size <= 6'd20;
@@ -325,7 +325,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:513]
   always @(posedge clk) begin
     if (rst) begin
       win0_mask <= 28'hfffffff;
@@ -336,7 +336,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win0_enable <= 1'b0;
@@ -347,7 +347,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_rd <= 1'b0;
@@ -358,7 +358,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:516]
+  // @[BridgeCsr.java:515]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_wr <= 1'b0;
@@ -532,13 +532,13 @@ module direkt_bridge_csr_e4_n16_h6725597f (
 
   assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:366]
 
-  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:527]
+  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:526]
 
-  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:528]
+  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:527]
 
-  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:529]
+  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:528]
 
-  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:530]
+  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:529]
 
   // @[BridgeCsr.java:279]
   direkt_counter_bank_g2_n7 u_counters (

@@ -154,67 +154,68 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:543]
   reg                                                     [83:0]  chunk_head;          // @[RegionWalker.java:547]
   wire                                                            chunk_head_load;     // @[RegionWalker.java:548]
-  reg                                                     [3:0]   pt_held_addr;        // @[RegionWalker.java:594]
-  reg                                                     [47:0]  pt_held_data;        // @[RegionWalker.java:595]
-  reg                                                             pt_held_conflict;    // @[RegionWalker.java:596]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:603]
-  reg                                                             c_valid;             // @[RegionWalker.java:613]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:614]
-  reg                                                             c_first;             // @[RegionWalker.java:615]
-  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:618]
-  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:619]
-  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:620]
-  reg                                                             c_final;             // @[RegionWalker.java:621]
-  reg                                                             c_request;           // @[RegionWalker.java:622]
-  reg                                                             c_closed;            // @[RegionWalker.java:625]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:628]
-  wire                                                            c_go;                // @[RegionWalker.java:630]
-  wire                                                            c_wants;             // @[RegionWalker.java:631]
-  wire                                                            o_empty;             // @[RegionWalker.java:632]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:656]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:656]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:656]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:656]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:656]
-  reg                                                             o_valid;             // @[RegionWalker.java:658]
-  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:659]
-  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:660]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:661]
-  reg                                                             o_last;              // @[RegionWalker.java:662]
-  reg                                                             o_request;           // @[RegionWalker.java:663]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:667]
-  wire                                                            handover;            // @[RegionWalker.java:670]
-  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:678]
-  reg                                                     [3:0]   entry_fpga_wr;       // @[RegionWalker.java:688]
-  reg                                                     [3:0]   entry_fpga_rd;       // @[RegionWalker.java:689]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:719]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:720]
-  wire                                                            status_slot;         // @[RegionWalker.java:725]
-  wire                                                            status_believed;     // @[RegionWalker.java:732]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:739]
-  reg                                                             status_taken;        // @[RegionWalker.java:746]
-  reg                                                             status_taken_slot;   // @[RegionWalker.java:747]
-  reg                                                             status_request;      // @[RegionWalker.java:748]
-  reg                                                             status_failed;       // @[RegionWalker.java:749]
-  reg                                                     [31:0]  now;                 // @[RegionWalker.java:767]
-  reg                                                     [1:0]   completed_request;   // @[RegionWalker.java:818]
-  reg                                                             completed_rejection; // @[RegionWalker.java:819]
-  reg                                                             completed_close;     // @[RegionWalker.java:820]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:832]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:833]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:834]
-  reg                                                             status_rejection;    // @[RegionWalker.java:835]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:851]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:852]
+  reg                                                     [3:0]   pt_held_addr;        // @[RegionWalker.java:596]
+  reg                                                     [47:0]  pt_held_data;        // @[RegionWalker.java:597]
+  reg                                                             pt_held_conflict;    // @[RegionWalker.java:598]
+  wire                                                            pt_write_refused;    // @[RegionWalker.java:605]
+  reg                                                             c_valid;             // @[RegionWalker.java:615]
+  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:616]
+  reg                                                             c_first;             // @[RegionWalker.java:617]
+  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:620]
+  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:621]
+  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:622]
+  reg                                                             c_final;             // @[RegionWalker.java:623]
+  reg                                                             c_request;           // @[RegionWalker.java:624]
+  reg                                                             c_closed;            // @[RegionWalker.java:627]
+  wire                                                            c_contiguous;        // @[RegionWalker.java:630]
+  wire                                                            c_go;                // @[RegionWalker.java:632]
+  wire                                                            c_wants;             // @[RegionWalker.java:633]
+  wire                                                            o_empty;             // @[RegionWalker.java:634]
+  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:658]
+  wire                                                            u_ids_any_free;      // @[RegionWalker.java:658]
+  wire                                                            u_ids_back;          // @[RegionWalker.java:658]
+  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:658]
+  wire                                                            u_ids_late;          // @[RegionWalker.java:658]
+  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:658]
+  reg                                                             o_valid;             // @[RegionWalker.java:660]
+  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:661]
+  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:662]
+  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:663]
+  reg                                                             o_last;              // @[RegionWalker.java:664]
+  reg                                                             o_request;           // @[RegionWalker.java:665]
+  reg                                                             desc_ready_q;        // @[RegionWalker.java:669]
+  wire                                                            handover;            // @[RegionWalker.java:672]
+  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:680]
+  reg                                                     [3:0]   entry_fpga_wr;       // @[RegionWalker.java:690]
+  reg                                                     [3:0]   entry_fpga_rd;       // @[RegionWalker.java:691]
+  reg                                                             mover_status_valid;  // @[RegionWalker.java:721]
+  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:722]
+  wire                                                            status_slot;         // @[RegionWalker.java:727]
+  wire                                                            status_believed;     // @[RegionWalker.java:734]
+  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:741]
+  reg                                                             status_taken;        // @[RegionWalker.java:748]
+  reg                                                             status_taken_slot;   // @[RegionWalker.java:749]
+  reg                                                             status_request;      // @[RegionWalker.java:750]
+  reg                                                             status_failed;       // @[RegionWalker.java:751]
+  reg                                                     [31:0]  now;                 // @[RegionWalker.java:771]
+  reg                                                     [1:0]   completed_request;   // @[RegionWalker.java:822]
+  reg                                                             completed_rejection; // @[RegionWalker.java:823]
+  reg                                                             completed_close;     // @[RegionWalker.java:824]
+  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:836]
+  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:837]
+  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:838]
+  reg                                                             status_rejection;    // @[RegionWalker.java:839]
+  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:855]
+  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:856]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:211]
   (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:218]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];   // @[RegionWalker.java:541]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];   // @[RegionWalker.java:687]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:713]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3]; // @[RegionWalker.java:777]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:850]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];   // @[RegionWalker.java:689]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:715]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3]; // @[RegionWalker.java:781]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:854]
 
-  // @[RegionWalker.java:597]
+  // @[RegionWalker.java:599]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_we <= 1'b0;
@@ -622,7 +623,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:858]
+  // @[RegionWalker.java:862]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -631,7 +632,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:801]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -644,7 +645,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:802]
+  // @[RegionWalker.java:806]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -657,7 +658,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:803]
+  // @[RegionWalker.java:807]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -670,7 +671,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:809]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -683,7 +684,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:804]
+  // @[RegionWalker.java:808]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 1'b0;
@@ -694,7 +695,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:801]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -707,7 +708,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:802]
+  // @[RegionWalker.java:806]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -720,7 +721,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:803]
+  // @[RegionWalker.java:807]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -733,7 +734,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:809]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -746,7 +747,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:804]
+  // @[RegionWalker.java:808]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 1'b0;
@@ -784,7 +785,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:576]
+  // @[RegionWalker.java:578]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -797,7 +798,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:574]
+  // @[RegionWalker.java:576]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -822,7 +823,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:579]
+  // @[RegionWalker.java:581]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 5'd0;
@@ -861,7 +862,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:582]
+  // @[RegionWalker.java:584]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -872,7 +873,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:583]
+  // @[RegionWalker.java:585]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -883,7 +884,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:577]
+  // @[RegionWalker.java:579]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -898,7 +899,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:436]
 
-  // @[RegionWalker.java:821]
+  // @[RegionWalker.java:825]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -907,7 +908,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:836]
+  // @[RegionWalker.java:840]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -978,9 +979,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:443]
 
-  assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:789]
+  assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:793]
 
-  assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:813]
+  assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:817]
 
   assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:463]
 
@@ -1011,7 +1012,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:556]
+  // @[RegionWalker.java:558]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1020,7 +1021,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:555]
+  // @[RegionWalker.java:557]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1031,13 +1032,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign r_load = (w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8)) & ~pt_held_we; // @[RegionWalker.java:493]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:637]
+  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:639]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:671]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:673]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:635]
+  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:637]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:636]
+  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:638]
 
   // @[RegionWalker.java:520]
   always @(posedge clk) begin
@@ -1074,7 +1075,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   // @[RegionWalker.java:527]
   always @(posedge clk) begin
-    rq_frame <= page_frame;
+    if (rst) begin
+      rq_frame <= 48'd0;
+    end else begin
+      rq_frame <= page_frame;
+    end
   end
 
   // @[RegionWalker.java:528]
@@ -1115,7 +1120,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:553]
+  // @[RegionWalker.java:555]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1126,7 +1131,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:552]
+  // @[RegionWalker.java:554]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 84'd0;
@@ -1137,9 +1142,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:550]
+  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:552]
 
-  // @[RegionWalker.java:600]
+  // @[RegionWalker.java:602]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_addr <= 4'd0;
@@ -1150,7 +1155,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:601]
+  // @[RegionWalker.java:603]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_data <= 48'd0;
@@ -1161,7 +1166,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:598]
+  // @[RegionWalker.java:600]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_conflict <= 1'b0;
@@ -1170,9 +1175,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:604]
+  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:606]
 
-  // @[RegionWalker.java:653]
+  // @[RegionWalker.java:655]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1181,7 +1186,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:644]
+  // @[RegionWalker.java:646]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1194,7 +1199,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:645]
+  // @[RegionWalker.java:647]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1207,7 +1212,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:646]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1220,7 +1225,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:639]
+  // @[RegionWalker.java:641]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1233,7 +1238,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:640]
+  // @[RegionWalker.java:642]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1246,7 +1251,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:642]
+  // @[RegionWalker.java:644]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1259,7 +1264,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:651]
+  // @[RegionWalker.java:653]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -1272,7 +1277,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:641]
+  // @[RegionWalker.java:643]
   always @(posedge clk) begin
     if (rst) begin
       c_closed <= 1'b0;
@@ -1285,15 +1290,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:629]
+  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:631]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:634]
+  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:636]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:633]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:635]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:673]
+  assign o_empty = ~o_valid; // @[RegionWalker.java:675]
 
-  // @[RegionWalker.java:702]
+  assign u_ids_back = mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194)); // @[RegionWalker.java:754]
+
+  // @[RegionWalker.java:704]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1302,7 +1309,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:696]
+  // @[RegionWalker.java:698]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1313,7 +1320,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:697]
+  // @[RegionWalker.java:699]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1324,7 +1331,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:698]
+  // @[RegionWalker.java:700]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1335,7 +1342,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:699]
+  // @[RegionWalker.java:701]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1346,7 +1353,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:700]
+  // @[RegionWalker.java:702]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1357,7 +1364,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:668]
+  // @[RegionWalker.java:670]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1366,11 +1373,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:672]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:674]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:679]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:681]
 
-  // @[RegionWalker.java:691]
+  // @[RegionWalker.java:693]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1381,7 +1388,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:692]
+  // @[RegionWalker.java:694]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1392,7 +1399,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:721]
+  // @[RegionWalker.java:723]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1401,7 +1408,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:722]
+  // @[RegionWalker.java:724]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1410,11 +1417,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:726]
+  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:728]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:733]
+  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:735]
 
-  // @[RegionWalker.java:740]
+  // @[RegionWalker.java:742]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1425,7 +1432,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:754]
+  // @[RegionWalker.java:758]
   always @(posedge clk) begin
     if (rst) begin
       status_taken <= 1'b0;
@@ -1434,7 +1441,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:756]
+  // @[RegionWalker.java:760]
   always @(posedge clk) begin
     if (rst) begin
       status_taken_slot <= 1'b0;
@@ -1445,7 +1452,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:757]
+  // @[RegionWalker.java:761]
   always @(posedge clk) begin
     if (rst) begin
       status_request <= 1'b0;
@@ -1456,7 +1463,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:758]
+  // @[RegionWalker.java:762]
   always @(posedge clk) begin
     if (rst) begin
       status_failed <= 1'b0;
@@ -1467,7 +1474,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:768]
+  // @[RegionWalker.java:772]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1476,7 +1483,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:822]
+  // @[RegionWalker.java:826]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1485,7 +1492,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:823]
+  // @[RegionWalker.java:827]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1494,7 +1501,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:824]
+  // @[RegionWalker.java:828]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1503,7 +1510,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:838]
+  // @[RegionWalker.java:842]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1514,7 +1521,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:839]
+  // @[RegionWalker.java:843]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1525,7 +1532,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:840]
+  // @[RegionWalker.java:844]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1536,7 +1543,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:841]
+  // @[RegionWalker.java:845]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1547,7 +1554,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:854]
+  // @[RegionWalker.java:858]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1558,7 +1565,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:857]
+  // @[RegionWalker.java:861]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1571,41 +1578,41 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign req_ready = ~a_valid; // @[RegionWalker.java:227]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:856]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:860]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:855]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:859]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:608]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:610]
 
   assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:214]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:706]
+  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:708]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:704]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:706]
 
-  assign outstanding = owed; // @[RegionWalker.java:859]
+  assign outstanding = owed; // @[RegionWalker.java:863]
 
-  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:879]
+  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:883]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:708]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:710]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:735]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:737]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:741]
+  assign last_mover_status = last_status; // @[RegionWalker.java:743]
 
-  assign rg_read_busy = (((b_valid & (b_region == {7'd0, rg_read_idx})) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:869]
+  assign rg_read_busy = (((b_valid & (b_region == {7'd0, rg_read_idx})) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:873]
 
-  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:605]
+  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:607]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 2'd0); // @[RegionWalker.java:871]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 2'd0); // @[RegionWalker.java:875]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:872]
+  assign ev_rejected = reject; // @[RegionWalker.java:876]
 
-  assign ev_error = k_error; // @[RegionWalker.java:873]
+  assign ev_error = k_error; // @[RegionWalker.java:877]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:875]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:879]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:876]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:880]
 
   // @[RegionWalker.java:212]
   always @(posedge clk) begin
@@ -1614,7 +1621,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:606]
+  // @[RegionWalker.java:608]
   always @(posedge clk) begin
     if (pt_held_we & ~pt_write_refused) begin
       page_table[pt_held_addr] <= pt_held_data;
@@ -1635,35 +1642,35 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:690]
+  // @[RegionWalker.java:692]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:714]
+  // @[RegionWalker.java:716]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:778]
+  // @[RegionWalker.java:782]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 2'd2] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:853]
+  // @[RegionWalker.java:857]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:656]
+  // @[RegionWalker.java:658]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),
@@ -1672,7 +1679,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     .any_free    (u_ids_any_free),
     .handed      (handover),
     .handed_slot (u_ids_free_slot),
-    .back        (status_believed),
+    .back        (u_ids_back),
     .back_slot   (status_slot),
     .retire      (status_taken),
     .retire_slot (status_taken_slot),

@@ -405,20 +405,18 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Expr pastTable = w.entryBits() >= 16 ? m.lit(0, 1) : index.bits(15, w.entryBits()).orR();
         // A stored page is offered to the walkers, which hold it for a cycle and write it unless it
         // lands in a walk's range (they tell so from a register: page_refuse, in the cycle after the
-        // store). PAGE_INDEX steps on as the page is offered and goes back to the held entry when it
-        // is refused. From a refusal until REGION_STATUS is written, PAGE_HI writes store nothing, so
-        // PAGE_INDEX names the first page that did not land and no later page lands in its place.
+        // store); PAGE_INDEX steps on in that cycle when the page lands. A PAGE_HI write in that cycle
+        // (two in a row, with no PAGE_LO between) is refused. From a refusal until REGION_STATUS is
+        // written, PAGE_HI writes store nothing, so PAGE_INDEX names the first page that did not land
+        // and no later page lands in its place.
         Reg held = m.reg("page_held", 1, cd).init(0);
-        Reg heldIndex = m.reg("page_held_index", 16, cd).init(0);
         Signal refuse = m.wire("page_refuse", 1);
         refuse.set(held.and(rg.ptConflict()));
         Signal offer = m.wire("page_offer", 1);
-        offer.set(store.and(pastTable.or(refused).or(refuse).not()));
+        offer.set(store.and(pastTable.or(refused).or(held).not()));
         held.set(offer);
-        m.when(offer, () -> heldIndex.set(index));
         m.when(write.and(address.eq(idxAt)), () -> index.set(writedata.bits(15, 0)))
-                .elseWhen(refuse, () -> index.set(heldIndex))
-                .elseWhen(offer, () -> index.set(index.plus(1)));
+                .elseWhen(held.and(refuse.not()), () -> index.set(index.plus(1)));
         m.when(write.and(address.eq(loAt)), () -> pageLo.set(HdlWords.get(writedata, lo, "addr")));
         m.when(write.and(address.eq(selAt)), () -> select.set(writedata.bits(w.regionBits() - 1, 0)));
         m.when(write.and(address.eq(bytesAt)), () -> bytes.set(writedata));
@@ -452,8 +450,9 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         rg.rgOpen().set(rgOpen);
         rg.rgReadIdx().set(select);
         Expr entry = rg.rgReadData();
-        // (as they will stand once a refusal in this cycle is taken)
-        readable.put(idxAt, Expr.mux(refuse, heldIndex, index).zext(32));
+        // (a page write's outcome shows from the second cycle after it: PAGE_INDEX steps on, or
+        // REGION_STATUS.refused is set, in the cycle after the write)
+        readable.put(idxAt, index.zext(32));
         // (PAGE_LO, PAGE_HI and REGION_BYTES are write-only: they read 0)
         readable.put(selAt, select.zext(32));
         // (the entry's reserved bits, 0 as the CSR writes them, read back in CTRL's reserved field)
@@ -461,7 +460,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                 "allow_rd", HdlWords.get(entry, re, "allow_rd"), "allow_wr", HdlWords.get(entry, re, "allow_wr"),
                 "reserved", HdlWords.get(entry, re, "reserved"))));
         late.put(lenAt, HdlWords.get(entry, re, "bytes"));
-        readable.put(statusAt, HdlWords.pack(m, st, Map.of("refused", refused.or(refuse), "busy", rg.rgReadBusy())));
+        readable.put(statusAt, HdlWords.pack(m, st, Map.of("refused", refused, "busy", rg.rgReadBusy())));
     }
 
     /** The window table: BASE, SIZE (with its decoded mask) and CTRL registers per window. */

@@ -505,8 +505,9 @@ public final class Layout {
             f("reserved", 18, 14, "0")));
 
     public static final Word CSR_REGION_STATUS = new Word("csr_region_status", 32, List.of(
-            f("refused", 0, 1, "sticky: a page write was refused (its entry lies in a walk's range, or beyond the table); "
-                    + "while it is set PAGE_HI writes store nothing; any write to REGION_STATUS clears it"),
+            f("refused", 0, 1, "sticky: a page write was refused (its entry lies in a walk's range or beyond the table, or it "
+                    + "came in the cycle right after another PAGE_HI write); while it is set PAGE_HI writes store nothing; "
+                    + "any write to REGION_STATUS clears it"),
             f("busy", 1, 1, "live: a request naming the selected region is in a walker and its last piece has not reported"),
             f("reserved", 2, 30, "0")));
 

@@ -506,7 +506,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg rqMeta = m.reg("rq_chunk", metaBits, cd).init(0);
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
         // No reset and no enable: the RAM's word goes straight into a flip-flop.
-        Reg rqFrame = m.reg("rq_frame", Layout.PAGE_ENTRY.bits(), cd);
+        Reg rqFrame = m.reg("rq_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
         Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd);
         // The frame after the previous chunk's, as its low 16 bits + 1 with their carry and its high bits:
         // a chunk whose frame follows across a 4 GB line of bus addresses starts a piece of its own.
@@ -547,7 +547,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg head = m.reg("chunk_head", queuedBits, cd).init(0);
         Signal hdLoad = m.wire("chunk_head_load", 1);
         Expr queued = qFill.ne(0);
-        hdLoad.set(Expr.mux(go, hdValid.not().or(rTakeGo).and(queued), hdValid.not().or(rTakeWait).and(queued)));
+        Expr loadGo = hdValid.not().or(rTakeGo).and(queued);
+        Expr loadWait = hdValid.not().or(rTakeWait).and(queued);
+        hdLoad.set(Expr.mux(go, loadGo, loadWait));
         m.when(hdLoad, () -> {
             head.set(chunks.readAsync(cqRd));
             cqRd.set(cqRd.plus(1));
@@ -747,7 +749,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg takenSlot = m.reg("status_taken_slot", sw, cd).init(0);
         Reg takenQ = m.reg("status_request", qw, cd).init(0);
         Reg takenFailed = m.reg("status_failed", 1, cd).init(0);
-        pool.back().set(believed);
+        // (a status for an ID in range clears the slot's issued mark: a no-op unless it is issued, so
+        // the clear needs no lookup of the mark)
+        pool.back().set(msValid.and(inRange));
         pool.backSlot().set(slot);
         pool.release().set(taken);
         pool.releaseSlot().set(takenSlot);
