@@ -12,140 +12,140 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:157]
-  input  wire         rst,               // @[RegionWalker.java:157]
-  input  wire [177:0] req_data,          // @[RegionWalker.java:159]
-  input  wire         req_valid,         // @[RegionWalker.java:159]
-  output wire         req_ready,         // @[RegionWalker.java:159]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:160]
-  output wire         st_valid,          // @[RegionWalker.java:160]
-  input  wire         st_ready,          // @[RegionWalker.java:160]
-  input  wire         pt_we,             // @[RegionWalker.java:161]
-  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:161]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:161]
-  output wire         pt_refused,        // @[RegionWalker.java:162]
-  input  wire         rg_we,             // @[RegionWalker.java:162]
-  input  wire         rg_idx,            // @[RegionWalker.java:162]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:163]
-  input  wire         rg_read_idx,       // @[RegionWalker.java:164]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:165]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:166]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:166]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:166]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:167]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:167]
-  output wire [1:0]   outstanding,       // @[RegionWalker.java:169]
-  output wire         walking,           // @[RegionWalker.java:169]
-  output wire         can_issue,         // @[RegionWalker.java:170]
-  output wire         spurious,          // @[RegionWalker.java:170]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:171]
-  output wire         rg_read_busy,      // @[RegionWalker.java:171]
-  output wire         pt_conflict,       // @[RegionWalker.java:172]
-  output wire         idle,              // @[RegionWalker.java:172]
-  input  wire         abandon,           // @[RegionWalker.java:172]
-  output wire         ev_rejected,       // @[RegionWalker.java:172]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:173]
-  output wire         ev_completed,      // @[RegionWalker.java:174]
-  output wire         ev_aborted         // @[RegionWalker.java:175]
+  input  wire         clk,               // @[RegionWalker.java:156]
+  input  wire         rst,               // @[RegionWalker.java:156]
+  input  wire [177:0] req_data,          // @[RegionWalker.java:158]
+  input  wire         req_valid,         // @[RegionWalker.java:158]
+  output wire         req_ready,         // @[RegionWalker.java:158]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:159]
+  output wire         st_valid,          // @[RegionWalker.java:159]
+  input  wire         st_ready,          // @[RegionWalker.java:159]
+  input  wire         pt_we,             // @[RegionWalker.java:160]
+  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:160]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:160]
+  output wire         pt_refused,        // @[RegionWalker.java:161]
+  input  wire         rg_we,             // @[RegionWalker.java:161]
+  input  wire         rg_idx,            // @[RegionWalker.java:161]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:162]
+  input  wire         rg_read_idx,       // @[RegionWalker.java:163]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:164]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:165]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:165]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:165]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:166]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:166]
+  output wire [1:0]   outstanding,       // @[RegionWalker.java:168]
+  output wire         walking,           // @[RegionWalker.java:168]
+  output wire         can_issue,         // @[RegionWalker.java:169]
+  output wire         spurious,          // @[RegionWalker.java:169]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:170]
+  output wire         rg_read_busy,      // @[RegionWalker.java:170]
+  output wire         pt_conflict,       // @[RegionWalker.java:171]
+  output wire         idle,              // @[RegionWalker.java:171]
+  input  wire         abandon,           // @[RegionWalker.java:171]
+  output wire         ev_rejected,       // @[RegionWalker.java:171]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:172]
+  output wire         ev_completed,      // @[RegionWalker.java:173]
+  output wire         ev_aborted         // @[RegionWalker.java:174]
 );
 
-  reg                                                             pt_held_we;          // @[RegionWalker.java:219]
-  reg                                                             a_valid;             // @[RegionWalker.java:222]
-  reg                                                     [177:0] a_req;               // @[RegionWalker.java:223]
-  wire                                                            a_move;              // @[RegionWalker.java:224]
-  reg                                                             b_valid;             // @[RegionWalker.java:233]
-  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:234]
-  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:237]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:238]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:239]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:240]
-  reg                                                             b_more;              // @[RegionWalker.java:241]
-  reg                                                             b_check;             // @[RegionWalker.java:242]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:243]
-  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:244]
-  reg                                                             b_fpga_high;         // @[RegionWalker.java:245]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:247]
-  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:248]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:249]
-  wire                                                            b_move;              // @[RegionWalker.java:250]
-  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:293]
-  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:295]
-  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:300]
-  reg                                                             k_valid;             // @[RegionWalker.java:309]
-  reg                                                     [3:0]   k_request_error;     // @[RegionWalker.java:310]
-  reg                                                             k_region_usable;     // @[RegionWalker.java:312]
-  reg                                                             k_in_region;         // @[RegionWalker.java:313]
-  reg                                                             k_fpga_ok;           // @[RegionWalker.java:314]
-  wire                                                    [3:0]   k_error;             // @[RegionWalker.java:315]
-  reg                                                             k_ok_but_range;      // @[RegionWalker.java:322]
-  wire                                                            k_ok;                // @[RegionWalker.java:323]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:325]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:326]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:327]
-  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:328]
-  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:329]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:330]
-  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:331]
-  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:332]
-  reg                                                             k_more;              // @[RegionWalker.java:333]
-  reg                                                             k_check;             // @[RegionWalker.java:334]
-  wire                                                            k_move;              // @[RegionWalker.java:335]
-  reg                                                             chain_open;          // @[RegionWalker.java:341]
-  reg                                                             chain_skip;          // @[RegionWalker.java:342]
-  reg                                                     [7:0]   chain_region;        // @[RegionWalker.java:343]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:367]
-  reg                                                             req0_valid;          // @[RegionWalker.java:376]
-  reg                                                             req0_open;           // @[RegionWalker.java:377]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:378]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:379]
-  reg                                                             req0_region;         // @[RegionWalker.java:381]
-  reg                                                             req1_valid;          // @[RegionWalker.java:376]
-  reg                                                             req1_open;           // @[RegionWalker.java:377]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:378]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:379]
-  reg                                                             req1_region;         // @[RegionWalker.java:381]
-  reg                                                             free_request;        // @[RegionWalker.java:388]
-  reg                                                             request_slot_ready;  // @[RegionWalker.java:389]
-  reg                                                             status_room;         // @[RegionWalker.java:396]
-  reg                                                             w_busy;              // @[RegionWalker.java:402]
-  reg                                                             w_request;           // @[RegionWalker.java:403]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:404]
-  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:405]
-  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:406]
-  reg                                                             w_first;             // @[RegionWalker.java:407]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:408]
-  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:409]
-  reg                                                             w_final;             // @[RegionWalker.java:410]
-  wire                                                            admit;               // @[RegionWalker.java:412]
-  wire                                                            reject;              // @[RegionWalker.java:413]
-  reg                                                             completed;           // @[RegionWalker.java:414]
-  reg                                                             status_valid;        // @[RegionWalker.java:415]
-  reg                                                             close_pending;       // @[RegionWalker.java:421]
-  reg                                                     [3:0]   chain_error;         // @[RegionWalker.java:422]
-  wire                                                            entry_join;          // @[RegionWalker.java:425]
-  wire                                                            entry_consume;       // @[RegionWalker.java:427]
-  wire                                                            walk_start;          // @[RegionWalker.java:429]
-  reg                                                             reject_valid;        // @[RegionWalker.java:434]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:435]
-  wire                                                            entry_failed;        // @[RegionWalker.java:439]
-  wire                                                            chain_abandoned;     // @[RegionWalker.java:442]
-  wire                                                            close_go;            // @[RegionWalker.java:456]
-  wire                                                            completing;          // @[RegionWalker.java:459]
-  wire                                                            reject_go;           // @[RegionWalker.java:460]
-  reg                                                             r0_valid;            // @[RegionWalker.java:479]
-  reg                                                             rq_valid;            // @[RegionWalker.java:480]
-  reg                                                             r1_valid;            // @[RegionWalker.java:481]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:482]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:483]
-  wire                                                            r_load;              // @[RegionWalker.java:484]
-  wire                                                            r_take;              // @[RegionWalker.java:485]
-  wire                                                            o_go;                // @[RegionWalker.java:489]
-  wire                                                            r_take_go;           // @[RegionWalker.java:490]
-  wire                                                            r_take_wait;         // @[RegionWalker.java:491]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:497]
-  reg                                                     [34:0]  r0_chunk;            // @[RegionWalker.java:505]
-  reg                                                     [34:0]  rq_chunk;            // @[RegionWalker.java:506]
-  reg                                                     [34:0]  r1_chunk;            // @[RegionWalker.java:507]
+  reg                                                             pt_held_we;          // @[RegionWalker.java:218]
+  reg                                                             a_valid;             // @[RegionWalker.java:221]
+  reg                                                     [177:0] a_req;               // @[RegionWalker.java:222]
+  wire                                                            a_move;              // @[RegionWalker.java:223]
+  reg                                                             b_valid;             // @[RegionWalker.java:232]
+  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:233]
+  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:236]
+  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:237]
+  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:238]
+  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:239]
+  reg                                                             b_more;              // @[RegionWalker.java:240]
+  reg                                                             b_check;             // @[RegionWalker.java:241]
+  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:242]
+  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:243]
+  reg                                                             b_fpga_high;         // @[RegionWalker.java:244]
+  reg                                                             b_region_usable;     // @[RegionWalker.java:246]
+  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:247]
+  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:248]
+  wire                                                            b_move;              // @[RegionWalker.java:249]
+  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:292]
+  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:294]
+  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:299]
+  reg                                                             k_valid;             // @[RegionWalker.java:308]
+  reg                                                     [3:0]   k_request_error;     // @[RegionWalker.java:309]
+  reg                                                             k_region_usable;     // @[RegionWalker.java:311]
+  reg                                                             k_in_region;         // @[RegionWalker.java:312]
+  reg                                                             k_fpga_ok;           // @[RegionWalker.java:313]
+  wire                                                    [3:0]   k_error;             // @[RegionWalker.java:314]
+  reg                                                             k_ok_but_range;      // @[RegionWalker.java:321]
+  wire                                                            k_ok;                // @[RegionWalker.java:322]
+  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:324]
+  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:325]
+  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:326]
+  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:327]
+  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:328]
+  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:329]
+  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:330]
+  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:331]
+  reg                                                             k_more;              // @[RegionWalker.java:332]
+  reg                                                             k_check;             // @[RegionWalker.java:333]
+  wire                                                            k_move;              // @[RegionWalker.java:334]
+  reg                                                             chain_open;          // @[RegionWalker.java:340]
+  reg                                                             chain_skip;          // @[RegionWalker.java:341]
+  reg                                                     [7:0]   chain_region;        // @[RegionWalker.java:342]
+  reg                                                     [1:0]   owed;                // @[RegionWalker.java:366]
+  reg                                                             req0_valid;          // @[RegionWalker.java:375]
+  reg                                                             req0_open;           // @[RegionWalker.java:376]
+  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:377]
+  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:378]
+  reg                                                             req0_region;         // @[RegionWalker.java:380]
+  reg                                                             req1_valid;          // @[RegionWalker.java:375]
+  reg                                                             req1_open;           // @[RegionWalker.java:376]
+  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:377]
+  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:378]
+  reg                                                             req1_region;         // @[RegionWalker.java:380]
+  reg                                                             free_request;        // @[RegionWalker.java:387]
+  reg                                                             request_slot_ready;  // @[RegionWalker.java:388]
+  reg                                                             status_room;         // @[RegionWalker.java:395]
+  reg                                                             w_busy;              // @[RegionWalker.java:401]
+  reg                                                             w_request;           // @[RegionWalker.java:402]
+  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:403]
+  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:404]
+  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:405]
+  reg                                                             w_first;             // @[RegionWalker.java:406]
+  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:407]
+  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:408]
+  reg                                                             w_final;             // @[RegionWalker.java:409]
+  wire                                                            admit;               // @[RegionWalker.java:411]
+  wire                                                            reject;              // @[RegionWalker.java:412]
+  reg                                                             completed;           // @[RegionWalker.java:413]
+  reg                                                             status_valid;        // @[RegionWalker.java:414]
+  reg                                                             close_pending;       // @[RegionWalker.java:420]
+  reg                                                     [3:0]   chain_error;         // @[RegionWalker.java:421]
+  wire                                                            entry_join;          // @[RegionWalker.java:424]
+  wire                                                            entry_consume;       // @[RegionWalker.java:426]
+  wire                                                            walk_start;          // @[RegionWalker.java:428]
+  reg                                                             reject_valid;        // @[RegionWalker.java:433]
+  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:434]
+  wire                                                            entry_failed;        // @[RegionWalker.java:438]
+  wire                                                            chain_abandoned;     // @[RegionWalker.java:441]
+  wire                                                            close_go;            // @[RegionWalker.java:455]
+  wire                                                            completing;          // @[RegionWalker.java:458]
+  wire                                                            reject_go;           // @[RegionWalker.java:459]
+  reg                                                             r0_valid;            // @[RegionWalker.java:478]
+  reg                                                             rq_valid;            // @[RegionWalker.java:479]
+  reg                                                             r1_valid;            // @[RegionWalker.java:480]
+  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:481]
+  reg                                                             chunk_head_valid;    // @[RegionWalker.java:482]
+  wire                                                            r_load;              // @[RegionWalker.java:483]
+  wire                                                            r_take;              // @[RegionWalker.java:484]
+  wire                                                            o_go;                // @[RegionWalker.java:488]
+  wire                                                            r_take_go;           // @[RegionWalker.java:489]
+  wire                                                            r_take_wait;         // @[RegionWalker.java:490]
+  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:496]
+  reg                                                     [34:0]  r0_chunk;            // @[RegionWalker.java:504]
+  reg                                                     [34:0]  rq_chunk;            // @[RegionWalker.java:505]
+  reg                                                     [34:0]  r1_chunk;            // @[RegionWalker.java:506]
   reg                                                     [47:0]  rq_frame;            // @[RegionWalker.java:509]
   reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:510]
   reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:514]
@@ -207,8 +207,8 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   reg                                                             status_rejection;    // @[RegionWalker.java:839]
   reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:855]
   reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:856]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:211]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:218]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:210]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:217]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];   // @[RegionWalker.java:541]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];   // @[RegionWalker.java:689]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:715]
@@ -224,7 +224,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:229]
+  // @[RegionWalker.java:228]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -233,7 +233,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:228]
+  // @[RegionWalker.java:227]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 178'd0;
@@ -244,9 +244,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:254]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:253]
 
-  // @[RegionWalker.java:287]
+  // @[RegionWalker.java:286]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -255,7 +255,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:273]
+  // @[RegionWalker.java:272]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 20'd0;
@@ -266,7 +266,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:274]
+  // @[RegionWalker.java:273]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -277,7 +277,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:275]
+  // @[RegionWalker.java:274]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -288,7 +288,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:276]
+  // @[RegionWalker.java:275]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -299,7 +299,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:277]
+  // @[RegionWalker.java:276]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -310,7 +310,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:280]
+  // @[RegionWalker.java:279]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -321,7 +321,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:281]
+  // @[RegionWalker.java:280]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -332,7 +332,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:278]
+  // @[RegionWalker.java:277]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -343,7 +343,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:279]
+  // @[RegionWalker.java:278]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_end <= 34'd0;
@@ -354,7 +354,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:282]
+  // @[RegionWalker.java:281]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -365,7 +365,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:283]
+  // @[RegionWalker.java:282]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -376,7 +376,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:284]
+  // @[RegionWalker.java:283]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 4'd0;
@@ -387,7 +387,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:285]
+  // @[RegionWalker.java:284]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -398,15 +398,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:344]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:343]
 
-  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:294]
+  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:293]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:296]
+  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:295]
 
-  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:301]
+  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:300]
 
-  // @[RegionWalker.java:364]
+  // @[RegionWalker.java:363]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -415,7 +415,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:346]
+  // @[RegionWalker.java:345]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -426,7 +426,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:348]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -437,7 +437,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:350]
+  // @[RegionWalker.java:349]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -448,7 +448,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:350]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -459,9 +459,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:319]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:318]
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:351]
   always @(posedge clk) begin
     if (rst) begin
       k_ok_but_range <= 1'b1;
@@ -472,9 +472,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:324]
+  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:323]
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:352]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -485,7 +485,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:354]
+  // @[RegionWalker.java:353]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -496,7 +496,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:355]
+  // @[RegionWalker.java:354]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -507,7 +507,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:356]
+  // @[RegionWalker.java:355]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 5'd0;
@@ -518,7 +518,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:357]
+  // @[RegionWalker.java:356]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 4'd0;
@@ -529,7 +529,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:357]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -540,7 +540,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:359]
+  // @[RegionWalker.java:358]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -551,7 +551,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:360]
+  // @[RegionWalker.java:359]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -562,7 +562,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:361]
+  // @[RegionWalker.java:360]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -573,7 +573,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:362]
+  // @[RegionWalker.java:361]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -584,9 +584,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:437]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:436]
 
-  // @[RegionWalker.java:446]
+  // @[RegionWalker.java:445]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
@@ -599,7 +599,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:447]
+  // @[RegionWalker.java:446]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
@@ -612,7 +612,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:452]
+  // @[RegionWalker.java:451]
   always @(posedge clk) begin
     if (rst) begin
       chain_region <= 8'd0;
@@ -758,7 +758,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:397]
+  // @[RegionWalker.java:396]
   always @(posedge clk) begin
     if (rst) begin
       free_request <= 1'b0;
@@ -767,7 +767,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:398]
+  // @[RegionWalker.java:397]
   always @(posedge clk) begin
     if (rst) begin
       request_slot_ready <= 1'b0;
@@ -776,7 +776,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:399]
+  // @[RegionWalker.java:398]
   always @(posedge clk) begin
     if (rst) begin
       status_room <= 1'b0;
@@ -895,9 +895,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = ((((k_valid & ~(chain_open | chain_skip)) & k_ok) & request_slot_ready) & ~w_busy) & ~close_pending; // @[RegionWalker.java:424]
+  assign admit = ((((k_valid & ~(chain_open | chain_skip)) & k_ok) & request_slot_ready) & ~w_busy) & ~close_pending; // @[RegionWalker.java:423]
 
-  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:436]
+  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:435]
 
   // @[RegionWalker.java:825]
   always @(posedge clk) begin
@@ -917,7 +917,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:457]
+  // @[RegionWalker.java:456]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
@@ -930,7 +930,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:453]
+  // @[RegionWalker.java:452]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -945,13 +945,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:426]
+  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:425]
 
-  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:428]
+  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:427]
 
-  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:430]
+  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:429]
 
-  // @[RegionWalker.java:465]
+  // @[RegionWalker.java:464]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -964,7 +964,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:466]
+  // @[RegionWalker.java:465]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -975,15 +975,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:440]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:439]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:443]
+  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:442]
 
   assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:793]
 
   assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:817]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:463]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:462]
 
   // @[RegionWalker.java:516]
   always @(posedge clk) begin
@@ -1030,7 +1030,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = (w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8)) & ~pt_held_we; // @[RegionWalker.java:493]
+  assign r_load = (w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8)) & ~pt_held_we; // @[RegionWalker.java:492]
 
   assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:639]
 
@@ -1576,7 +1576,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:227]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:226]
 
   assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:860]
 
@@ -1584,7 +1584,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign pt_refused = pt_write_refused; // @[RegionWalker.java:610]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:214]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:213]
 
   assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:708]
 
@@ -1614,7 +1614,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:880]
 
-  // @[RegionWalker.java:212]
+  // @[RegionWalker.java:211]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd16), rg_data};
@@ -1628,7 +1628,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:497]
+  // @[RegionWalker.java:496]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];

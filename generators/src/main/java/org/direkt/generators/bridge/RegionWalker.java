@@ -38,9 +38,8 @@ import org.direkt.hdl.Unit;
  * walked when it is offered has still to read: then it is refused (not written; {@code pt_refused}
  * is high in the cycle after the write; {@code pt_conflict} tells the same without the probes, and in
  * the bridge {@code pt_veto} refuses the held write from outside). A write offered in the cycle a
- * request's walk starts lands before the walk reads it.
- * The host closes a
- * region by writing its entry (length 0 or no direction allowed): requests checked from the next
+ * request's walk starts lands before the walk reads it. The host closes a region by writing its
+ * entry (length 0 or no direction allowed): requests checked from the next
  * cycle on are rejected ({@code REGION}); requests checked before finish under the old entry and
  * pages. {@code rg_read_busy} is high while a request naming region {@code rg_read_idx} is in the
  * walker past its region table read, until its last piece has reported: once it reads 0 after the
@@ -505,7 +504,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg r0Meta = m.reg("r0_chunk", metaBits, cd).init(0);
         Reg rqMeta = m.reg("rq_chunk", metaBits, cd).init(0);
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
-        // No reset and no enable: the RAM's word goes straight into a flip-flop.
+        // No enable: the RAM's word goes straight into a flip-flop (with a reset, so that synthesis
+        // packs these flip-flops apart from R1's and the placer can put them by the RAM).
         Reg rqFrame = m.reg("rq_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
         Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd);
         // The frame after the previous chunk's, as its low 16 bits + 1 with their carry and its high bits:
