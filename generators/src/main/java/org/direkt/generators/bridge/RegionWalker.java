@@ -240,7 +240,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg bMore = m.reg("b_more", 1, cd).init(0); // another entry of the request follows
         Reg bCheck = m.reg("b_check", 1, cd).init(0); // a check entry: nothing moves
         Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes: one past the last byte's offset
-        Reg bFpgaEnd = m.reg("b_fpga_end", fe, cd).init(0); // fpga + bytes: one past the last FPGA byte
+        Reg bFpgaOk = m.reg("b_fpga_ok", 1, cd).init(0); // fpga + bytes within the FPGA memory's size
         Reg bFpgaHigh = m.reg("b_fpga_high", 1, cd).init(0); // an FPGA address bit set above the memory's
         // the region's entry as it stood when the request came here: usable for this request, first page, length
         Reg bUsable = m.reg("b_region_usable", 1, cd).init(0);
@@ -267,6 +267,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             usable = usable.and(aRegion.lt(m.lit(p.regions(), rfw)));
         }
         Expr usableNow = usable;
+        // The FPGA range, checked here in one carry chain: fpga + bytes <= size exactly when
+        // fpga + bytes + k < 2^w, with k = 2^w - size - 1. The three terms go through one level of
+        // carry-save logic (each bit's sum and carry), and the sum of those two overflows w bits
+        // exactly when the carries exceed the sum's complement: one less-than.
+        int w = fe + 1;
+        Expr fx = aFpga.trunc(fa).zext(w);
+        Expr fy = aBytes.zext(w);
+        Expr fk = m.lit((1L << w) - p.fpgaMemBytes() - 1, w);
+        Signal csaSum = m.wire("fpga_range_sum", w);
+        csaSum.set(fx.xor(fy).xor(fk));
+        Signal csaCarry = m.wire("fpga_range_carry", w);
+        csaCarry.set(Expr.cat(fx.and(fy).or(fx.and(fk)).or(fy.and(fk)).bits(w - 2, 0), m.lit(0, 1)));
+        Expr fpgaFits = csaSum.not().lt(csaCarry).not();
         Expr rBytesRead = HdlWords.get(read, re, "bytes");
         m.when(aMove, () -> {
             bOff.set(aOff.trunc(Layout.PAGE_BITS + ew));
@@ -275,10 +288,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             bRegion.set(aRegion);
             bCheap.set(cheap);
             bEnd.set(aOff.zext(33).plus(aBytes.zext(33)));
-            bFpgaEnd.set(aFpga.trunc(fa).zext(fe).plus(aBytes.zext(fe)));
+            bFpgaOk.set(fpgaFits);
+            bFpgaHigh.set(aFpga.bits(63, fa).orR());
             bMore.set(HdlWords.get(aReq, rq, "more"));
             bCheck.set(HdlWords.get(aReq, rq, "check"));
-            bFpgaHigh.set(aFpga.bits(63, fa).orR());
             bUsable.set(usableNow);
             bFirst.set(rFirstRead.trunc(ew));
             bBytes.set(rBytesRead);
@@ -288,7 +301,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // Inside the region (every byte below its length; an open region lies inside the table): the
         // request's pages are then table entries, so its first page and the page after its last are
         // computed as wide as the table only (their values matter only for a request that passes).
-        Expr inRegion = bEnd.le(bBytes.zext(33));
+        // (written as "not length < end": a less-than is one carry chain, where a less-or-equal
+        // also needs an equality test over every bit)
+        Expr inRegion = bBytes.zext(33).lt(bEnd).not();
         Signal pFirst = m.wire("first_page", ew);
         pFirst.set(bFirst.plus(bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS)));
         Signal pEnd = m.wire("end_page", ew + 1);
@@ -299,7 +314,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal pMore = m.wire("more_pages", ew);
         pMore.set(addCarry(bEnd.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS), bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS).not(),
                 bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()).trunc(ew));
-        Expr fpgaOk = bFpgaEnd.le(m.lit(p.fpgaMemBytes(), fe)).and(bFpgaHigh.not());
+        Expr fpgaOk = bFpgaOk.and(bFpgaHigh.not());
 
         // ---------------------------------------------------------------- stage K: the request checked
         // The checks' outcomes are registered as flags, each compare ending in its own flip-flop; the
@@ -336,19 +351,72 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // after it (they join its slot, each checked on its own, and must name its region) up to its
         // last. chain_open: the request is admitted and its next entry joins it; chain_skip: an entry
         // failed (the request's, if it is open) and the entries up to the last are taken and dropped.
-        // chain_region: the region the request's entries must name.
+        // (The region the request's entries must name is the one the entry before left K with.)
         Reg chOpen = m.reg("chain_open", 1, cd).init(0);
         Reg chSkip = m.reg("chain_skip", 1, cd).init(0);
-        Reg chRegion = m.reg("chain_region", rfw, cd).init(0);
+        // The chain's state after K's entry leaves, worked out as the entry comes in; the registers
+        // take it in the cycle after the move (k_moved), so the move's logic does not reach them.
+        // In that cycle K is empty, and what reads the chain then reads chain_*_now.
+        Reg kNextOpen = m.reg("k_next_chain_open", 1, cd).init(0);
+        Reg kNextSkip = m.reg("k_next_chain_skip", 1, cd).init(0);
+        Reg kMoved = m.reg("k_moved", 1, cd).init(0);
+        Signal chOpenNow = m.wire("chain_open_now", 1);
+        Signal chSkipNow = m.wire("chain_skip_now", 1);
+        chOpenNow.set(Expr.mux(kMoved, kNextOpen, chOpen));
+        chSkipNow.set(Expr.mux(kMoved, kNextSkip, chSkip));
+        // What K's entry does when it leaves, worked out as it comes in: the chain's state changes
+        // only as an entry leaves K or while K is empty, so it holds while the entry waits. Admits:
+        // a new request (once a slot, the walk and a pending close allow); rejects: a rejection; joins:
+        // the open request's next entry, walked; consumed: a later entry that moves nothing.
+        Reg kAdmits = m.reg("k_admits", 1, cd).init(0);
+        Reg kRejects = m.reg("k_rejects", 1, cd).init(0);
+        Reg kJoins = m.reg("k_joins", 1, cd).init(0);
+        Reg kConsumed = m.reg("k_consumed", 1, cd).init(0);
+        Reg kAdmitWalks = m.reg("k_admit_walks", 1, cd).init(0); // admits, and is walked (not a check entry)
         bMove.set(bValid.and(kValid.not()));
+        // (K is empty when B moves: the entries before this one have left it, the chain's state is theirs)
+        // An open chain's entries name its region: the entry before this one left K with it (it was
+        // admitted or joined), and k_region holds it until this entry moves in. K is loaded only
+        // from B, so k_region stays as it was from this entry's move into B: it is compared then.
+        Reg bSameRegion = m.reg("b_same_region", 1, cd).init(0);
+        m.when(aMove, () -> bSameRegion.set(aRegion.eq(kRegion)));
+        Expr chainUsable = bUsable.and(chOpenNow.not().or(bSameRegion));
+        // Each decision is one function of the range compare (a carry chain) and a term from
+        // registers alone (*_checked: every check but the range), so the chain's output meets one
+        // level of logic before the flip-flops.
+        Expr restOk = bCheap.eq(0).and(chainUsable).and(fpgaOk);
+        Expr idleNow = chOpenNow.or(chSkipNow).not();
+        Signal admitsPre = m.wire("k_admits_checked", 1);
+        admitsPre.set(idleNow.and(restOk));
+        Signal walksPre = m.wire("k_admit_walks_checked", 1);
+        walksPre.set(idleNow.and(restOk).and(bCheck.not()));
+        Signal rejectsPre = m.wire("k_rejects_checked", 1);
+        rejectsPre.set(idleNow.and(restOk.not()));
+        Signal joinsPre = m.wire("k_joins_checked", 1);
+        joinsPre.set(chOpenNow.and(chSkipNow.not()).and(restOk).and(bCheck.not()));
+        Signal consumedPre = m.wire("k_consumed_checked", 1);
+        consumedPre.set(idleNow.not().and(chSkipNow.or(bCheck).or(restOk.not())));
+        Signal openPre = m.wire("k_next_chain_open_checked", 1);
+        openPre.set(bMore.and(idleNow).and(restOk));
+        Signal stillOpen = m.wire("k_next_chain_still_open", 1);
+        stillOpen.set(bMore.and(idleNow.not()).and(chOpenNow));
+        Signal skipPre = m.wire("k_next_chain_skip_checked", 1);
+        skipPre.set(bMore.and(chSkipNow.or(restOk.not())));
         m.when(bMove, () -> {
             kCheap.set(bCheap);
-            // (K is empty: the entries before this one have left it, the chain's state is theirs)
-            Expr chainUsable = bUsable.and(chOpen.not().or(bRegion.eq(chRegion)));
             kUsable.set(chainUsable);
             kInRegion.set(inRegion);
             kFpgaOk.set(fpgaOk);
-            kOkRest.set(bCheap.eq(0).and(chainUsable).and(fpgaOk));
+            kOkRest.set(restOk);
+            kAdmits.set(admitsPre.and(inRegion));
+            kAdmitWalks.set(walksPre.and(inRegion));
+            kRejects.set(rejectsPre.or(idleNow.and(inRegion.not())));
+            kJoins.set(joinsPre.and(inRegion));
+            kConsumed.set(consumedPre.or(idleNow.not().and(inRegion.not())));
+            // after an admission the chain is open if more entries follow, after a rejection it
+            // skips them; a later entry keeps it open, or makes it skip if it fails
+            kNextOpen.set(openPre.and(inRegion).or(stillOpen));
+            kNextSkip.set(skipPre.or(bMore.and(inRegion.not())));
             kTag.set(bTag);
             kRegion.set(bRegion);
             kFirstPage.set(pFirst);
@@ -392,6 +460,15 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             pick = Expr.mux(qValid.get(q).not(), m.lit(q, qw), pick);
             anyFree = anyFree.or(qValid.get(q).not());
         }
+        // the same pick one-hot (with room for a status), so a slot's admission needs no decode of it
+        List<Reg> slotHot = new ArrayList<>();
+        Expr lower = m.lit(1, 1); // every slot below q is taken
+        for (int q = 0; q < nq; q++) {
+            Reg hot = m.reg("req" + q + "_next", 1, cd).init(0);
+            hot.set(lower.and(qValid.get(q).not()).and(room));
+            lower = lower.and(qValid.get(q));
+            slotHot.add(hot);
+        }
         Reg statusRoom = m.reg("status_room", 1, cd).init(0);
         freeQ.set(pick);
         slotReady.set(anyFree.and(room));
@@ -419,20 +496,23 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // w_request stays the slot. chain_error: the first failing entry's error (ABORTED for a reset).
         Reg closeReq = m.reg("close_pending", 1, cd).init(0);
         Reg chErr = m.reg("chain_error", 4, cd).init(0);
-        Expr chIdle = chOpen.or(chSkip).not();
-        admit.set(kValid.and(chIdle).and(kOk).and(slotReady).and(wBusy.not()).and(closeReq.not()));
+        Expr chIdle = chOpenNow.or(chSkipNow).not();
+        // admit_when_free: K's entry goes in as a new request if a slot is free
+        Signal admitCore = m.wire("admit_when_free", 1);
+        admitCore.set(kValid.and(kAdmits).and(wBusy.not()).and(closeReq.not()));
+        admit.set(admitCore.and(slotReady));
         Signal join = m.wire("entry_join", 1); // a later entry joins the open request's slot and is walked
-        join.set(kValid.and(chOpen).and(chSkip.not()).and(kOk).and(kCheck.not()).and(wBusy.not()));
+        join.set(kValid.and(kJoins).and(wBusy.not()));
         Signal consume = m.wire("entry_consume", 1); // a later entry that moves nothing: checked, failed or dropped
-        consume.set(kValid.and(chIdle.not()).and(chSkip.or(kOk.not()).or(kCheck)));
+        consume.set(kValid.and(kConsumed));
         Signal walkStart = m.wire("walk_start", 1);
-        walkStart.set(admit.and(kCheck.not()).or(join));
+        walkStart.set(kValid.and(kAdmitWalks).and(wBusy.not()).and(closeReq.not()).and(slotReady).or(join));
         // A rejection waits in a register for the status stages (a completion goes first), so taking it
         // never waits on a mover status. Its tag waits in the stamp memory's place after the request
         // slots', so completions and rejections leave through the same registers, with no mux of tags.
         Reg rejValid = m.reg("reject_valid", 1, cd).init(0);
         Reg rejErr = m.reg("reject_error", 4, cd).init(0);
-        reject.set(kValid.and(chIdle).and(kOk.not()).and(statusRoom).and(rejValid.not()));
+        reject.set(kValid.and(kRejects).and(statusRoom).and(rejValid.not()));
         kMove.set(admit.or(reject).or(join).or(consume));
         // an entry that fails in an open request: the request's error, if it has none yet
         Signal chFail = m.wire("entry_failed", 1);
@@ -441,19 +521,20 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal abandoned = m.wire("chain_abandoned", 1);
         abandoned.set(io.abandon().and(chIdle.not()).and(aValid.or(bValid).or(kValid).not()));
         Expr kLast = kFollows.not();
-        m.when(admit.or(reject).or(join).or(consume), () -> {
-            chOpen.set(kFollows.and(admit.or(chOpen)));
-            chSkip.set(kFollows.and(reject.or(chSkip).or(chFail)));
-        }).elseWhen(abandoned, () -> {
+        kMoved.set(kMove);
+        m.when(abandoned, () -> {
             chOpen.set(0);
             chSkip.set(0);
+        }).elseWhen(kMoved, () -> {
+            chOpen.set(kNextOpen);
+            chSkip.set(kNextSkip);
         });
-        m.when(admit, () -> chRegion.set(kRegion));
         m.when(admit, () -> chErr.set(0))
                 .elseWhen(chFail.and(chErr.eq(0)), () -> chErr.set(kErr))
-                .elseWhen(abandoned.and(chOpen).and(chErr.eq(0)), () -> chErr.set(Layout.Error.ABORTED.code()));
+                .elseWhen(abandoned.and(chOpenNow).and(chErr.eq(0)), () -> chErr.set(Layout.Error.ABORTED.code()));
         Signal closeGo = m.wire("close_go", 1);
-        m.when(admit.and(kCheck).and(kLast).or(consume.and(kLast).and(chOpen)).or(abandoned.and(chOpen)), () -> closeReq.set(1))
+        // (in a cycle K's entry moves, the chain registers are up to date: it came in after the last move)
+        m.when(admit.and(kCheck).and(kLast).or(consume.and(kLast).and(chOpen)).or(abandoned.and(chOpenNow)), () -> closeReq.set(1))
                 .elseWhen(closeGo, () -> closeReq.set(0));
         Signal completing = m.wire("completing", 1); // a request's last piece reports in this cycle
         Signal rejGo = m.wire("reject_go", 1);
@@ -482,14 +563,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg hdValid = m.reg("chunk_head_valid", 1, cd).init(0);
         Signal rLoad = m.wire("r_load", 1);
         Signal rTake = m.wire("r_take", 1);
-        // Where the downstream's ready enters: O hands its piece over in a cycle with go, and every
-        // load before O is chosen by go from two versions worked out from registers alone: ready (it
-        // comes through the bridge's arbiter) needs none of C's or the chunk head's logic to reach them.
+        // Where the downstream's ready enters: O hands its piece over in a cycle with go, and has room
+        // for C's piece when it is empty or hands over (o_room). The loads before O take o_room as one
+        // term of an OR, so ready (it comes through the bridge's arbiter) passes no logic of C or of the
+        // chunk head on its way to them.
         Signal go = m.wire("o_go", 1);
-        Signal rTakeGo = m.wire("r_take_go", 1);
-        Signal rTakeWait = m.wire("r_take_wait", 1);
-        Expr inFlight = r0Valid.zext(ca + 1).plus(rqValid.zext(ca + 1)).plus(r1Valid.zext(ca + 1)).plus(qFill).plus(hdValid.zext(ca + 1));
-        rLoad.set(wBusy.and(inFlight.lt(m.lit(cq, ca + 1))).and(heldWe.not()));
+        Signal oRoom = m.wire("o_room", 1);
+        // the head chunk, if there is one, leaves in this cycle (into C, or joining C's piece)
+        Signal headMoves = m.wire("chunk_head_moves", 1);
+        // The chunks between a page read and the head's hand-over (R0, RQ, R1, the queue, the head),
+        // counted as they come and go: at most CHUNK_QUEUE, so the top bit says the credit is spent.
+        Reg inFlight = m.reg("chunks_in_flight", ca + 1, cd).init(0);
+        inFlight.set(inFlight.upDown(rLoad, rTake));
+        rLoad.set(wBusy.and(inFlight.bit(ca).not()).and(heldWe.not()));
         // The table is read every cycle at the walk's page (no read enable, which block RAMs without
         // a clock enable on the read port alone would need a hold register and a mux for): the word
         // read in the cycle of a load is the one R1 registers.
@@ -506,10 +592,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg r1Meta = m.reg("r1_chunk", metaBits, cd).init(0);
         // No enable: the RAM's word goes straight into a flip-flop (with a reset, so that synthesis
         // packs these flip-flops apart from R1's and the placer can put them by the RAM).
-        Reg rqFrame = m.reg("rq_frame", Layout.PAGE_ENTRY.bits(), cd).init(0);
+        Reg rqFrame = m.reg("rq_frame", Layout.PAGE_ENTRY.bits(), cd);
         Reg r1Frame = m.reg("r1_frame", Layout.PAGE_ENTRY.bits(), cd);
-        // The frame after the previous chunk's, as its low 16 bits + 1 with their carry and its high bits:
-        // a chunk whose frame follows across a 4 GB line of bus addresses starts a piece of its own.
+        // The frame after the previous chunk's, as its low 16 bits + 1 with their carry and its high
+        // bits: a chunk whose frame follows across a 4 GB line of bus addresses starts a piece of its
+        // own. The low and the high bits are compared apart and both outcomes queued with the chunk
+        // (the head ANDs them), so neither compare is more than half as wide.
         int fb = Layout.PAGE_ENTRY.bits();
         Reg nextLo = m.reg("next_frame_low", Layout.PAGE_BITS + 1, cd).init(0);
         Reg nextHi = m.reg("next_frame_high", fb - Layout.PAGE_BITS, cd).init(0);
@@ -532,24 +620,26 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             nextLo.set(r1Frame.bits(Layout.PAGE_BITS - 1, 0).zext(Layout.PAGE_BITS + 1).plus(1));
             nextHi.set(r1Frame.bits(fb - 1, Layout.PAGE_BITS));
         });
-        // chunk word: {frame, contiguous with the chunk before, meta}
+        // chunk word: {frame, high bits as the chunk before's, low bits follow it (and not the
+        // entry's first chunk), meta}: the chunk is contiguous with the one before when both are set
         Expr r1First = r1Meta.bit(qw);
-        Expr r1Contig = r1Frame.bits(Layout.PAGE_BITS - 1, 0).eq(nextLo.bits(Layout.PAGE_BITS - 1, 0)).and(nextLo.bit(Layout.PAGE_BITS).not())
-                .and(r1Frame.bits(fb - 1, Layout.PAGE_BITS).eq(nextHi)).and(r1First.not());
+        Signal r1LowFollows = m.wire("r1_frame_low_follows", 1);
+        r1LowFollows.set(r1Frame.bits(Layout.PAGE_BITS - 1, 0).eq(nextLo.bits(Layout.PAGE_BITS - 1, 0))
+                .and(nextLo.bit(Layout.PAGE_BITS).not()).and(r1First.not()));
+        Signal r1HighSame = m.wire("r1_frame_high_same", 1);
+        r1HighSame.set(r1Frame.bits(fb - 1, Layout.PAGE_BITS).eq(nextHi));
         // queued with the first-chunk mark: a request's first piece takes the request's FPGA address
-        int queuedBits = Layout.PAGE_ENTRY.bits() + 1 + metaBits;
+        int queuedBits = Layout.PAGE_ENTRY.bits() + 2 + metaBits;
         Memory chunks = m.memory("chunk_queue", queuedBits, cq, cd).distributed();
         Reg cqWr = m.reg("chunk_wr", ca, cd).init(0);
         Reg cqRd = m.reg("chunk_rd", ca, cd).init(0);
-        chunks.write(cqWr, Expr.cat(r1Frame, r1Contig, r1Meta), r1Valid);
+        chunks.write(cqWr, Expr.cat(r1Frame, r1HighSame, r1LowFollows, r1Meta), r1Valid);
         m.when(r1Valid, () -> cqWr.set(cqWr.plus(1)));
         // The queue's head in a register, so the joining logic starts from flip-flops.
         Reg head = m.reg("chunk_head", queuedBits, cd).init(0);
         Signal hdLoad = m.wire("chunk_head_load", 1);
         Expr queued = qFill.ne(0);
-        Expr loadGo = hdValid.not().or(rTakeGo).and(queued);
-        Expr loadWait = hdValid.not().or(rTakeWait).and(queued);
-        hdLoad.set(Expr.mux(go, loadGo, loadWait));
+        hdLoad.set(queued.and(hdValid.not().or(headMoves)));
         m.when(hdLoad, () -> {
             head.set(chunks.readAsync(cqRd));
             cqRd.set(cqRd.plus(1));
@@ -570,8 +660,8 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         at += Layout.PAGE_BITS;
         Expr rEnd = head.bits(at + endBits - 1, at);
         at += endBits;
-        Expr rContig = head.bit(at);
-        at += 1;
+        Expr rContig = head.bit(at).and(head.bit(at + 1));
+        at += 2;
         Expr hFrame = head.bits(at + Layout.PAGE_ENTRY.bits() - 1, at);
         m.when(admit, () -> wQ.set(freeQ));
         m.when(walkStart, () -> {
@@ -631,12 +721,13 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         contig.set(cValid.and(closed.not()).and(rContig));
         Signal cGo = m.wire("c_go", 1);
         Signal cWants = m.wire("c_wants", 1); // the piece is complete and waits for O
-        Signal oEmpty = m.wire("o_empty", 1);
         cWants.set(cValid.and(closed.or(rValid.and(contig.not()))));
-        cGo.set(Expr.mux(go, cWants, cWants.and(oEmpty)));
-        rTakeGo.set(rValid.and(contig.or(cValid.not()).or(cWants)));
-        rTakeWait.set(rValid.and(contig.or(cValid.not()).or(cWants.and(oEmpty))));
-        rTake.set(Expr.mux(go, rTakeGo, rTakeWait));
+        cGo.set(cWants.and(oRoom));
+        // The head leaves when C is empty, when it joins C's piece, or when O has room: then C's piece,
+        // if it takes no more chunks (closed, or the head does not follow it), moves on to O. Written
+        // out in this form, it is two levels of logic from registers.
+        headMoves.set(oRoom.or(cValid.not()).or(closed.not().and(rContig)));
+        rTake.set(rValid.and(headMoves));
         m.when(rTake.and(contig), () -> {
             cEnd.set(rEnd);
             cPages.set(cPages.plus(1));
@@ -672,7 +763,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Signal fire = m.wire("handover", 1);
         go.set(readyNow.and(pool.anyFree()));
         fire.set(oValid.and(go));
-        oEmpty.set(oValid.not());
+        oRoom.set(go.or(oValid.not()));
         boolean rd = p.direction() == Direction.RD;
         int dwb = pb - 2;
         int pageDw = Layout.PAGE_BITS - 2;
@@ -702,7 +793,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             oQ.set(cQ);
         });
         oValid.set(cGo.or(oValid.and(fire.not())));
-        Expr id = m.lit(p.idBase(), 8).plus(pool.freeSlot().zext(8));
+        Expr id = p.pieces() == 1 << sw && p.idBase() % (1 << sw) == 0
+                ? Expr.cat(m.lit(p.idBase() >> sw, 8 - sw), pool.freeSlot())
+                : m.lit(p.idBase(), 8).plus(pool.freeSlot().zext(8));
         io.desc().valid().set(fire);
         Expr fpga64 = oFpga.zext(64);
         io.desc().data().set(HdlWords.pack(m, Layout.MOVER_DESC, Map.of("src", rd ? oPcie : fpga64, "dst", rd ? fpga64 : oPcie, "dwords", oDwords, "id", id)));
@@ -725,8 +818,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // standalone: the mover's word; in the bridge: {failed, id}
         Expr msId = p.probes() ? HdlWords.get(msData, ms, "id") : msData.bits(7, 0);
         Signal slot = m.wire("status_slot", sw);
-        slot.set(msId.minus(p.idBase()).trunc(sw));
-        Expr inRange = msId.ge(p.idBase()).and(msId.lt(m.lit(p.idBase() + p.pieces(), 8)));
+        // IDs that fill an aligned power-of-two block: the slot is the ID's low bits, the range a
+        // compare of its high bits (no subtraction, no carry chain)
+        boolean aligned = p.pieces() == 1 << sw && p.idBase() % (1 << sw) == 0;
+        slot.set(aligned ? msId.bits(sw - 1, 0) : msId.minus(p.idBase()).trunc(sw));
+        Expr inRange = aligned ? msId.bits(7, sw).eq(p.idBase() >> sw)
+                : msId.ge(p.idBase()).and(msId.lt(m.lit(p.idBase() + p.pieces(), 8)));
         Expr issued = pool.late().and(pool.lateSlot().eq(slot));
         for (int i = 0; i < p.pieces(); i++) {
             issued = issued.or(pool.issued().bit(i).and(slot.eq(i)));
@@ -736,10 +833,14 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         if (io.spurious() != null) {
             io.spurious().set(msValid.and(believed.not()));
         }
-        // The last status believed, as the mover sent it (for bring-up: every bit, the reserved ones too).
+        // The last status believed, as the mover sent it (for bring-up: every bit, the reserved ones
+        // too), a cycle after it is taken (status_taken): the word waits a cycle in a register of its own.
+        Reg lastStatus = null;
+        Reg msDataQ = null;
         if (p.probes()) {
-            Reg lastStatus = m.reg("last_status", Layout.MOVER_STATUS.bits(), cd).init(0);
-            m.when(believed, () -> lastStatus.set(msData));
+            lastStatus = m.reg("last_status", Layout.MOVER_STATUS.bits(), cd).init(0);
+            msDataQ = m.reg("mover_status_data_q", Layout.MOVER_STATUS.bits(), cd).init(0);
+            msDataQ.set(msData);
             io.lastStatus().set(lastStatus);
         }
         // The status is taken in two steps: in its cycle the slot stops being issued (a second status
@@ -756,6 +857,11 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         pool.release().set(taken);
         pool.releaseSlot().set(takenSlot);
         taken.set(believed);
+        if (p.probes()) {
+            Reg last = lastStatus;
+            Reg word = msDataQ;
+            m.when(taken, () -> last.set(word));
+        }
         m.when(believed, () -> {
             takenSlot.set(slot);
             takenQ.set(pieceRequest.readAsync(slot));
@@ -785,12 +891,19 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // Every piece walked so far has gone to the mover and reported: a pending close frees its slot
         // and sends its status, in a cycle with no mover status taken (so no completion takes the
         // status stages; nothing is admitted while a close is pending, so such a cycle comes).
-        Expr pipeEmpty = wBusy.or(r0Valid).or(rqValid).or(r1Valid).or(qFill.ne(0)).or(hdValid).or(cValid).or(oValid).not();
+        // close_ready is registered: once the walk's pipeline is empty and the slot counts no piece,
+        // both stay so while the close is pending (no walk starts, so no piece is issued). In the
+        // cycle the close becomes pending the register is a cycle old; the walk started no piece in
+        // the cycle before (a close is set only by a move that walks nothing), and a request admitted
+        // then has a count of 0, so it is right then too.
+        Expr pipeEmpty = wBusy.or(inFlight.ne(0)).or(cValid).or(oValid).not();
         Expr noPieces = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             noPieces = Expr.mux(wQ.eq(q), qCount.get(q).eq(0), noPieces);
         }
-        closeGo.set(closeReq.and(pipeEmpty).and(noPieces).and(taken.not()).and(rejValid.not()));
+        Reg closeReady = m.reg("close_ready", 1, cd).init(0);
+        closeReady.set(pipeEmpty.and(noPieces));
+        closeGo.set(closeReq.and(closeReady).and(taken.not()).and(rejValid.not()));
         Expr done = m.lit(0, 1);
         for (int q = 0; q < nq; q++) {
             final int qi = q;
@@ -799,7 +912,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             Reg count = qCount.get(q);
             Expr last = dec.and(count.eq(1)).and(qOpen.get(q).not());
             done = done.or(last);
-            Expr admitHere = admit.and(freeQ.eq(q));
+            Expr admitHere = admitCore.and(slotHot.get(q));
             Expr closeHere = closeGo.and(wQ.eq(q));
             m.when(admitHere, () -> {
                 qValid.get(qi).set(1);
