@@ -86,6 +86,7 @@
 //@tap f_bmove   = dut.b_move
 //@tap f_boff    = dut.b_offset
 //@tap f_bend    = dut.b_end
+//@tap f_bend0   = dut.b_end_page_aligned
 //@tap f_bcheap  = dut.b_request_error
 //@tap f_bfirst  = dut.b_region_first
 //@tap f_bbytes  = dut.b_region_bytes
@@ -188,7 +189,7 @@ module fv_region_walker (
   // taps (driven by run.py)
   wire          f_admit, f_amove, f_bvalid, f_bmove, f_kvalid, f_busy, f_rload, f_busable;
   wire          f_walk, f_pthwe, f_pthc, f_kok;
-  wire          f_knopen, f_knskip, f_kfollows, f_kmoved, f_chopen, f_chskip, f_kcheck, f_kadm, f_kaw, f_krej, f_kjoin, f_kcons;
+  wire          f_bend0, f_knopen, f_knskip, f_kfollows, f_kmoved, f_chopen, f_chskip, f_kcheck, f_kadm, f_kaw, f_krej, f_kjoin, f_kcons;
   reg           f_walk_q = 1'b0;   // a walk started in the cycle before
   always @(posedge clk) f_walk_q <= f_walk;
   wire [EW-1:0] f_ptha;
@@ -261,6 +262,7 @@ module fv_region_walker (
     table_open_fits: assert ((!f_rt0[64] || fits(f_rt0[63:0])) && (!f_rt1[64] || fits(f_rt1[63:0])));
     b_usable_fits: assert (!f_bvalid || !f_busable || fits({16'd0, f_first, f_bbytes}));
     b_end_exact: assert (!f_bvalid || (f_bend == f_sum && f_boff == f_roff[EW+15:0] && (f_bcheap != 0 || f_rbytes != 0)));
+    b_end_aligned_exact: assert (f_bend0 == (f_bend[15:0] == 16'd0));
     k_ok_exact: assert (f_kok == (f_kerr == 4'd0));
     // the chain's state (f_chopen, f_chskip: as it stands, the move of the cycle before included)
     k_moved_empty: assert (!f_kmoved || !f_kvalid);

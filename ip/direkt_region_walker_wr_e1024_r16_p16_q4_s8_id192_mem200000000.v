@@ -62,199 +62,200 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
   reg                                                             b_more;                    // @[RegionWalker.java:240]
   reg                                                             b_check;                   // @[RegionWalker.java:241]
   reg                                                     [32:0]  b_end;                     // @[RegionWalker.java:242]
-  reg                                                             b_fpga_ok;                 // @[RegionWalker.java:243]
-  reg                                                             b_fpga_high;               // @[RegionWalker.java:244]
-  reg                                                             b_region_usable;           // @[RegionWalker.java:246]
-  reg                                                     [9:0]   b_region_first;            // @[RegionWalker.java:247]
-  reg                                                     [31:0]  b_region_bytes;            // @[RegionWalker.java:248]
-  wire                                                            b_move;                    // @[RegionWalker.java:249]
-  wire                                                    [34:0]  fpga_range_sum;            // @[RegionWalker.java:278]
-  wire                                                    [34:0]  fpga_range_carry;          // @[RegionWalker.java:280]
-  wire                                                    [9:0]   first_page;                // @[RegionWalker.java:307]
-  wire                                                    [10:0]  end_page;                  // @[RegionWalker.java:309]
-  wire                                                    [9:0]   more_pages;                // @[RegionWalker.java:314]
-  reg                                                             k_valid;                   // @[RegionWalker.java:323]
-  reg                                                     [3:0]   k_request_error;           // @[RegionWalker.java:324]
-  reg                                                             k_region_usable;           // @[RegionWalker.java:326]
-  reg                                                             k_in_region;               // @[RegionWalker.java:327]
-  reg                                                             k_fpga_ok;                 // @[RegionWalker.java:328]
-  wire                                                    [3:0]   k_error;                   // @[RegionWalker.java:329]
-  reg                                                             k_ok_but_range;            // @[RegionWalker.java:336]
-  wire                                                            k_ok;                      // @[RegionWalker.java:337]
-  reg                                                     [31:0]  k_tag;                     // @[RegionWalker.java:339]
-  reg                                                     [7:0]   k_region;                  // @[RegionWalker.java:340]
-  reg                                                     [9:0]   k_first_page;              // @[RegionWalker.java:341]
-  reg                                                     [10:0]  k_end_page;                // @[RegionWalker.java:342]
-  reg                                                     [9:0]   k_more_pages;              // @[RegionWalker.java:343]
-  reg                                                     [15:0]  k_first_offset;            // @[RegionWalker.java:344]
-  reg                                                     [14:0]  k_end_offset;              // @[RegionWalker.java:345]
-  reg                                                     [32:0]  k_fpga;                    // @[RegionWalker.java:346]
-  reg                                                             k_more;                    // @[RegionWalker.java:347]
-  reg                                                             k_check;                   // @[RegionWalker.java:348]
-  wire                                                            k_move;                    // @[RegionWalker.java:349]
-  reg                                                             chain_open;                // @[RegionWalker.java:355]
-  reg                                                             chain_skip;                // @[RegionWalker.java:356]
-  reg                                                             k_next_chain_open;         // @[RegionWalker.java:360]
-  reg                                                             k_next_chain_skip;         // @[RegionWalker.java:361]
-  reg                                                             k_moved;                   // @[RegionWalker.java:362]
-  wire                                                            chain_open_now;            // @[RegionWalker.java:363]
-  wire                                                            chain_skip_now;            // @[RegionWalker.java:364]
-  reg                                                             k_admits;                  // @[RegionWalker.java:371]
-  reg                                                             k_rejects;                 // @[RegionWalker.java:372]
-  reg                                                             k_joins;                   // @[RegionWalker.java:373]
-  reg                                                             k_consumed;                // @[RegionWalker.java:374]
-  reg                                                             k_admit_walks;             // @[RegionWalker.java:375]
-  reg                                                             b_same_region;             // @[RegionWalker.java:381]
-  wire                                                            k_admits_checked;          // @[RegionWalker.java:389]
-  wire                                                            k_admit_walks_checked;     // @[RegionWalker.java:391]
-  wire                                                            k_rejects_checked;         // @[RegionWalker.java:393]
-  wire                                                            k_joins_checked;           // @[RegionWalker.java:395]
-  wire                                                            k_consumed_checked;        // @[RegionWalker.java:397]
-  wire                                                            k_next_chain_open_checked; // @[RegionWalker.java:399]
-  wire                                                            k_next_chain_still_open;   // @[RegionWalker.java:401]
-  wire                                                            k_next_chain_skip_checked; // @[RegionWalker.java:403]
-  reg                                                     [3:0]   owed;                      // @[RegionWalker.java:434]
-  reg                                                             req0_valid;                // @[RegionWalker.java:443]
-  reg                                                             req0_open;                 // @[RegionWalker.java:444]
-  reg                                                     [4:0]   req0_pieces;               // @[RegionWalker.java:445]
-  reg                                                     [3:0]   req0_error;                // @[RegionWalker.java:446]
-  reg                                                     [3:0]   req0_region;               // @[RegionWalker.java:448]
-  reg                                                             req1_valid;                // @[RegionWalker.java:443]
-  reg                                                             req1_open;                 // @[RegionWalker.java:444]
-  reg                                                     [4:0]   req1_pieces;               // @[RegionWalker.java:445]
-  reg                                                     [3:0]   req1_error;                // @[RegionWalker.java:446]
-  reg                                                     [3:0]   req1_region;               // @[RegionWalker.java:448]
-  reg                                                             req2_valid;                // @[RegionWalker.java:443]
-  reg                                                             req2_open;                 // @[RegionWalker.java:444]
-  reg                                                     [4:0]   req2_pieces;               // @[RegionWalker.java:445]
-  reg                                                     [3:0]   req2_error;                // @[RegionWalker.java:446]
-  reg                                                     [3:0]   req2_region;               // @[RegionWalker.java:448]
-  reg                                                             req3_valid;                // @[RegionWalker.java:443]
-  reg                                                             req3_open;                 // @[RegionWalker.java:444]
-  reg                                                     [4:0]   req3_pieces;               // @[RegionWalker.java:445]
-  reg                                                     [3:0]   req3_error;                // @[RegionWalker.java:446]
-  reg                                                     [3:0]   req3_region;               // @[RegionWalker.java:448]
-  reg                                                     [1:0]   free_request;              // @[RegionWalker.java:455]
-  reg                                                             request_slot_ready;        // @[RegionWalker.java:456]
-  reg                                                             req0_next;                 // @[RegionWalker.java:467]
-  reg                                                             req1_next;                 // @[RegionWalker.java:467]
-  reg                                                             req2_next;                 // @[RegionWalker.java:467]
-  reg                                                             req3_next;                 // @[RegionWalker.java:467]
-  reg                                                             status_room;               // @[RegionWalker.java:472]
-  reg                                                             w_busy;                    // @[RegionWalker.java:478]
-  reg                                                     [1:0]   w_request;                 // @[RegionWalker.java:479]
-  reg                                                     [9:0]   w_page;                    // @[RegionWalker.java:480]
-  reg                                                     [10:0]  w_end_page;                // @[RegionWalker.java:481]
-  reg                                                     [9:0]   w_pages_left;              // @[RegionWalker.java:482]
-  reg                                                             w_first;                   // @[RegionWalker.java:483]
-  reg                                                     [15:0]  w_first_offset;            // @[RegionWalker.java:484]
-  reg                                                     [14:0]  w_end_offset;              // @[RegionWalker.java:485]
-  reg                                                             w_final;                   // @[RegionWalker.java:486]
-  wire                                                            admit;                     // @[RegionWalker.java:488]
-  wire                                                            reject;                    // @[RegionWalker.java:489]
-  reg                                                             completed;                 // @[RegionWalker.java:490]
-  reg                                                             status_valid;              // @[RegionWalker.java:491]
-  reg                                                             close_pending;             // @[RegionWalker.java:497]
-  reg                                                     [3:0]   chain_error;               // @[RegionWalker.java:498]
-  wire                                                            admit_when_free;           // @[RegionWalker.java:501]
-  wire                                                            entry_join;                // @[RegionWalker.java:504]
-  wire                                                            entry_consume;             // @[RegionWalker.java:506]
-  wire                                                            walk_start;                // @[RegionWalker.java:508]
-  reg                                                             reject_valid;              // @[RegionWalker.java:513]
-  reg                                                     [3:0]   reject_error;              // @[RegionWalker.java:514]
-  wire                                                            entry_failed;              // @[RegionWalker.java:518]
-  wire                                                            chain_abandoned;           // @[RegionWalker.java:521]
-  wire                                                            close_go;                  // @[RegionWalker.java:535]
-  wire                                                            completing;                // @[RegionWalker.java:539]
-  wire                                                            reject_go;                 // @[RegionWalker.java:540]
-  reg                                                             r0_valid;                  // @[RegionWalker.java:559]
-  reg                                                             rq_valid;                  // @[RegionWalker.java:560]
-  reg                                                             r1_valid;                  // @[RegionWalker.java:561]
-  reg                                                     [3:0]   chunk_fill;                // @[RegionWalker.java:562]
-  reg                                                             chunk_head_valid;          // @[RegionWalker.java:563]
-  wire                                                            r_load;                    // @[RegionWalker.java:564]
-  wire                                                            r_take;                    // @[RegionWalker.java:565]
-  wire                                                            o_go;                      // @[RegionWalker.java:570]
-  wire                                                            o_room;                    // @[RegionWalker.java:571]
-  wire                                                            chunk_head_moves;          // @[RegionWalker.java:573]
-  reg                                                     [3:0]   chunks_in_flight;          // @[RegionWalker.java:576]
-  reg                                                     [47:0]  page_frame;                // @[RegionWalker.java:582]
-  reg                                                     [35:0]  r0_chunk;                  // @[RegionWalker.java:590]
-  reg                                                     [35:0]  rq_chunk;                  // @[RegionWalker.java:591]
-  reg                                                     [35:0]  r1_chunk;                  // @[RegionWalker.java:592]
-  reg                                                     [47:0]  rq_frame;                  // @[RegionWalker.java:595]
-  reg                                                     [47:0]  r1_frame;                  // @[RegionWalker.java:596]
-  reg                                                     [16:0]  next_frame_low;            // @[RegionWalker.java:602]
-  reg                                                     [31:0]  next_frame_high;           // @[RegionWalker.java:603]
-  wire                                                            r1_frame_low_follows;      // @[RegionWalker.java:626]
-  wire                                                            r1_frame_high_same;        // @[RegionWalker.java:629]
-  reg                                                     [2:0]   chunk_wr;                  // @[RegionWalker.java:634]
-  reg                                                     [2:0]   chunk_rd;                  // @[RegionWalker.java:635]
-  reg                                                     [85:0]  chunk_head;                // @[RegionWalker.java:639]
-  wire                                                            chunk_head_load;           // @[RegionWalker.java:640]
-  reg                                                     [9:0]   pt_held_addr;              // @[RegionWalker.java:686]
-  reg                                                     [47:0]  pt_held_data;              // @[RegionWalker.java:687]
-  reg                                                             pt_held_conflict;          // @[RegionWalker.java:688]
-  wire                                                            pt_write_refused;          // @[RegionWalker.java:695]
-  reg                                                             c_valid;                   // @[RegionWalker.java:705]
-  reg                                                     [63:0]  c_pcie;                    // @[RegionWalker.java:706]
-  reg                                                             c_first;                   // @[RegionWalker.java:707]
-  reg                                                     [13:0]  c_start;                   // @[RegionWalker.java:710]
-  reg                                                     [14:0]  c_end;                     // @[RegionWalker.java:711]
-  reg                                                     [3:0]   c_more_pages;              // @[RegionWalker.java:712]
-  reg                                                             c_final;                   // @[RegionWalker.java:713]
-  reg                                                     [1:0]   c_request;                 // @[RegionWalker.java:714]
-  reg                                                             c_closed;                  // @[RegionWalker.java:717]
-  wire                                                            c_contiguous;              // @[RegionWalker.java:720]
-  wire                                                            c_go;                      // @[RegionWalker.java:722]
-  wire                                                            c_wants;                   // @[RegionWalker.java:723]
-  wire                                                    [3:0]   u_ids_free_slot;           // @[RegionWalker.java:749]
-  wire                                                            u_ids_any_free;            // @[RegionWalker.java:749]
-  wire                                                            u_ids_back;                // @[RegionWalker.java:749]
-  wire                                                    [15:0]  u_ids_issued;              // @[RegionWalker.java:749]
-  wire                                                            u_ids_late;                // @[RegionWalker.java:749]
-  wire                                                    [3:0]   u_ids_late_slot;           // @[RegionWalker.java:749]
-  reg                                                             o_valid;                   // @[RegionWalker.java:751]
-  reg                                                     [63:0]  o_pcie;                    // @[RegionWalker.java:752]
-  reg                                                     [32:0]  o_fpga;                    // @[RegionWalker.java:753]
-  reg                                                     [17:0]  o_dwords;                  // @[RegionWalker.java:754]
-  reg                                                             o_last;                    // @[RegionWalker.java:755]
-  reg                                                     [1:0]   o_request;                 // @[RegionWalker.java:756]
-  reg                                                             desc_ready_q;              // @[RegionWalker.java:760]
-  wire                                                            handover;                  // @[RegionWalker.java:763]
-  wire                                                    [17:0]  c_dwords;                  // @[RegionWalker.java:771]
-  reg                                                     [3:0]   entry_fpga_wr;             // @[RegionWalker.java:781]
-  reg                                                     [3:0]   entry_fpga_rd;             // @[RegionWalker.java:782]
-  reg                                                             mover_status_valid;        // @[RegionWalker.java:814]
-  reg                                                     [31:0]  mover_status_data;         // @[RegionWalker.java:815]
-  wire                                                    [3:0]   status_slot;               // @[RegionWalker.java:820]
-  wire                                                            status_believed;           // @[RegionWalker.java:831]
-  reg                                                     [31:0]  last_status;               // @[RegionWalker.java:841]
-  reg                                                     [31:0]  mover_status_data_q;       // @[RegionWalker.java:842]
-  reg                                                             status_taken;              // @[RegionWalker.java:849]
-  reg                                                     [3:0]   status_taken_slot;         // @[RegionWalker.java:850]
-  reg                                                     [1:0]   status_request;            // @[RegionWalker.java:851]
-  reg                                                             status_failed;             // @[RegionWalker.java:852]
-  reg                                                     [31:0]  now;                       // @[RegionWalker.java:877]
-  reg                                                             close_ready;               // @[RegionWalker.java:904]
-  reg                                                     [2:0]   completed_request;         // @[RegionWalker.java:935]
-  reg                                                             completed_rejection;       // @[RegionWalker.java:936]
-  reg                                                             completed_close;           // @[RegionWalker.java:937]
-  reg                                                     [31:0]  status_tag;                // @[RegionWalker.java:949]
-  reg                                                     [3:0]   status_error;              // @[RegionWalker.java:950]
-  reg                                                     [31:0]  status_elapsed;            // @[RegionWalker.java:951]
-  reg                                                             status_rejection;          // @[RegionWalker.java:952]
-  reg                                                     [3:0]   status_wr;                 // @[RegionWalker.java:968]
-  reg                                                     [3:0]   status_rd;                 // @[RegionWalker.java:969]
+  reg                                                             b_end_page_aligned;        // @[RegionWalker.java:245]
+  reg                                                             b_fpga_ok;                 // @[RegionWalker.java:246]
+  reg                                                             b_fpga_high;               // @[RegionWalker.java:247]
+  reg                                                             b_region_usable;           // @[RegionWalker.java:249]
+  reg                                                     [9:0]   b_region_first;            // @[RegionWalker.java:250]
+  reg                                                     [31:0]  b_region_bytes;            // @[RegionWalker.java:251]
+  wire                                                            b_move;                    // @[RegionWalker.java:252]
+  wire                                                    [34:0]  fpga_range_sum;            // @[RegionWalker.java:281]
+  wire                                                    [34:0]  fpga_range_carry;          // @[RegionWalker.java:283]
+  wire                                                    [9:0]   first_page;                // @[RegionWalker.java:312]
+  wire                                                    [10:0]  end_page;                  // @[RegionWalker.java:314]
+  wire                                                    [9:0]   more_pages;                // @[RegionWalker.java:319]
+  reg                                                             k_valid;                   // @[RegionWalker.java:328]
+  reg                                                     [3:0]   k_request_error;           // @[RegionWalker.java:329]
+  reg                                                             k_region_usable;           // @[RegionWalker.java:331]
+  reg                                                             k_in_region;               // @[RegionWalker.java:332]
+  reg                                                             k_fpga_ok;                 // @[RegionWalker.java:333]
+  wire                                                    [3:0]   k_error;                   // @[RegionWalker.java:334]
+  reg                                                             k_ok_but_range;            // @[RegionWalker.java:341]
+  wire                                                            k_ok;                      // @[RegionWalker.java:342]
+  reg                                                     [31:0]  k_tag;                     // @[RegionWalker.java:344]
+  reg                                                     [7:0]   k_region;                  // @[RegionWalker.java:345]
+  reg                                                     [9:0]   k_first_page;              // @[RegionWalker.java:346]
+  reg                                                     [10:0]  k_end_page;                // @[RegionWalker.java:347]
+  reg                                                     [9:0]   k_more_pages;              // @[RegionWalker.java:348]
+  reg                                                     [15:0]  k_first_offset;            // @[RegionWalker.java:349]
+  reg                                                     [14:0]  k_end_offset;              // @[RegionWalker.java:350]
+  reg                                                     [32:0]  k_fpga;                    // @[RegionWalker.java:351]
+  reg                                                             k_more;                    // @[RegionWalker.java:352]
+  reg                                                             k_check;                   // @[RegionWalker.java:353]
+  wire                                                            k_move;                    // @[RegionWalker.java:354]
+  reg                                                             chain_open;                // @[RegionWalker.java:360]
+  reg                                                             chain_skip;                // @[RegionWalker.java:361]
+  reg                                                             k_next_chain_open;         // @[RegionWalker.java:365]
+  reg                                                             k_next_chain_skip;         // @[RegionWalker.java:366]
+  reg                                                             k_moved;                   // @[RegionWalker.java:367]
+  wire                                                            chain_open_now;            // @[RegionWalker.java:368]
+  wire                                                            chain_skip_now;            // @[RegionWalker.java:369]
+  reg                                                             k_admits;                  // @[RegionWalker.java:376]
+  reg                                                             k_rejects;                 // @[RegionWalker.java:377]
+  reg                                                             k_joins;                   // @[RegionWalker.java:378]
+  reg                                                             k_consumed;                // @[RegionWalker.java:379]
+  reg                                                             k_admit_walks;             // @[RegionWalker.java:380]
+  reg                                                             b_same_region;             // @[RegionWalker.java:386]
+  wire                                                            k_admits_checked;          // @[RegionWalker.java:394]
+  wire                                                            k_admit_walks_checked;     // @[RegionWalker.java:396]
+  wire                                                            k_rejects_checked;         // @[RegionWalker.java:398]
+  wire                                                            k_joins_checked;           // @[RegionWalker.java:400]
+  wire                                                            k_consumed_checked;        // @[RegionWalker.java:402]
+  wire                                                            k_next_chain_open_checked; // @[RegionWalker.java:404]
+  wire                                                            k_next_chain_still_open;   // @[RegionWalker.java:406]
+  wire                                                            k_next_chain_skip_checked; // @[RegionWalker.java:408]
+  reg                                                     [3:0]   owed;                      // @[RegionWalker.java:439]
+  reg                                                             req0_valid;                // @[RegionWalker.java:448]
+  reg                                                             req0_open;                 // @[RegionWalker.java:449]
+  reg                                                     [4:0]   req0_pieces;               // @[RegionWalker.java:450]
+  reg                                                     [3:0]   req0_error;                // @[RegionWalker.java:451]
+  reg                                                     [3:0]   req0_region;               // @[RegionWalker.java:453]
+  reg                                                             req1_valid;                // @[RegionWalker.java:448]
+  reg                                                             req1_open;                 // @[RegionWalker.java:449]
+  reg                                                     [4:0]   req1_pieces;               // @[RegionWalker.java:450]
+  reg                                                     [3:0]   req1_error;                // @[RegionWalker.java:451]
+  reg                                                     [3:0]   req1_region;               // @[RegionWalker.java:453]
+  reg                                                             req2_valid;                // @[RegionWalker.java:448]
+  reg                                                             req2_open;                 // @[RegionWalker.java:449]
+  reg                                                     [4:0]   req2_pieces;               // @[RegionWalker.java:450]
+  reg                                                     [3:0]   req2_error;                // @[RegionWalker.java:451]
+  reg                                                     [3:0]   req2_region;               // @[RegionWalker.java:453]
+  reg                                                             req3_valid;                // @[RegionWalker.java:448]
+  reg                                                             req3_open;                 // @[RegionWalker.java:449]
+  reg                                                     [4:0]   req3_pieces;               // @[RegionWalker.java:450]
+  reg                                                     [3:0]   req3_error;                // @[RegionWalker.java:451]
+  reg                                                     [3:0]   req3_region;               // @[RegionWalker.java:453]
+  reg                                                     [1:0]   free_request;              // @[RegionWalker.java:460]
+  reg                                                             request_slot_ready;        // @[RegionWalker.java:461]
+  reg                                                             req0_next;                 // @[RegionWalker.java:472]
+  reg                                                             req1_next;                 // @[RegionWalker.java:472]
+  reg                                                             req2_next;                 // @[RegionWalker.java:472]
+  reg                                                             req3_next;                 // @[RegionWalker.java:472]
+  reg                                                             status_room;               // @[RegionWalker.java:477]
+  reg                                                             w_busy;                    // @[RegionWalker.java:483]
+  reg                                                     [1:0]   w_request;                 // @[RegionWalker.java:484]
+  reg                                                     [9:0]   w_page;                    // @[RegionWalker.java:485]
+  reg                                                     [10:0]  w_end_page;                // @[RegionWalker.java:486]
+  reg                                                     [9:0]   w_pages_left;              // @[RegionWalker.java:487]
+  reg                                                             w_first;                   // @[RegionWalker.java:488]
+  reg                                                     [15:0]  w_first_offset;            // @[RegionWalker.java:489]
+  reg                                                     [14:0]  w_end_offset;              // @[RegionWalker.java:490]
+  reg                                                             w_final;                   // @[RegionWalker.java:491]
+  wire                                                            admit;                     // @[RegionWalker.java:493]
+  wire                                                            reject;                    // @[RegionWalker.java:494]
+  reg                                                             completed;                 // @[RegionWalker.java:495]
+  reg                                                             status_valid;              // @[RegionWalker.java:496]
+  reg                                                             close_pending;             // @[RegionWalker.java:502]
+  reg                                                     [3:0]   chain_error;               // @[RegionWalker.java:503]
+  wire                                                            admit_when_free;           // @[RegionWalker.java:506]
+  wire                                                            entry_join;                // @[RegionWalker.java:509]
+  wire                                                            entry_consume;             // @[RegionWalker.java:511]
+  wire                                                            walk_start;                // @[RegionWalker.java:513]
+  reg                                                             reject_valid;              // @[RegionWalker.java:518]
+  reg                                                     [3:0]   reject_error;              // @[RegionWalker.java:519]
+  wire                                                            entry_failed;              // @[RegionWalker.java:523]
+  wire                                                            chain_abandoned;           // @[RegionWalker.java:526]
+  wire                                                            close_go;                  // @[RegionWalker.java:540]
+  wire                                                            completing;                // @[RegionWalker.java:544]
+  wire                                                            reject_go;                 // @[RegionWalker.java:545]
+  reg                                                             r0_valid;                  // @[RegionWalker.java:564]
+  reg                                                             rq_valid;                  // @[RegionWalker.java:565]
+  reg                                                             r1_valid;                  // @[RegionWalker.java:566]
+  reg                                                     [3:0]   chunk_fill;                // @[RegionWalker.java:567]
+  reg                                                             chunk_head_valid;          // @[RegionWalker.java:568]
+  wire                                                            r_load;                    // @[RegionWalker.java:569]
+  wire                                                            r_take;                    // @[RegionWalker.java:570]
+  wire                                                            o_go;                      // @[RegionWalker.java:575]
+  wire                                                            o_room;                    // @[RegionWalker.java:576]
+  wire                                                            chunk_head_moves;          // @[RegionWalker.java:578]
+  reg                                                     [3:0]   chunks_in_flight;          // @[RegionWalker.java:581]
+  reg                                                     [47:0]  page_frame;                // @[RegionWalker.java:587]
+  reg                                                     [35:0]  r0_chunk;                  // @[RegionWalker.java:595]
+  reg                                                     [35:0]  rq_chunk;                  // @[RegionWalker.java:596]
+  reg                                                     [35:0]  r1_chunk;                  // @[RegionWalker.java:597]
+  reg                                                     [47:0]  rq_frame;                  // @[RegionWalker.java:600]
+  reg                                                     [47:0]  r1_frame;                  // @[RegionWalker.java:601]
+  reg                                                     [16:0]  next_frame_low;            // @[RegionWalker.java:607]
+  reg                                                     [31:0]  next_frame_high;           // @[RegionWalker.java:608]
+  wire                                                            r1_frame_low_follows;      // @[RegionWalker.java:631]
+  wire                                                            r1_frame_high_same;        // @[RegionWalker.java:634]
+  reg                                                     [2:0]   chunk_wr;                  // @[RegionWalker.java:639]
+  reg                                                     [2:0]   chunk_rd;                  // @[RegionWalker.java:640]
+  reg                                                     [85:0]  chunk_head;                // @[RegionWalker.java:644]
+  wire                                                            chunk_head_load;           // @[RegionWalker.java:645]
+  reg                                                     [9:0]   pt_held_addr;              // @[RegionWalker.java:691]
+  reg                                                     [47:0]  pt_held_data;              // @[RegionWalker.java:692]
+  reg                                                             pt_held_conflict;          // @[RegionWalker.java:693]
+  wire                                                            pt_write_refused;          // @[RegionWalker.java:700]
+  reg                                                             c_valid;                   // @[RegionWalker.java:710]
+  reg                                                     [63:0]  c_pcie;                    // @[RegionWalker.java:711]
+  reg                                                             c_first;                   // @[RegionWalker.java:712]
+  reg                                                     [13:0]  c_start;                   // @[RegionWalker.java:715]
+  reg                                                     [14:0]  c_end;                     // @[RegionWalker.java:716]
+  reg                                                     [3:0]   c_more_pages;              // @[RegionWalker.java:717]
+  reg                                                             c_final;                   // @[RegionWalker.java:718]
+  reg                                                     [1:0]   c_request;                 // @[RegionWalker.java:719]
+  reg                                                             c_closed;                  // @[RegionWalker.java:722]
+  wire                                                            c_contiguous;              // @[RegionWalker.java:725]
+  wire                                                            c_go;                      // @[RegionWalker.java:727]
+  wire                                                            c_wants;                   // @[RegionWalker.java:728]
+  wire                                                    [3:0]   u_ids_free_slot;           // @[RegionWalker.java:754]
+  wire                                                            u_ids_any_free;            // @[RegionWalker.java:754]
+  wire                                                            u_ids_back;                // @[RegionWalker.java:754]
+  wire                                                    [15:0]  u_ids_issued;              // @[RegionWalker.java:754]
+  wire                                                            u_ids_late;                // @[RegionWalker.java:754]
+  wire                                                    [3:0]   u_ids_late_slot;           // @[RegionWalker.java:754]
+  reg                                                             o_valid;                   // @[RegionWalker.java:756]
+  reg                                                     [63:0]  o_pcie;                    // @[RegionWalker.java:757]
+  reg                                                     [32:0]  o_fpga;                    // @[RegionWalker.java:758]
+  reg                                                     [17:0]  o_dwords;                  // @[RegionWalker.java:759]
+  reg                                                             o_last;                    // @[RegionWalker.java:760]
+  reg                                                     [1:0]   o_request;                 // @[RegionWalker.java:761]
+  reg                                                             desc_ready_q;              // @[RegionWalker.java:765]
+  wire                                                            handover;                  // @[RegionWalker.java:768]
+  wire                                                    [17:0]  c_dwords;                  // @[RegionWalker.java:776]
+  reg                                                     [3:0]   entry_fpga_wr;             // @[RegionWalker.java:786]
+  reg                                                     [3:0]   entry_fpga_rd;             // @[RegionWalker.java:787]
+  reg                                                             mover_status_valid;        // @[RegionWalker.java:819]
+  reg                                                     [31:0]  mover_status_data;         // @[RegionWalker.java:820]
+  wire                                                    [3:0]   status_slot;               // @[RegionWalker.java:825]
+  wire                                                            status_believed;           // @[RegionWalker.java:836]
+  reg                                                     [31:0]  last_status;               // @[RegionWalker.java:846]
+  reg                                                     [31:0]  mover_status_data_q;       // @[RegionWalker.java:847]
+  reg                                                             status_taken;              // @[RegionWalker.java:854]
+  reg                                                     [3:0]   status_taken_slot;         // @[RegionWalker.java:855]
+  reg                                                     [1:0]   status_request;            // @[RegionWalker.java:856]
+  reg                                                             status_failed;             // @[RegionWalker.java:857]
+  reg                                                     [31:0]  now;                       // @[RegionWalker.java:882]
+  reg                                                             close_ready;               // @[RegionWalker.java:909]
+  reg                                                     [2:0]   completed_request;         // @[RegionWalker.java:940]
+  reg                                                             completed_rejection;       // @[RegionWalker.java:941]
+  reg                                                             completed_close;           // @[RegionWalker.java:942]
+  reg                                                     [31:0]  status_tag;                // @[RegionWalker.java:954]
+  reg                                                     [3:0]   status_error;              // @[RegionWalker.java:955]
+  reg                                                     [31:0]  status_elapsed;            // @[RegionWalker.java:956]
+  reg                                                             status_rejection;          // @[RegionWalker.java:957]
+  reg                                                     [3:0]   status_wr;                 // @[RegionWalker.java:973]
+  reg                                                     [3:0]   status_rd;                 // @[RegionWalker.java:974]
   (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:15];       // @[RegionWalker.java:210]
   (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:1023];       // @[RegionWalker.java:217]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [85:0]  chunk_queue [0:7];         // @[RegionWalker.java:633]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];         // @[RegionWalker.java:780]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15];      // @[RegionWalker.java:808]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];       // @[RegionWalker.java:887]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];         // @[RegionWalker.java:967]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [85:0]  chunk_queue [0:7];         // @[RegionWalker.java:638]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];         // @[RegionWalker.java:785]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [1:0]   piece_request [0:15];      // @[RegionWalker.java:813]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:7];       // @[RegionWalker.java:892]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:7];         // @[RegionWalker.java:972]
 
-  // @[RegionWalker.java:689]
+  // @[RegionWalker.java:694]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_we <= 1'b0;
@@ -283,9 +284,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:253]
+  assign a_move = a_valid & ~b_valid; // @[RegionWalker.java:256]
 
-  // @[RegionWalker.java:299]
+  // @[RegionWalker.java:304]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -294,7 +295,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:285]
+  // @[RegionWalker.java:288]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 26'd0;
@@ -305,7 +306,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:286]
+  // @[RegionWalker.java:289]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -316,7 +317,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:287]
+  // @[RegionWalker.java:290]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -327,7 +328,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:288]
+  // @[RegionWalker.java:291]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -338,7 +339,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:289]
+  // @[RegionWalker.java:292]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -349,7 +350,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:293]
+  // @[RegionWalker.java:298]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -360,7 +361,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:294]
+  // @[RegionWalker.java:299]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -371,7 +372,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:290]
+  // @[RegionWalker.java:294]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -382,7 +383,18 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:291]
+  // @[RegionWalker.java:295]
+  always @(posedge clk) begin
+    if (rst) begin
+      b_end_page_aligned <= 1'b1;
+    end else begin
+      if (a_move) begin
+        b_end_page_aligned <= (a_req[79:64] + a_req[111:96]) == 16'd0;
+      end
+    end
+  end
+
+  // @[RegionWalker.java:296]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_ok <= 1'b0;
@@ -393,7 +405,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:292]
+  // @[RegionWalker.java:297]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -404,7 +416,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:295]
+  // @[RegionWalker.java:300]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -415,7 +427,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:296]
+  // @[RegionWalker.java:301]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 10'd0;
@@ -426,7 +438,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:297]
+  // @[RegionWalker.java:302]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -437,19 +449,19 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:376]
+  assign b_move = b_valid & ~k_valid; // @[RegionWalker.java:381]
 
-  assign fpga_range_sum = ({2'd0, a_req[32:0]} ^ {3'd0, a_req[127:96]}) ^ 35'h5ffffffff; // @[RegionWalker.java:279]
+  assign fpga_range_sum = ({2'd0, a_req[32:0]} ^ {3'd0, a_req[127:96]}) ^ 35'h5ffffffff; // @[RegionWalker.java:282]
 
-  assign fpga_range_carry = {(({1'b0, a_req[32:0]} & {2'd0, a_req[127:96]}) | ({1'b0, a_req[32:0]} & 34'h1ffffffff)) | ({2'd0, a_req[127:96]} & 34'h1ffffffff), 1'b0}; // @[RegionWalker.java:281]
+  assign fpga_range_carry = {(({1'b0, a_req[32:0]} & {2'd0, a_req[127:96]}) | ({1'b0, a_req[32:0]} & 34'h1ffffffff)) | ({2'd0, a_req[127:96]} & 34'h1ffffffff), 1'b0}; // @[RegionWalker.java:284]
 
-  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:308]
+  assign first_page = b_region_first + b_offset[25:16]; // @[RegionWalker.java:313]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, |b_end[15:0]}; // @[RegionWalker.java:310]
+  assign end_page = ({1'b0, b_region_first} + b_end[26:16]) + {10'd0, ~b_end_page_aligned}; // @[RegionWalker.java:315]
 
-  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, |b_end[15:0]}; // @[RegionWalker.java:315]
+  assign more_pages = (b_end[25:16] + ~b_offset[25:16]) + {9'd0, ~b_end_page_aligned}; // @[RegionWalker.java:320]
 
-  // @[RegionWalker.java:431]
+  // @[RegionWalker.java:436]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -458,7 +470,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:406]
+  // @[RegionWalker.java:411]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -469,7 +481,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:407]
+  // @[RegionWalker.java:412]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -480,7 +492,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:408]
+  // @[RegionWalker.java:413]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -491,7 +503,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:409]
+  // @[RegionWalker.java:414]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -502,9 +514,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:333]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:338]
 
-  // @[RegionWalker.java:410]
+  // @[RegionWalker.java:415]
   always @(posedge clk) begin
     if (rst) begin
       k_ok_but_range <= 1'b1;
@@ -515,9 +527,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:338]
+  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:343]
 
-  // @[RegionWalker.java:420]
+  // @[RegionWalker.java:425]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -528,7 +540,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:421]
+  // @[RegionWalker.java:426]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -539,7 +551,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:422]
+  // @[RegionWalker.java:427]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 10'd0;
@@ -550,7 +562,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:423]
+  // @[RegionWalker.java:428]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 11'd0;
@@ -561,7 +573,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:424]
+  // @[RegionWalker.java:429]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 10'd0;
@@ -572,7 +584,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:425]
+  // @[RegionWalker.java:430]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -583,18 +595,18 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:426]
+  // @[RegionWalker.java:431]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
     end else begin
       if (b_move) begin
-        k_end_offset <= {b_end[15:0] == 16'd0, b_end[15:2]};
+        k_end_offset <= {b_end_page_aligned, b_end[15:2]};
       end
     end
   end
 
-  // @[RegionWalker.java:427]
+  // @[RegionWalker.java:432]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -605,7 +617,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:428]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -616,7 +628,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:429]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -627,9 +639,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:516]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:521]
 
-  // @[RegionWalker.java:526]
+  // @[RegionWalker.java:531]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
@@ -642,7 +654,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:527]
+  // @[RegionWalker.java:532]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
@@ -655,7 +667,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:418]
+  // @[RegionWalker.java:423]
   always @(posedge clk) begin
     if (rst) begin
       k_next_chain_open <= 1'b0;
@@ -666,7 +678,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:419]
+  // @[RegionWalker.java:424]
   always @(posedge clk) begin
     if (rst) begin
       k_next_chain_skip <= 1'b0;
@@ -677,7 +689,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:524]
+  // @[RegionWalker.java:529]
   always @(posedge clk) begin
     if (rst) begin
       k_moved <= 1'b0;
@@ -686,11 +698,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chain_open_now = k_moved ? k_next_chain_open : chain_open; // @[RegionWalker.java:365]
+  assign chain_open_now = k_moved ? k_next_chain_open : chain_open; // @[RegionWalker.java:370]
 
-  assign chain_skip_now = k_moved ? k_next_chain_skip : chain_skip; // @[RegionWalker.java:366]
+  assign chain_skip_now = k_moved ? k_next_chain_skip : chain_skip; // @[RegionWalker.java:371]
 
-  // @[RegionWalker.java:411]
+  // @[RegionWalker.java:416]
   always @(posedge clk) begin
     if (rst) begin
       k_admits <= 1'b0;
@@ -701,7 +713,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:413]
+  // @[RegionWalker.java:418]
   always @(posedge clk) begin
     if (rst) begin
       k_rejects <= 1'b0;
@@ -712,7 +724,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:414]
+  // @[RegionWalker.java:419]
   always @(posedge clk) begin
     if (rst) begin
       k_joins <= 1'b0;
@@ -723,7 +735,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:415]
+  // @[RegionWalker.java:420]
   always @(posedge clk) begin
     if (rst) begin
       k_consumed <= 1'b0;
@@ -734,7 +746,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:412]
+  // @[RegionWalker.java:417]
   always @(posedge clk) begin
     if (rst) begin
       k_admit_walks <= 1'b0;
@@ -745,7 +757,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:382]
+  // @[RegionWalker.java:387]
   always @(posedge clk) begin
     if (rst) begin
       b_same_region <= 1'b0;
@@ -756,23 +768,23 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign k_admits_checked = ~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:390]
+  assign k_admits_checked = ~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:395]
 
-  assign k_admit_walks_checked = (~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:392]
+  assign k_admit_walks_checked = (~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:397]
 
-  assign k_rejects_checked = ~(chain_open_now | chain_skip_now) & ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:394]
+  assign k_rejects_checked = ~(chain_open_now | chain_skip_now) & ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:399]
 
-  assign k_joins_checked = ((chain_open_now & ~chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:396]
+  assign k_joins_checked = ((chain_open_now & ~chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:401]
 
-  assign k_consumed_checked = ~(~(chain_open_now | chain_skip_now)) & ((chain_skip_now | b_check) | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:398]
+  assign k_consumed_checked = ~(~(chain_open_now | chain_skip_now)) & ((chain_skip_now | b_check) | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:403]
 
-  assign k_next_chain_open_checked = (b_more & ~(chain_open_now | chain_skip_now)) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:400]
+  assign k_next_chain_open_checked = (b_more & ~(chain_open_now | chain_skip_now)) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:405]
 
-  assign k_next_chain_still_open = (b_more & ~(~(chain_open_now | chain_skip_now))) & chain_open_now; // @[RegionWalker.java:402]
+  assign k_next_chain_still_open = (b_more & ~(~(chain_open_now | chain_skip_now))) & chain_open_now; // @[RegionWalker.java:407]
 
-  assign k_next_chain_skip_checked = b_more & (chain_skip_now | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:404]
+  assign k_next_chain_skip_checked = b_more & (chain_skip_now | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:409]
 
-  // @[RegionWalker.java:975]
+  // @[RegionWalker.java:980]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 4'd0;
@@ -781,7 +793,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:918]
+  // @[RegionWalker.java:923]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -794,7 +806,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:919]
+  // @[RegionWalker.java:924]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -807,7 +819,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:920]
+  // @[RegionWalker.java:925]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 5'd0;
@@ -820,7 +832,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:922]
+  // @[RegionWalker.java:927]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -833,7 +845,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:921]
+  // @[RegionWalker.java:926]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 4'd0;
@@ -844,7 +856,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:918]
+  // @[RegionWalker.java:923]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -857,7 +869,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:919]
+  // @[RegionWalker.java:924]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -870,7 +882,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:920]
+  // @[RegionWalker.java:925]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 5'd0;
@@ -883,7 +895,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:922]
+  // @[RegionWalker.java:927]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -896,7 +908,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:921]
+  // @[RegionWalker.java:926]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 4'd0;
@@ -907,7 +919,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:918]
+  // @[RegionWalker.java:923]
   always @(posedge clk) begin
     if (rst) begin
       req2_valid <= 1'b0;
@@ -920,7 +932,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:919]
+  // @[RegionWalker.java:924]
   always @(posedge clk) begin
     if (rst) begin
       req2_open <= 1'b0;
@@ -933,7 +945,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:920]
+  // @[RegionWalker.java:925]
   always @(posedge clk) begin
     if (rst) begin
       req2_pieces <= 5'd0;
@@ -946,7 +958,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:922]
+  // @[RegionWalker.java:927]
   always @(posedge clk) begin
     if (rst) begin
       req2_error <= 4'd0;
@@ -959,7 +971,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:921]
+  // @[RegionWalker.java:926]
   always @(posedge clk) begin
     if (rst) begin
       req2_region <= 4'd0;
@@ -970,7 +982,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:918]
+  // @[RegionWalker.java:923]
   always @(posedge clk) begin
     if (rst) begin
       req3_valid <= 1'b0;
@@ -983,7 +995,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:919]
+  // @[RegionWalker.java:924]
   always @(posedge clk) begin
     if (rst) begin
       req3_open <= 1'b0;
@@ -996,7 +1008,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:920]
+  // @[RegionWalker.java:925]
   always @(posedge clk) begin
     if (rst) begin
       req3_pieces <= 5'd0;
@@ -1009,7 +1021,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:922]
+  // @[RegionWalker.java:927]
   always @(posedge clk) begin
     if (rst) begin
       req3_error <= 4'd0;
@@ -1022,7 +1034,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:921]
+  // @[RegionWalker.java:926]
   always @(posedge clk) begin
     if (rst) begin
       req3_region <= 4'd0;
@@ -1033,7 +1045,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:473]
+  // @[RegionWalker.java:478]
   always @(posedge clk) begin
     if (rst) begin
       free_request <= 2'd0;
@@ -1042,7 +1054,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:474]
+  // @[RegionWalker.java:479]
   always @(posedge clk) begin
     if (rst) begin
       request_slot_ready <= 1'b0;
@@ -1051,7 +1063,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:473]
   always @(posedge clk) begin
     if (rst) begin
       req0_next <= 1'b0;
@@ -1060,7 +1072,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:473]
   always @(posedge clk) begin
     if (rst) begin
       req1_next <= 1'b0;
@@ -1069,7 +1081,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:473]
   always @(posedge clk) begin
     if (rst) begin
       req2_next <= 1'b0;
@@ -1078,7 +1090,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:468]
+  // @[RegionWalker.java:473]
   always @(posedge clk) begin
     if (rst) begin
       req3_next <= 1'b0;
@@ -1087,7 +1099,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:475]
+  // @[RegionWalker.java:480]
   always @(posedge clk) begin
     if (rst) begin
       status_room <= 1'b0;
@@ -1096,7 +1108,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:668]
+  // @[RegionWalker.java:673]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -1109,7 +1121,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:666]
+  // @[RegionWalker.java:671]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 2'd0;
@@ -1120,7 +1132,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:609]
+  // @[RegionWalker.java:614]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 10'd0;
@@ -1134,7 +1146,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:671]
+  // @[RegionWalker.java:676]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 11'd0;
@@ -1145,7 +1157,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:610]
+  // @[RegionWalker.java:615]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 10'd0;
@@ -1159,7 +1171,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:611]
+  // @[RegionWalker.java:616]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -1173,7 +1185,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:674]
+  // @[RegionWalker.java:679]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -1184,7 +1196,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:675]
+  // @[RegionWalker.java:680]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -1195,7 +1207,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:669]
+  // @[RegionWalker.java:674]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -1206,11 +1218,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit = admit_when_free & request_slot_ready; // @[RegionWalker.java:503]
+  assign admit = admit_when_free & request_slot_ready; // @[RegionWalker.java:508]
 
-  assign reject = ((k_valid & k_rejects) & status_room) & ~reject_valid; // @[RegionWalker.java:515]
+  assign reject = ((k_valid & k_rejects) & status_room) & ~reject_valid; // @[RegionWalker.java:520]
 
-  // @[RegionWalker.java:938]
+  // @[RegionWalker.java:943]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -1219,7 +1231,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:953]
+  // @[RegionWalker.java:958]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -1228,7 +1240,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:542]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
@@ -1241,7 +1253,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:532]
+  // @[RegionWalker.java:537]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -1256,15 +1268,15 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign admit_when_free = ((k_valid & k_admits) & ~w_busy) & ~close_pending; // @[RegionWalker.java:502]
+  assign admit_when_free = ((k_valid & k_admits) & ~w_busy) & ~close_pending; // @[RegionWalker.java:507]
 
-  assign entry_join = (k_valid & k_joins) & ~w_busy; // @[RegionWalker.java:505]
+  assign entry_join = (k_valid & k_joins) & ~w_busy; // @[RegionWalker.java:510]
 
-  assign entry_consume = k_valid & k_consumed; // @[RegionWalker.java:507]
+  assign entry_consume = k_valid & k_consumed; // @[RegionWalker.java:512]
 
-  assign walk_start = ((((k_valid & k_admit_walks) & ~w_busy) & ~close_pending) & request_slot_ready) | entry_join; // @[RegionWalker.java:509]
+  assign walk_start = ((((k_valid & k_admit_walks) & ~w_busy) & ~close_pending) & request_slot_ready) | entry_join; // @[RegionWalker.java:514]
 
-  // @[RegionWalker.java:545]
+  // @[RegionWalker.java:550]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -1277,7 +1289,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:546]
+  // @[RegionWalker.java:551]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -1288,17 +1300,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:519]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:524]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open_now | chain_skip_now))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:522]
+  assign chain_abandoned = (abandon & ~(~(chain_open_now | chain_skip_now))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:527]
 
-  assign close_go = ((close_pending & close_ready) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:906]
+  assign close_go = ((close_pending & close_ready) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:911]
 
-  assign completing = (((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:930]
+  assign completing = (((1'b0 | (((status_taken & (status_request == 2'd0)) & (req0_pieces == 5'd1)) & ~req0_open)) | (((status_taken & (status_request == 2'd1)) & (req1_pieces == 5'd1)) & ~req1_open)) | (((status_taken & (status_request == 2'd2)) & (req2_pieces == 5'd1)) & ~req2_open)) | (((status_taken & (status_request == 2'd3)) & (req3_pieces == 5'd1)) & ~req3_open); // @[RegionWalker.java:935]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:543]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:548]
 
-  // @[RegionWalker.java:604]
+  // @[RegionWalker.java:609]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -1307,7 +1319,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:605]
+  // @[RegionWalker.java:610]
   always @(posedge clk) begin
     if (rst) begin
       rq_valid <= 1'b0;
@@ -1316,7 +1328,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:606]
+  // @[RegionWalker.java:611]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -1325,7 +1337,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:648]
+  // @[RegionWalker.java:653]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1334,7 +1346,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:647]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1343,17 +1355,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r_load = (w_busy & ~chunks_in_flight[3]) & ~pt_held_we; // @[RegionWalker.java:578]
+  assign r_load = (w_busy & ~chunks_in_flight[3]) & ~pt_held_we; // @[RegionWalker.java:583]
 
-  assign r_take = chunk_head_valid & chunk_head_moves; // @[RegionWalker.java:730]
+  assign r_take = chunk_head_valid & chunk_head_moves; // @[RegionWalker.java:735]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:764]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:769]
 
-  assign o_room = o_go | ~o_valid; // @[RegionWalker.java:766]
+  assign o_room = o_go | ~o_valid; // @[RegionWalker.java:771]
 
-  assign chunk_head_moves = (o_room | ~c_valid) | (~c_closed & (chunk_head[36] & chunk_head[37])); // @[RegionWalker.java:729]
+  assign chunk_head_moves = (o_room | ~c_valid) | (~c_closed & (chunk_head[36] & chunk_head[37])); // @[RegionWalker.java:734]
 
-  // @[RegionWalker.java:577]
+  // @[RegionWalker.java:582]
   always @(posedge clk) begin
     if (rst) begin
       chunks_in_flight <= 4'd0;
@@ -1362,7 +1374,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:608]
+  // @[RegionWalker.java:613]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 36'd0;
@@ -1373,7 +1385,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:617]
+  // @[RegionWalker.java:622]
   always @(posedge clk) begin
     if (rst) begin
       rq_chunk <= 36'd0;
@@ -1384,7 +1396,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:618]
+  // @[RegionWalker.java:623]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 36'd0;
@@ -1395,17 +1407,17 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:615]
+  // @[RegionWalker.java:620]
   always @(posedge clk) begin
     rq_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:616]
+  // @[RegionWalker.java:621]
   always @(posedge clk) begin
     r1_frame <= rq_frame;
   end
 
-  // @[RegionWalker.java:620]
+  // @[RegionWalker.java:625]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1416,7 +1428,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:621]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1427,11 +1439,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign r1_frame_low_follows = ((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & ~r1_chunk[2]; // @[RegionWalker.java:627]
+  assign r1_frame_low_follows = ((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & ~r1_chunk[2]; // @[RegionWalker.java:632]
 
-  assign r1_frame_high_same = r1_frame[47:16] == next_frame_high; // @[RegionWalker.java:630]
+  assign r1_frame_high_same = r1_frame[47:16] == next_frame_high; // @[RegionWalker.java:635]
 
-  // @[RegionWalker.java:637]
+  // @[RegionWalker.java:642]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1442,7 +1454,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:645]
+  // @[RegionWalker.java:650]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1453,7 +1465,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:644]
+  // @[RegionWalker.java:649]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 86'd0;
@@ -1464,9 +1476,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (chunk_fill != 4'd0) & (~chunk_head_valid | chunk_head_moves); // @[RegionWalker.java:642]
+  assign chunk_head_load = (chunk_fill != 4'd0) & (~chunk_head_valid | chunk_head_moves); // @[RegionWalker.java:647]
 
-  // @[RegionWalker.java:692]
+  // @[RegionWalker.java:697]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_addr <= 10'd0;
@@ -1477,7 +1489,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:693]
+  // @[RegionWalker.java:698]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_data <= 48'd0;
@@ -1488,7 +1500,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:690]
+  // @[RegionWalker.java:695]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_conflict <= 1'b0;
@@ -1497,9 +1509,9 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:696]
+  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:701]
 
-  // @[RegionWalker.java:746]
+  // @[RegionWalker.java:751]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1508,7 +1520,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:737]
+  // @[RegionWalker.java:742]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1521,7 +1533,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:738]
+  // @[RegionWalker.java:743]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1534,7 +1546,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:739]
+  // @[RegionWalker.java:744]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1547,7 +1559,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:732]
+  // @[RegionWalker.java:737]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1560,7 +1572,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:733]
+  // @[RegionWalker.java:738]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1573,7 +1585,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:735]
+  // @[RegionWalker.java:740]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1586,7 +1598,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:744]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 2'd0;
@@ -1599,7 +1611,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:734]
+  // @[RegionWalker.java:739]
   always @(posedge clk) begin
     if (rst) begin
       c_closed <= 1'b0;
@@ -1612,15 +1624,15 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign c_contiguous = (c_valid & ~c_closed) & (chunk_head[36] & chunk_head[37]); // @[RegionWalker.java:721]
+  assign c_contiguous = (c_valid & ~c_closed) & (chunk_head[36] & chunk_head[37]); // @[RegionWalker.java:726]
 
-  assign c_go = c_wants & o_room; // @[RegionWalker.java:725]
+  assign c_go = c_wants & o_room; // @[RegionWalker.java:730]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:724]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:729]
 
-  assign u_ids_back = mover_status_valid & (mover_status_data[7:4] == 4'd12); // @[RegionWalker.java:855]
+  assign u_ids_back = mover_status_valid & (mover_status_data[7:4] == 4'd12); // @[RegionWalker.java:860]
 
-  // @[RegionWalker.java:795]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1629,7 +1641,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:789]
+  // @[RegionWalker.java:794]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1640,7 +1652,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:790]
+  // @[RegionWalker.java:795]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1651,7 +1663,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:791]
+  // @[RegionWalker.java:796]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1662,7 +1674,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:792]
+  // @[RegionWalker.java:797]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1673,7 +1685,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:793]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 2'd0;
@@ -1684,7 +1696,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:761]
+  // @[RegionWalker.java:766]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1693,11 +1705,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:765]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:770]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:772]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:777]
 
-  // @[RegionWalker.java:784]
+  // @[RegionWalker.java:789]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1708,7 +1720,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:785]
+  // @[RegionWalker.java:790]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1719,7 +1731,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:816]
+  // @[RegionWalker.java:821]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1728,7 +1740,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:817]
+  // @[RegionWalker.java:822]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1737,11 +1749,11 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[3:0]; // @[RegionWalker.java:824]
+  assign status_slot = mover_status_data[3:0]; // @[RegionWalker.java:829]
 
-  assign status_believed = (mover_status_valid & (mover_status_data[7:4] == 4'd12)) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:832]
+  assign status_believed = (mover_status_valid & (mover_status_data[7:4] == 4'd12)) & (((((((((((((((((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 4'd0))) | (u_ids_issued[1] & (status_slot == 4'd1))) | (u_ids_issued[2] & (status_slot == 4'd2))) | (u_ids_issued[3] & (status_slot == 4'd3))) | (u_ids_issued[4] & (status_slot == 4'd4))) | (u_ids_issued[5] & (status_slot == 4'd5))) | (u_ids_issued[6] & (status_slot == 4'd6))) | (u_ids_issued[7] & (status_slot == 4'd7))) | (u_ids_issued[8] & (status_slot == 4'd8))) | (u_ids_issued[9] & (status_slot == 4'd9))) | (u_ids_issued[10] & (status_slot == 4'd10))) | (u_ids_issued[11] & (status_slot == 4'd11))) | (u_ids_issued[12] & (status_slot == 4'd12))) | (u_ids_issued[13] & (status_slot == 4'd13))) | (u_ids_issued[14] & (status_slot == 4'd14))) | (u_ids_issued[15] & (status_slot == 4'd15))); // @[RegionWalker.java:837]
 
-  // @[RegionWalker.java:863]
+  // @[RegionWalker.java:868]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1752,7 +1764,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:843]
+  // @[RegionWalker.java:848]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data_q <= 32'd0;
@@ -1761,7 +1773,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:859]
+  // @[RegionWalker.java:864]
   always @(posedge clk) begin
     if (rst) begin
       status_taken <= 1'b0;
@@ -1770,7 +1782,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:866]
+  // @[RegionWalker.java:871]
   always @(posedge clk) begin
     if (rst) begin
       status_taken_slot <= 4'd0;
@@ -1781,7 +1793,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:867]
+  // @[RegionWalker.java:872]
   always @(posedge clk) begin
     if (rst) begin
       status_request <= 2'd0;
@@ -1792,7 +1804,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:868]
+  // @[RegionWalker.java:873]
   always @(posedge clk) begin
     if (rst) begin
       status_failed <= 1'b0;
@@ -1803,7 +1815,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:878]
+  // @[RegionWalker.java:883]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1812,7 +1824,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:905]
+  // @[RegionWalker.java:910]
   always @(posedge clk) begin
     if (rst) begin
       close_ready <= 1'b0;
@@ -1821,7 +1833,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:939]
+  // @[RegionWalker.java:944]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 3'd0;
@@ -1830,7 +1842,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:940]
+  // @[RegionWalker.java:945]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1839,7 +1851,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:941]
+  // @[RegionWalker.java:946]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1848,7 +1860,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:955]
+  // @[RegionWalker.java:960]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1859,7 +1871,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:956]
+  // @[RegionWalker.java:961]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1870,7 +1882,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:957]
+  // @[RegionWalker.java:962]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1881,7 +1893,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:958]
+  // @[RegionWalker.java:963]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1892,7 +1904,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:971]
+  // @[RegionWalker.java:976]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 4'd0;
@@ -1903,7 +1915,7 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:974]
+  // @[RegionWalker.java:979]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 4'd0;
@@ -1916,41 +1928,41 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
 
   assign req_ready = ~a_valid; // @[RegionWalker.java:226]
 
-  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:973]
+  assign st_data = status_fifo[status_rd[2:0]]; // @[RegionWalker.java:978]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:972]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:977]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:700]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:705]
 
   assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:213]
 
-  assign dma_desc_data = {6'd0, {4'd12, u_ids_free_slot}, o_dwords, o_pcie, {31'd0, o_fpga}}; // @[RegionWalker.java:801]
+  assign dma_desc_data = {6'd0, {4'd12, u_ids_free_slot}, o_dwords, o_pcie, {31'd0, o_fpga}}; // @[RegionWalker.java:806]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:799]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:804]
 
-  assign outstanding = owed; // @[RegionWalker.java:976]
+  assign outstanding = owed; // @[RegionWalker.java:981]
 
-  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:996]
+  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:1001]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:803]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:808]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:834]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:839]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:844]
+  assign last_mover_status = last_status; // @[RegionWalker.java:849]
 
-  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:986]
+  assign rg_read_busy = (((((b_valid & (b_region == {4'd0, rg_read_idx})) | (k_valid & (k_region == {4'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx))) | (req2_valid & (req2_region == rg_read_idx))) | (req3_valid & (req3_region == rg_read_idx)); // @[RegionWalker.java:991]
 
-  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:697]
+  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:702]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open_now | chain_skip_now)) & (owed == 4'd0); // @[RegionWalker.java:988]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open_now | chain_skip_now)) & (owed == 4'd0); // @[RegionWalker.java:993]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:989]
+  assign ev_rejected = reject; // @[RegionWalker.java:994]
 
-  assign ev_error = k_error; // @[RegionWalker.java:990]
+  assign ev_error = k_error; // @[RegionWalker.java:995]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:992]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:997]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:993]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:998]
 
   // @[RegionWalker.java:211]
   always @(posedge clk) begin
@@ -1959,56 +1971,56 @@ module direkt_region_walker_wr_e1024_r16_p16_q4_s8_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:698]
+  // @[RegionWalker.java:703]
   always @(posedge clk) begin
     if (pt_held_we & ~pt_write_refused) begin
       page_table[pt_held_addr] <= pt_held_data;
     end
   end
 
-  // @[RegionWalker.java:582]
+  // @[RegionWalker.java:587]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:636]
+  // @[RegionWalker.java:641]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, r1_frame_high_same, r1_frame_low_follows, r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:783]
+  // @[RegionWalker.java:788]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:809]
+  // @[RegionWalker.java:814]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:888]
+  // @[RegionWalker.java:893]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 3'd4] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:970]
+  // @[RegionWalker.java:975]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[2:0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:749]
+  // @[RegionWalker.java:754]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

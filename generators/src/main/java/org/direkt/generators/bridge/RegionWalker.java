@@ -240,6 +240,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg bMore = m.reg("b_more", 1, cd).init(0); // another entry of the request follows
         Reg bCheck = m.reg("b_check", 1, cd).init(0); // a check entry: nothing moves
         Reg bEnd = m.reg("b_end", 33, cd).init(0); // offset + bytes: one past the last byte's offset
+        // the end's offset in its page is 0 (worked out with the sum, so the page sums below take
+        // their carry in from a flip-flop)
+        Reg bEndInPage0 = m.reg("b_end_page_aligned", 1, cd).init(1);
         Reg bFpgaOk = m.reg("b_fpga_ok", 1, cd).init(0); // fpga + bytes within the FPGA memory's size
         Reg bFpgaHigh = m.reg("b_fpga_high", 1, cd).init(0); // an FPGA address bit set above the memory's
         // the region's entry as it stood when the request came here: usable for this request, first page, length
@@ -287,7 +290,9 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             bTag.set(HdlWords.get(aReq, rq, "tag"));
             bRegion.set(aRegion);
             bCheap.set(cheap);
-            bEnd.set(aOff.zext(33).plus(aBytes.zext(33)));
+            Expr end = aOff.zext(33).plus(aBytes.zext(33));
+            bEnd.set(end);
+            bEndInPage0.set(end.bits(Layout.PAGE_BITS - 1, 0).eq(0));
             bFpgaOk.set(fpgaFits);
             bFpgaHigh.set(aFpga.bits(63, fa).orR());
             bMore.set(HdlWords.get(aReq, rq, "more"));
@@ -308,12 +313,12 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         pFirst.set(bFirst.plus(bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS)));
         Signal pEnd = m.wire("end_page", ew + 1);
         pEnd.set(addCarry(bFirst.zext(ew + 1), bEnd.bits(Layout.PAGE_BITS + ew, Layout.PAGE_BITS),
-                bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()));
+                bEndInPage0.not()));
         // The request's pages less one, from its own offset and end (not from the table): the walk
         // counts them down, so its last page is a zero test rather than a compare after an add.
         Signal pMore = m.wire("more_pages", ew);
         pMore.set(addCarry(bEnd.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS), bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS).not(),
-                bEnd.bits(Layout.PAGE_BITS - 1, 0).orR()).trunc(ew));
+                bEndInPage0.not()).trunc(ew));
         Expr fpgaOk = bFpgaOk.and(bFpgaHigh.not());
 
         // ---------------------------------------------------------------- stage K: the request checked
@@ -423,7 +428,7 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
             kEndPage.set(pEnd);
             kMore.set(pMore);
             kOff0.set(bOff.bits(Layout.PAGE_BITS - 1, 0));
-            kEndOff.set(Expr.cat(bEnd.bits(Layout.PAGE_BITS - 1, 0).eq(0), bEnd.bits(Layout.PAGE_BITS - 1, 2)));
+            kEndOff.set(Expr.cat(bEndInPage0, bEnd.bits(Layout.PAGE_BITS - 1, 2)));
             kFpga.set(bFpga);
             kFollows.set(bMore);
             kCheck.set(bCheck);
