@@ -33,7 +33,8 @@ import org.direkt.hdl.Unit;
  *
  * <p>Defined behaviour while requests are in flight: a request is checked against its region's
  * entry as it stands in the cycle the request enters the check stage (the first cycle after it
- * is taken in which the stage is free), and walks the page table as it stands at its admission: a
+ * is taken in which the stage is free or its entry moves on), and walks the page table as it
+ * stands at its admission: a
  * page table write lands in the cycle after it is offered, unless its entry is one the request being
  * walked when it is offered has still to read: then it is refused (not written; {@code pt_refused}
  * is high in the cycle after the write; {@code pt_conflict} tells the same without the probes, and in
@@ -250,10 +251,14 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg bFirst = m.reg("b_region_first", ew, cd).init(0);
         Reg bBytes = m.reg("b_region_bytes", 32, cd).init(0);
         Signal bMove = m.wire("b_move", 1);
-        // Each check stage moves only into an empty stage: no stage's move waits on the one after it
-        // (admission's credit, slot and walk at the end of the chain), at one request every two
+        // B holds an entry for two cycles at least: its compares (the region range, a carry chain
+        // over the sum of two registers) end in flip-flops in the first, and the decisions that need
+        // them are taken from those in the second (b_checked). K moves only when empty, and B's move
+        // is a function of flip-flops alone; so A moves into B as B moves on, and no stage's move
+        // waits on admission's credit, slot and walk at the end of the chain. One request every two
         // cycles, as fast as A takes them and the walk admits them.
-        aMove.set(aValid.and(bValid.not()));
+        Reg bChecked = m.reg("b_checked", 1, cd).init(0);
+        aMove.set(aValid.and(bValid.not().or(bMove)));
         Expr aOff = HdlWords.get(aReq, rq, "offset");
         Expr aBytes = HdlWords.get(aReq, rq, "bytes");
         Expr aFpga = HdlWords.get(aReq, rq, "fpga");
@@ -308,7 +313,10 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         // computed as wide as the table only (their values matter only for a request that passes).
         // (written as "not length < end": a less-than is one carry chain, where a less-or-equal
         // also needs an equality test over every bit)
-        Expr inRegion = bBytes.zext(33).lt(bEnd).not();
+        Reg bInRegion = m.reg("b_in_region", 1, cd).init(0);
+        bInRegion.set(bBytes.zext(33).lt(bEnd).not());
+        bChecked.set(bValid.and(bMove.not()));
+        Expr inRegion = bInRegion;
         Signal pFirst = m.wire("first_page", ew);
         pFirst.set(bFirst.plus(bOff.bits(Layout.PAGE_BITS + ew - 1, Layout.PAGE_BITS)));
         Signal pEnd = m.wire("end_page", ew + 1);
@@ -378,17 +386,17 @@ public final class RegionWalker extends Unit<RegionWalker.Params, RegionWalker.I
         Reg kJoins = m.reg("k_joins", 1, cd).init(0);
         Reg kConsumed = m.reg("k_consumed", 1, cd).init(0);
         Reg kAdmitWalks = m.reg("k_admit_walks", 1, cd).init(0); // admits, and is walked (not a check entry)
-        bMove.set(bValid.and(kValid.not()));
+        bMove.set(bValid.and(bChecked).and(kValid.not()));
         // (K is empty when B moves: the entries before this one have left it, the chain's state is theirs)
         // An open chain's entries name its region: the entry before this one left K with it (it was
-        // admitted or joined), and k_region holds it until this entry moves in. K is loaded only
-        // from B, so k_region stays as it was from this entry's move into B: it is compared then.
+        // admitted or joined), and k_region holds it until this entry moves in. It is compared as
+        // this entry moves into B: the entry before is then in B (moving on to K in the same cycle)
+        // or has moved into K, and K is loaded only from B, so k_region stays until this one moves in.
         Reg bSameRegion = m.reg("b_same_region", 1, cd).init(0);
-        m.when(aMove, () -> bSameRegion.set(aRegion.eq(kRegion)));
+        m.when(aMove, () -> bSameRegion.set(aRegion.eq(Expr.mux(bValid, bRegion, kRegion))));
         Expr chainUsable = bUsable.and(chOpenNow.not().or(bSameRegion));
-        // Each decision is one function of the range compare (a carry chain) and a term from
-        // registers alone (*_checked: every check but the range), so the chain's output meets one
-        // level of logic before the flip-flops.
+        // Each decision is one function of the range compare's flip-flop and a term from registers
+        // alone (*_checked: every check but the range).
         Expr restOk = bCheap.eq(0).and(chainUsable).and(fpgaOk);
         Expr idleNow = chOpenNow.or(chSkipNow).not();
         Signal admitsPre = m.wire("k_admits_checked", 1);
