@@ -31,11 +31,13 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test driver test-importer test-java test-sim lint regress demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-regions bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-regions bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
-	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus)"
+	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus) as timed stages"
+	@echo "make test-plan  which test and proof runs in make test and which in make regress"
+	@echo "make fault-check  each simulated fault (DIREKT_SIM_FAULT) fails the bridge bench make test runs"
 	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
 	@echo "make test-importer  the importer in Debian's kernel under QEMU: every case, without and with an IOMMU, and from Java"
 	@echo "make licence-check  every source file carries its SPDX licence line (scripts/spdx_check.py --fix adds missing ones)"
@@ -44,7 +46,7 @@ help:
 	@echo "make fusesoc-check  FuseSoC runs the lint target of every .core in ip/ and in an overlay's ip/ (and the overlay core's sim target)"
 	@echo "make rdl-check  an overlay's direkt_bridge_csr.rdl compiled by systemrdl-compiler and compared with its manifest; its PeakRDL HTML and C header checked"
 	@echo "make lint     verilator -Wall, iverilog and yosys on every Verilog file the project emits"
-	@echo "make regress  long simulations and long proofs"
+	@echo "make regress  long simulations, the whole Icarus set and the long proofs (what make test leaves out)"
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
@@ -61,7 +63,14 @@ setup:
 build: setup
 	$(MVN) -DskipTests package
 
-test: setup readme-check bench-check licence-check test-java lint fusesoc-check rdl-check test-dist formal driver test-importer test-sim
+# Every test, as timed stages (scripts/stages.py): setup and build once, then the stages in order, two
+# targets side by side where a stage names two; a table of each stage's wall time against its budget
+# ends every run (README, "Where the time goes"). `make test-plan` lists which tests run where.
+test:
+	@python3 scripts/stages.py test
+
+test-plan: setup
+	@$(PY) scripts/test_plan.py
 
 # FuseSoC (the venv's, scripts/requirements-ecosystem.txt) runs the lint target (Verilator -Wall) of
 # every .core direkt ships: ip/'s, one per reference top, and an overlay's, whose sim target (Icarus)
@@ -116,19 +125,34 @@ test-importer: setup build
 lint: build
 	@scripts/lint.sh
 
-# First: the progress lines make regress prints are shown right (direkt_sim/progress.py --self-test).
-test-sim: build
+# Every bench on Verilator, two at a time (pytest-xdist; the slowest start first), then the smoke set
+# on Icarus (sim/direkt_sim/plan.py: one parameter set a bench, the X-propagation check); the whole
+# Icarus set runs in `make regress`. First: the progress lines make regress prints are shown right.
+test-sim: test-sim-verilator test-sim-icarus
+
+test-sim-verilator: build
 	@cd sim && ../$(PY) direkt_sim/progress.py --self-test
-	@for sim in $(SIMS); do \
-	  echo "== cocotb benches on $$sim"; \
-	  (cd sim && SIM=$$sim $(PYTEST) -q tb) || exit 1; \
-	done
+	@echo "== cocotb benches on verilator (two at a time)"
+	@cd sim && SIM=verilator $(PYTEST) -q -n 2 --dist worksteal tb
+
+test-sim-icarus: build
+	@echo "== cocotb smoke set on icarus"
+	@cd sim && SIM=icarus $(PYTEST) -q -n 2 --dist worksteal --smoke tb
+
+# Each DIREKT_SIM_FAULT kind (a corrupted byte, a dropped status, a wrong ID) fails the bridge bench
+# that make test runs on both simulators, and the same run passes without it (scripts/fault_check.py).
+fault-check: build
+	@$(PY) scripts/fault_check.py
+
+# `make regress`: the long forms as timed stages (scripts/stages.py regress): every bench on both
+# simulators with ten times the stimulus, then the proofs `make test` leaves out.
+regress:
+	@python3 scripts/stages.py regress
 
 # The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log and, on
 # the terminal, a line per finished bench: done / total, elapsed, time left (by the last run's
-# times, sim/build/regress-<sim>-times.json; direkt_sim/progress.py). Then the long proofs (the
-# default preset's 16-slot ID pool), each reported as it ends.
-regress: build
+# times, sim/build/regress-<sim>-times.json; direkt_sim/progress.py).
+regress-sim: build
 	@mkdir -p sim/build; pids=""; \
 	for sim in $(SIMS); do \
 	  echo "== long cocotb benches on $$sim (log: sim/build/regress-$$sim.log)"; \
@@ -139,8 +163,11 @@ regress: build
 	rc=0; for pid in $$pids; do wait $$pid || rc=1; done; \
 	for sim in $(SIMS); do echo "== $$sim: $$(tail -n 1 sim/build/regress-$$sim.log)"; done; \
 	if [ $$rc -ne 0 ]; then grep -h -A40 -m3 "FAILED\|Error" sim/build/regress-*.log | head -120; fi; \
-	echo "== long proofs (formal/run.py --long)"; python3 formal/run.py --long || rc=1; \
 	exit $$rc
+
+# The proofs that take over a minute each (formal/run.py LONG_CONFIGS), each reported as it ends.
+formal-long: setup
+	python3 formal/run.py --long
 
 demo: build
 	@scripts/demo.sh

@@ -24,6 +24,27 @@ def _direkt_current_item(request):
     runner.set_current_item(None)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--smoke", action="store_true",
+                     help="only the smoke set (direkt_sim/plan.py; make test runs it on Icarus)")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    from direkt_sim import plan
+
+    if config.getoption("--smoke"):
+        missing = plan.smoke_missing([it.nodeid for it in items])
+        # (a run narrowed to some benches collects only theirs)
+        missing = [m for m in missing if any(it.nodeid.split("::")[0] == m.split("::")[0] for it in items)]
+        if missing:
+            raise pytest.UsageError("direkt_sim/plan.py SMOKE names tests that do not exist: " + ", ".join(missing))
+        keep = set(plan.SMOKE)
+        config.hook.pytest_deselected(items=[it for it in items if it.nodeid not in keep])
+        items[:] = [it for it in items if it.nodeid in keep]
+    # the longest benches first: under `pytest -n` the workers then finish together
+    items.sort(key=lambda it: plan.rank(it.nodeid))
+
+
 def pytest_configure(config):
     # make regress: a line per finished bench on the terminal (direkt_sim/progress.py)
     if os.environ.get("DIREKT_PROGRESS_FD", "").strip():
