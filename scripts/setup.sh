@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 # headers build the small host program that runs the generated kernel header under PoCL; tcl runs the
 # generated Platform Designer scripts against a recording stand-in. gcc-12 is the compiler Debian's
 # 6.1 kernel was built with, which the importer module must be built with too; qemu-system-x86 boots
-# that kernel for the importer's VM test (make test-importer).
+# that kernel for the importer's VM test (make test-importer). ccache: every Verilator build of a
+# bench compiles the same runtime files (verilated*.cpp); through ccache they compile once a machine.
 APT_PACKAGES=(verilator iverilog yosys z3 tcl pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers gcc gcc-12 maven g++ make zlib1g-dev python3-venv qemu-system-x86 patch ccache)
 
 missing=()
