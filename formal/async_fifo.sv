@@ -9,7 +9,10 @@
 // becomes a flip-flop of the global formal clock that takes its D input only in a global
 // step where its own clock rose. Exactly one CHECK_<property> selects the property under
 // proof; the helper invariants are asserted in every run (CHECK_helpers proves them alone;
-// the data helpers are asserted only with CHECK_data_in_order).
+// the data helpers are asserted only with CHECK_data_in_order). Shared with async_fifo_sr.sv:
+// the sizes, ports and pointer arithmetic (async_fifo_head.svh), the synchroniser property and
+// the pointer helpers (async_fifo_props.svh); with every FIFO harness: the words counted at the
+// ports and two tracked words with the properties stated of them (fifo_words.svh).
 //
 // Clocks: wr_clk and rd_clk are free in every global step ($anyseq), so their edges are
 // arbitrary: any ratio, any phase, drifting, simultaneous edges, long stops.
@@ -56,21 +59,7 @@
 `default_nettype none
 
 module fv_async_fifo;
-  localparam W  = `WIDTH;
-  localparam D  = 16;
-  localparam AW = 4;
-  localparam PW = 5;
-
-  wire          wr_clk  = $anyseq;
-  wire          rd_clk  = $anyseq;
-  wire          wr_rst  = $anyseq;
-  wire          rd_rst  = $anyseq;
-  wire [W-1:0]  s_data  = $anyseq;
-  wire          s_valid = $anyseq;
-  wire          m_ready = $anyseq;
-  wire          s_ready;
-  wire [W-1:0]  m_data;
-  wire          m_valid;
+`include "async_fifo_head.svh"
 
   `DUT dut (
     .wr_clk(wr_clk), .wr_rst(wr_rst), .rd_clk(rd_clk), .rd_rst(rd_rst),
@@ -94,16 +83,7 @@ module fv_async_fifo;
       assign f_fullq = 1'b0;
     end
   endgenerate
-
-  function [PW-1:0] bin2gray(input [PW-1:0] b);
-    bin2gray = b ^ (b >> 1);
-  endfunction
-
-  // distance modulo 32 from `behind` up to `ahead`, zero-extended so that comparisons and
-  // sums are not evaluated (and wrapped) at a wider or narrower width
-  function [6:0] dist(input [PW-1:0] ahead, input [PW-1:0] behind);
-    dist = {2'b00, ahead - behind};
-  endfunction
+  wire [AW-1:0] f_addr_head = f_rb[AW-1:0];   // f_mem_head: the word at the read pointer
 
   // ---------------------------------------------------------------- environment
   // E1: each side records that it has been reset
@@ -124,53 +104,17 @@ module fv_async_fifo;
   always @* if (f_rd_rel) assume (!rd_rst);                              // E2
 
   // ---------------------------------------------------------------- reference model
-  // Words accepted (write side) and delivered (read side), counted at the ports, each in
-  // its own clock domain, modulo 32 like the IP's pointers.
+  // fifo_words.svh: words accepted (write side) and delivered (read side), counted at the ports,
+  // and two consecutive tracked words, each side in its own clock domain and cleared by its own
+  // reset; its properties apply once both sides have been reset.
   wire push = s_valid && s_ready;
-  wire pop  = m_valid && m_ready;
-  reg [PW-1:0] f_wcnt, f_rcnt;
-  always @(posedge wr_clk)
-    if (wr_rst) f_wcnt <= 0;
-    else if (push) f_wcnt <= f_wcnt + 1'b1;
-  always @(posedge rd_clk)
-    if (rd_rst) f_rcnt <= 0;
-    else if (pop) f_rcnt <= f_rcnt + 1'b1;
-  wire [PW-1:0] f_level = f_wcnt - f_rcnt;    // words held
-
-  // Two consecutive tracked words (as in sync_fifo.sv): at an arbitrary point (f_arm, free)
-  // the next accepted word is the first tracked word, the one after it the second; their
-  // data are arbitrary constants, a word is tracked only if it carries them (else tracking
-  // stops for good). f_wtrk lives in the write domain, f_rtrk in the read domain.
-  //   f_wtrk: 0 idle, 1 first accepted, 2 both accepted, 3 not tracking
-  //   f_rtrk: 0 none delivered, 1 first delivered, 2 both delivered
-  wire         f_arm = $anyseq;
-  wire [W-1:0] f_d1  = $anyconst;
-  wire [W-1:0] f_d2  = $anyconst;
-  reg  [1:0]   f_wtrk, f_rtrk;
-  reg [PW-1:0] f_idx;
-  always @(posedge wr_clk)
-    if (wr_rst) f_wtrk <= 2'd0;
-    else case (f_wtrk)
-      2'd0: if (push && f_arm) begin
-              f_idx  <= f_wcnt;
-              f_wtrk <= (s_data == f_d1) ? 2'd1 : 2'd3;
-            end
-      2'd1: if (push) f_wtrk <= (s_data == f_d2) ? 2'd2 : 2'd3;
-      default: ;
-    endcase
-  always @(posedge rd_clk)
-    if (rd_rst) f_rtrk <= 2'd0;
-    else if (pop) begin
-      if (f_rtrk == 2'd0 && (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rcnt == f_idx) f_rtrk <= 2'd1;
-      else if (f_rtrk == 2'd1 && f_wtrk == 2'd2) f_rtrk <= 2'd2;
-    end
-
-  wire [PW-1:0] f_idx2 = f_idx + 1'b1;
-  wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
-  wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
-  wire [AW-1:0] f_addr_head   = f_rb[AW-1:0];
-  wire          f_first_held  = (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rtrk == 2'd0;
-  wire          f_second_held = f_wtrk == 2'd2 && f_rtrk != 2'd2;
+  wire take = m_valid && m_ready;
+`define FV_WR_CLK wr_clk
+`define FV_RD_CLK rd_clk
+`define FV_WR_CLR wr_rst
+`define FV_RD_CLR rd_rst
+`define FV_CHECKED f_ok
+`include "fifo_words.svh"
 
   // Ghost copies of the synchroniser stages, in binary: the same clock, reset and sampling
   // instant as the stage, but they sample the binary pointer where the stage samples its
@@ -194,36 +138,17 @@ module fv_async_fifo;
   end
 
   // ---------------------------------------------------------------- properties
+  // (never_exceeds_depth, no_accept_when_full, no_emit_when_empty, data_in_order:
+  // fifo_words.svh; sync_stage_gray_lags, with the helpers on the pointers: async_fifo_props.svh)
+`include "async_fifo_props.svh"
   always @* if (f_ok) begin
-`ifdef CHECK_never_exceeds_depth
-    never_exceeds_depth: assert (f_level <= D);
-`endif
-`ifdef CHECK_no_accept_when_full
-    no_accept_when_full: assert (!(f_level == D && s_ready));
-`endif
-`ifdef CHECK_no_emit_when_empty
-    no_emit_when_empty: assert (!(f_level == 0 && m_valid));
-`endif
-`ifdef CHECK_data_in_order
-    first_word_intact: assert (!(m_valid && f_first_held && f_rcnt == f_idx) || m_data == f_d1);
-    second_word_intact: assert (!(m_valid && f_wtrk == 2'd2 && f_rtrk == 2'd1) || m_data == f_d2);
-    second_not_before_written: assert (!(m_valid && f_wtrk == 2'd1 && f_rtrk == 2'd1));
-`endif
 `ifdef CHECK_sync_stage_gray_lags
     // The Gray pointers that cross change in at most one bit per global step, so a
     // synchroniser flop that samples one while it changes (metastability, not modelled
     // here: the flops sample the settled value) can only resolve to the old or the new
-    // pointer, which the lag relations below already allow.
+    // pointer, which the lag relations (async_fifo_props.svh) already allow.
     wr_gray_one_bit: assert (!f_ok_prev || ((f_wg ^ f_wg_prev) & ((f_wg ^ f_wg_prev) - 1'b1)) == 0);
     rd_gray_one_bit: assert (!f_ok_prev || ((f_rg ^ f_rg_prev) & ((f_rg ^ f_rg_prev) - 1'b1)) == 0);
-    // Write-pointer synchroniser (read domain): stage0 = gray(x0) and stage1 = gray(x1) for
-    // pointer values x0, x1 that the write pointer really held, with wr_ptr_bin - x0 and
-    // wr_ptr_bin - x1 in 0..16 (lag, within one lap) and x1 not ahead of x0.
-    wr_sync_gray: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1));
-    wr_sync_lags: assert (dist(f_wb, f_x0) <= dist(f_wb, f_x1) && dist(f_wb, f_x1) <= D);
-    // Read-pointer synchroniser (write domain), likewise against rd_ptr_bin.
-    rd_sync_gray: assert (f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
-    rd_sync_lags: assert (dist(f_rb, f_y0) <= dist(f_rb, f_y1) && dist(f_rb, f_y1) <= D);
 `endif
   end
 
@@ -237,12 +162,8 @@ module fv_async_fifo;
 `endif
 
   // ---------------------------------------------------------------- helpers
-  // Invariants that make the properties inductive, asserted (so proven) in every run. The
-  // data ones (which need the memory and the tracked words) only where the data property is
-  // proven; the run `helpers` proves the others alone.
-`ifdef CHECK_data_in_order
- `define DATA_HELPERS
-`endif
+  // Invariants that make the properties inductive, asserted (so proven) in every run, besides
+  // those of async_fifo_props.svh and fifo_words.svh.
   always @* begin
     // reset phase: a side that has been reset holds its reset state until its reset is
     // released (which E1 allows only once both sides have been reset)
@@ -257,35 +178,12 @@ module fv_async_fifo;
       h_wr_reset_la: assert (!`LA || !f_fullq);
     h_rel: assert ((!f_wr_rel && !f_rd_rel) || f_ok);
     if (f_ok) begin
-      h_ptrs: assert (f_wb == f_wcnt && f_rb == f_rcnt);
-      h_gray: assert (f_wg == bin2gray(f_wb) && f_rg == bin2gray(f_rb));
-      h_ghost: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1) &&
-                       f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
-      h_level: assert (dist(f_wb, f_rb) <= D);
-      // read <= x1 <= x0 <= write (write-pointer synchroniser), all within one lap
-      h_wr_chain: assert (dist(f_x1, f_rb) <= dist(f_x0, f_rb) &&
-                          dist(f_x0, f_rb) <= dist(f_wb, f_rb));
       // y1 <= y0 <= read <= write (read-pointer synchroniser), write - y1 within one lap
       h_rd_chain: assert (dist(f_y0, f_y1) <= dist(f_rb, f_y1) &&
                           dist(f_rb, f_y1) <= dist(f_wb, f_y1) && dist(f_wb, f_y1) <= D);
-      // LA: the pointer one ahead is one ahead; the registered full flag is clear only while
-      // the write pointer is less than a lap ahead of the read pointer the write side sees
-      h_la_inc: assert (!`LA || (f_binc == f_rb + 1'b1 && f_ginc == bin2gray(f_rb + 1'b1)));
+      // LA: the registered full flag is clear only while the write pointer is less than a lap
+      // ahead of the read pointer the write side sees
       h_la_full: assert (!`LA || f_fullq || dist(f_wb, f_y1) < D);
-      // a valid output word lies below the synchronised write pointer ...
-      h_valid: assert (!f_rv || f_rb != f_x1);
-`ifdef DATA_HELPERS
-      // ... and is the memory word at the read pointer
-      h_dq: assert (!f_rv || f_dq == f_mem_head);
-      h_states: assert (f_rtrk != 2'd3 && (f_wtrk != 2'd0 || f_rtrk == 2'd0) &&
-                        (f_rtrk != 2'd2 || f_wtrk == 2'd2));
-      h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
-      h_first_mem: assert (!f_first_held || f_mem_first == f_d1);
-      h_ws1: assert (f_wtrk != 2'd1 || f_wcnt == f_idx2);
-      h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
-      h_second_mem: assert (!f_second_held || f_mem_second == f_d2);
-      h_rs1: assert (!(f_rtrk == 2'd1 && f_wtrk != 2'd3) || f_rcnt == f_idx2);
-`endif
     end
   end
 endmodule

@@ -9,7 +9,7 @@
 //   read_verilog -formal -D DUT=<module> -D WIDTH=<w> -D REGOUT=<0|1> -D LA=<0|1> -D RF=<0|1>
 //                -D RP=<0|1> -D CHECK_<property>
 // and builds the model with `clk2fflogic`, exactly as for async_fifo.sv (see there for the
-// model of the two clocks and for taps): REGOUT=1 registered read data (`_r`), LA=1 the read
+// model of the two clocks, for taps and for the files both include): REGOUT=1 registered read data (`_r`), LA=1 the read
 // side keeps the pointer one ahead in registers (`_r_la`), RF=1 the write side's full flag
 // comes from a flip-flop (`_la`), RP=1 the write side outputs the read pointer it sees
 // (`wr_rd_ptr`, and its own pointer `wr_ptr`, `_p`), WE=1 the write side says when it sees the
@@ -54,22 +54,9 @@
 `default_nettype none
 
 module fv_async_fifo_sr;
-  localparam W  = `WIDTH;
-  localparam D  = 16;
-  localparam AW = 4;
-  localparam PW = 5;
+`include "async_fifo_head.svh"
 
-  wire          wr_clk  = $anyseq;
-  wire          rd_clk  = $anyseq;
-  wire          wr_rst  = $anyseq;
-  wire          rd_rst  = $anyseq;
-  wire [W-1:0]  s_data  = $anyseq;
-  wire          s_valid = $anyseq;
-  wire          m_ready = $anyseq;
-  wire          s_ready;
-  wire [W-1:0]  m_data;
-  wire          m_valid;
-  wire          rd_wr_rst;
+  wire          rd_wr_rst;              // the write side's reset, synchronised to the read side
 
   // (RP: the output wr_rd_ptr is read through the tap f_wr_rd_ptr, so one instantiation fits
   // every configuration)
@@ -119,63 +106,24 @@ module fv_async_fifo_sr;
   wire [PW-1:0] f_wb   = {f_wg[AW], f_wlo};
   wire [PW-1:0] f_rb   = {f_rg[AW], f_rlo};
   wire [PW-1:0] f_binc = {f_ginc[AW], f_binclo};
-
-  function [PW-1:0] bin2gray(input [PW-1:0] b);
-    bin2gray = b ^ (b >> 1);
-  endfunction
-
-  // distance modulo 32 from `behind` up to `ahead`, zero-extended so that comparisons and
-  // sums are not evaluated (and wrapped) at a wider or narrower width
-  function [6:0] dist(input [PW-1:0] ahead, input [PW-1:0] behind);
-    dist = {2'b00, ahead - behind};
-  endfunction
+  wire [AW-1:0] f_addr_head = f_rlo;   // f_mem_head: the word at the read pointer
 
   // ---------------------------------------------------------------- reference model
-  // Words accepted (write side, at the port) and words taken from the FIFO (read side: each one
-  // delivered at the port or dropped by a flush), modulo 32 like the IP's pointers. Nothing is
-  // ever reset: the counts start at 0 with the IP's pointers and run for ever.
+  // fifo_words.svh: words accepted (write side, at the port) and words taken from the FIFO (read
+  // side: each one delivered at the port or dropped by a flush), and two consecutive tracked
+  // words; a tracked word leaves the FIFO delivered or dropped. Nothing is ever reset: the counts
+  // start at 0 with the IP's pointers and run for ever.
   wire push    = s_valid && s_ready;
   wire deliver = m_valid && m_ready;
   wire take    = f_ipop || deliver;     // a delivery the IP did not count as taken fails h_ptrs
   wire drop    = take && !deliver;      // a word leaves without being delivered
   wire flush   = rd_rst || rd_wr_rst;
-  reg [PW-1:0] f_wcnt = 0, f_rcnt = 0;
-  always @(posedge wr_clk) if (push) f_wcnt <= f_wcnt + 1'b1;
-  always @(posedge rd_clk) if (take) f_rcnt <= f_rcnt + 1'b1;
-  wire [PW-1:0] f_level = f_wcnt - f_rcnt;    // words held
-
-  // Two consecutive tracked words (as in async_fifo.sv): at an arbitrary point (f_arm, free)
-  // the next accepted word is the first tracked word, the one after it the second; their data
-  // are arbitrary constants, a word is tracked only if it carries them (else tracking stops for
-  // good). A tracked word leaves the FIFO delivered or dropped.
-  //   f_wtrk: 0 idle, 1 first accepted, 2 both accepted, 3 not tracking
-  //   f_rtrk: 0 none taken, 1 first taken, 2 both taken
-  wire         f_arm = $anyseq;
-  wire [W-1:0] f_d1  = $anyconst;
-  wire [W-1:0] f_d2  = $anyconst;
-  reg  [1:0]   f_wtrk = 2'd0, f_rtrk = 2'd0;
-  reg [PW-1:0] f_idx;
-  always @(posedge wr_clk)
-    case (f_wtrk)
-      2'd0: if (push && f_arm) begin
-              f_idx  <= f_wcnt;
-              f_wtrk <= (s_data == f_d1) ? 2'd1 : 2'd3;
-            end
-      2'd1: if (push) f_wtrk <= (s_data == f_d2) ? 2'd2 : 2'd3;
-      default: ;
-    endcase
-  always @(posedge rd_clk)
-    if (take) begin
-      if (f_rtrk == 2'd0 && (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rcnt == f_idx) f_rtrk <= 2'd1;
-      else if (f_rtrk == 2'd1 && f_wtrk == 2'd2) f_rtrk <= 2'd2;
-    end
-
-  wire [PW-1:0] f_idx2 = f_idx + 1'b1;
-  wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
-  wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
-  wire [AW-1:0] f_addr_head   = f_rlo;
-  wire          f_first_held  = (f_wtrk == 2'd1 || f_wtrk == 2'd2) && f_rtrk == 2'd0;
-  wire          f_second_held = f_wtrk == 2'd2 && f_rtrk != 2'd2;
+`define FV_WR_CLK wr_clk
+`define FV_RD_CLK rd_clk
+`define FV_WR_CLR 1'b0
+`define FV_RD_CLR 1'b0
+`define FV_CHECKED 1'b1
+`include "fifo_words.svh"
 
   // Ghost copies of the synchroniser stages, in binary: the same clock and sampling instant as
   // the stage (and, like it, no reset), but they sample the binary pointer where the stage
@@ -199,6 +147,10 @@ module fv_async_fifo_sr;
   end
 
   // ---------------------------------------------------------------- properties
+  // (never_exceeds_depth, no_accept_when_full, no_emit_when_empty, data_in_order:
+  // fifo_words.svh; sync_stage_gray_lags, with the helpers on the pointers: async_fifo_props.svh;
+  // a word not delivered was dropped, drop_only_when_flushing)
+`include "async_fifo_props.svh"
   always @* begin
 `ifdef CHECK_gray_one_bit
     // The point of the design: no reset moves a pointer, so each crossing Gray pointer changes
@@ -207,31 +159,6 @@ module fv_async_fifo_sr;
     // new pointer.
     wr_gray_one_bit: assert (!f_past || ((f_wg ^ f_wg_prev) & ((f_wg ^ f_wg_prev) - 1'b1)) == 0);
     rd_gray_one_bit: assert (!f_past || ((f_rg ^ f_rg_prev) & ((f_rg ^ f_rg_prev) - 1'b1)) == 0);
-`endif
-`ifdef CHECK_sync_stage_gray_lags
-    // Each synchroniser stage holds the Gray code of a value the pointer really held, lagging
-    // it by 0..16 (within one lap), stage1 not ahead of stage0.
-    wr_sync_gray: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1));
-    wr_sync_lags: assert (dist(f_wb, f_x0) <= dist(f_wb, f_x1) && dist(f_wb, f_x1) <= D);
-    rd_sync_gray: assert (f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
-    rd_sync_lags: assert (dist(f_rb, f_y0) <= dist(f_rb, f_y1) && dist(f_rb, f_y1) <= D);
-`endif
-`ifdef CHECK_never_exceeds_depth
-    never_exceeds_depth: assert (f_level <= D);
-`endif
-`ifdef CHECK_no_accept_when_full
-    no_accept_when_full: assert (!(f_level == D && s_ready));
-`endif
-`ifdef CHECK_no_emit_when_empty
-    // never a word that was not accepted (or was already taken)
-    no_emit_when_empty: assert (!(f_level == 0 && m_valid));
-`endif
-`ifdef CHECK_data_in_order
-    // Words come out intact and in the order accepted, each at most once (the head moves on by
-    // one word per word taken); a word not delivered was dropped (drop_only_when_flushing).
-    first_word_intact: assert (!(m_valid && f_first_held && f_rcnt == f_idx) || m_data == f_d1);
-    second_word_intact: assert (!(m_valid && f_wtrk == 2'd2 && f_rtrk == 2'd1) || m_data == f_d2);
-    second_not_before_written: assert (!(m_valid && f_wtrk == 2'd1 && f_rtrk == 2'd1));
 `endif
 `ifdef CHECK_reset_blocks
     // nothing accepted while the write side is in reset, nothing shown while the read side
@@ -308,44 +235,17 @@ module fv_async_fifo_sr;
 `endif
 
   // ---------------------------------------------------------------- helpers
-  // Invariants that make the properties inductive, asserted (so proven) in every run. The data
-  // ones only where the data property is proven; the run `helpers` proves the others alone.
-`ifdef CHECK_data_in_order
- `define DATA_HELPERS
-`endif
+  // Invariants that make the properties inductive, asserted (so proven) in every run, besides
+  // those of async_fifo_props.svh and fifo_words.svh.
   always @* begin
-    h_ptrs: assert (f_wb == f_wcnt && f_rb == f_rcnt);
-    h_gray: assert (f_wg == bin2gray(f_wb) && f_rg == bin2gray(f_rb));
-    h_ghost: assert (f_wsync0 == bin2gray(f_x0) && f_wsync1 == bin2gray(f_x1) &&
-                     f_rsync0 == bin2gray(f_y0) && f_rsync1 == bin2gray(f_y1));
-    h_level: assert (dist(f_wb, f_rb) <= D);
-    // read <= x1 <= x0 <= write (write-pointer synchroniser), all within one lap
-    h_wr_chain: assert (dist(f_x1, f_rb) <= dist(f_x0, f_rb) &&
-                        dist(f_x0, f_rb) <= dist(f_wb, f_rb));
     // y2 <= y1 <= y0 <= read <= write (read-pointer synchroniser), write - y2 within one lap
     h_rd_chain: assert (dist(f_y1, f_y2) <= dist(f_y0, f_y2) && dist(f_y0, f_y2) <= dist(f_rb, f_y2) &&
                         dist(f_rb, f_y2) <= dist(f_wb, f_y2) && dist(f_wb, f_y2) <= D);
     // RP: the read pointer the write side outputs is the one before the synchroniser's last
     h_seen: assert (!`RP || f_wr_rd_ptr == f_y2);
-    // LA: the pointer one ahead is one ahead
-    h_la_inc: assert (!`LA || (f_binc == f_rb + 1'b1 && f_ginc == bin2gray(f_rb + 1'b1)));
     // RF: the registered full flag is clear only while the write pointer is less than a lap
     // ahead of the read pointer the write side sees
     h_rf_full: assert (!`RF || f_fullq || dist(f_wb, f_y1) < D);
-    // REGOUT: a valid output word lies below the synchronised write pointer ...
-    h_valid: assert (!`REGOUT || !f_rv || f_rb != f_x1);
-`ifdef DATA_HELPERS
-    // ... and is the memory word at the read pointer
-    h_dq: assert (!`REGOUT || !f_rv || f_dq == f_mem_head);
-    h_states: assert (f_rtrk != 2'd3 && (f_wtrk != 2'd0 || f_rtrk == 2'd0) &&
-                      (f_rtrk != 2'd2 || f_wtrk == 2'd2));
-    h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
-    h_first_mem: assert (!f_first_held || f_mem_first == f_d1);
-    h_ws1: assert (f_wtrk != 2'd1 || f_wcnt == f_idx2);
-    h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
-    h_second_mem: assert (!f_second_held || f_mem_second == f_d2);
-    h_rs1: assert (!(f_rtrk == 2'd1 && f_wtrk != 2'd3) || f_rcnt == f_idx2);
-`endif
   end
 endmodule
 

@@ -264,6 +264,10 @@ LONG_CONFIGS = [
 
 # --------------------------------------------------------------------------- model building
 #
+# A harness is read with `read_verilog -I formal/`: harnesses of one kind share the files they
+# `include (*.svh, in formal/); what run.py reads of a harness (taps, which properties it has)
+# it reads from the harness and the files it includes.
+#
 # Yosys 0.23 has no hierarchical references, so a harness declares undriven "tap" wires and
 # names, in `//@tap <wire> = <internal>` comment lines, the flattened internal signal that
 # drives each one:
@@ -279,22 +283,44 @@ OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, ">=": lambda a, b: 
        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b}
 
 
-def taps(harness_path, defines):
-    """(wire, internal, address-or-None) for each `//@tap` line of a harness that applies to
-    a configuration (`... if MACRO>=1` applies where the -D macro satisfies the test)."""
+INCLUDE_RE = re.compile(r'^\s*`include\s+"([^"]+)"', re.M)
+
+
+def harness_files(harness):
+    """The paths of harness formal/<harness> and of the files it includes, directly or not, each
+    once (every `include line counts, whatever `ifdef it stands in)."""
     out = []
-    with open(harness_path) as f:
-        for line in f:
-            if not line.startswith("//@tap"):
-                continue
-            m = TAP_RE.match(line.strip())
-            if not m:
-                raise RuntimeError("bad tap line: %s" % line.strip())
-            wire, internal, addr, macro, op, val = m.groups()
-            # (a macro the configuration does not define counts as 0)
-            if macro and not OPS[op](int(defines.get(macro, 0)), int(val)):
-                continue
-            out.append((wire, internal, addr))
+
+    def visit(name):
+        path = os.path.join(HERE, name)
+        if path in out:
+            return
+        out.append(path)
+        with open(path) as f:
+            for inc in INCLUDE_RE.findall(f.read()):
+                visit(inc)
+
+    visit(harness)
+    return out
+
+
+def taps(paths, defines):
+    """(wire, internal, address-or-None) for each `//@tap` line of the harness files that
+    applies to a configuration (`... if MACRO>=1` applies where the -D macro satisfies the test)."""
+    out = []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if not line.startswith("//@tap"):
+                    continue
+                m = TAP_RE.match(line.strip())
+                if not m:
+                    raise RuntimeError("bad tap line: %s" % line.strip())
+                wire, internal, addr, macro, op, val = m.groups()
+                # (a macro the configuration does not define counts as 0)
+                if macro and not OPS[op](int(defines.get(macro, 0)), int(val)):
+                    continue
+                out.append((wire, internal, addr))
     return out
 
 
@@ -336,14 +362,25 @@ def add_read_ports(il_text, top, mem_taps):
     return il_text[:end] + "".join(cells) + il_text[end:]
 
 
+def yosys(wd, name, script):
+    """Writes the Yosys script <name>.ys in wd and runs it (log <name>.log); None, or why not."""
+    with open(os.path.join(wd, name + ".ys"), "w") as f:
+        f.write("\n".join(script) + "\n")
+    rc, _ = run(["yosys", "-q", "-l", name + ".log", "-s", name + ".ys"], wd, name + ".out")
+    return None if rc == 0 else "yosys failed, see %s" % os.path.join(wd, name + ".log")
+
+
 def build_model(cfg, prop, ip_dir, wd):
-    harness = os.path.join(HERE, cfg["harness"])
-    with open(harness) as f:
-        # a property selected by a macro the harness does not test would prove nothing
-        if prop != "helpers" and ("`ifdef CHECK_%s\n" % prop) not in f.read():
-            return "harness %s has no `ifdef CHECK_%s" % (cfg["harness"], prop)
+    files = harness_files(cfg["harness"])
+    text = ""
+    for path in files:
+        with open(path) as f:
+            text += f.read()
+    # a property selected by a macro the harness does not test would prove nothing
+    if prop != "helpers" and ("`ifdef CHECK_%s\n" % prop) not in text:
+        return "harness %s has no `ifdef CHECK_%s" % (cfg["harness"], prop)
     defs = " ".join("-D%s=%s" % (k, v) for k, v in cfg["defines"].items())
-    stage1 = ["read_verilog -formal %s -DCHECK_%s %s" % (defs, prop, harness)]
+    stage1 = ["read_verilog -formal -I%s %s -DCHECK_%s %s" % (HERE, defs, prop, files[0])]
     for m in cfg["ip"]:
         stage1.append("read_verilog %s" % os.path.join(ip_dir, m + ".v"))
     stage1 += [
@@ -352,13 +389,11 @@ def build_model(cfg, prop, ip_dir, wd):
         "flatten",
         "write_rtlil flat.il",
     ]
-    with open(os.path.join(wd, "flat.ys"), "w") as f:
-        f.write("\n".join(stage1) + "\n")
-    rc, _ = run(["yosys", "-q", "-l", "flat.log", "-s", "flat.ys"], wd, "flat.out")
-    if rc != 0:
-        return "yosys failed, see %s" % os.path.join(wd, "flat.log")
+    err = yosys(wd, "flat", stage1)
+    if err:
+        return err
 
-    all_taps = taps(harness, cfg["defines"])
+    all_taps = taps(files, cfg["defines"])
     with open(os.path.join(wd, "flat.il")) as f:
         il = f.read()
     il = add_read_ports(il, cfg["top"], [t for t in all_taps if t[2]])
@@ -385,12 +420,7 @@ def build_model(cfg, prop, ip_dir, wd):
         "stat",
         "write_smt2 -wires model.smt2",
     ]
-    with open(os.path.join(wd, "model.ys"), "w") as f:
-        f.write("\n".join(stage2) + "\n")
-    rc, _ = run(["yosys", "-q", "-l", "model.log", "-s", "model.ys"], wd, "model.out")
-    if rc != 0:
-        return "yosys failed, see %s" % os.path.join(wd, "model.log")
-    return None
+    return yosys(wd, "model", stage2)
 
 
 # --------------------------------------------------------------------------- running

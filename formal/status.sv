@@ -5,7 +5,8 @@
 // The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
 //   read_verilog -formal -D DUT=<module> -D CHECK_<property>
 // Exactly one CHECK_<property> selects the property under proof; the helper invariants are
-// asserted in every run (CHECK_helpers proves them alone).
+// asserted in every run (CHECK_helpers proves them alone). host_passthrough, reject_waits and
+// events_exact are stated as for the paper preset's builder, in status_props.svh.
 //
 //@tap f_nowp = dut.now_prev
 //@tap f_ent  = dut.stamp_table[f_s]
@@ -73,6 +74,7 @@ module fv_status (
     f_due_err   <= f_err;
     f_due_mover <= f_believed;
   end
+  wire       f_due_failed = f_due_err != 4'd0;
 
   // one watched slot f_s: its last stamp (tag, and the time of the cycle before it)
   wire [3:0]  f_s = $anyconst;
@@ -95,6 +97,7 @@ module fv_status (
   wire [27:0] f_exp_sat = |f_exp_el[31:28] ? 28'hfffffff : f_exp_el[27:0];
 
   // ---------------------------------------------------------------- properties
+`include "status_props.svh"
   always @* if (f_past && !rst) begin
 `ifdef CHECK_one_status_per_report
     // each believed mover status and each rejection taken is pushed once, the next cycle, with
@@ -106,17 +109,6 @@ module fv_status (
     // a kernel status for a slot that is not issued frees nothing and is counted as spurious
     stray_dropped: assert (back == f_believed && (!back || back_slot == f_slot)
                            && ev_spurious == (f_kernel && !f_believed));
-`endif
-`ifdef CHECK_host_passthrough
-    host_passthrough: assert (hs_valid == (ms_valid && !ms_data[7]) && hs_data == ms_data);
-`endif
-`ifdef CHECK_reject_waits
-    // a rejection is taken exactly in a cycle without a kernel status (the mover's cannot wait)
-    reject_waits: assert (reject_taken == f_take);
-`endif
-`ifdef CHECK_events_exact
-    events_exact: assert (ev_completed == (push && f_due_mover)
-                          && ev_aborted == (push && f_due_mover && f_due_err != 0));
 `endif
 `ifdef CHECK_stamp_exact
     // the status of a stamped slot carries the tag given at its stamp and the cycles since

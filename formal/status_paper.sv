@@ -5,7 +5,8 @@
 // The IP is instantiated unchanged from ../ip. formal/run.py reads this file with
 //   read_verilog -formal -D DUT=<module> -D CHECK_<property>
 // Exactly one CHECK_<property> selects the property under proof; the helper invariants are
-// asserted in every run (CHECK_helpers proves them alone).
+// asserted in every run (CHECK_helpers proves them alone). host_passthrough, reject_waits and
+// events_exact are stated as for the managed-ID builder, in status_props.svh.
 //
 //@tap f_ent = dut.stamp_table[f_s]
 //@tap f_eq  = dut.entry_q
@@ -90,6 +91,7 @@ module fv_status_paper (
   end
 
   // ---------------------------------------------------------------- properties
+`include "status_props.svh"
   always @* if (f_past && !rst) begin
 `ifdef CHECK_one_status_per_report
     // each believed mover status and each rejection taken is pushed once, the next cycle, with
@@ -101,16 +103,6 @@ module fv_status_paper (
     // a kernel status while no descriptor is left to report (outstanding minus the staged status)
     // is dropped and counted as spurious
     stray_dropped: assert (ev_spurious == (f_kernel && !f_believed));
-`endif
-`ifdef CHECK_host_passthrough
-    host_passthrough: assert (hs_valid == (ms_valid && !ms_data[7]) && hs_data == ms_data);
-`endif
-`ifdef CHECK_reject_waits
-    reject_waits: assert (reject_taken == f_take);
-`endif
-`ifdef CHECK_events_exact
-    events_exact: assert (ev_completed == (push && f_due_mover)
-                          && ev_aborted == (push && f_due_mover && f_due_failed));
 `endif
 `ifdef CHECK_cycles_exact
     // a mover status of a stamped ID counts the cycles since its stamp; a rejection, since it was loaded

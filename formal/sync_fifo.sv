@@ -10,7 +10,8 @@
 // Exactly one CHECK_<property> macro selects the property under proof; the helper
 // invariants (section "helpers") are asserted in every run, so each run proves its
 // property together with them (CHECK_helpers proves them alone; the data helpers are
-// asserted only with CHECK_data_in_order).
+// asserted only with CHECK_data_in_order). The words counted at the ports, the two tracked
+// words and the properties every FIFO harness states of them are in fifo_words.svh.
 //
 // Internal signals. Yosys 0.23 (without Verific) has no hierarchical references: `dut.wr_ptr`
 // in this file would be an implicitly declared, undriven wire (YosysHQ/yosys#647, sby#202).
@@ -85,51 +86,17 @@ module fv_sync_fifo (
   always @* if (!f_past) assume (rst);                                   // E1
 
   // ---------------------------------------------------------------- reference model
-  // Words accepted and words delivered, counted from the ports only (a word moves when
-  // valid && ready), modulo 2*DEPTH like the IP's pointers.
+  // A word moves when valid && ready. fifo_words.svh counts the words from the ports only and
+  // tracks two of them, on the one clock, cleared by rst; its properties apply from the second
+  // cycle on.
   wire push = s_valid && s_ready;
-  wire pop  = m_valid && m_ready;
-  reg [PW-1:0] f_wcnt, f_rcnt;
-  always @(posedge clk)
-    if (rst) begin
-      f_wcnt <= 0;
-      f_rcnt <= 0;
-    end else begin
-      if (push) f_wcnt <= f_wcnt + 1'b1;
-      if (pop)  f_rcnt <= f_rcnt + 1'b1;
-    end
-  wire [PW-1:0] f_level = f_wcnt - f_rcnt;    // words held
-
-  // Two consecutive tracked words. At an arbitrary point (f_arm, free in every cycle) the
-  // next accepted word becomes the first tracked word, the one after it the second. Their
-  // data are arbitrary constants f_d1, f_d2: a word is tracked only if it carries them
-  // (otherwise tracking stops for good, f_ws = 3). Since the point and the data are
-  // arbitrary, this covers every pair of consecutive words of every trace.
-  //   f_ws: 0 idle, 1 first accepted, 2 both accepted, 3 not tracking
-  //   f_rs: 0 none delivered, 1 first delivered, 2 both delivered
-  wire         f_arm = $anyseq;
-  wire [W-1:0] f_d1  = $anyconst;
-  wire [W-1:0] f_d2  = $anyconst;
-  reg  [1:0]   f_ws, f_rs;
-  reg [PW-1:0] f_idx;           // write count of the first tracked word
-  always @(posedge clk)
-    if (rst) begin
-      f_ws <= 2'd0;
-      f_rs <= 2'd0;
-    end else begin
-      case (f_ws)
-        2'd0: if (push && f_arm) begin
-                f_idx <= f_wcnt;
-                f_ws  <= (s_data == f_d1) ? 2'd1 : 2'd3;
-              end
-        2'd1: if (push) f_ws <= (s_data == f_d2) ? 2'd2 : 2'd3;
-        default: ;
-      endcase
-      if (pop) begin
-        if (f_rs == 2'd0 && (f_ws == 2'd1 || f_ws == 2'd2) && f_rcnt == f_idx) f_rs <= 2'd1;
-        else if (f_rs == 2'd1 && f_ws == 2'd2) f_rs <= 2'd2;
-      end
-    end
+  wire take = m_valid && m_ready;
+`define FV_WR_CLK clk
+`define FV_RD_CLK clk
+`define FV_WR_CLR rst
+`define FV_RD_CLR rst
+`define FV_CHECKED f_past
+`include "fifo_words.svh"
 
   // REGOUT: the word offered in a cycle is the one offered and not taken in the cycle before,
   // or else one that was held (not only just accepted) in the cycle before
@@ -138,22 +105,12 @@ module fv_sync_fifo (
     if (rst) f_mv_due <= 1'b0;
     else f_mv_due <= (m_valid && !m_ready) || (f_level - m_valid) != 0;
 
-  wire [PW-1:0] f_idx2 = f_idx + 1'b1;
-  wire [AW-1:0] f_addr_first  = f_idx[AW-1:0];
-  wire [AW-1:0] f_addr_second = f_idx2[AW-1:0];
-  wire          f_first_held  = (f_ws == 2'd1 || f_ws == 2'd2) && f_rs == 2'd0;
-  wire          f_second_held = f_ws == 2'd2 && f_rs != 2'd2;
-
   // ---------------------------------------------------------------- properties
+  // (never_exceeds_depth, no_accept_when_full, no_emit_when_empty, data_in_order: fifo_words.svh)
   always @* if (f_past) begin
 `ifdef CHECK_never_exceeds_depth
-    never_exceeds_depth: assert (f_level <= D && fill <= D);
-`endif
-`ifdef CHECK_no_accept_when_full
-    no_accept_when_full: assert (!(f_level == D && s_ready));
-`endif
-`ifdef CHECK_no_emit_when_empty
-    no_emit_when_empty: assert (!(f_level == 0 && m_valid));
+    // the words held never exceed the depth (fifo_words.svh), and neither does the fill output
+    fill_within_depth: assert (fill <= D);
 `endif
 `ifdef CHECK_exact_flags
     // fill counts the words held; the flags are exact (not only safe): a FIFO with
@@ -166,13 +123,6 @@ module fv_sync_fifo (
     exact_m_valid: assert (m_valid == (REGOUT ? f_mv_due : f_level != 0));
     exact_almost_full: assert (almost_full == (f_level >= `AFULL));
 `endif
-`ifdef CHECK_data_in_order
-    // Delivery number f_idx carries the first tracked word, delivery f_idx+1 the second.
-    first_word_intact: assert (!(m_valid && f_first_held && f_rcnt == f_idx) || m_data == f_d1);
-    second_word_intact: assert (!(m_valid && f_ws == 2'd2 && f_rs == 2'd1) || m_data == f_d2);
-    // After the first word the FIFO offers nothing until the second has been accepted.
-    second_not_before_written: assert (!(m_valid && f_ws == 2'd1 && f_rs == 2'd1));
-`endif
   end
 
 `ifdef CHECK_reachable
@@ -180,8 +130,8 @@ module fv_sync_fifo (
   // (run.py proves these with BMC cover, not induction).
   always @* if (f_past && !rst) begin
     cover (f_level == D && !s_ready);                 // the FIFO fills up
-    cover (f_rs == 2'd2);                             // both tracked words delivered
-    cover (f_rs == 2'd1 && f_level == D);             // tracked word read, then full again
+    cover (f_rtrk == 2'd2);                           // both tracked words delivered
+    cover (f_rtrk == 2'd1 && f_level == D);           // tracked word read, then full again
   end
 `endif
 
@@ -189,9 +139,6 @@ module fv_sync_fifo (
   // Invariants that make the properties inductive, asserted (so proven) in every run. The
   // data ones (which need the memory and the tracked words) only where the data property is
   // proven; the run `helpers` proves the others alone.
-`ifdef CHECK_data_in_order
- `define DATA_HELPERS
-`endif
   always @* if (f_past) begin
     // the read pointer counts the words taken out of the memory: delivered, or in the
     // output register (REGOUT)
@@ -202,17 +149,13 @@ module fv_sync_fifo (
     h_registered_flags: assert (!`REGFLAGS || (fill == f_level && s_ready == (f_level != D)
                                                 && almost_full == (f_level >= `AFULL)));
 `ifdef DATA_HELPERS
-    h_states: assert (f_rs != 2'd3 && (f_ws != 2'd0 || f_rs == 2'd0) && (f_rs != 2'd2 || f_ws == 2'd2));
-    h_first_pos: assert (!f_first_held || (f_idx - f_rcnt) < f_level);
-    // a tracked word is in the output register when it is the next delivery and the register
-    // holds a word, else in the memory
+    // (the tracked words' order and place among the words held: fifo_words.svh) a tracked word
+    // is in the output register when it is the next delivery and the register holds a word,
+    // else in the memory
     h_first_out: assert (!(f_first_held && f_ov && f_rcnt == f_idx) || f_od == f_d1);
     h_first_mem: assert (!(f_first_held && !(f_ov && f_rcnt == f_idx)) || f_mem_first == f_d1);
-    h_ws1: assert (f_ws != 2'd1 || f_wcnt == f_idx2);
-    h_second_pos: assert (!f_second_held || (f_idx2 - f_rcnt) < f_level);
     h_second_out: assert (!(f_second_held && f_ov && f_rcnt == f_idx2) || f_od == f_d2);
     h_second_mem: assert (!(f_second_held && !(f_ov && f_rcnt == f_idx2)) || f_mem_second == f_d2);
-    h_rs1: assert (!(f_rs == 2'd1 && f_ws != 2'd3) || f_rcnt == f_idx2);
 `endif
   end
 endmodule
