@@ -3,13 +3,14 @@
 """Measure direkt's FIFOs in simulation (Verilator) and record throughput and latency.
 
     .venv/bin/python bench/fifo.py [--out bench/results/fifo.json] [--plot bench/results/fifo.png]
+                                   [--only TOP[@RATIO] ...]
 
 Run from the repository root after `make build`. For each FIFO configuration below it emits the
-Verilog, builds it with Verilator and runs the cocotb test ``measure`` of the FIFO's bench
-(sim/tb/sync_fifo/test_sync_fifo.py, sim/tb/async_fifo/test_async_fifo.py) through the benches'
-own harness (direkt_sim.run_bench; builds are shared with `make test`). That test exists only when
-DIREKT_FIFO_MEASURE names a directory; it writes one JSON file per run there, which this script
-collects into
+Verilog, builds it with Verilator and runs the cocotb test ``measure_sync`` or ``measure_async``
+of bench/fifo_measure.py, which measures on the FIFO benches' rigs (sim/tb/sync_fifo,
+sim/tb/async_fifo), through the benches' own harness (direkt_sim.run_bench; builds are shared
+with `make test`). Each run writes one JSON file into the directory DIREKT_FIFO_MEASURE names,
+which this script collects into
 
     {"fifos": {"<top module>": {"kind": "sync"|"async", "width": N, "depth": N, ...,
                                 "throughput_in": x, "throughput_out": x,
@@ -31,6 +32,10 @@ edge that transfers it out). Async: latency_min/latency_max are taken over all c
 Expected (the generators' documentation): throughput 1.00 in and out; async latency_max <=
 sync_stages + 2. A configuration that misses its expectation is listed under "unmet" in the JSON
 and on stderr, and the script exits 1 (after writing the JSON and the plot).
+
+``--only`` measures the named FIFOs alone (an async one at one clock ratio with ``@<ratio>``, a
+key of RATIOS such as ``@1:1``); its JSON and plot stay in the measurement directory unless
+``--out`` / ``--plot`` name files.
 """
 from __future__ import annotations
 
@@ -103,12 +108,12 @@ def output_to(log: Optional[Path]) -> Iterator[None]:
             os.close(saved[1])
 
 
-def run_measure(run_bench, failed_exc, log: Optional[Path], *, bench: str, module: str, params: dict,
+def run_measure(run_bench, failed_exc, log: Optional[Path], *, bench: str, params: dict,
                 run_params=None, top: str) -> bool:
     try:
         with output_to(log):
-            run_bench(bench=bench, example=bench, module=module, params=params, run_params=run_params,
-                      expected_top=top, testcase="measure", emitter="generators")
+            run_bench(bench=bench, example=bench, module="fifo_measure", params=params, run_params=run_params,
+                      expected_top=top, testcase="measure_" + bench.removesuffix("_fifo"), emitter="generators")
         return True
     except failed_exc as exc:
         print(f"fifo: measurement run of {top} {run_params or ''} failed:\n{exc}", file=sys.stderr)
@@ -117,11 +122,18 @@ def run_measure(run_bench, failed_exc, log: Optional[Path], *, bench: str, modul
         return False
 
 
-def collect(measure_dir: Path) -> tuple[dict, list[str]]:
+def wanted(only: Optional[list[str]], top: str, ratio: Optional[str] = None) -> bool:
+    """Whether ``--only`` (None: everything) names *top*, or *top* at *ratio*."""
+    return only is None or top in only or (ratio is not None and f"{top}@{ratio}" in only)
+
+
+def collect(measure_dir: Path, only: Optional[list[str]] = None) -> tuple[dict, list[str]]:
     fifos: dict[str, dict] = {}
     unmet: list[str] = []
     for p in SYNC:
         top = sync_top(p)
+        if not wanted(only, top):
+            continue
         f = measure_dir / f"{top}.json"
         if not f.is_file():
             unmet.append(f"{top}: no measurement (its run failed)")
@@ -142,6 +154,8 @@ def collect(measure_dir: Path) -> tuple[dict, list[str]]:
         top = async_top(p)
         per_ratio = {}
         for name, r in RATIOS.items():
+            if not wanted(only, top, name):
+                continue
             f = measure_dir / f"{top}@{r['wr_ps']}-{r['rd_ps']}-j{r['jitter']}.json"
             if not f.is_file():
                 unmet.append(f"{top} at {name}: no measurement (its run failed)")
@@ -269,10 +283,17 @@ def plot(fifos: dict, path: Path) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "fifo.json")
-    ap.add_argument("--plot", type=Path, default=REPO / "bench" / "results" / "fifo.png")
+    ap.add_argument("--out", type=Path, help="the JSON (default bench/results/fifo.json)")
+    ap.add_argument("--plot", type=Path, help="the plot (default bench/results/fifo.png)")
+    ap.add_argument("--only", action="append", metavar="TOP[@RATIO]",
+                    help="measure only this FIFO (an async one at one ratio with @<ratio>, e.g. @1:1); repeatable")
     ap.add_argument("-v", "--verbose", action="store_true", help="show the simulator output instead of logging it")
     args = ap.parse_args()
+    known = {sync_top(p) for p in SYNC} | {async_top(p) for p in ASYNC}
+    for name in args.only or ():
+        top, _, ratio = name.partition("@")
+        if top not in known or (ratio and ratio not in RATIOS):
+            ap.error(f"--only {name}: not one of {sorted(known)} (with @<ratio> of {list(RATIOS)} for an async FIFO)")
 
     for mod in ("hdl-dsl", "generators"):
         if not (REPO / mod / "target" / "classes").is_dir():
@@ -284,8 +305,9 @@ def main() -> int:
     os.environ.pop("DIREKT_REGRESS", None)
     measure_dir = Path(tempfile.mkdtemp(prefix="direkt-fifo-measure-"))
     os.environ["DIREKT_FIFO_MEASURE"] = str(measure_dir)
-    # The simulator's Python imports the bench modules by name: the runner hands it this sys.path.
-    for p in (SIM / "tb" / "async_fifo", SIM / "tb" / "sync_fifo", SIM):
+    # The simulator's Python imports fifo_measure, and through it the bench modules, by name:
+    # cocotb's runner hands it this process's sys.path as PYTHONPATH.
+    for p in (SIM / "tb" / "async_fifo", SIM / "tb" / "sync_fifo", SIM, REPO / "bench"):
         sys.path.insert(0, str(p))
     import pytest
     from direkt_sim import run_bench
@@ -298,17 +320,23 @@ def main() -> int:
 
     ok = True
     for p in SYNC:
+        if not wanted(args.only, sync_top(p)):
+            continue
         print(f"fifo: measuring {sync_top(p)}", flush=True)
         ok &= run_measure(run_bench, pytest.fail.Exception, log_for(sync_top(p)), bench="sync_fifo",
-                          module="test_sync_fifo", params=p, top=sync_top(p))
+                          params=p, top=sync_top(p))
     for p in ASYNC:
         for name, r in RATIOS.items():
+            if not wanted(args.only, async_top(p), name):
+                continue
             print(f"fifo: measuring {async_top(p)} at wr:rd {name}", flush=True)
             ok &= run_measure(run_bench, pytest.fail.Exception, log_for(f"{async_top(p)}@{name}"),
-                              bench="async_fifo", module="test_async_fifo", params=p, run_params=r,
-                              top=async_top(p))
+                              bench="async_fifo", params=p, run_params=r, top=async_top(p))
 
-    fifos, unmet = collect(measure_dir)
+    results = measure_dir if args.only else REPO / "bench" / "results"
+    args.out = args.out or results / "fifo.json"
+    args.plot = args.plot or results / "fifo.png"
+    fifos, unmet = collect(measure_dir, args.only)
     result = {
         "generated_by": "bench/fifo.py",
         "simulator": "verilator",
@@ -332,7 +360,8 @@ def main() -> int:
             print(f"fifo: UNMET: {u}", file=sys.stderr)
         print(f"fifo: raw measurements and logs kept in {measure_dir}", file=sys.stderr)
         return 1
-    shutil.rmtree(measure_dir, ignore_errors=True)
+    if not args.only:
+        shutil.rmtree(measure_dir, ignore_errors=True)
     return 0
 
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The in-order scoreboard shared by the FIFO benches."""
+"""The in-order scoreboard and the run-wide coverage record shared by the benches."""
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Optional
+from typing import Iterable, Optional
 
 from direkt_sim.stimulus import hexstr as _hex
 
@@ -33,6 +33,10 @@ class Scoreboard:
         self.seq += 1
         self.accepted += 1
         return self.seq - 1
+
+    def __len__(self) -> int:
+        """Words accepted and not yet delivered."""
+        return len(self.expected)
 
     def head(self) -> Optional[int]:
         """The oldest word not yet delivered, or None."""
@@ -69,3 +73,27 @@ class Scoreboard:
             seqs = [s for s, _ in self.expected]
             raise AssertionError(f"{len(seqs)} accepted word(s) never came out (lost): #{seqs[0]}..#{seqs[-1]}")
         assert self.accepted == self.delivered + self.lost_to_reset, "scoreboard bookkeeping"
+
+
+class Coverage:
+    """Coverage points summed over the tests of one simulator run (``hits``), counts reported
+    alongside them but not asserted (``info``), and the tests that ran to their end and fed them
+    (``contributed``)."""
+
+    def __init__(self, points: Iterable[str], info: Iterable[str] = ()):
+        self.hits = dict.fromkeys(points, 0)
+        self.info = dict.fromkeys(info, 0)
+        self.contributed: set[str] = set()
+
+    def missing(self) -> list[str]:
+        return [p for p, n in self.hits.items() if n == 0]
+
+    def check(self, feeders: set[str], log) -> None:
+        """Every point hit, by a run in which every test in *feeders* ran to its end."""
+        ran = feeders & self.contributed
+        log.info("coverage %s %s(from %d of %d tests)", self.hits, self.info or "", len(ran), len(feeders))
+        # Coverage is a property of the whole traffic: a feeder that did not run to its end (it
+        # failed, or TESTCASE left it out) leaves it unproved, and that is a failure, not a pass.
+        assert ran == feeders, f"coverage cannot be checked: tests {sorted(feeders - ran)} did not run to their end"
+        missing = self.missing()
+        assert not missing, f"coverage points never reached: {missing} (hits {self.hits})"

@@ -2,36 +2,15 @@
 """Bench for direkt's arbiter generator (``arbiter``; tops ``direkt_arbiter_fixed_n<N>``,
 ``direkt_arbiter_rr_n<N>``, ``direkt_arbiter_wrr_n<N>_<w0>_<w1>...``).
 
-Ports: ``clk``, ``rst`` (synchronous, active high), ``req[N-1:0]``, ``done``,
-``grant[N-1:0]`` (one-hot), ``grant_id``, ``grant_valid``.
+Ports: ``clk``, ``rst`` (synchronous, active high), ``req[N-1:0]``, ``done``, ``grant[N-1:0]``
+(one-hot), ``grant_id``, ``grant_valid``.
 
-Specified behaviour (what :class:`ArbiterModel` implements, written from the
-specification, not from the RTL):
-
-* Not locked: ``grant`` is the policy's pick among the current ``req`` bits,
-  combinationally in the same cycle.
-* A cycle with a grant and ``done`` low locks the grant: it is held, whatever
-  ``req`` does, up to and including the next cycle with ``done`` high, which
-  ends the transfer. Grant and ``done`` in the same cycle is a one-cycle
-  transfer and costs no extra cycle.
-* ``fixed_priority``: the lowest requesting index wins.
-* ``round_robin``: after requester g completes a transfer, the search starts at
-  g+1 (wrapping); a waiting requester sees at most N-1 grants to others.
-* ``weighted``: requester g may take up to ``weights[g]`` consecutive transfers
-  before the search moves on to g+1; a waiting requester sees at most
-  ``sum(weights) - weights[i]`` grants to others.
-
-Every cycle the bench compares ``grant``/``grant_id``/``grant_valid`` with the
-model, counts the grants each waiting requester sees go to others (the wait
-bound is asserted for round robin and weighted; fixed priority must starve),
-and records coverage points that the tests assert.
-
-``done`` comes from the granted requester: when a transfer starts (as the
-model predicts it; any disagreement with the DUT fails that very cycle) the
-bench draws its length and raises ``done`` in its last cycle.
-
-Sampling discipline (as in the skid buffer bench): inputs are driven just
-after a rising edge, outputs are sampled in the ReadOnly phase of that step.
+The rig (:class:`ArbiterBench`) plays the requesters and, for the granted one, ``done``: when a
+transfer starts (as the model predicts it; any disagreement with the DUT fails that very cycle)
+it draws the transfer's length and raises ``done`` in its last cycle. Every cycle it compares
+``grant``/``grant_id``/``grant_valid`` with :class:`ArbiterModel`, written from the
+specification, not from the RTL; inputs are driven just after a rising edge, outputs sampled in
+the ReadOnly phase of that step.
 """
 
 from __future__ import annotations
@@ -47,27 +26,20 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
-from direkt_sim.stimulus import value as _int
+from direkt_sim.stimulus import Resets, RunSizes, bench_rng, value as _int
 
 CLK_PERIOD_NS = 10
 RESET_CYCLES = 3
 REGRESS = regress_scale() > 1  # `make regress` (DIREKT_REGRESS=1)
 
-# Transfers per cocotb test: (short form, long form). The long form pushes at
-# least 100,000 transfers per configuration (checked below).
-TRANSFERS = {
+transfers = RunSizes({
     "single_cycle_saturation": (600, 15_000),
     "multi_cycle_saturation": (400, 10_000),
     "random_traffic": (1_500, 50_000),
     "hog": (300, 5_000),
     "chaos": (1_200, 25_000),
-}
-assert sum(long for _, long in TRANSFERS.values()) >= 100_000
-
-
-def transfers(test: str) -> int:
-    short, long = TRANSFERS[test]
-    return long if REGRESS else short
+})
+assert transfers.long_total() >= 100_000  # per configuration under `make regress`
 
 
 POLICIES = ("fixed_priority", "round_robin", "weighted")
@@ -77,7 +49,20 @@ POLICIES = ("fixed_priority", "round_robin", "weighted")
 
 
 class ArbiterModel:
-    """The arbitration policy of the specification, one call per clock edge."""
+    """The arbitration policy of the specification, one call per clock edge.
+
+    * Not locked: ``grant`` is the policy's pick among the current ``req`` bits, combinationally
+      in the same cycle.
+    * A cycle with a grant and ``done`` low locks the grant: it is held, whatever ``req`` does, up
+      to and including the next cycle with ``done`` high, which ends the transfer. Grant and
+      ``done`` in the same cycle is a one-cycle transfer and costs no extra cycle.
+    * ``fixed_priority``: the lowest requesting index wins.
+    * ``round_robin``: after requester g completes a transfer, the search starts at g+1
+      (wrapping); a waiting requester sees at most N-1 grants to others.
+    * ``weighted``: requester g may take up to ``weights[g]`` consecutive transfers before the
+      search moves on to g+1; a waiting requester sees at most ``sum(weights) - weights[i]``
+      grants to others.
+    """
 
     def __init__(self, n: int, policy: str, weights: list[int]):
         assert policy in POLICIES, policy
@@ -171,7 +156,7 @@ class ArbiterBench:
         self.weights = [int(w) for w in str(params.get("weights", "")).split(",") if w]
         self.model = ArbiterModel(self.n, self.policy, self.weights)
         self.full = (1 << self.n) - 1
-        self.rng = random.Random(f"{cocotb.RANDOM_SEED}:{name}")
+        self.rng = bench_rng(name)
         self.log = dut._log
         # p_raise / p_again: one probability for all requesters, or one per requester
         self.p_raise = list(p_raise) if isinstance(p_raise, (list, tuple)) else [p_raise] * self.n
@@ -184,8 +169,7 @@ class ArbiterBench:
         self.holder: Optional[int] = None
         self.left = 0  # cycles of the holder's transfer still to come, this one included
         self.force_req: Optional[int] = None  # test override: req bits for the next cycles
-        self.resets: dict[int, int] = {}  # cycle -> cycles rst is held
-        self._rst_left = 0
+        self.resets = Resets()
         # statistics and coverage
         self.cycle = 0
         self.started = [0] * self.n  # transfers started per requester
@@ -261,10 +245,7 @@ class ArbiterBench:
             if end_cycle is not None and self.cycle >= end_cycle:
                 return
             # ---- drive this cycle's inputs
-            if self.cycle in self.resets:
-                self._rst_left = self.resets[self.cycle]
-            rst = self._rst_left > 0
-            self._rst_left = max(0, self._rst_left - 1)
+            rst = self.resets.step(self.cycle)
             req = self._requests()
             g = m.grant(req)
             starting = g is not None and not m.locked and not rst
@@ -391,7 +372,7 @@ async def idle_and_reset(dut):
     await tb.run(cycles=5)
     assert tb.lock_overrode >= 5
     # ... a reset ends the lock and restarts the policy at requester 0.
-    tb.resets = {tb.cycle: 2}
+    tb.resets.pulses = {tb.cycle: 2}
     tb.p_idle_done = 0.0
     await tb.run(cycles=2)
     tb.lengths = lengths_1()
@@ -481,8 +462,7 @@ async def chaos(dut):
     n = transfers("chaos")
     tb = ArbiterBench(dut, "chaos", p_raise=0.4, p_again=0.4, lengths=lengths_mixed(5, 0.5),
                       p_withdraw=0.1, p_holder_req=0.5, p_idle_done=0.5)
-    at = sorted(tb.rng.sample(range(50, n), max(3, n // 300)))  # n transfers take >= n cycles
-    tb.resets = {c: tb.rng.randint(1, 3) for c in at}
+    at = tb.resets.scatter(tb.rng, 50, n, max(3, n // 300))  # n transfers take >= n cycles
     await tb.start()
     await tb.run(transfers=n)
     tb.finish()

@@ -1,88 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0
 """Bench for direkt's dual-clock FIFO (generator ``async_fifo``).
 
-Top ``direkt_async_fifo_w<width>_d<depth>`` plus ``_s<N>`` (sync_stages != 2)
-and ``_r`` (registered output). Write domain: wr_clk, wr_rst, sink s_*; read
-domain: rd_clk, rd_rst, source m_* (both ready latency 0). Resets are
-synchronous, active high.
+Top ``direkt_async_fifo_w<width>_d<depth>`` plus ``_s<N>`` (sync_stages != 2) and ``_r``
+(registered output). Write domain: wr_clk, wr_rst, sink s_*; read domain: rd_clk, rd_rst, source
+m_* (both ready latency 0). Resets are synchronous, active high. The design (Cummings-style):
+binary + Gray pointers per domain, each Gray pointer crossing through ``sync_stages`` flops, full
+and empty computed from the other side's synchronised (late) pointer.
 
-The design (Cummings-style): binary + Gray pointers per domain; each Gray
-pointer crosses through ``sync_stages`` flops; full/empty are computed from
-the synchronised (late) pointer of the other side, so both flags are
-pessimistic. The bench turns that into an exact, time-based model of the flags
-(:class:`AsyncFifoBench`, ``_expect_s_ready`` / ``_expect_m_valid``); with
-``S = sync_stages``, ``W_n``/``R_n`` the n-th write/read clock edge, counts
-since the last reset:
-
-* the read pointer the write side sees after ``W_n`` is the number of pops
-  before ``W_{n-S+1}`` (0 if one of ``W_{n-S+1..n}`` was a reset edge), so
-  ``s_ready`` after ``W_n`` is ``pushes(<= W_n) - that != depth``;
-* the write pointer the read side sees after ``R_n`` is the number of pushes
-  before ``R_{n-S+1}`` (same reset rule); unregistered output: ``m_valid`` after
-  ``R_n`` is ``pops(<= R_n) != that``; registered output: ``m_valid`` is a flop
-  loaded at ``R_n`` from the pointer seen after ``R_{n-1}``.
-
-So a word written into an empty FIFO is transferred out on the (S+2)-th read
-edge after the write edge (registered; S+1 unregistered), whatever the clock
-ratio: the generator's bound "at most sync_stages + 2 read-clock cycles".
-
-What is checked:
-
-* every cycle, in each domain (outside the reset window): ``s_ready`` and
-  ``m_valid`` equal the model (no more pessimism than the synchronisers imply,
-  and never optimism: it cannot accept when full nor emit when empty), and
-  while ``m_valid`` is high, ``m_data`` is the oldest outstanding word;
-* a scoreboard (order, loss, duplication) from the pins; the FIFO never holds
-  more than ``depth`` words;
-* Avalon-ST RL0 on the output: ``m_valid && !m_ready`` holds ``m_valid`` and
-  ``m_data`` into the next read cycle; no X on outputs;
-* one test flips the inputs mid-cycle in each domain: no output may follow in
-  the same time step (no combinational path);
-* throughput with both sides always on: the slower domain (both at 1:1)
-  transfers exactly 1.00 word per cycle in a window after the pipeline fills
-  (for depths whose pointer round trip fits, see ``full_rate_depth``), the
-  faster one the period ratio;
-* latency of single words into an empty FIFO: exactly S+2 (registered) or S+1
-  read edges, from the accepting write edge to the read edge that transfers it;
-* coverage (summed over the tests of one simulator run, asserted by the last
-  test): full (``depth`` words held), empty after traffic, push and pop in one
-  write cycle while the FIFO held depth-1 words and while it held 1 word at the
-  start of that cycle (the design never accepts when full nor emits when
-  empty, so these stand for "at full"/"at empty").
-
-Reset (documented rule of the generator): both resets are raised together
-(each at its next clock edge), overlap for at least S+3 cycles of each clock
-after both have taken effect (the rule asks S+1 of the slower clock), and
-``s_valid`` is low while ``wr_rst`` is high. ``reset_mid_stream`` does that at
-random points of random traffic. The bench expects: the words inside at that
-point are lost (counted), transfers in cycles with the domain's reset high do
-not count; after each domain leaves reset the FIFO is empty: ``m_valid`` low,
-``s_ready`` high, and the stream restarts cleanly (the following words come
-out in order, nothing from before the reset reappears).
-
-Clocks come from the pytest side (``wr_ps``, ``rd_ps``: nominal periods in ps;
-``jitter``: percent by which each half period varies, uniformly and
-independently per half period). Write edges fall on even picoseconds and read
-edges on odd ones, so the two never coincide (RTL simulation has no
-metastability; a coincident edge would only test the simulator's ordering).
-
-Run sizes: the 16 traffic tests together push 2,000 words per configuration and
-clock ratio in the short form, 100,000 under ``make regress``.
-
-``bench/fifo.py`` sets ``DIREKT_FIFO_MEASURE=<dir>``: then this module also has
-a ``measure`` test that writes throughput and latency for the run's clock ratio
-to ``<dir>/<top>@<ratio>.json``.
+The rig (:class:`AsyncFifoBench`): a coroutine per domain drives its side (an Avalon-ST source on
+s_*, a sink on m_* whose monitor checks the hold rule) and checks it every cycle against an exact,
+time-based model of the flags; a scoreboard fed from the pins checks order, loss and duplication.
+Clocks come from the pytest side (``wr_ps``, ``rd_ps``: nominal periods in ps; ``jitter``: percent
+by which each half period varies); write edges fall on even picoseconds and read edges on odd
+ones, so the two never coincide (RTL simulation has no metastability; a coincident edge would
+only test the simulator's ordering). Coverage points are summed over the tests of one simulator
+run and asserted by the last test, ``coverage_reached``.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import random
 from bisect import bisect_left, bisect_right
-from collections import deque
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import cocotb
 import pytest
@@ -90,8 +30,9 @@ from cocotb.triggers import Event, First, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
-from direkt_sim.scoreboard import Scoreboard
-from direkt_sim.stimulus import value as _int, hexstr as _hex, pattern
+from direkt_sim.avalon_st import AvalonStError, AvalonStSink, AvalonStSource
+from direkt_sim.scoreboard import Coverage, Scoreboard
+from direkt_sim.stimulus import bench_rng, crossed_tests, hexstr as _hex, value as _int
 
 REGRESS = regress_scale() > 1
 TRAFFIC_WORDS = 100_000 if REGRESS else 2_000  # through the 16 traffic tests of one run, together
@@ -99,30 +40,19 @@ SCALE = 10 if REGRESS else 1
 SRC_KINDS = ("always", "never_stall", "1in4", "random")
 SNK_KINDS = ("always", "1in3", "random", "stall")
 RESET_HOLD_EXTRA = 3  # reset overlap: sync_stages + this many cycles of each clock
-MEASURE_DIR = os.environ.get("DIREKT_FIFO_MEASURE", "").strip()
 TIMEOUT = dict(timeout_time=500 * SCALE, timeout_unit="ms")  # simulated; the per-test bounds come first
-
-
-# --------------------------------------------------------------------------- helpers
 
 
 def _now() -> int:
     return int(get_sim_time("ps"))
 
 
-class Coverage:
-    POINTS = ("full", "empty_after_traffic", "push_pop_at_depth_minus_1", "push_pop_at_1")
-
-    def __init__(self):
-        self.hits = dict.fromkeys(self.POINTS, 0)
-        self.pessimistic_full = 0  # cycles with s_ready low although fewer than depth words were held (info)
-
-    def missing(self) -> list[str]:
-        return [p for p, n in self.hits.items() if n == 0]
-
-
-COVERAGE = Coverage()
-CONTRIBUTED: set[str] = set()
+# The design never accepts when full nor emits when empty, so push and pop in one write cycle
+# while the FIFO held depth-1 words, or 1 word, at the start of that cycle stand for "at full" and
+# "at empty". pessimistic_full: write cycles with s_ready low although fewer than depth words were
+# held (reported, not asserted).
+COVERAGE = Coverage(("full", "empty_after_traffic", "push_pop_at_depth_minus_1", "push_pop_at_1"),
+                    info=("pessimistic_full",))
 
 
 def full_rate_depth(sync_stages: int, registered: bool) -> int:
@@ -143,6 +73,28 @@ def full_rate_depth(sync_stages: int, registered: bool) -> int:
 
 
 class AsyncFifoBench:
+    """The flag model (``_expect_s_ready`` / ``_expect_m_valid``), exact rather than bounded: with
+    ``S = sync_stages`` and ``W_n``/``R_n`` the n-th write/read clock edge, counts since the last
+    reset,
+
+    * the read pointer the write side sees after ``W_n`` is the number of pops before
+      ``W_{n-S+1}`` (0 if one of ``W_{n-S+1..n}`` was a reset edge), so ``s_ready`` after ``W_n``
+      is ``pushes(<= W_n) - that != depth``;
+    * the write pointer the read side sees after ``R_n`` is the number of pushes before
+      ``R_{n-S+1}`` (same reset rule); unregistered output: ``m_valid`` after ``R_n`` is
+      ``pops(<= R_n) != that``; registered output: ``m_valid`` is a flop loaded at ``R_n`` from
+      the pointer seen after ``R_{n-1}``.
+
+    So a word written into an empty FIFO is transferred out on the (S+2)-th read edge after the
+    write edge (registered; S+1 unregistered), whatever the clock ratio: the generator's bound "at
+    most sync_stages + 2 read-clock cycles".
+
+    Checked every cycle in each domain outside the reset window: ``s_ready`` and ``m_valid`` equal
+    the model (no more pessimism than the synchronisers imply, and never optimism), right after a
+    domain's reset edge the FIFO is empty on its side, and while ``m_valid`` is high ``m_data`` is
+    the oldest outstanding word; the FIFO never holds more than ``depth`` words.
+    """
+
     def __init__(self, dut, name: str, src: str = "always", snk: str = "always"):
         self.dut = dut
         self.name = name
@@ -157,14 +109,14 @@ class AsyncFifoBench:
         assert self.wr_ps % 2 == 0 and self.rd_ps % 2 == 0, "periods must be even ps"
         assert len(dut.s_data) == self.width and len(dut.m_data) == self.width, "port width != DIREKT_PARAMS width"
         self.mask = (1 << self.width) - 1
-        self.rng = random.Random(f"{cocotb.RANDOM_SEED}:{name}")
+        self.rng = bench_rng(name)
         self.log = dut._log
         self.sb = Scoreboard()
         self.cov = COVERAGE
         self.src_kind = src
-        self.src_on = pattern(src, self.rng)
-        self.snk_on = pattern(snk, self.rng)
-        self.to_send: deque[int] = deque()
+        self.src = AvalonStSource(dut, "s_", dut.wr_clk, dut.wr_rst, rng=self.rng, valid=src, idle_in_reset=True)
+        self.snk = AvalonStSink(dut, "m_", dut.rd_clk, dut.rd_rst, rng=self.rng, ready=snk)
+        self._pushing = False  # the write side took a word that the next write edge puts in
         # Edges (ps) and whether each was a reset edge (the domain's reset was high in the cycle it ended).
         self.wr_t: list[int] = []
         self.wr_r: list[bool] = []
@@ -183,12 +135,15 @@ class AsyncFifoBench:
         self.drained = Event()
         self.wiggle = False
         self.seen_traffic = False
-        self.max_words = 0
         self.log.info(
             "test %s: width=%d depth=%d sync_stages=%d registered=%s wr %d ps rd %d ps jitter %d%% seed=%s src=%s snk=%s",
             name, self.width, self.depth, self.S, self.registered, self.wr_ps, self.rd_ps, self.jitter,
             cocotb.RANDOM_SEED, src, snk,
         )
+
+    def idle(self) -> bool:
+        """Every queued word is out (none queued, held, or being taken)."""
+        return not self.src.queue and not self.sb.expected and not self._pushing
 
     # -- clocks and reset ----------------------------------------------------
 
@@ -226,9 +181,8 @@ class AsyncFifoBench:
         dut = self.dut
         dut.wr_rst.value = 1
         dut.rd_rst.value = 1
-        dut.s_valid.value = 0
-        dut.s_data.value = 0
-        dut.m_ready.value = 0
+        self.src.idle(0)
+        self.snk.set_ready(0)
         now = _now()
         wr_first = 1000 + (now % 2)  # now + wr_first is even
         rd_first = 1000 + 2 * self.rng.randrange(self.rd_ps // 2) + (1 - (now % 2))  # odd
@@ -239,8 +193,10 @@ class AsyncFifoBench:
         await self.reset()
 
     async def reset(self) -> None:
-        """Both resets high together (each from its next edge), overlapping S+3 cycles of each clock after
-        both took effect; s_valid is low meanwhile. Returns once both domains are out of reset."""
+        """The generator's reset rule, with margin: both resets high together (each from its next
+        edge), overlapping S+3 cycles of each clock after both took effect (the rule asks S+1 of the
+        slower clock); s_valid is low meanwhile. The words inside are lost (counted), transfers in a
+        domain's reset cycles do not count. Returns once both domains are out of reset."""
         self.rst_req = True
         self.first_rst = {"wr": None, "rd": None}
         self.epoch = None
@@ -267,7 +223,7 @@ class AsyncFifoBench:
                 self.pop_t.clear()
                 self.seen_traffic = False
                 self.epoch_event.set()
-                if not self.to_send:
+                if self.idle():
                     self.drained.set()
 
     # -- the flag model ------------------------------------------------------
@@ -307,24 +263,20 @@ class AsyncFifoBench:
     # -- write domain --------------------------------------------------------
 
     async def _writer(self) -> None:
-        dut = self.dut
-        clk, s_ready_h = dut.wr_clk, dut.s_ready
-        await RisingEdge(clk)
+        dut, src = self.dut, self.src
+        await RisingEdge(dut.wr_clk)
         while True:
-            rst = 1 if self.rst_req else 0
+            rst = self.rst_req
             checking = self._checking(self.wr_t)
             predicted = self._expect_s_ready() if checking else None
-            on = (not rst) and bool(self.to_send) and next(self.src_on)
-            if self.src_kind == "never_stall" and on:
-                on = predicted == 1
-            data = self.to_send[0] if on else self.rng.getrandbits(self.width)
-            dut.wr_rst.value = rst
-            dut.s_valid.value = int(on)
-            dut.s_data.value = data
+            dut.wr_rst.value = int(rst)
+            src.drive(rst, gate=self.src_kind != "never_stall" or predicted == 1)
             if self.wiggle and not rst:
-                await self._wiggle_wr(on, data)
+                await self._wiggle("write", self.wr_ps)
             await ReadOnly()
-            s_ready = _int(s_ready_h)
+            took = src.sample(rst)
+            self._pushing = took is not None
+            s_ready = src.ready
             if checking:
                 if s_ready is None:
                     self._fail("write", "s_ready is X")
@@ -334,19 +286,18 @@ class AsyncFifoBench:
                     self._fail("write", f"s_ready={s_ready}, expected {predicted} "
                                         f"({'full' if predicted == 0 else 'not full'} as the write side sees it)")
                 if not s_ready and len(self.sb.expected) < self.depth:
-                    self.cov.pessimistic_full += 1
-            await RisingEdge(clk)
+                    self.cov.info["pessimistic_full"] += 1
+            await RisingEdge(dut.wr_clk)
             t = _now()
             self.wr_t.append(t)
-            self.wr_r.append(bool(rst))
+            self.wr_r.append(rst)
             if rst:
                 self._reset_edge("wr", t)
-                continue
-            if on and s_ready:
-                self._push(t)
+            elif took is not None:
+                self._push(t, took)
+            self._pushing = False
 
-    def _push(self, t: int) -> None:
-        word = self.to_send.popleft()
+    def _push(self, t: int, word: int) -> None:
         seq = self.sb.put(word)
         self.accept_time[seq] = t
         self.push_t.append(t)
@@ -365,43 +316,46 @@ class AsyncFifoBench:
                 if popped_in_cycle and held_then == 1:
                     self.cov.hits["push_pop_at_1"] += 1
 
-    async def _wiggle_wr(self, on: bool, data: int) -> None:
-        """Mid write cycle (no edge of either clock in this time step): flip s_valid and s_data;
-        nothing may move within the time step."""
-        dut = self.dut
-        await Timer(self.min_half(self.wr_ps) // 2 // 2 * 2, units="ps")
+    async def _wiggle(self, domain: str, period: int) -> None:
+        """Mid-cycle of *domain* (no edge of either clock in this time step): flip its inputs
+        (s_valid and s_data, or m_ready); nothing may move within the time step."""
+        dut, src, snk = self.dut, self.src, self.snk
+        await Timer(self.min_half(period) // 2 // 2 * 2, units="ps")
         before = (_int(dut.s_ready), _int(dut.m_valid), _int(dut.m_data))
-        dut.s_valid.value = int(not on)
-        dut.s_data.value = (~data) & self.mask
+        if domain == "write":
+            dut.s_valid.value = 1 - src.valid
+            dut.s_data.value = ~src.data & self.mask
+        else:
+            dut.m_ready.value = 1 - snk.ready
         await ReadOnly()
         after = (_int(dut.s_ready), _int(dut.m_valid), _int(dut.m_data))
         if after[:2] != before[:2] or (before[1] and after[2] != before[2]):
-            self._fail("write", f"outputs (s_ready, m_valid, m_data) followed s_valid/s_data combinationally: {before} -> {after}")
+            self._fail(domain, f"outputs (s_ready, m_valid, m_data) followed its inputs combinationally: {before} -> {after}")
         await Timer(2, units="ps")
-        dut.s_valid.value = int(on)
-        dut.s_data.value = data
+        if domain == "write":
+            dut.s_valid.value, dut.s_data.value = src.valid, src.data
+        else:
+            dut.m_ready.value = snk.ready
 
     # -- read domain ---------------------------------------------------------
 
     async def _reader(self) -> None:
-        dut = self.dut
-        clk, m_valid_h, m_data_h = dut.rd_clk, dut.m_valid, dut.m_data
-        prev_hold = None  # (m_data) when the last cycle had m_valid && !m_ready outside reset
-        await RisingEdge(clk)
+        dut, snk = self.dut, self.snk
+        await RisingEdge(dut.rd_clk)
         while True:
-            rst = 1 if self.rst_req else 0
-            ready = int(next(self.snk_on))
-            dut.rd_rst.value = rst
-            dut.m_ready.value = ready
+            rst = self.rst_req
+            dut.rd_rst.value = int(rst)
+            snk.drive()
             checking = self._checking(self.rd_t)
             if self.wiggle and not rst:
-                await self._wiggle_rd(ready)
+                await self._wiggle("read", self.rd_ps)
             await ReadOnly()
-            m_valid = _int(m_valid_h)
-            m_data = _int(m_data_h) if m_valid else None
+            try:
+                snk.sample(rst)
+            except AvalonStError as exc:
+                self._fail("read", str(exc))
+            m_valid, m_data = snk.valid, snk.data
             if checking:
-                if m_valid is None:
-                    self._fail("read", "m_valid is X")
                 if self.rd_r[-1] and m_valid:
                     self._fail("read", "m_valid high right after a read-side reset edge (FIFO should be empty)")
                 want = self._expect_m_valid()
@@ -417,21 +371,13 @@ class AsyncFifoBench:
                 elif not self.sb.expected and self.seen_traffic:
                     self.cov.hits["empty_after_traffic"] += 1
                     self.seen_traffic = False
-            if prev_hold is not None:  # the last cycle held a word (and ended in no reset edge)
-                if not m_valid:
-                    self._fail("read", "Avalon-ST: m_valid dropped without a transfer")
-                if m_data != prev_hold:
-                    self._fail("read", f"Avalon-ST: m_data changed {_hex(prev_hold)} -> {_hex(m_data)} without a transfer")
-            prev_hold = m_data if (m_valid and not ready and not rst) else None
-            await RisingEdge(clk)
+            await RisingEdge(dut.rd_clk)
             t = _now()
             self.rd_t.append(t)
-            self.rd_r.append(bool(rst))
+            self.rd_r.append(rst)
             if rst:
-                prev_hold = None
                 self._reset_edge("rd", t)
-                continue
-            if m_valid and ready:
+            elif snk.moved:
                 try:
                     seq = self.sb.got(m_data)
                 except AssertionError as exc:
@@ -440,39 +386,27 @@ class AsyncFifoBench:
                 ta = self.accept_time.pop(seq)
                 self.latencies.append(len(self.rd_t) - bisect_right(self.rd_t, ta))
                 self.seen_traffic = True
-                if not self.to_send and not self.sb.expected:
+                if self.idle():
                     self.drained.set()
-
-    async def _wiggle_rd(self, ready: int) -> None:
-        dut = self.dut
-        await Timer(self.min_half(self.rd_ps) // 2 // 2 * 2, units="ps")
-        before = (_int(dut.s_ready), _int(dut.m_valid), _int(dut.m_data))
-        dut.m_ready.value = 1 - ready
-        await ReadOnly()
-        after = (_int(dut.s_ready), _int(dut.m_valid), _int(dut.m_data))
-        if after[:2] != before[:2] or (before[1] and after[2] != before[2]):
-            self._fail("read", f"outputs (s_ready, m_valid, m_data) followed m_ready combinationally: {before} -> {after}")
-        await Timer(2, units="ps")
-        dut.m_ready.value = ready
 
     # -- test helpers --------------------------------------------------------
 
     def add_words(self, n: int) -> None:
         self.drained.clear()
-        self.to_send.extend(self.rng.getrandbits(self.width) for _ in range(n))
+        self.src.add_random(n)
 
     def slow_ps(self) -> int:
         return max(self.wr_ps, self.rd_ps) * (100 + self.jitter) // 100
 
     async def wait_drained(self, max_words_time: int) -> None:
         """Wait until every queued word came out; fail after *max_words_time* slow-clock periods."""
-        if not self.to_send and not self.sb.expected:
+        if self.idle():
             return
         limit = Timer(max_words_time * self.slow_ps(), units="ps")
         fired = await First(self.drained.wait(), limit)
         if fired is limit:
             raise AssertionError(
-                f"{self.name}: not drained after {max_words_time} slow-clock cycles: {len(self.to_send)} word(s) unsent, "
+                f"{self.name}: not drained after {max_words_time} slow-clock cycles: {len(self.src.queue)} word(s) unsent, "
                 f"{len(self.sb.expected)} inside the FIFO"
             )
 
@@ -481,8 +415,9 @@ class AsyncFifoBench:
 
     def finish(self, contributes: bool = True) -> None:
         self.sb.check_drained()
+        assert self.snk.monitor.cycles > 0, "protocol monitor never ran"
         if contributes:
-            CONTRIBUTED.add(self.name)
+            self.cov.contributed.add(self.name)
         self.log.info(
             "%s: %d accepted, %d delivered, %d lost to reset; %d write / %d read cycles; latency %s..%s; coverage %s",
             self.name, self.sb.accepted, self.sb.delivered, self.sb.lost_to_reset, len(self.wr_t), len(self.rd_t),
@@ -500,27 +435,35 @@ class AsyncFifoBench:
     def expected_latency(self) -> int:
         return self.S + (2 if self.registered else 1)
 
+    async def sustained_rates(self, n: int) -> tuple[float, float, int, int]:
+        """Both sides always on for *n* words: :meth:`rates` over a window after the pipeline filled."""
+        self.src.pattern, self.snk.pattern = "always", "always"
+        self.add_words(n)
+        t_start = _now()
+        await self.wait_drained(4 * n + 200)
+        slow = self.slow_ps()
+        t0 = t_start + 50 * slow  # pipeline filled (and, where one side is faster, the FIFO settled full or empty)
+        t1 = self.push_t[-1] - 5 * slow  # the source still had words
+        assert t1 - t0 > 100 * slow, "throughput window too short"
+        return self.rates(t0, t1)
+
+    async def single_words(self, n: int) -> None:
+        """*n* words one at a time into the empty FIFO, each after 0..7 idle write cycles, at a random
+        read-clock phase (``latencies`` gets theirs)."""
+        for _ in range(n):
+            self.src.pattern = iter([False] * self.rng.randint(0, 7) + [True] + [False] * 10_000)
+            self.add_words(1)
+            await self.wait_drained(100)
+            await Timer(self.rng.randrange(1, 2 * self.rd_ps), units="ps")
+
 
 # --------------------------------------------------------------------------- cocotb tests
 
 
-async def _throughput(tb: AsyncFifoBench, n: int) -> tuple[float, float, int, int]:
-    """Both sides always on for *n* words; rates over a window after the pipeline filled."""
-    tb.src_on = pattern("always", tb.rng)
-    tb.snk_on = pattern("always", tb.rng)
-    tb.add_words(n)
-    t_start = _now()
-    await tb.wait_drained(4 * n + 200)
-    slow = tb.slow_ps()
-    t0 = t_start + 50 * slow  # pipeline filled (and, where one side is faster, the FIFO settled full or empty)
-    t1 = tb.push_t[-1] - 5 * slow  # the source still had words
-    assert t1 - t0 > 100 * slow, "throughput window too short"
-    return tb.rates(t0, t1)
-
-
 @cocotb.test(**TIMEOUT)
 async def reset_state(dut):
-    """After reset: m_valid low, s_ready high, and nothing appears without input."""
+    """After reset m_valid is low and s_ready high, and for 50 slow cycles without input (random
+    sink) nothing appears."""
     tb = AsyncFifoBench(dut, "reset_state", snk="random")
     await tb.start()
     await tb.run_for(50)
@@ -529,7 +472,8 @@ async def reset_state(dut):
 
 @cocotb.test(**TIMEOUT)
 async def outputs_registered(dut):
-    """Flipping the inputs mid-cycle in either domain moves no output within the time step."""
+    """No combinational path: flipping the inputs mid-cycle in either domain (random traffic) moves
+    none of s_ready, m_valid and m_data within the time step."""
     tb = AsyncFifoBench(dut, "outputs_registered", src="random", snk="random")
     tb.wiggle = True
     await tb.start()
@@ -540,11 +484,12 @@ async def outputs_registered(dut):
 
 @cocotb.test(**TIMEOUT)
 async def throughput(dut):
-    """Both sides always on: the slower clock's side moves exactly 1.00 word per cycle, the faster one the
-    period ratio (depth permitting)."""
+    """Both sides always on: where the depth covers the pointer round trip (``full_rate_depth``)
+    and the clocks do not jitter, the slower clock's side moves exactly 1.00 word per cycle in a
+    window after the pipeline fills, the faster one the period ratio."""
     tb = AsyncFifoBench(dut, "throughput")
     await tb.start()
-    t_in, t_out, nw, nr = await _throughput(tb, 1_000 * SCALE)
+    t_in, t_out, nw, nr = await tb.sustained_rates(1_000 * SCALE)
     tb.finish()
     tb.log.info("throughput over %d write / %d read cycles: in %.4f words/wr cycle, out %.4f words/rd cycle",
                 nw, nr, t_in, t_out)
@@ -564,47 +509,39 @@ async def throughput(dut):
 
 @cocotb.test(**TIMEOUT)
 async def latency(dut):
-    """Single words into an empty FIFO at random phases: exactly S+2 read edges (S+1 unregistered)."""
+    """Single words into an empty FIFO at random phases, sink always ready: each leaves exactly S+2
+    read edges (S+1 unregistered) after the write edge that accepted it."""
     tb = AsyncFifoBench(dut, "latency", snk="always")
     await tb.start()
-    for _ in range(50 * SCALE):
-        tb.src_on = iter([False] * tb.rng.randint(0, 7) + [True] + [False] * 10_000)
-        tb.add_words(1)
-        await tb.wait_drained(100)
-        await Timer(tb.rng.randrange(1, 2 * tb.rd_ps), units="ps")
+    await tb.single_words(50 * SCALE)
     tb.finish()
     want = tb.expected_latency()
     assert set(tb.latencies) == {want}, f"latencies {sorted(set(tb.latencies))} read edges, expected all {want}"
 
 
-def _traffic_test(src: str, snk: str, words: int):
-    async def test(dut):
-        tb = AsyncFifoBench(dut, f"traffic_{src}_{snk}", src=src, snk=snk)
-        await tb.start()
-        tb.add_words(words)
-        await tb.wait_drained(words * 100 + 10 * tb.depth + 500)
-        tb.finish()
-        assert tb.sb.delivered == words
-
-    test.__name__ = test.__qualname__ = f"traffic_{src}_{snk}"
-    test.__doc__ = f"{words} random words; source {src}, sink ready {snk}."
-    return cocotb.test(**TIMEOUT)(test)
+async def _traffic(dut, src: str, snk: str) -> None:
+    words = TRAFFIC_WORDS // (len(SRC_KINDS) * len(SNK_KINDS))
+    tb = AsyncFifoBench(dut, f"traffic_{src}_{snk}", src=src, snk=snk)
+    await tb.start()
+    tb.add_words(words)
+    await tb.wait_drained(words * 100 + 10 * tb.depth + 500)
+    tb.finish()
+    assert tb.sb.delivered == words
 
 
-for _src in SRC_KINDS:
-    for _snk in SNK_KINDS:
-        _t = _traffic_test(_src, _snk, words=TRAFFIC_WORDS // (len(SRC_KINDS) * len(SNK_KINDS)))
-        globals()[_t.name] = _t
-del _src, _snk, _t
+crossed_tests(globals(), _traffic, SRC_KINDS, SNK_KINDS, name="traffic_{src}_{snk}", **TIMEOUT, doc=(
+    f"{TRAFFIC_WORDS // (len(SRC_KINDS) * len(SNK_KINDS))} random words, source {{src}}, sink ready "
+    "{snk}: both flags match the model every cycle of their domain, every word comes out once and in "
+    "order, the hold rule holds on m; feeds the coverage points."))
 
 
 @cocotb.test(**TIMEOUT)
 async def fill_and_drain(dut):
-    """Random traffic steered through the fill levels: fill (sink slow), hover at full, drain,
-    hover at empty, drain. Phases last a number of cycles of the slower clock."""
+    """Random traffic steered through the fill levels, in phases measured in cycles of the slower
+    clock: fill (sink off), hover just below full, drain, hover just above empty, drain; the flag
+    model and the scoreboard hold throughout (feeds the full, empty and push-and-pop coverage)."""
     tb = AsyncFifoBench(dut, "fill_and_drain")
     await tb.start()
-    rng = tb.rng
     d = tb.depth
     # Rates per slower-clock cycle differ by the period ratio; size the phases for the worst case (4x).
     ratio = max(tb.wr_ps, tb.rd_ps) / min(tb.wr_ps, tb.rd_ps)
@@ -624,28 +561,27 @@ async def fill_and_drain(dut):
 
     for _ in range(SCALE):
         tb.add_words(4 * d + 2 * hover_events + 200)
-        tb.src_on = pattern("always", rng)
-        tb.snk_on = pattern("never", rng)
+        tb.src.pattern, tb.snk.pattern = "always", "never"
         await tb.run_for(d + 20)                                   # fill: sink off
-        tb.src_on = pattern(p(1 / (max(1.0, tb.rd_ps / tb.wr_ps) + 1)), rng)
-        tb.snk_on = pattern(p(1 / (see_pop_rd + 1)), rng)
+        tb.src.pattern = p(1 / (max(1.0, tb.rd_ps / tb.wr_ps) + 1))
+        tb.snk.pattern = p(1 / (see_pop_rd + 1))
         await Timer(int(hover_events * (see_pop_rd + 1) * tb.rd_ps), units="ps")  # hover just below full
-        tb.src_on = pattern("never", rng)
-        tb.snk_on = pattern("always", rng)
+        tb.src.pattern, tb.snk.pattern = "never", "always"
         await tb.run_for(int(d * ratio) + 40)                      # drain
-        tb.src_on = pattern(p(1 / (pass_wr + 1)), rng)
-        tb.snk_on = pattern(p(1 / (max(1.0, tb.wr_ps / tb.rd_ps) + 1)), rng)
+        tb.src.pattern = p(1 / (pass_wr + 1))
+        tb.snk.pattern = p(1 / (max(1.0, tb.wr_ps / tb.rd_ps) + 1))
         await Timer(int(hover_events * (pass_wr + 1) * tb.wr_ps), units="ps")     # hover just above empty
-        tb.src_on = pattern("always", rng)
-        tb.snk_on = pattern("always", rng)
+        tb.src.pattern, tb.snk.pattern = "always", "always"
         await tb.wait_drained(40 * d + 4000)
     tb.finish()
 
 
 @cocotb.test(**TIMEOUT)
 async def reset_mid_stream(dut):
-    """Both resets (per the generator's rule) at random points of random traffic: the FIFO is empty after,
-    the words inside are lost, and the stream restarts in order."""
+    """Both resets (per the generator's rule, see ``AsyncFifoBench.reset``) at random points of
+    random traffic, at least 3 times: after each domain leaves reset the FIFO is empty (m_valid low,
+    s_ready high), the words inside are lost (counted), and the stream restarts in order with
+    nothing from before the reset reappearing."""
     tb = AsyncFifoBench(dut, "reset_mid_stream", src="random", snk="random")
     await tb.start()
     words = 1_000 * SCALE
@@ -653,7 +589,7 @@ async def reset_mid_stream(dut):
     resets = 0
     for _ in range(6 * SCALE):
         await tb.run_for(tb.rng.randint(10, 150))
-        if not tb.to_send and not tb.sb.expected:
+        if tb.idle():
             break
         await tb.reset()
         resets += 1
@@ -666,57 +602,10 @@ async def reset_mid_stream(dut):
 
 @cocotb.test(timeout_time=1, timeout_unit="ms")
 async def coverage_reached(dut):
-    """Every coverage point was hit by the traffic of this run; every test that feeds it must have run to its end."""
-    feeders = {f"traffic_{s}_{k}" for s in SRC_KINDS for k in SNK_KINDS} | {"throughput", "latency", "fill_and_drain", "reset_mid_stream"}
-    ran = feeders & CONTRIBUTED
-    dut._log.info("coverage %s, %d write cycles with a pessimistic full flag (from %d of %d tests)",
-                  COVERAGE.hits, COVERAGE.pessimistic_full, len(ran), len(feeders))
-    # Coverage is a property of the whole traffic: a feeder that did not run to its end (it failed, or
-    # TESTCASE left it out) leaves it unproved, and that is a failure, not a pass.
-    assert ran == feeders, f"coverage cannot be checked: tests {sorted(feeders - ran)} did not run to their end"
-    missing = COVERAGE.missing()
-    assert not missing, f"coverage points never reached: {missing} (hits {COVERAGE.hits})"
-
-
-if MEASURE_DIR:
-
-    @cocotb.test(timeout_time=1000, timeout_unit="ms")
-    async def measure(dut):
-        """bench/fifo.py: throughput (both sides always on) and latency (single words into an empty FIFO)."""
-        tb = AsyncFifoBench(dut, "measure")
-        await tb.start()
-        t_in, t_out, nw, nr = await _throughput(tb, 4_000)
-        first_lat = len(tb.latencies)
-        for _ in range(300):
-            tb.src_on = iter([False] * tb.rng.randint(0, 7) + [True] + [False] * 10_000)
-            tb.add_words(1)
-            await tb.wait_drained(100)
-            await Timer(tb.rng.randrange(1, 2 * tb.rd_ps), units="ps")
-        tb.finish(contributes=False)
-        lat = tb.latencies[first_lat:]
-        result = {
-            "kind": "async",
-            "top": dut._name,
-            "width": tb.width,
-            "depth": tb.depth,
-            "sync_stages": tb.S,
-            "registered": tb.registered,
-            "wr_ps": tb.wr_ps,
-            "rd_ps": tb.rd_ps,
-            "jitter_pct": tb.jitter,
-            "throughput_in": t_in,
-            "throughput_out": t_out,
-            "throughput_window_wr_cycles": nw,
-            "throughput_window_rd_cycles": nr,
-            "latency_min": min(lat),
-            "latency_max": max(lat),
-            "latency_samples": len(lat),
-            "simulator": os.environ.get("DIREKT_SIM", "?"),
-        }
-        Path(MEASURE_DIR).mkdir(parents=True, exist_ok=True)
-        tag = f"{tb.wr_ps}-{tb.rd_ps}-j{tb.jitter}"
-        (Path(MEASURE_DIR) / f"{dut._name}@{tag}.json").write_text(json.dumps(result, indent=2))
-        dut._log.info("measurement: %s", result)
+    """Every coverage point (full; empty after traffic; push and pop in one write cycle at depth-1
+    and at 1 word) was hit by this run, in which every test feeding it ran to its end."""
+    COVERAGE.check({f"traffic_{s}_{k}" for s in SRC_KINDS for k in SNK_KINDS}
+                   | {"throughput", "latency", "fill_and_drain", "reset_mid_stream"}, dut._log)
 
 
 # --------------------------------------------------------------------------- pytest

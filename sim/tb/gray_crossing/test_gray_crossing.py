@@ -2,37 +2,21 @@
 """Bench for direkt's Gray-code counter crossing (example ``gray_crossing``,
 top ``direkt_gray_crossing_w<width>``).
 
-Domain a: ``a_count`` is a registered binary counter, +1 on every ``a_clk``
-edge with ``a_inc`` high. A register Gray-codes it; domain b passes that
-through a 2-flop synchroniser, converts back to binary and registers it as
-``b_count``. Resets ``a_rst``/``b_rst`` are synchronous, active high.
+Domain a: ``a_count`` is a registered binary counter, +1 on every ``a_clk`` edge with ``a_inc``
+high. A register Gray-codes it; domain b passes that through a 2-flop synchroniser (or
+``sync_stages``), converts back to binary and registers it as ``b_count``. Resets
+``a_rst``/``b_rst`` are synchronous, active high.
 
-What is checked (RTL simulation has no metastability, so every b sample is a
-value the a side really held):
-
-* ``a_count`` follows a model of the counter on every a cycle;
-* on every b cycle, ``b_count`` is the value ``a_count`` held at some instant
-  of the window ``[t - 2*Tb - Ta, t - 2*Tb]`` (``t`` = this b edge): the
-  synchroniser sampled at the b edge two edges ago, and the Gray register may
-  lag ``a_count`` by up to one a cycle. That value must not be older than the
-  one ``b_count`` showed before: so ``b_count`` only takes values of the a
-  history, in order, may skip some (b slower), never goes back, and it can
-  neither arrive earlier (missing synchroniser stage) nor later than that;
-* once ``a_inc`` stops, ``b_count == a_count`` within ``Ta + 3*Tb``.
-
-(Both bounds assume 2 synchroniser flops, or ``sync_stages`` if that emitter
-parameter is given.)
-
-Clock periods come from the pytest side (``a_period_ns``, ``b_period_ns`` in
-``DIREKT_PARAMS``); the phase of ``b_clk`` against ``a_clk`` is random per test
-(seeded), and one test aligns the edges on purpose.
+The rig (:class:`GrayBench`) drives ``a_inc`` in domain a and watches ``b_count`` at every b edge
+from a coroutine of its own. Clock periods come from the pytest side (``a_period_ns``,
+``b_period_ns`` in ``DIREKT_PARAMS``); the phase of ``b_clk`` against ``a_clk`` is random per
+test (seeded), and one test aligns the edges on purpose.
 """
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import cocotb
 import pytest
@@ -41,7 +25,7 @@ from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from direkt_sim import bench_params, regress_scale, run_bench
-from direkt_sim.stimulus import value as _int
+from direkt_sim.stimulus import bench_rng, pattern, value as _int
 
 RESET_CYCLES = 3
 # Synchroniser flops unless the emitter parameter sync_stages says otherwise.
@@ -50,33 +34,24 @@ RESET_CYCLES = 3
 DEFAULT_SYNC_STAGES = 2
 SLACK_PS = 1
 SCALE = regress_scale()  # 10 under `make regress` (DIREKT_REGRESS=1), else 1
+BURSTS = dict(stall_on=(1, 20), stall_off=(1, 40))  # "stall": bursts of increments between idle gaps
 
 
 def _now() -> int:
     return int(get_sim_time("ps"))
 
 
-def inc_pattern(kind: str, rng: random.Random) -> Iterator[bool]:
-    if kind == "always":
-        while True:
-            yield True
-    elif kind == "never":
-        while True:
-            yield False
-    elif kind == "random":
-        while True:
-            yield rng.random() < 0.5
-    elif kind == "bursts":
-        while True:
-            for _ in range(rng.randint(1, 20)):
-                yield True
-            for _ in range(rng.randint(1, 40)):
-                yield False
-    else:
-        raise ValueError(kind)
-
-
 class GrayBench:
+    """Checked (RTL simulation has no metastability, so every b sample is a value the a side
+    really held): ``a_count`` follows a model of the counter on every a cycle; on every b cycle,
+    ``b_count`` is the value ``a_count`` held at some instant of the window
+    ``[t - S*Tb - Ta, t - S*Tb]`` (``t`` = this b edge, ``S`` synchroniser flops): the synchroniser
+    sampled at the b edge S edges ago, and the Gray register may lag ``a_count`` by up to one a
+    cycle. That value must not be older than the one ``b_count`` showed before: so ``b_count``
+    only takes values of the a history, in order, may skip some (b slower), never goes back, and
+    can neither arrive earlier (missing synchroniser stage) nor later than that. Once ``a_inc``
+    stops, ``b_count == a_count`` within ``Ta + (S+1)*Tb``."""
+
     def __init__(self, dut, name: str):
         self.dut = dut
         self.name = name
@@ -88,7 +63,7 @@ class GrayBench:
         self.ta = int(params["a_period_ns"]) * 1000  # ps
         self.tb = int(params["b_period_ns"]) * 1000
         self.b_edges_after_sample = int(params.get("sync_stages", DEFAULT_SYNC_STAGES))
-        self.rng = random.Random(f"{cocotb.RANDOM_SEED}:{name}")
+        self.rng = bench_rng(name)
         self.log = dut._log
         # a_count history: (value, time in ps it became current); the value
         # held until the next entry's time. The reset value holds "forever" back.
@@ -141,7 +116,7 @@ class GrayBench:
         Must be called right after a rising a_clk edge.
         """
         dut = self.dut
-        incs = inc_pattern(kind, self.rng)
+        incs = pattern(kind, self.rng, **BURSTS)
         model = self.history[-1][0]
         for i in range(cycles + 1):
             inc = next(incs) if i < cycles else False
@@ -226,42 +201,31 @@ class GrayBench:
 TIMEOUT = dict(timeout_time=5 * SCALE, timeout_unit="ms")  # simulated time
 
 
-async def _count(dut, name: str, kind: str, cycles: int, phase_ps: Optional[int] = None) -> None:
-    tb = GrayBench(dut, name)
-    await tb.start(phase_ps)
-    await tb.drive_a(kind, cycles * SCALE)
-    await tb.settle()
-    tb.finish()
+def _count_test(name: str, kind: str, cycles: int, doc: str, phase_ps: Optional[int] = None):
+    async def test(dut):
+        tb = GrayBench(dut, name)
+        await tb.start(phase_ps)
+        await tb.drive_a(kind, cycles * SCALE)
+        await tb.settle()
+        tb.finish()
+
+    test.__name__ = test.__qualname__ = name
+    test.__doc__ = doc + " a_count follows the counter model; b_count follows it forwards through the synchroniser's window and equals it once a_inc stops."
+    return cocotb.test(**TIMEOUT)(test)
 
 
-@cocotb.test(**TIMEOUT)
-async def idle(dut):
-    """a_inc never set: both counters stay 0."""
-    await _count(dut, "idle", "never", 40)
-
-
-@cocotb.test(**TIMEOUT)
-async def count_every_cycle(dut):
-    """a_inc high every a cycle: the counter wraps many times; b follows (skipping if slower)."""
-    await _count(dut, "count_every_cycle", "always", 300)
-
-
-@cocotb.test(**TIMEOUT)
-async def count_random(dut):
-    """a_inc random (50 %)."""
-    await _count(dut, "count_random", "random", 300)
-
-
-@cocotb.test(**TIMEOUT)
-async def count_bursts(dut):
-    """Bursts of increments with idle gaps between them."""
-    await _count(dut, "count_bursts", "bursts", 400)
-
-
-@cocotb.test(**TIMEOUT)
-async def count_aligned_clocks(dut):
-    """Both clocks start together, so edges coincide (every edge at 1:1)."""
-    await _count(dut, "count_aligned_clocks", "random", 300, phase_ps=0)
+# name, a_inc pattern, a cycles, what it adds, b_clk phase (None: random)
+for _t in (
+    _count_test("idle", "never", 40, "a_inc never set: both counters stay 0;"),
+    _count_test("count_every_cycle", "always", 300, "a_inc high every a cycle: the counter wraps many times, "
+                "b skips values where it is slower;"),
+    _count_test("count_random", "random", 300, "a_inc random (50 %);"),
+    _count_test("count_bursts", "stall", 400, "Bursts of 1..20 increments between idle gaps of 1..40 cycles;"),
+    _count_test("count_aligned_clocks", "random", 300, "Both clocks start together, so edges coincide (every "
+                "edge at 1:1), a_inc random;", phase_ps=0),
+):
+    globals()[_t.name] = _t
+del _t
 
 
 # --------------------------------------------------------------------------- pytest
