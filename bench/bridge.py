@@ -6,8 +6,8 @@
 
 Run from the repository root after `make build`. It emits the bridge (preset=default), builds it
 with Verilator and runs the cocotb tests of bench/bridge_measure.py through the benches' own
-harness (direkt_sim.run_bench; the pins are driven by direkt_sim.bridge_models' DataMover,
-PipelinedKernel, HostController and Csr) at three clock ratios, and synthesises the bridge with
+harness (direkt_sim.run_bench; the pins are driven by the models of direkt_sim.rig.BridgeRig: DataMover,
+KernelChannel, HostController and Csr) at three clock ratios, and synthesises the bridge with
 Yosys (bench/area.py's measure: synth_intel_alm -family cyclonev) in every preset the generators
 list (`Emit --list-presets`: default, paper, lean). Timing on the GPU->FPGA (rd) direction;
 sync_stages from the emitted manifest.
@@ -36,7 +36,7 @@ JSON (bench/results/bridge.json), every number measured:
                             default preset measured with and without them (area["default bringup=false"])
     region_64mb_fragmented  preset=regions, GPU->FPGA, 1:1 clocks, the bandwidth runs' mover model: one kernel
                             request of 64 MB through a region of 1,024 pages at bus addresses in random order
-                            (sim/tb/bridge_regions, test region_64mb_fragmented): pieces (mover descriptors),
+                            (bench/bridge_regions_measure.py, test region_64mb_fragmented): pieces (mover descriptors),
                             statuses, byte_exact, desc_per_cycle_when_mover_can_take (pieces handed over / dma
                             cycles in which the walker held work, the arbiter offered it the mover and a piece
                             ID was free), cycles_request_to_status, status_elapsed_cycles,
@@ -46,7 +46,7 @@ JSON (bench/results/bridge.json), every number measured:
                             builder writes it (a check entry, then one entry a row)
     ports_4_fairness        {"<policy>": ...} for round_robin, weighted (4,2,1,1) and fixed_priority: preset=regions
                             with ports=4 and port_credits=16 (no port waits for its own statuses), the four rd ports saturating the port arbiter with one-entry requests
-                            (sim/tb/bridge_ports, test fairness): each port's share of the grants while all four
+                            (bench/bridge_ports_measure.py, test fairness): each port's share of the grants while all four
                             had requests left (share, grants_in_window), each port's longest wait in grants to
                             other ports between its request and its grant (longest_wait_grants) and the policy's
                             bound (bound_grants: round robin 3, weighted the sum of the other weights, fixed
@@ -124,7 +124,7 @@ def emit_bridge(preset: str, out: Path, **extra: str):
         except _emit.EmitError as exc:
             if not _class_missing(str(exc)) or attempt == CLASS_RETRIES - 1:
                 raise
-            print(f"bridge: emitter classes missing (being rebuilt?); retrying in 30 s", file=sys.stderr, flush=True)
+            print("bridge: emitter classes missing (being rebuilt?); retrying in 30 s", file=sys.stderr, flush=True)
             time.sleep(30)
 
 
@@ -185,54 +185,52 @@ def measure_area(work: Path) -> dict:
     return result
 
 
-def run_sims(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
+def simulate(what: str, bench: str, module: str, params: dict, run_params: dict, testcase: list[str],
+             measure_dir: Path, log: Optional[Path]) -> list[str]:
+    """Runs the cocotb tests *testcase* of the measurement module *module* (bench/, on sys.path for
+    the simulator's Python) on the bridge emitted with *params*, in sim/build/<bench>/; they write
+    their results into *measure_dir*. Returns [] or the failure; retries while the emitter's classes
+    are missing (being rebuilt)."""
     import pytest
-    from direkt_sim import run_bench
+    from direkt_sim.rig import run_bridge
 
+    os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
+    print(f"bridge: simulating {what}: {', '.join(testcase)}", flush=True)
+    for attempt in range(CLASS_RETRIES):
+        try:
+            with output_to(log):
+                run_bridge(bench, module, params, run_params, testcase)
+            return []
+        except pytest.fail.Exception as exc:
+            text = str(exc) + (log.read_text() if log is not None and log.is_file() else "")
+            if _class_missing(text) and attempt < CLASS_RETRIES - 1:
+                print("bridge: emitter classes missing (being rebuilt?); retrying in 30 s", file=sys.stderr, flush=True)
+                time.sleep(30)
+                continue
+            print(f"bridge: simulation of {what} failed:\n{exc}", file=sys.stderr)
+            return [f"simulation of {what} failed: {str(exc).splitlines()[0] if str(exc) else exc}"
+                    + (f" (log: {log})" if log else "")]
+    return []
+
+
+def run_sims(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
     failures = []
     for name, r in RATIOS.items():
         tests = ["latency"] + (["issue", "issue_host", "bandwidth"] if name == ONE_TO_ONE else [])
         run_params = {**r, "latency_samples": LATENCY_SAMPLES, "issue_descriptors": ISSUE_DESCRIPTORS, **MOVER}
         log = None if verbose else logs / (name.replace(" ", "_").replace("/", "-") + ".log")
-        print(f"bridge: simulating at {name}: {', '.join(tests)}", flush=True)
-        for attempt in range(CLASS_RETRIES):
-            try:
-                with output_to(log):
-                    run_bench(bench="bridge", example="bridge", module="bridge_measure",
-                              params={"preset": SIM_PRESET}, run_params=run_params, expected_top="direkt_bridge",
-                              testcase=tests, emitter="generators")
-                break
-            except pytest.fail.Exception as exc:
-                text = str(exc) + (log.read_text() if log is not None and log.is_file() else "")
-                if _class_missing(text) and attempt < CLASS_RETRIES - 1:
-                    print("bridge: emitter classes missing (being rebuilt?); retrying in 30 s", file=sys.stderr, flush=True)
-                    time.sleep(30)
-                    continue
-                failures.append(f"simulation at {name} failed: {str(exc).splitlines()[0] if str(exc) else exc}"
-                                + (f" (log: {log})" if log else ""))
-                print(f"bridge: simulation at {name} failed:\n{exc}", file=sys.stderr)
-                break
+        failures += simulate(f"preset {SIM_PRESET} at {name}", "bridge", "bridge_measure", {"preset": SIM_PRESET},
+                             run_params, tests, measure_dir, log)
     # Every other preset's issue rate at 1:1 clocks (its own descriptor FIFO depth and checks), into
     # its own directory: the tests name their results by test and clocks only.
     for preset in list_presets():
-        # (regions: kernels write region requests, not raw descriptors; bench/regions.py and the
-        # bridge_regions bench measure that path)
+        # (regions: kernels write region requests, not raw descriptors; run_region_sim measures that path)
         if preset == SIM_PRESET or preset in REGION_PRESETS:
             continue
         log = None if verbose else logs / f"issue-{preset}.log"
-        print(f"bridge: simulating preset {preset} at {ONE_TO_ONE}: issue", flush=True)
-        os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir / preset)
-        try:
-            with output_to(log):
-                run_bench(bench="bridge", example="bridge", module="bridge_measure", params={"preset": preset},
-                          run_params={**RATIOS[ONE_TO_ONE], "latency_samples": LATENCY_SAMPLES,
-                                      "issue_descriptors": ISSUE_DESCRIPTORS, **MOVER},
-                          expected_top="direkt_bridge", testcase=["issue"], emitter="generators")
-        except pytest.fail.Exception as exc:
-            failures.append(f"issue simulation of preset {preset} failed: {str(exc).splitlines()[0] if str(exc) else exc}"
-                            + (f" (log: {log})" if log else ""))
-        finally:
-            os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
+        failures += simulate(f"preset {preset} at {ONE_TO_ONE}", "bridge", "bridge_measure", {"preset": preset},
+                             {**RATIOS[ONE_TO_ONE], "latency_samples": LATENCY_SAMPLES,
+                              "issue_descriptors": ISSUE_DESCRIPTORS, **MOVER}, ["issue"], measure_dir / preset, log)
     return failures
 
 
@@ -240,26 +238,10 @@ REGION_DIR = "region_64mb"  # under the measure directory: not a preset's issue-
 
 
 def run_region_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
-    """The regions preset: one 64 MB request through fragmented pages (sim/tb/bridge_regions)."""
-    import pytest
-    from direkt_sim import run_bench
-
-    if str(SIM / "tb" / "bridge_regions") not in sys.path:
-        sys.path.insert(0, str(SIM / "tb" / "bridge_regions"))  # the cocotb module, importable in the simulator
-    log = None if verbose else logs / "region_64mb.log"
-    print(f"bridge: simulating preset regions at {ONE_TO_ONE}: region_64mb_fragmented, strided_4k_rows", flush=True)
-    os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir / REGION_DIR)
-    try:
-        with output_to(log):
-            run_bench(bench="bridge_regions", example="bridge", module="test_bridge_regions", params={"preset": "regions"},
-                      run_params={**RATIOS[ONE_TO_ONE], **MOVER}, expected_top="direkt_bridge",
-                      testcase=["region_64mb_fragmented", "strided_4k_rows"], emitter="generators")
-    except pytest.fail.Exception as exc:
-        return [f"region_64mb_fragmented / strided_4k_rows simulation failed: {str(exc).splitlines()[0] if str(exc) else exc}"
-                + (f" (log: {log})" if log else "")]
-    finally:
-        os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
-    return []
+    """The regions preset: one 64 MB request through fragmented pages, and a strided one (bench/bridge_regions_measure.py)."""
+    return simulate(f"preset regions at {ONE_TO_ONE}", "bridge_regions", "bridge_regions_measure", {"preset": "regions"},
+                    {**RATIOS[ONE_TO_ONE], **MOVER}, ["region_64mb_fragmented", "strided_4k_rows"],
+                    measure_dir / REGION_DIR, None if verbose else logs / "region_64mb.log")
 
 
 PORTS_DIR = "ports"  # under the measure directory
@@ -271,29 +253,14 @@ PORT_CREDITS = 16
 
 
 def run_ports_sim(measure_dir: Path, logs: Path, verbose: bool) -> list[str]:
-    """Four kernel ports per direction, one build per port policy (sim/tb/bridge_ports, test fairness)."""
-    import pytest
-    from direkt_sim import run_bench
-
-    if str(SIM / "tb" / "bridge_ports") not in sys.path:
-        sys.path.insert(0, str(SIM / "tb" / "bridge_ports"))
+    """Four kernel ports per direction, one build per port policy (bench/bridge_ports_measure.py)."""
     failures = []
-    (measure_dir / PORTS_DIR).mkdir(parents=True, exist_ok=True)
     for policy, extra in PORT_POLICIES.items():
-        log = None if verbose else logs / f"ports_{policy}.log"
-        print(f"bridge: simulating preset regions ports=4 port_policy={policy} at {ONE_TO_ONE}: ports_4_fairness", flush=True)
-        os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir / PORTS_DIR)
-        try:
-            with output_to(log):
-                run_bench(bench="bridge_ports", example="bridge", module="test_bridge_ports",
-                          params={"preset": "regions", "ports": 4, "port_credits": PORT_CREDITS, "port_policy": policy, **extra},
-                          run_params=RATIOS[ONE_TO_ONE], expected_top="direkt_bridge", testcase=["fairness"],
-                          emitter="generators")
-        except pytest.fail.Exception as exc:
-            failures.append(f"ports_4_fairness ({policy}) simulation failed: {str(exc).splitlines()[0] if str(exc) else exc}"
-                            + (f" (log: {log})" if log else ""))
-        finally:
-            os.environ["DIREKT_BRIDGE_MEASURE"] = str(measure_dir)
+        failures += simulate(f"preset regions ports=4 port_policy={policy} at {ONE_TO_ONE}", "bridge_ports",
+                             "bridge_ports_measure",
+                             {"preset": "regions", "ports": 4, "port_credits": PORT_CREDITS, "port_policy": policy, **extra},
+                             RATIOS[ONE_TO_ONE], ["fairness"], measure_dir / PORTS_DIR,
+                             None if verbose else logs / f"ports_{policy}.log")
     return failures
 
 
@@ -371,12 +338,12 @@ def collect(measure_dir: Path, area_result: Optional[dict], failures: list[str])
     res["bw_4k_inflight_16"] = bw["per_inflight"]["16"]["fraction_of_peak"] if bw else None
     if bw:
         res["bandwidth_model"] = {
-            "mover": "direkt_sim.bridge_models.DataMover: a descriptor taken in dma cycle c starts moving at "
+            "mover": "direkt_sim.mover.DataMover: a descriptor taken in dma cycle c starts moving at "
                      "max(c + latency, end of the previous one) and takes ceil(bytes / bytes_per_cycle) cycles "
                      "(latencies of successive descriptors overlap); status one cycle at its end",
             "latency_dma_cycles": bw["mover_latency_cycles"], "peak_bytes_per_dma_cycle": bw["mover_bytes_per_cycle"],
             "transfer_bytes": bw["transfer_bytes"], "clocks": ONE_TO_ONE,
-            "kernel": "direkt_sim.bridge_models.PipelinedKernel, status ready always, a new cldesc whenever fewer "
+            "kernel": "direkt_sim.kernel.KernelChannel, status ready always, a new cldesc whenever fewer "
                       "than k statuses are outstanding",
             "measure": "steady state: bytes completed between the completion of descriptor w (w = max(2, k)) and "
                        "of the last, over the dma cycles between, / peak",

@@ -9,47 +9,19 @@ Kernel-clock edges fall on even picoseconds and dma-clock edges on odd ones, so 
 coincide. Bit positions, pin names of the channels and the clocks come from the manifest the
 emitter wrote (direkt_sim.layout); the tests use the GPU->FPGA (``rd``) direction.
 
-The pins are driven by the models of direkt_sim.bridge_models (PipelinedKernel on the kernel
-channels, DataMover on ``rd_dma_*``, HostController on ``rd_host_*``, Csr for the window). The
-GPU BAR model's span is a power of two (2 MB) at a bus address aligned to it, so the one window
-the host opens (an aligned power-of-two block, as the bridge's windows are) covers it exactly. This
-module only watches: a monitor per clock samples the pins in the ReadOnly phase just after an
-edge (what the registers take at the next edge) and counts edges, so an event is placed on an
-exact edge of either clock.
-
-Tests:
-
-``latency``  single descriptors (64 B) into an idle bridge, the kernel keeping one in flight, at
-             random phase (both clocks' low phase stretched by a random time < a period while the
-             bridge is idle) and random gaps. Descriptor latency: dma_clk edges from the kernel_clk
-             edge that accepts the cldesc (rd_desc_valid && rd_desc_ready) to the first dma_clk
-             edge that samples rd_dma_desc_valid high (the mover holds rd_dma_desc_ready high: a
-             valid at ready latency 1 is a transfer). The mover answers after a random 0..6-cycle
-             latency. Status latency: kernel_clk edges from the dma_clk edge that samples
-             rd_dma_status_valid high to the first kernel_clk edge that samples rd_status_valid
-             high (rd_status_ready held high).
-``issue``    kernel channel always valid (the kernel itself never limits what is in flight), no
-             host load, mover ready always, 64 B descriptors done 2 dma cycles after they arrive
-             (one status per cycle): kernel descriptors per dma_clk cycle at the mover, over
-             descriptors 200..1800 of 2,000. Also counts, per dma cycle of that window, why the
-             admission stage's mover queue did not hand one over (internal signals of u_rd.u_issue;
-             "unprobed" where the build does not expose them).
-``issue_host``  the same while the host controller also offers a descriptor in every cycle it
-             may (ready latency 1): kernel and host descriptors per dma_clk cycle.
-``bandwidth``   4 KB descriptors through a DataMover of ``mover_latency`` cycles and
-             ``mover_bytes_per_cycle`` (a descriptor taken in cycle c starts at
-             max(c + latency, end of the previous one): the latency of successive descriptors
-             overlaps, as a read mover keeps many reads outstanding), the kernel keeping
-             k = 1, 2, 4, 8, 16 descriptors in flight. Steady state: bytes completed between the
-             mover's completion of descriptor w and of the last, over the dma cycles between,
-             as a fraction of bytes_per_cycle.
+The rig is direkt_sim.rig.BridgeRig with clocks of its own; its models drive the pins (a
+KernelChannel on the kernel channel, DataMover on ``rd_dma_*``, HostController on ``rd_host_*``,
+Csr for the window). The GPU BAR model's span is a power of two (2 MB) at a bus address aligned to
+it, so the one window the host opens (an aligned power-of-two block, as the bridge's windows are)
+covers it exactly. This module only watches: a monitor per clock samples the pins in the ReadOnly
+phase just after an edge (what the registers take at the next edge) and counts edges, so an event
+is placed on an exact edge of either clock.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -57,16 +29,13 @@ import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
-from direkt_sim import bench_params
-from direkt_sim.bridge_models import (Csr, DataMover, GpuBar, HostController, HostRam, Memory, PcieSpace,
-                                      PipelinedKernel, reset_bridge)
-from direkt_sim.layout import load_manifest
+from direkt_sim.host_controller import HostController
+from direkt_sim.kernel import KernelChannel
+from direkt_sim.rig import HOST_BUS, BridgeRig
 from direkt_sim.stimulus import value as _int
 
 MEASURE_DIR = os.environ.get("DIREKT_BRIDGE_MEASURE", "").strip()
 D = "rd"  # the direction measured
-GPU_BUS = 0x0000_0040_0000_0000  # the GPU BAR's bus span, aligned to 256 GB (the window is exactly the span)
-HOST_BUS = 0x0000_0001_0000_0000  # host RAM for the host controller's descriptors
 FPGA_AT = 0x1000_0000  # where data lands in FPGA memory
 
 
@@ -74,17 +43,15 @@ def _now() -> int:
     return int(get_sim_time("ps"))
 
 
-class Rig:
-    """Clocks (with a stretchable low phase), reset, the models, and one monitor per clock."""
+class Rig(BridgeRig):
+    """The bridge rig with clocks of its own (their low phase stretchable), 1 MB of host RAM, and
+    one monitor per clock; the models are made by each test, after the reset."""
 
     def __init__(self, dut, name: str):
-        self.dut = dut
-        self.name = name
-        self.p = bench_params()
-        self.kernel_ps = int(self.p["kernel_ps"])
-        self.dma_ps = int(self.p["dma_ps"])
+        super().__init__(dut, name, gpu_pages=16, host_size=1 << 20)  # GPU span: 32 slots of 64 KB, 2 MB
+        self.kernel_ps = self.kper
+        self.dma_ps = self.dper
         assert self.kernel_ps % 4 == 0 and self.dma_ps % 4 == 0, "periods must be multiples of 4 ps"
-        self.m = load_manifest()
         b = self.m.bridge
         self.S = int(b["sync_stages"])
         ck = b["clocks"]
@@ -98,8 +65,6 @@ class Rig:
         self.ms_valid, self.ms_data = pin(f"{D}_dma_status_valid"), pin(f"{D}_dma_status_data")
         self.mdesc = self.m.word("mover_desc")
         self.mstatus = self.m.word("mover_status")
-        self.rng = random.Random(f"{cocotb.RANDOM_SEED}:{name}")
-        self.log = dut._log
         self.stretch = {"k": 0, "d": 0}
         # Edges of each clock so far; what the monitors saw, as (edge count of own clock, ...).
         self.kcount = 0
@@ -108,10 +73,6 @@ class Rig:
         self.on_kstatus: Callable[[int], None] = lambda word: None  # kernel edge taking a status
         self.on_mover: Callable[[int], None] = lambda word: None  # dma edge: descriptor to the mover
         self.on_mstatus: Callable[[int], None] = lambda word: None  # dma edge: mover status
-        self.gpu = GpuBar(bus_base=GPU_BUS, pages=16, seed=1)  # span: 32 slots of 64 KB, 2 MB
-        self.host_ram = HostRam(HOST_BUS, 1 << 20)
-        self.pcie = PcieSpace([self.gpu, self.host_ram])
-        self.fpga = Memory("fpga", size=int(b["fpga_mem_bytes"]))
 
     # -- clocks --------------------------------------------------------------
 
@@ -132,31 +93,22 @@ class Rig:
         self.stretch["k"] = 2 * self.rng.randrange(self.kernel_ps // 2)
         self.stretch["d"] = 2 * self.rng.randrange(self.dma_ps // 2)
 
-    def idle_inputs(self) -> None:
-        """Every valid/ready/strobe input low: a previous test's models (killed at its end) leave
-        their last values on the pins, and the next test's models are made only after the reset."""
-        for t in ("rd", "wr"):
-            for port in (self.m.channel(t, "desc")["port"] + "_valid", self.m.channel(t, "status")["port"] + "_ready",
-                         f"{t}_host_desc_valid", f"{t}_dma_desc_ready", f"{t}_dma_status_valid"):
-                getattr(self.dut, port).value = 0
-        self.dut.csr_read.value = 0
-        self.dut.csr_write.value = 0
-
-    async def start(self) -> None:
-        self.idle_inputs()
+    async def start_clocks(self) -> None:
         now = _now()
         k_first = 1000 + now % 2  # kernel edges on even ps
         d_first = 1001 + 2 * self.rng.randrange(self.dma_ps // 2) - now % 2  # dma edges on odd ps
         cocotb.start_soon(self._clock(self.k_clk, self.kernel_ps, k_first, "k"))
         cocotb.start_soon(self._clock(self.d_clk, self.dma_ps, d_first, "d"))
-        await reset_bridge(self.dut, self.m, max(self.kernel_ps, self.dma_ps))
+
+    async def start(self) -> None:
+        await super().start(models=False)
         cocotb.start_soon(self._kernel_monitor())
         cocotb.start_soon(self._dma_monitor())
         for _ in range(self.S + 4):
             await RisingEdge(self.k_clk)
             await RisingEdge(self.d_clk)
         # The span is an aligned power-of-two block of at least 1 MB: open_window refuses anything else.
-        await Csr(self.dut, self.m).open_window(0, self.gpu.bus_low, self.gpu.bus_high, rd=D == "rd", wr=D == "wr")
+        await self.open_gpu_window(0, rd=D == "rd", wr=D == "wr")
 
     # -- monitors ------------------------------------------------------------
 
@@ -188,34 +140,25 @@ class Rig:
 
     # -- helpers -------------------------------------------------------------
 
-    def mover(self, latency: int, bytes_per_cycle: int) -> DataMover:
-        self.the_mover = DataMover(self.dut, D, self.m, self.pcie, self.fpga, latency=latency,
-                         bytes_per_cycle=bytes_per_cycle, ready="always")
-        return self.the_mover
-
-    def kernel(self, max_outstanding: int) -> PipelinedKernel:
-        return PipelinedKernel(self.dut, D, self.m, status_ready="always", valid="always",
-                               max_outstanding=max_outstanding)
-
-    def add(self, kernel: PipelinedKernel, i: int, nbytes: int) -> None:
+    def add(self, kernel: KernelChannel, i: int, nbytes: int) -> None:
         """Queue the i-th transfer: nbytes of the GPU BAR (rd: source) to FPGA memory (or back)."""
         off = (i * nbytes) % (self.gpu.size - self.gpu.size % nbytes)
-        pcie, fpga = self.gpu.bus(off), FPGA_AT + off
-        kernel.add(*((pcie, fpga) if D == "rd" else (fpga, pcie)), nbytes)
+        kernel.add(*self.ends(D, self.gpu.bus(off), FPGA_AT + off), nbytes)
 
-    async def drain(self, kernel: PipelinedKernel, what: str, cycles: int) -> None:
+    async def wait_statuses(self, kernel: KernelChannel, what: str, cycles: int) -> None:
+        mover = self.movers[D]
         for _ in range(cycles):
             if kernel.idle:
                 return
             await RisingEdge(self.k_clk)
         raise AssertionError(f"{self.name}: {what}: {kernel.outstanding} status(es) missing, "
                              f"{len(kernel.queue)} queued after {cycles} kernel cycles; mover: "
-                             f"{len(self.the_mover.log)} taken, {self.the_mover.statuses} statuses, pending "
-                             f"{list(self.the_mover.pending)[:4]}, mover cycle {self.the_mover.cycle}; kernel in flight "
-                             f"{list(kernel.inflight.values())[:4]}; bridge outstanding "
+                             f"{len(mover.log)} taken, {mover.statuses} statuses, pending "
+                             f"{list(mover.pending)[:4]}, mover cycle {mover.cycle}; kernel in flight "
+                             f"{kernel.inflight[:4]}; bridge outstanding "
                              f"{_probe(self.dut, f'u_{D}.outstanding')}")
 
-    def check_failed(self, kernel: PipelinedKernel) -> None:
+    def check_failed(self, kernel: KernelChannel) -> None:
         bad = [j.status for j in kernel.done if j.status.failed]
         assert not bad, f"{self.name}: {len(bad)} kernel statuses report an error, first {bad[0]}"
 
@@ -246,10 +189,18 @@ if MEASURE_DIR:
 
     @cocotb.test(timeout_time=100, timeout_unit="ms")
     async def latency(dut):
+        """Single descriptors (64 B) into an idle bridge, the kernel keeping one in flight, at
+        random phase (both clocks' low phase stretched by a random time < a period while the bridge
+        is idle) and random gaps. Descriptor latency: dma_clk edges from the kernel_clk edge that
+        accepts the cldesc (rd_desc_valid && rd_desc_ready) to the first dma_clk edge that samples
+        rd_dma_desc_valid high (the mover holds rd_dma_desc_ready high: a valid at ready latency 1
+        is a transfer). The mover answers after a random 0..6-cycle latency. Status latency:
+        kernel_clk edges from the dma_clk edge that samples rd_dma_status_valid high to the first
+        kernel_clk edge that samples rd_status_valid high (rd_status_ready held high)."""
         rig = Rig(dut, "latency")
         await rig.start()
-        mover = rig.mover(latency=0, bytes_per_cycle=64)
-        kernel = rig.kernel(max_outstanding=1)
+        mover = rig.mover(D, latency=0, bytes_per_cycle=64)
+        kernel = rig.kernel(D, max_outstanding=1)
         samples = int(rig.p.get("latency_samples", 200))
         state: dict[str, int] = {}
         desc_lat: list[int] = []
@@ -297,7 +248,7 @@ if MEASURE_DIR:
             for _ in range(2 + rig.rng.randint(0, 5)):
                 await RisingEdge(rig.k_clk)
             rig.add(kernel, i, 64)
-            await rig.drain(kernel, f"latency sample {i}", 1000)
+            await rig.wait_statuses(kernel, f"latency sample {i}", 1000)
             for _ in range(3):  # let the monitors see the last edge
                 await RisingEdge(rig.k_clk)
         rig.check_failed(kernel)
@@ -315,15 +266,15 @@ if MEASURE_DIR:
         await rig.start()
         total = int(rig.p.get("issue_descriptors", 2000))
         lo, hi = total // 10, total - total // 10
-        mover = rig.mover(latency=2, bytes_per_cycle=64)
-        kernel = rig.kernel(max_outstanding=1 << 30)  # only the bridge's credits limit
+        mover = rig.mover(D, latency=2, bytes_per_cycle=64)
+        kernel = rig.kernel(D, max_outstanding=1 << 30)  # only the bridge's credits limit
         host = None
         if host_load:
             lo_id, hi_id = rig.m.layout["ids"]["host"]
             host = HostController(dut, D, rig.m, max_outstanding=hi_id - lo_id + 1, valid="always")
             for i in range(2 * total):
-                off = (i * 64) % rig.host_ram.size
-                host.submit(*((HOST_BUS + off, FPGA_AT + off) if D == "rd" else (FPGA_AT + off, HOST_BUS + off)), 64)
+                off = (i * 64) % rig.host.size
+                host.submit(*rig.ends(D, HOST_BUS + off, FPGA_AT + off), 64)
         kernel_ids = rig.m.layout["ids"]["kernel"]
         at_mover: list[tuple[int, bool]] = []  # (dma edge, is a kernel descriptor)
         kernel_edges: list[int] = []
@@ -369,7 +320,7 @@ if MEASURE_DIR:
         cocotb.start_soon(diagnose())
         for i in range(total):
             rig.add(kernel, i, 64)
-        await rig.drain(kernel, f"{total} kernel descriptors", 50 * total)
+        await rig.wait_statuses(kernel, f"{total} kernel descriptors", 50 * total)
         rig.check_failed(kernel)
         d0, d1 = kernel_edges[lo], kernel_edges[hi]
         kern = sum(1 for c, k in at_mover if d0 < c <= d1 and k)
@@ -388,21 +339,35 @@ if MEASURE_DIR:
 
     @cocotb.test(timeout_time=100, timeout_unit="ms")
     async def issue(dut):
+        """Kernel channel always valid (the kernel itself never limits what is in flight), no host
+        load, mover ready always, 64 B descriptors done 2 dma cycles after they arrive (one status
+        per cycle): kernel descriptors per dma_clk cycle at the mover, over descriptors 200..1800 of
+        2,000. Also counts, per dma cycle of that window, why the admission stage's mover queue did
+        not hand one over (internal signals of u_rd.u_issue; "unprobed" where the build does not
+        expose them)."""
         await _issue(dut, "issue", host_load=False)
 
     @cocotb.test(timeout_time=100, timeout_unit="ms")
     async def issue_host(dut):
+        """As ``issue`` while the host controller also offers a descriptor in every cycle it may
+        (ready latency 1): kernel and host descriptors per dma_clk cycle."""
         await _issue(dut, "issue_host", host_load=True)
 
     @cocotb.test(timeout_time=500, timeout_unit="ms")
     async def bandwidth(dut):
+        """4 KB descriptors through a DataMover of ``mover_latency`` cycles and
+        ``mover_bytes_per_cycle`` (a descriptor taken in cycle c starts at max(c + latency, end of
+        the previous one): the latency of successive descriptors overlaps, as a read mover keeps
+        many reads outstanding), the kernel keeping k = 1, 2, 4, 8, 16 descriptors in flight.
+        Steady state: bytes completed between the mover's completion of descriptor w and of the
+        last, over the dma cycles between, as a fraction of bytes_per_cycle."""
         rig = Rig(dut, "bandwidth")
         await rig.start()
         lat = int(rig.p.get("mover_latency", 250))
         bpc = int(rig.p.get("mover_bytes_per_cycle", 32))
         nbytes = int(rig.p.get("transfer_bytes", 4096))
-        mover = rig.mover(latency=lat, bytes_per_cycle=bpc)
-        kernel = rig.kernel(max_outstanding=1)
+        mover = rig.mover(D, latency=lat, bytes_per_cycle=bpc)
+        kernel = rig.kernel(D, max_outstanding=1)
         per_k = {}
         n = 0
         for k in (1, 2, 4, 8, 16):
@@ -413,7 +378,7 @@ if MEASURE_DIR:
             for _ in range(count):
                 rig.add(kernel, n, nbytes)
                 n += 1
-            await rig.drain(kernel, f"bandwidth k={k}", 4 * count * (lat + nbytes // bpc) + 2000)
+            await rig.wait_statuses(kernel, f"bandwidth k={k}", 4 * count * (lat + nbytes // bpc) + 2000)
             descs = mover.log[first:]
             assert len(descs) == count, (k, len(descs), count)
             done = [d.done_cycle for d in descs]

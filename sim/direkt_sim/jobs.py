@@ -12,7 +12,10 @@ from __future__ import annotations
 import base64
 from typing import Optional
 
-from .bridge_models import DIRECTIONS, WORD_ORDERS, channel_cldesc, cldesc_word, max_bytes
+from .channel import WORD_ORDERS, channel_cldesc, cldesc_word
+from .kernel import KernelJob
+from .mover import max_bytes
+from .pins import DIRECTIONS
 
 ISSUE_MODES = ("sequential", "pipelined")
 
@@ -77,18 +80,14 @@ def host_descriptors(entries, m, pcie, fpga_size: int) -> list[tuple[str, int, i
     return out
 
 
-class Issue:
-    """One kernel descriptor, its channel word and (later) its status."""
+class Issue(KernelJob):
+    """One kernel descriptor of a job: its channel word, the tag its status carries and (later) its status."""
 
-    def __init__(self, index: int, direction: str, words: list[int], wait: bool, word: int, tag: Optional[int]):
+    def __init__(self, index: int, direction: str, wait: bool, word: int, tag: Optional[int]):
+        super().__init__(words=[word], tag=tag)
         self.index = index
         self.t = direction
-        self.words = words
         self.wait = wait
-        self.word = word
-        self.tag = tag
-        self.status = None
-        self.issued_cycle = -1
 
 
 def issue_mode(entry: Optional[dict], m) -> tuple[str, int]:
@@ -126,7 +125,7 @@ def kernel_issues(entries, m, chan_order: Optional[str] = None) -> list[Issue]:
         word = cldesc_word(m, order=chan_order, **cl.unpack(value))
         # A status carries the tag the bridge read, which is x5 only when the channel's order is its own.
         seen = cl.unpack(channel_cldesc(m, word))
-        out.append(Issue(i, t, words, bool(d.get("wait", False)), word, seen["tag"] if tagged else None))
+        out.append(Issue(i, t, bool(d.get("wait", False)), word, seen["tag"] if tagged else None))
     return out
 
 

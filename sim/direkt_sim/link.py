@@ -85,7 +85,7 @@ class Link:
             except ConnectionResetError:
                 chunk = b""
             if not chunk:
-                raise LinkClosed("the link's peer closed it" + (f" in the middle of a message" if buf else ""))
+                raise LinkClosed("the link's peer closed it" + (" in the middle of a message" if buf else ""))
             buf += chunk
         return bytes(buf)
 

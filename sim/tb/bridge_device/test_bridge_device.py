@@ -6,20 +6,16 @@ Data Movers, FPGA memory and the BSP's host descriptor controller, kept running 
 simulator for a whole host session and driven over a link (:mod:`direkt_sim.link`): the host
 maps PCIe ranges for the FPGA, writes CSR registers, and runs kernel and host descriptors; FPGA
 memory and every register keep their contents from one request to the next, as on a board.
+PCIe memory stays on the host (:class:`HostBus`): every byte a data mover moves to or from it is
+a read or write request over the link.
 
-PCIe memory stays on the host: the host names the ranges it maps for the FPGA (GPU pages, pinned
-host buffers), and every byte a data mover moves to or from them is a read or write request over
-the link, answered from the host's own memory while the host waits for the run to end.
-
-The models wake on the signal edges that matter (a valid rising, a status due) rather than on
-every clock edge, and the clocks are made by the simulator, so a mover busy for thousands of
-cycles costs the Python side almost nothing. Their timing is that of ``direkt_sim.bridge_models``
-(inputs driven just after a rising edge, outputs sampled in that step's ReadOnly phase).
-
-The host side is Java's ``org.direkt.runtime.sim.SimulatedDevice`` (a host session's device) or
-:class:`direkt_sim.device.DeviceClient`; ``python -m direkt_sim.device`` builds and starts the
-device. Operations and messages: ``README.md`` next to this file. The pytest tests below run the
-device through :class:`~direkt_sim.device.DeviceClient` on the simulator ``SIM`` names.
+The models are those of every bridge bench (:mod:`direkt_sim.mover`, :mod:`direkt_sim.kernel`,
+:mod:`direkt_sim.host_controller`) in their woken form: they wake on the signal edges that
+matter (a valid rising, a status due) rather than on every clock edge, and the clocks are made
+by the simulator, so a mover busy for thousands of cycles costs the Python side almost nothing.
+``python -m direkt_sim.device`` builds and starts the device; operations and messages:
+``README.md`` next to this file. The pytest tests below run it through
+:class:`~direkt_sim.device.DeviceClient` on the simulator ``SIM`` names.
 """
 
 from __future__ import annotations
@@ -28,25 +24,28 @@ import bisect
 import json
 import os
 import random
-from collections import deque
 from typing import Callable
 
 import cocotb
-from cocotb.triggers import Event, First, ReadOnly, RisingEdge, Timer
+import pytest
+from cocotb.triggers import Event, First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
-import pytest
-
-from direkt_sim.bridge_models import (
-    DIRECTIONS, MOVER_FAULT, TLP_BOUNDARY, Csr, DataMover, HostController, Memory, ModelError, MoverDesc, _Pin,
-    cldesc_fields, decode_status, dma_reset_pin, kernel_reset_pin, reset_bridge,
-)
+from direkt_sim.channel import cldesc_fields
+from direkt_sim.csr import Csr
 from direkt_sim.device import DeviceClient
+from direkt_sim.host_controller import HostController
 from direkt_sim.jobs import (
     JobError, csr_address, host_descriptors, host_status_json, integer, issue_mode, kernel_issues, status_json,
 )
+from direkt_sim.kernel import KernelChannel
 from direkt_sim.layout import load_manifest
 from direkt_sim.link import PROTOCOL, DeviceError, Link, LinkClosed, expect
+from direkt_sim.mover import DataMover
+from direkt_sim.pcie import Memory
+from direkt_sim.pins import DIRECTIONS, ClockCount, ModelError
+from direkt_sim.reset import hold_in_reset, reset_bridge
+from direkt_sim.rig import GPU_BUS, HOST_BUS
 
 ENV_SOCKET = "DIREKT_DEVICE_SOCKET"
 ENV_CLOCKS = "DIREKT_DEVICE_CLOCKS"
@@ -61,50 +60,12 @@ class Fatal(Exception):
     """The device cannot go on (a model saw an illegal access, a status never came): it reports why and stops."""
 
 
-class ClockCount:
-    """Cycles of a harness clock, counted from sim time (no wake-up per edge): cycle 0 is the
-    rising edge :meth:`start` waits for."""
-
-    def __init__(self, clk, period_ps: int):
-        self.clk = clk
-        self.period = period_ps
-        self.t0 = 0
-
-    async def start(self) -> None:
-        await RisingEdge(self.clk)
-        self.t0 = int(get_sim_time("ps"))
-
-    def cycle(self) -> int:
-        return (int(get_sim_time("ps")) - self.t0) // self.period
-
-    async def edge(self, k: int) -> None:
-        """Waits for rising edge *k* (a later one), waking once before it and once at it."""
-        target = self.t0 + k * self.period
-        now = get_sim_time("ps")
-        if target - now > 1:
-            await Timer(target - now - 1, "ps")
-        await RisingEdge(self.clk)
-
-
-async def watch(sig, clk, on_high: Callable[[], None]) -> None:
-    """Calls *on_high* in the ReadOnly phase of every rising edge of *clk* after which *sig* is
-    1, without waking on the edges where it stays 0. Start it from a step that is not ReadOnly."""
-    await ReadOnly()
-    while True:
-        if sig.value == 1:
-            on_high()
-            await RisingEdge(clk)
-        else:
-            await RisingEdge(sig)
-        await ReadOnly()
-
-
 # --------------------------------------------------------------------------- PCIe, as the host maps it
 
 
 class HostBus:
     """The PCIe ranges the host has mapped for the FPGA; their bytes stay on the host (every
-    access is a request over the link). Same interface as ``bridge_models.PcieSpace``."""
+    access is a request over the link). Same interface as :class:`direkt_sim.pcie.PcieSpace`."""
 
     def __init__(self, link: Link):
         self.link = link
@@ -173,210 +134,6 @@ class HostBus:
         self.bytes_written += len(data)
 
 
-# --------------------------------------------------------------------------- models, woken by edges
-
-
-class KernelChannel:
-    """The kernel's side of one direction (as tb/bridge_replay's ``Channel``): offers cldesc
-    words on ``<t>_desc_*`` with at most ``limit`` outstanding and matches statuses from
-    ``<t>_status_*`` (ready always high) by tag (tagged status mode) or in order."""
-
-    def __init__(self, dev: "Device", t: str):
-        self.dev = dev
-        self.t = t
-        self.m = dev.m
-        self.clock = dev.kclock
-        self.limit = 1
-        self.tagged = dev.m.bridge["status_mode"] == "tagged"
-        self.queue: deque = deque()
-        self.inflight: list = []
-        self._wake = Event()
-        dut = dev.dut
-        self._v = _Pin(getattr(dut, f"{t}_desc_valid"))
-        self._d = _Pin(getattr(dut, f"{t}_desc_data"))
-        self._ready = getattr(dut, f"{t}_desc_ready")
-        self._sv = getattr(dut, f"{t}_status_valid")
-        self._sd = getattr(dut, f"{t}_status_data")
-        self._sr = _Pin(getattr(dut, f"{t}_status_ready"), 1)
-
-    def start(self) -> None:
-        self.dev.spawn(self._send())
-        self.dev.spawn(watch(self._sv, self.clock.clk, self._status))
-
-    @property
-    def idle(self) -> bool:
-        return not self.queue and not self.inflight
-
-    def submit(self, it) -> None:
-        self.queue.append(it)
-        self._wake.set()
-
-    def _can_offer(self) -> bool:
-        return bool(self.queue) and len(self.inflight) < self.limit
-
-    async def _send(self) -> None:
-        clk = self.clock.clk
-        while True:
-            while not self._can_offer():
-                await self._wake.wait()
-                self._wake.clear()
-            await RisingEdge(clk)
-            while self._can_offer():
-                it = self.queue.popleft()
-                self._d.set(it.word)
-                self._v.set(1)
-                await ReadOnly()
-                while self._ready.value != 1:
-                    await RisingEdge(clk)
-                    await ReadOnly()
-                it.issued_cycle = self.clock.cycle()
-                self.inflight.append(it)
-                await RisingEdge(clk)
-            self._v.set(0)
-
-    def _status(self) -> None:
-        st = decode_status(self.m, self._sd.value.integer, self.clock.cycle())
-        if self.tagged:
-            it = next((j for j in self.inflight if j.tag == st.tag), None)
-        else:
-            it = self.inflight[0] if self.inflight else None
-        if it is None:
-            raise ModelError(f"{self.t} kernel, kernel cycle {st.cycle}: status {st.raw:#x} matches nothing in flight")
-        self.inflight.remove(it)
-        it.status = st
-        self._wake.set()
-        self.dev.changed.set()
-
-
-class Mover(DataMover):
-    """A data mover (``bridge_models.DataMover``'s checks, data movement and status words) that
-    keeps ``desc_ready`` high, takes a descriptor when ``desc_valid`` rises and wakes again only
-    when the head of its queue is due."""
-
-    def __init__(self, dev: "Device", t: str):
-        super().__init__(dev.dut, t, dev.m, dev.bus, dev.fpga, latency=dev.mover_latency,
-                         bytes_per_cycle=dev.mover_bytes_per_cycle, start=False)
-        self.dev = dev
-        self.clock = dev.dclock
-        self.descriptors = 0
-        self._more = Event()
-
-    def start(self) -> None:
-        self._ready.set(1)
-        self.dev.spawn(watch(self._valid, self._clk, self._take))
-        self.dev.spawn(self._complete())
-
-    def _move(self, d: MoverDesc) -> None:
-        # One link request per descriptor rather than one per 4 KB piece: the bytes land together
-        # at the descriptor's end either way (as in DataMover), and a round trip costs the same for 4 KB as for 1 MB.
-        pcie, fpga = (d.src, d.dst) if self.t == "rd" else (d.dst, d.src)
-        data = bytearray(self.pcie.read(pcie, d.nbytes) if self.t == "rd" else self.fpga.read(fpga, d.nbytes))
-        if MOVER_FAULT:
-            data[0] ^= 0x01  # DIREKT_SIM_FAULT=mover_data: a broken mover, as every DataMover has it
-        if self.t == "rd":
-            self.fpga.write(fpga, bytes(data))
-        else:
-            self.pcie.write(pcie, bytes(data))
-        d.tlps = (pcie + d.nbytes - 1) // TLP_BOUNDARY - pcie // TLP_BOUNDARY + 1
-        self.tlps += d.tlps
-        self.bytes_moved += d.nbytes
-
-    def _take(self) -> None:
-        self.cycle = self.clock.cycle()
-        d = MoverDesc.unpack(self.m, self._data.value.integer, self.cycle)
-        self._check(d)
-        start = max(self.cycle + self.latency, self._busy_until)
-        moving = -(-d.nbytes // self.bytes_per_cycle)
-        self._busy_until = start + moving
-        self.busy_cycles += moving
-        d.done_cycle = self._busy_until
-        self.descriptors += 1
-        self.pending.append(d)
-        self._more.set()
-
-    async def _complete(self) -> None:
-        while True:
-            while not self.pending:
-                await self._more.wait()
-                self._more.clear()
-            await self.clock.edge(self.pending[0].done_cycle)
-            while self.pending and self.pending[0].done_cycle <= self.clock.cycle():
-                d = self.pending.popleft()
-                self.cycle = self.clock.cycle()
-                self.last_status = self._status(d)
-                self._st_data.set(self.last_status)
-                self._st_valid.set(1)
-                self.statuses += 1
-                self.kernel_statuses += d.kernel
-                await RisingEdge(self._clk)
-            self._st_valid.set(0)
-
-
-class HostDma(HostController):
-    """The BSP's descriptor controller (``bridge_models.HostController``'s IDs, ready latency 1
-    and status checks) that wakes per cycle only while it has a descriptor it may send."""
-
-    def __init__(self, dev: "Device", t: str):
-        super().__init__(dev.dut, t, dev.m, max_outstanding=HOST_OUTSTANDING, start=False)
-        self.dev = dev
-        self.clock = dev.dclock
-        self._wake = Event()
-
-    def start(self) -> None:
-        self.dev.spawn(self._send())
-        self.dev.spawn(watch(self._sv, self._clk, self._status))
-
-    def submit(self, src: int, dst: int, nbytes: int) -> MoverDesc:
-        d = super().submit(src, dst, nbytes)
-        self._wake.set()
-        return d
-
-    def _sendable(self) -> bool:
-        return bool(self.queue) and bool(self.free_ids) and len(self.outstanding) < self.max_outstanding
-
-    async def _send(self) -> None:
-        clk = self._clk
-        while True:
-            while not self._sendable():
-                await self._wake.wait()
-                self._wake.clear()
-            await RisingEdge(clk)
-            await ReadOnly()
-            prev_ready = self._ready.value == 1
-            while True:
-                await RisingEdge(clk)
-                if prev_ready and self._sendable():
-                    d = self.queue.popleft()
-                    d.id = self.free_ids.popleft()
-                    d.cycle = self.clock.cycle()
-                    self.outstanding[d.id] = d
-                    self._d.set(d.pack(self.m))
-                    self._v.set(1)
-                    self.sent += 1
-                else:
-                    self._v.set(0)
-                    if not self._sendable():
-                        break
-                await ReadOnly()
-                prev_ready = self._ready.value == 1
-
-    def _status(self) -> None:
-        raw = self._sd.value.integer
-        f = self._st.unpack(raw)
-        self.cycle = self.clock.cycle()
-        d = self.outstanding.pop(f["id"], None)
-        if d is None:
-            self._fail(f"host status for ID {f['id']} which is not outstanding (lost or duplicated routing): {f}")
-        if not f["completed"]:
-            self._fail(f"host status without completed: {f}")
-        d.done_cycle = self.cycle
-        d.status = raw
-        self.free_ids.append(d.id)
-        self.completed += 1
-        self._wake.set()
-        self.dev.changed.set()
-
-
 # --------------------------------------------------------------------------- the device
 
 
@@ -401,17 +158,17 @@ class Device:
         self.fatal: str = ""
         self.runs = 0
         self.chans: dict[str, KernelChannel] = {}
-        self.movers: dict[str, Mover] = {}
-        self.hosts: dict[str, HostDma] = {}
+        self.movers: dict[str, DataMover] = {}
+        self.hosts: dict[str, HostController] = {}
 
-    def spawn(self, coro) -> None:
+    def spawn(self, coro):
         """Starts a model's coroutine; an exception in it stops the device (reported to the host)."""
         async def guarded():
             try:
                 await coro
             except Exception as e:  # a model's ModelError, a link failure inside a data move
                 self.fail(f"{type(e).__name__}: {e}")
-        cocotb.start_soon(guarded())
+        return cocotb.start_soon(guarded())
 
     def fail(self, message: str) -> None:
         if not self.fatal:
@@ -421,26 +178,19 @@ class Device:
 
     async def start(self) -> None:
         dut, m = self.dut, self.m
-        for t in DIRECTIONS:
-            for s in ("desc_valid", "desc_data", "status_ready", "host_desc_valid", "host_desc_data",
-                      "dma_desc_ready", "dma_status_valid", "dma_status_data"):
-                getattr(dut, f"{t}_{s}").value = 0
-        for s in ("csr_address", "csr_read", "csr_write", "csr_writedata"):
-            getattr(dut, s).value = 0
-        kr, kv = kernel_reset_pin(dut, m)
-        dr, dv = dma_reset_pin(dut, m)
-        kr.value, dr.value = kv, dv
+        hold_in_reset(dut, m)
         await reset_bridge(dut, m, max(self.kper, self.dper))
         await self.kclock.start()
         await self.dclock.start()
+        # A host's run may give two descriptors one tag: a status goes to the first in flight with it.
         for t in DIRECTIONS:
-            self.movers[t] = Mover(self, t)
-            self.chans[t] = KernelChannel(self, t)
-            self.hosts[t] = HostDma(self, t)
-        for t in DIRECTIONS:
-            self.movers[t].start()
-            self.chans[t].start()
-            self.hosts[t].start()
+            self.movers[t] = DataMover(dut, t, m, self.bus, self.fpga, latency=self.mover_latency,
+                                       bytes_per_cycle=self.mover_bytes_per_cycle, woken=self.dclock,
+                                       spawn=self.spawn, keep_log=False)
+            self.chans[t] = KernelChannel(dut, t, m, max_outstanding=1, unique_tags=False, woken=self.kclock,
+                                          spawn=self.spawn, keep_done=False, on_change=self.changed.set)
+            self.hosts[t] = HostController(dut, t, m, max_outstanding=HOST_OUTSTANDING, woken=self.dclock,
+                                           spawn=self.spawn, keep_log=False, on_change=self.changed.set)
         await RisingEdge(dut.dma_clk)
 
     def hello(self) -> dict:
@@ -544,7 +294,7 @@ class Device:
         t0, k0, d0 = get_sim_time("ps"), self.kclock.cycle(), self.dclock.cycle()
         moved0 = {t: (self.movers[t].descriptors, self.movers[t].bytes_moved) for t in DIRECTIONS}
         for ch in self.chans.values():
-            ch.limit = limit
+            ch.max_outstanding = limit
         sent = [self.hosts[t].submit(src, dst, n) for t, src, dst, n in host]
 
         def missing(chans, hosts) -> list[str]:
@@ -570,12 +320,12 @@ class Device:
         for it in issues:
             ch = self.chans[it.t]
             if mode == "sequential":
-                ch.submit(it)
+                ch.add_job(it)
                 await until(lambda: ch.idle, f"descriptor #{it.index}", [ch])
             else:
                 if it.wait:
                     await until(lambda: all(c.idle for c in chans), f"barrier before descriptor #{it.index}", chans)
-                ch.submit(it)
+                ch.add_job(it)
         await until(lambda: all(c.idle for c in chans) and all(h.idle for h in hosts), "end of the run", chans, hosts)
         await Timer(SETTLE_DMA_CYCLES * self.dper, "ps")
         if self.fatal:
@@ -619,9 +369,8 @@ async def serve(dut):
 # --------------------------------------------------------------------------- pytest: the device from a host
 
 
-WINDOW_BASE = 0x38_0000_0000  # 1 MB window over the GPU pages below
-GPU_BUS = WINDOW_BASE + 0x4_0000
-HOST_BUS = 0x20_0000_0000
+WINDOW_BASE = GPU_BUS  # a 1 MB window over the GPU page below
+GPU_PAGE = WINDOW_BASE + 0x4_0000
 
 
 def _words(m, direction: str, src: int, dst: int, nbytes: int, tag: int) -> dict:
@@ -655,15 +404,15 @@ def test_fpga_memory_lasts_from_one_run_to_the_next():
 
         # The kernel path: no window yet, so the bridge refuses; then the window, kept across runs.
         gpu = bytearray(65_536)
-        dev.map(GPU_BUS, gpu, "gpu page")
-        refused = dev.run([_words(m, "wr", 0x10_0000, GPU_BUS, 4096, tag=7)])["statuses"]
+        dev.map(GPU_PAGE, gpu, "gpu page")
+        refused = dev.run([_words(m, "wr", 0x10_0000, GPU_PAGE, 4096, tag=7)])["statuses"]
         assert refused[0]["error_name"] == "WINDOW" and refused[0]["fields"]["tag"] == 7, refused
         _open_window(dev, m)
-        r = dev.run([_words(m, "wr", 0x10_0000 + 4096, GPU_BUS, 8192, tag=8)])
+        r = dev.run([_words(m, "wr", 0x10_0000 + 4096, GPU_PAGE, 8192, tag=8)])
         assert r["statuses"][0]["error_name"] == "OK", r
         assert gpu[:8192] == host_in[8 + 4096:8 + 4096 + 8192]
         assert r["cycles"]["dma"] >= 8192 // 64, r["cycles"]
-        r = dev.run([_words(m, "rd", GPU_BUS, 0x20_0000, 8192, tag=9)])
+        r = dev.run([_words(m, "rd", GPU_PAGE, 0x20_0000, 8192, tag=9)])
         dev.unmap(HOST_BUS)
         r = dev.run(host_descriptors=[{"direction": "wr", "src": 0x20_0000, "dst": HOST_BUS + 0x100_0000, "bytes": 8192}])
         assert host_out[:8192] == gpu[:8192]
@@ -673,6 +422,9 @@ def test_fpga_memory_lasts_from_one_run_to_the_next():
 
 
 def test_bad_requests_are_refused_and_the_device_goes_on():
+    """Malformed requests (a host descriptor outside mapped memory or of no direction, a kernel
+    descriptor of seven words, an overlapping map, an unknown register) are refused, each with a
+    message naming it, and the device goes on to run the next request."""
     with DeviceClient() as dev:
         host = bytearray(4096)
         dev.map(HOST_BUS, host)
@@ -702,7 +454,7 @@ def test_an_illegal_access_stops_the_device_and_says_why():
     m = load_manifest(dev.hello["manifest"])
     _open_window(dev, m)
     with pytest.raises(DeviceError, match="not inside mapped memory") as e:
-        dev.run([_words(m, "rd", GPU_BUS, 0, 4096, tag=1)])
+        dev.run([_words(m, "rd", GPU_PAGE, 0, 4096, tag=1)])
     assert e.value.fatal
     assert dev.process.wait(timeout=60) == 1
     assert "stopped on an error" in dev.ended()

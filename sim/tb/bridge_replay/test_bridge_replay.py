@@ -4,9 +4,10 @@
 The "simulated back end" of direkt's Java host runtime (``org.direkt.runtime.sim.SimulatedBridge``):
 the host side builds a job (memory contents, windows, the exact cldesc words a kernel would write,
 the descriptors the host writes to the BSP's descriptor controller), this bench runs it against the
-emitted ``direkt_bridge`` with the models of :mod:`direkt_sim.bridge_models` standing in for the GPU
-BAR, pinned host memory, FPGA memory, data movers, the host's descriptor controller, CSR master and
-kernel, and writes a result (statuses, final memory contents, mover log counts, cycles).
+emitted ``direkt_bridge`` with the models of :mod:`direkt_sim` standing in for the GPU BAR, pinned
+host memory, FPGA memory (:mod:`~direkt_sim.pcie`), the data movers (:mod:`~direkt_sim.mover`), the
+host's descriptor controller, CSR master and kernel (:mod:`~direkt_sim.kernel`, a channel a
+direction), and writes a result (statuses, final memory contents, mover log counts, cycles).
 The job and result formats are specified in ``README.md`` next to this file.
 
     DIREKT_REPLAY_JOB=/tmp/job.json DIREKT_REPLAY_RESULT=/tmp/result.json \\
@@ -21,25 +22,25 @@ import base64
 import json
 import os
 import time
-from collections import deque
 from pathlib import Path
-from typing import Optional
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, Timer
+from cocotb.triggers import ClockCycles, RisingEdge
 from cocotb.utils import get_sim_time
 
-from direkt_sim import run_bench
-from direkt_sim.bridge_models import (
-    DIRECTIONS, Csr, DataMover, HostController, HostRam, Memory, ModelError, PcieSpace, _Pin, decode_status,
-    dma_reset_pin, kernel_reset_pin, reset_bridge,
-)
+from direkt_sim.csr import Csr
+from direkt_sim.host_controller import HostController
 from direkt_sim.jobs import (
-    Issue, JobError, b64, csr_address, host_descriptors, host_status_json, integer, issue_mode, kernel_issues, status_json,
+    JobError, b64, csr_address, host_descriptors, host_status_json, integer, issue_mode, kernel_issues, status_json,
 )
+from direkt_sim.kernel import KernelChannel
 from direkt_sim.layout import load_manifest
+from direkt_sim.mover import DataMover
+from direkt_sim.pcie import HostRam, Memory, PcieSpace
+from direkt_sim.pins import DIRECTIONS, ModelError
+from direkt_sim.reset import hold_in_reset, reset_bridge
+from direkt_sim.rig import run_bridge, start_clocks
 
 JOB_VERSION = 2
 RESULT_VERSION = 2
@@ -127,68 +128,6 @@ def host_regions(job: dict, gpu: PageRegion) -> list[HostRam]:
     return out
 
 
-# --------------------------------------------------------------------------- kernel issuer
-
-
-
-class Channel:
-    """The kernel's side of one direction: offers cldesc words on ``<t>_desc_*`` (ready latency 0)
-    and takes statuses from ``<t>_status_*`` (status_ready always high), keeping at most
-    ``limit`` descriptors outstanding. Statuses are matched by tag in tagged status mode (the
-    first in-flight descriptor with that tag), in arrival order in cycles mode."""
-
-    def __init__(self, dut, t: str, m, limit: int):
-        self.t = t
-        self.m = m
-        self.limit = limit
-        self.tagged = m.bridge["status_mode"] == "tagged"
-        self.queue: deque[Issue] = deque()
-        self.inflight: list[Issue] = []
-        self.errors: list[str] = []
-        self.cycle = 0
-        self._clk = dut.kernel_clk
-        self._v = _Pin(getattr(dut, f"{t}_desc_valid"))
-        self._d = _Pin(getattr(dut, f"{t}_desc_data"))
-        self._ready = getattr(dut, f"{t}_desc_ready")
-        self._sv = getattr(dut, f"{t}_status_valid")
-        self._sd = getattr(dut, f"{t}_status_data")
-        self._sr = _Pin(getattr(dut, f"{t}_status_ready"), 1)
-        self.task = cocotb.start_soon(self._run())
-
-    @property
-    def idle(self) -> bool:
-        return not self.queue and not self.inflight
-
-    async def _run(self) -> None:
-        offered: Optional[Issue] = None
-        while True:
-            await RisingEdge(self._clk)
-            self.cycle += 1
-            if offered is None and self.queue and len(self.inflight) < self.limit:
-                offered = self.queue.popleft()
-                self._d.set(offered.word)
-                self._v.set(1)
-            elif offered is None:
-                self._v.set(0)
-            await ReadOnly()
-            if offered is not None and self._ready.value == 1:
-                offered.issued_cycle = self.cycle
-                self.inflight.append(offered)
-                offered = None
-            if self._sv.value == 1:
-                st = decode_status(self.m, self._sd.value.integer, self.cycle)
-                if self.tagged:
-                    job = next((j for j in self.inflight if j.tag == st.tag), None)
-                else:
-                    job = self.inflight[0] if self.inflight else None
-                if job is None:
-                    msg = f"{self.t} kernel, kernel cycle {self.cycle}: status {st.raw:#x} matches nothing in flight"
-                    self.errors.append(msg)
-                    raise ModelError(msg)
-                self.inflight.remove(job)
-                job.status = st
-
-
 # --------------------------------------------------------------------------- the replay
 
 
@@ -239,19 +178,8 @@ async def replay(dut):
     host_descs = host_descriptors(job.get("host_descriptors"), m, pcie, fpga_size)
 
     # clocks, reset, models
-    for t in DIRECTIONS:
-        for s in ("desc_valid", "desc_data", "status_ready", "host_desc_valid", "host_desc_data",
-                  "dma_desc_ready", "dma_status_valid", "dma_status_data"):
-            getattr(dut, f"{t}_{s}").value = 0
-    for s in ("csr_address", "csr_read", "csr_write", "csr_writedata"):
-        getattr(dut, s).value = 0
-    kr, kv = kernel_reset_pin(dut, m)
-    dr, dv = dma_reset_pin(dut, m)
-    kr.value, dr.value = kv, dv
-    # Low first, so the first rising edge finds every input in place (see test_bridge.Bench.start).
-    cocotb.start_soon(Clock(dut.kernel_clk, kper, "ps").start(start_high=False))
-    await Timer(dper // 3, "ps")
-    cocotb.start_soon(Clock(dut.dma_clk, dper, "ps").start(start_high=False))
+    hold_in_reset(dut, m)
+    await start_clocks(dut, kper, dper)
     mv_cfg = job.get("mover") or {}
     movers = {t: DataMover(dut, t, m, pcie, fpga, latency=integer(mv_cfg.get("latency", 8), "mover.latency", 1, 1 << 20),
                            bytes_per_cycle=integer(mv_cfg.get("bytes_per_cycle", 64), "mover.bytes_per_cycle", 1, 1 << 20))
@@ -277,7 +205,8 @@ async def replay(dut):
         addr = csr_address(m, cw, what)
         await csr.write(addr, integer(cw.get("value"), f"{what}.value", 0, 0xFFFF_FFFF))
 
-    chans = {t: Channel(dut, t, m, limit) for t in DIRECTIONS}
+    # A host's job may give two descriptors one tag: a status goes to the first in flight with it.
+    chans = {t: KernelChannel(dut, t, m, max_outstanding=limit, unique_tags=False) for t in DIRECTIONS}
     # A controller only for a direction with host descriptors: an idle model still costs a
     # coroutine step per cycle.
     hosts = {t: HostController(dut, t, m, max_outstanding=HOST_OUTSTANDING)
@@ -298,15 +227,15 @@ async def replay(dut):
 
     for it in issues:
         if mode == "sequential":
-            chans[it.t].queue.append(it)
+            chans[it.t].add_job(it)
             await wait_idle(f"descriptor #{it.index}", [chans[it.t]])
         else:
             if it.wait:
                 await wait_idle(f"barrier before descriptor #{it.index}", chans.values())
-            chans[it.t].queue.append(it)
+            chans[it.t].add_job(it)
     await wait_idle("end of job", chans.values(), hosts.values())
     await ClockCycles(dut.dma_clk, 8)  # a stray status would show in the counters
-    for mv in [*movers.values(), *hosts.values()]:
+    for mv in [*movers.values(), *hosts.values(), *chans.values()]:
         if mv.errors:
             raise ModelError(mv.errors[0])
 
@@ -385,14 +314,6 @@ def test_replay():
     out = result_path(job_path).resolve()
     os.environ[ENV_RESULT] = str(out)
     out.unlink(missing_ok=True)
-    run_bench(
-        bench="bridge_replay",
-        example="bridge",
-        module=Path(__file__).stem,
-        params=params,
-        run_params=clocks,
-        expected_top="direkt_bridge",
-        emitter="generators",
-    )
+    run_bridge("bridge_replay", __file__, params, clocks)
     if not out.is_file():
         pytest.fail(f"the replay passed but wrote no result to {out}", pytrace=False)

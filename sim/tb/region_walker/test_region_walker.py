@@ -12,42 +12,6 @@ The reference (:func:`reference_pieces`) computes, from the page table the bench
 the exact list of mover descriptors each request must become; the bench checks the mover's log
 against it piece by piece, the memories byte for byte, and every status (tag, error, one per
 request, in any order).
-
-cocotb tests:
-
-``fragmented_copies``  random requests (4 B .. 4 MB short, up to 16 MB with DIREKT_REGRESS=1)
-    through three regions of randomly ordered pages with random runs of contiguous ones, random
-    mover ready and status back-pressure, several requests in flight: pieces exactly as the
-    reference splits them, data exact, nothing written outside the requested range.
-``many_requests``      small requests in batches of 1..8, random back-pressure: 1,000 (100,000 with
-    DIREKT_REGRESS=1), every status and byte checked.
-``size_classes``       one request of every size class 4 B .. 64 MB (64 MB only with DIREKT_REGRESS=1;
-    16 MB otherwise) at an unaligned-to-page offset.
-``rejections``         outside the region, across its end by 4 bytes, a direction it does not allow,
-    a closed region, a region number beyond the table, a region whose pages run past the table (not
-    open: no request on it passes, not even on its pages inside the table),
-    zero length, unaligned offset / length / FPGA address, reserved bits, a kind other than a region request, FPGA memory overrun:
-    each comes back with its error code, the mover never sees a descriptor, memory untouched.
-``table_update_in_flight``  while a long request walks, writes to its pages not yet read are
-    refused (``pt_refused``) and the request moves the old pages' data; writes elsewhere land; a
-    region closed while its request is in flight: that request finishes, the next is rejected, and
-    ``rg_read_busy`` is high until the region's last piece has reported, low after.
-``mover_abort``        a piece aborted by the mover: the request's one status says ABORTED.
-``strided_copies``     strided requests (a check entry, then one entry a row, as the header's builder
-    writes them; 1..64 rows, 4 B .. 200 KB a row, strides 0, dense, gapped, page-crossing) under random
-    back-pressure, up to four in flight: one status each, the pieces as the reference splits every
-    row, the destination's whole span byte-exact against a copy made row by row in Python.
-``vectored_copies``    vectored requests (a check entry, then 1..16 entries of any offset, FPGA address
-    and length in one region), checked the same way.
-``request_entries``    requests of several entries at their edges: a strided request whose last row
-    crosses the region's end by 4 bytes, or the FPGA memory's end, a vectored request with one entry
-    outside the region: rejected at the check entry, nothing moves, one status; an entry that fails
-    after others moved (no check entry): one status with its error, the entries after it dropped; an
-    entry naming another region; a check entry alone; a reset (abandon) while a request waits for
-    its next entry: one status, ABORTED; the walker goes on after each.
-``region_64mb_fragmented``  (measurement) one 64 MB request over 1024 pages in random order:
-    descriptors per cycle while the mover could take one, cycles from request to status, fraction
-    of the mover model's peak; written to ``$DIREKT_REGION_MEASURE`` when set.
 """
 
 from __future__ import annotations
@@ -64,8 +28,9 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge, Timer
 
 from direkt_sim import bench_params, regress_scale, run_bench
-from direkt_sim.bridge_models import DataMover, Memory, MoverDesc, PcieSpace
 from direkt_sim.layout import Word
+from direkt_sim.mover import DataMover, MoverDesc
+from direkt_sim.pcie import Memory, PcieSpace
 from direkt_sim.stimulus import pattern
 
 REGRESS = regress_scale() > 1
@@ -340,6 +305,10 @@ async def setup(dut, **kw) -> tuple[Walker, dict[int, Pages]]:
 
 @cocotb.test()
 async def fragmented_copies(dut):
+    """Random requests (4 B .. 4 MB short, up to 16 MB with DIREKT_REGRESS=1) through three
+    regions of randomly ordered pages with random runs of contiguous ones, random mover ready and
+    status back-pressure, several requests in flight: pieces exactly as the reference splits them,
+    data exact, nothing written outside the requested range."""
     w, pages = await setup(dut, mover_ready="random", status_ready="random")
     rng = w.rng
     rounds = 40 if REGRESS else 6
@@ -369,7 +338,8 @@ MANY_REQUESTS = 100_000 if REGRESS else 1_000
 
 @cocotb.test()
 async def many_requests(dut):
-    """Small requests in batches of 1..8 under random back-pressure: 1,000 (100,000 with DIREKT_REGRESS=1)."""
+    """Small requests in batches of 1..8 under random back-pressure: 1,000 (100,000 with
+    DIREKT_REGRESS=1), every status and byte checked."""
     w, pages = await setup(dut, mover_ready="random", status_ready="random")
     rng = w.rng
     done = 0
@@ -395,6 +365,8 @@ async def many_requests(dut):
 
 @cocotb.test()
 async def size_classes(dut):
+    """One request of every size class 4 B .. 64 MB (64 MB only with DIREKT_REGRESS=1; 16 MB
+    otherwise) at an unaligned-to-page offset: pieces as the reference splits them, data exact."""
     w = Walker(dut, 7)
     await w.start()
     top = 64 * MB if REGRESS else 16 * MB
@@ -480,81 +452,93 @@ def _disjoint(taken: list[tuple[int, int, int]], r: int, lo: int, hi: int) -> bo
     return not any(t[0] == r and t[1] < hi and lo < t[2] for t in taken)
 
 
-@cocotb.test()
-async def strided_copies(dut):
+async def copies_of_several_entries(dut, name: str, make) -> None:
+    """Batches of 1..4 requests of several entries under random back-pressure, each batch run and
+    checked by :func:`run_multi`, until MULTI_REQUESTS have run. ``make(w, r, cap, taken, at)``
+    gives one request's moves in region r (of cap bytes) or None; ``taken`` holds the GPU
+    destination spans of the batch (FPGA->GPU), ``at["fpga"]`` the next free FPGA address."""
     w, pages = await setup(dut, mover_ready="random", status_ready="random")
-    rng = w.rng
-    rd = w.t == "rd"
     done = 0
-    fpga_next = 0
+    at = {"fpga": 0}
     while done < MULTI_REQUESTS:
         jobs = []
-        taken: list[tuple[int, int, int]] = []  # GPU destination spans of the batch (FPGA->GPU)
-        for _ in range(rng.randint(1, 4)):
-            r = rng.randrange(len(pages))
-            cap = len(pages[r].frames) * w.d.page
-            b = rng.choice([4, 64, 4000, 4096, 65536, 70_000, 200_000])
-            rows = rng.choice([1, 2, 3, 16, 64])
-            # destination rows never overlap; the source's may (stride 0 reads one row again and again)
-            rs = rng.choice([0, 4, b, b + 4096, 65536 + 64]) if rd else rng.choice([b, b + 4096, 65536 + 64, 3 * b])
-            fs = rng.choice([b, b + 64, 2 * b + 4096]) if rd else rng.choice([0, 4, b, b + 4096])
-            span = (rows - 1) * rs + b
-            if span > cap:
-                continue
-            off = rng.randrange(0, cap - span + 1) & ~3
-            if not rd and not _disjoint(taken, r, off, off + span):
-                continue
-            jobs.append((r, strided_moves(off, b, fpga_next, rows, rs, fs)))
-            taken.append((r, off, off + span))
-            fpga_next = (fpga_next + (rows - 1) * fs + b + 4096) & ~3
-            if fpga_next > (1 << 30):
-                fpga_next = 0
+        taken: list[tuple[int, int, int]] = []
+        for _ in range(w.rng.randint(1, 4)):
+            r = w.rng.randrange(len(pages))
+            moves = make(w, r, len(pages[r].frames) * w.d.page, taken, at)
+            if moves:
+                jobs.append((r, moves))
+            if at["fpga"] > (1 << 30):
+                at["fpga"] = 0
         if jobs:
             await run_multi(w, pages, jobs, 400_000)
             done += len(jobs)
-    dut._log.info("strided_copies: %d strided requests, %d pieces", done, len(w.mover.log))
+    dut._log.info("%s: %d requests, %d pieces", name, done, len(w.mover.log))
+
+
+def _strided(w: Walker, r: int, cap: int, taken: list, at: dict):
+    rng, rd = w.rng, w.t == "rd"
+    b = rng.choice([4, 64, 4000, 4096, 65536, 70_000, 200_000])
+    rows = rng.choice([1, 2, 3, 16, 64])
+    # destination rows never overlap; the source's may (stride 0 reads one row again and again)
+    rs = rng.choice([0, 4, b, b + 4096, 65536 + 64]) if rd else rng.choice([b, b + 4096, 65536 + 64, 3 * b])
+    fs = rng.choice([b, b + 64, 2 * b + 4096]) if rd else rng.choice([0, 4, b, b + 4096])
+    span = (rows - 1) * rs + b
+    if span > cap:
+        return None
+    off = rng.randrange(0, cap - span + 1) & ~3
+    if not rd and not _disjoint(taken, r, off, off + span):
+        return None
+    taken.append((r, off, off + span))
+    moves = strided_moves(off, b, at["fpga"], rows, rs, fs)
+    at["fpga"] = (at["fpga"] + (rows - 1) * fs + b + 4096) & ~3
+    return moves
+
+
+def _vectored(w: Walker, r: int, cap: int, taken: list, at: dict):
+    rng, rd = w.rng, w.t == "rd"
+    moves = []
+    for _ in range(rng.randint(1, 16)):
+        n = rng.choice([4, 8, 252, 4096, 65536, 65540, 100_000])
+        for _ in range(20):
+            o = rng.randrange(0, cap - n + 1) & ~3
+            # destinations never overlap (GPU ranges FPGA->GPU, FPGA ranges GPU->FPGA)
+            if rd or _disjoint(taken, r, o, o + n):
+                break
+        else:
+            continue
+        f = at["fpga"] if rd else rng.randrange(0, 1 << 24) & ~3
+        moves.append((o, f, n))
+        taken.append((r, o, o + n))
+        if rd:
+            at["fpga"] = (at["fpga"] + n + rng.choice([0, 4, 4096])) & ~3
+    return moves
+
+
+@cocotb.test()
+async def strided_copies(dut):
+    """Strided requests (a check entry, then one entry a row, as the header's builder writes
+    them; 1..64 rows, 4 B .. 200 KB a row, strides 0, dense, gapped, page-crossing) under random
+    back-pressure, up to four in flight: one status each, the pieces as the reference splits every
+    row, the destination's whole span byte-exact against a copy made row by row in Python."""
+    await copies_of_several_entries(dut, "strided_copies", _strided)
 
 
 @cocotb.test()
 async def vectored_copies(dut):
-    w, pages = await setup(dut, mover_ready="random", status_ready="random")
-    rng = w.rng
-    rd = w.t == "rd"
-    done = 0
-    fpga_next = 0
-    while done < MULTI_REQUESTS:
-        jobs = []
-        taken: list[tuple[int, int, int]] = []
-        for _ in range(rng.randint(1, 4)):
-            r = rng.randrange(len(pages))
-            cap = len(pages[r].frames) * w.d.page
-            moves = []
-            for _ in range(rng.randint(1, 16)):
-                n = rng.choice([4, 8, 252, 4096, 65536, 65540, 100_000])
-                for _ in range(20):
-                    o = rng.randrange(0, cap - n + 1) & ~3
-                    # destinations never overlap (GPU ranges FPGA->GPU, FPGA ranges GPU->FPGA)
-                    if rd or _disjoint(taken, r, o, o + n):
-                        break
-                else:
-                    continue
-                f = fpga_next if rd else rng.randrange(0, 1 << 24) & ~3
-                moves.append((o, f, n))
-                taken.append((r, o, o + n))
-                if rd:
-                    fpga_next = (fpga_next + n + rng.choice([0, 4, 4096])) & ~3
-            if moves:
-                jobs.append((r, moves))
-            if fpga_next > (1 << 30):
-                fpga_next = 0
-        if jobs:
-            await run_multi(w, pages, jobs, 400_000)
-            done += len(jobs)
-    dut._log.info("vectored_copies: %d vectored requests, %d pieces", done, len(w.mover.log))
+    """Vectored requests (a check entry, then 1..16 entries of any offset, FPGA address and
+    length in one region), checked as the strided ones are."""
+    await copies_of_several_entries(dut, "vectored_copies", _vectored)
 
 
 @cocotb.test()
 async def request_entries_edges(dut):
+    """Requests of several entries at their edges: a strided request whose last row crosses
+    the region's end by 4 bytes, or the FPGA memory's end, a vectored request with one entry
+    outside the region: rejected at the check entry, nothing moves, one status; an entry that fails
+    after others moved (no check entry): one status with its error, the entries after it dropped;
+    an entry naming another region; a check entry alone; a reset (abandon) while a request waits
+    for its next entry: one status, ABORTED; the walker goes on after each."""
     w, pages = await setup(dut)
     d = w.d
     rd = w.t == "rd"
@@ -631,6 +615,11 @@ async def request_entries_edges(dut):
 
 @cocotb.test()
 async def rejections(dut):
+    """Outside the region, across its end by 4 bytes, a direction it does not allow, a closed
+    region, a region number beyond the table, a region whose pages run past the table (not open: no
+    request on it passes, not even on its pages inside the table), zero length, unaligned offset /
+    length / FPGA address, reserved bits, a kind other than a region request, FPGA memory overrun:
+    each comes back with its error code, the mover never sees a descriptor, memory untouched."""
     w, pages = await setup(dut)
     d = w.d
     size1 = len(pages[1].frames) * d.page
@@ -683,6 +672,10 @@ async def rejections(dut):
 
 @cocotb.test()
 async def table_update_in_flight(dut):
+    """While a long request walks, writes to its pages not yet read are refused
+    (``pt_refused``) and the request moves the old pages' data; writes elsewhere land; a region
+    closed while its request is in flight: that request finishes, the next is rejected, and
+    ``rg_read_busy`` is high until the region's last piece has reported, low after."""
     w, pages = await setup(dut)
     d = w.d
     r = 2
@@ -736,6 +729,7 @@ async def table_update_in_flight(dut):
 
 @cocotb.test()
 async def mover_abort(dut):
+    """A piece aborted by the mover: the request's one status says ABORTED; the walker goes on."""
     w, pages = await setup(dut)
     victim = {"n": 0}
 
@@ -755,7 +749,9 @@ async def mover_abort(dut):
 
 @cocotb.test()
 async def region_64mb_fragmented(dut):
-    """One 64 MB request over 1024 pages in random order: the figures of bench/results/regions.json."""
+    """One 64 MB request over 1024 pages in random order: one descriptor a page, at least 0.95
+    descriptors per cycle while the mover could take one and 0.9 of the mover model's peak; the
+    figures go to ``$DIREKT_REGION_MEASURE`` when set (bench/regions.py, bench/results/regions.json)."""
     w = Walker(dut, 11)
     bpc = w.mover.bytes_per_cycle
     await w.start()
