@@ -650,6 +650,8 @@ CASES = [(c[:4], r) for c in CONFIGS for r in c[4]]
     ids=[f"w{c[0]}-d{c[1]}-s{c[2]}-{'r' if c[3] else 'u'}-{r}" for c, r in CASES],
 )
 def test_async_fifo(config, ratio):
+    """The FIFO emitted at this width, depth and synchroniser length passes every cocotb test above at
+    this clock ratio."""
     run_bench(
         bench="async_fifo",
         example="async_fifo",

@@ -1134,6 +1134,7 @@ def _run_id(r) -> str:
 
 @pytest.mark.parametrize("run", RUNS, ids=_run_id)
 def test_bridge(run):
+    """The bridge emitted with this configuration passes every cocotb test above at these clocks."""
     name, i = run
     params, ratios = CONFIGS[name]
     run_bridge("bridge", __file__, params, ratios[i])

@@ -144,5 +144,6 @@ CONFIGS = {
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_bridge_ports(name):
+    """The bridge with several kernel ports under this arbitration passes every cocotb test above."""
     params, ratio = CONFIGS[name]
     run_bridge("bridge_ports", __file__, params, ratio)

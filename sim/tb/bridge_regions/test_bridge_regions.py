@@ -319,5 +319,6 @@ CONFIGS = {
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_bridge_regions(name):
+    """The bridge of the regions preset (with or without counters) passes every cocotb test above."""
     params, ratio = CONFIGS[name]
     run_bridge("bridge_regions", __file__, params, ratio)

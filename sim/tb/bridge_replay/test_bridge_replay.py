@@ -302,6 +302,8 @@ async def replay(dut):
 
 
 def test_replay():
+    """The job the host runtime wrote (``DIREKT_REPLAY_JOB``) replays through the bridge and its result
+    is written; skipped without a job."""
     job_path = os.environ.get(ENV_JOB, "").strip()
     if not job_path:
         pytest.skip(f"{ENV_JOB} is not set (the replay bench runs a job the host runtime wrote)")

@@ -215,6 +215,8 @@ def verilog_ports(path: Path, top: str) -> dict[str, tuple[str, int]]:
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[_id(c) for c in CONFIGS])
 def test_channel_port(cfg):
+    """The channel port emitted as this kind, width and register choice has the ports the board's
+    channel names and passes every cocotb test above."""
     kind, width, registered = cfg
     port, chan_id = NAMES[kind]
     params = {"port": port, "type": kind, "width": width, "chan_id": chan_id, "registered": registered}

@@ -812,6 +812,7 @@ CONFIGS = {
 
 @pytest.mark.parametrize("cfg", list(CONFIGS))
 def test_region_walker(cfg):
+    """The region walker of this direction passes the cocotb tests named below."""
     params = CONFIGS[cfg]
     tests = ["fragmented_copies", "many_requests", "size_classes", "rejections", "table_update_in_flight", "mover_abort",
              "strided_copies", "vectored_copies", "request_entries_edges"]
