@@ -13,6 +13,7 @@ venv's Python (it needs pytest).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +23,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from stages import PIPELINES, fmt  # noqa: E402
 
 
-def collect(*extra: str) -> list[str]:
+def collect(*extra: str, regress: bool = False) -> list[str]:
+    env = dict(os.environ)
+    env.pop("DIREKT_REGRESS", None)
+    if regress:  # the long form has parameter sets of its own (channel_port's every combination)
+        env["DIREKT_REGRESS"] = "1"
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", *extra, "tb"],
-                         cwd=ROOT / "sim", capture_output=True, text=True)
+                         cwd=ROOT / "sim", capture_output=True, text=True, env=env)
     ids = [line for line in out.stdout.splitlines() if "::" in line]
     if out.returncode != 0 or not ids:
         raise SystemExit(f"test-plan: pytest could not collect sim/tb:\n{out.stdout}{out.stderr}")
@@ -40,11 +45,15 @@ def proofs(*extra: str) -> list[str]:
 
 
 def main() -> int:
-    benches = collect()
+    in_test = set(collect())
     smoke = set(collect("--smoke"))
+    benches = collect(regress=True)
+    missing = in_test - set(benches)
+    if missing:
+        raise SystemExit(f"test-plan: make regress would not run {sorted(missing)}")
     short, long_ = proofs(), proofs("--long")
     plan = {
-        "cocotb": [{"test": t, "make_test": ["verilator"] + (["icarus"] if t in smoke else []),
+        "cocotb": [{"test": t, "make_test": (["verilator"] if t in in_test else []) + (["icarus"] if t in smoke else []),
                     "make_regress": ["verilator", "icarus"]} for t in benches],
         "formal": [{"proof": p, "where": "make test"} for p in short]
         + [{"proof": p, "where": "make regress"} for p in long_],
@@ -59,12 +68,12 @@ def main() -> int:
         print(f"\nmake {name} stages:")
         for s in stages:
             print(f"  {s.name:<18} {fmt(s.budget_s):>6}  {' + '.join(s.targets)}")
-    print(f"\ncocotb benches ({len(benches)} parameter sets): make test on Verilator, {len(smoke)} of them on "
-          f"Icarus too; make regress all on both, ten times the stimulus")
+    print(f"\ncocotb benches: make test runs {len(in_test)} parameter sets on Verilator, {len(smoke)} of them on "
+          f"Icarus too; make regress all {len(benches)} on both, ten times the stimulus")
     width = max(len(t) for t in benches)
     print(f"  {'test':<{width}}  {'make test':<18}  make regress")
     for row in plan["cocotb"]:
-        print(f"  {row['test']:<{width}}  {' + '.join(row['make_test']):<18}  long, verilator + icarus")
+        print(f"  {row['test']:<{width}}  {' + '.join(row['make_test']) or '-':<18}  long, verilator + icarus")
     print(f"\nformal proofs: {len(short)} in make test (make formal), {len(long_)} in make regress "
           f"(make formal-long)")
     for p in short:
