@@ -31,7 +31,7 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-regions bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-regions bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -144,26 +144,30 @@ test-sim-icarus: build
 fault-check: build
 	@$(PY) scripts/fault_check.py
 
-# `make regress`: the long forms as timed stages (scripts/stages.py regress): every bench on both
-# simulators with ten times the stimulus, then the proofs `make test` leaves out.
+# `make regress` (scripts/stages.py regress): what `make test` leaves out, as timed stages: every
+# Icarus parameter set (make test runs its smoke set), the long form of every bench on Verilator
+# (DIREKT_REGRESS=1: ten times the stimulus, and channel_port's every combination), the long proofs.
 regress:
 	@python3 scripts/stages.py regress
 
-# The simulators run side by side (one core each); each writes sim/build/regress-<sim>.log and, on
-# the terminal, a line per finished bench: done / total, elapsed, time left (by the last run's
-# times, sim/build/regress-<sim>-times.json; direkt_sim/progress.py).
-regress-sim: build
-	@mkdir -p sim/build; pids=""; \
-	for sim in $(SIMS); do \
-	  echo "== long cocotb benches on $$sim (log: sim/build/regress-$$sim.log)"; \
-	  (cd sim && DIREKT_REGRESS=1 SIM=$$sim DIREKT_PROGRESS_FD=3 DIREKT_PROGRESS_LABEL=$$sim \
-	     DIREKT_PROGRESS_HISTORY=build/regress-$$sim-times.json \
-	     $(PYTEST) -q tb 3>&2 > build/regress-$$sim.log 2>&1) & pids="$$pids $$!"; \
-	done; \
-	rc=0; for pid in $$pids; do wait $$pid || rc=1; done; \
-	for sim in $(SIMS); do echo "== $$sim: $$(tail -n 1 sim/build/regress-$$sim.log)"; done; \
-	if [ $$rc -ne 0 ]; then grep -h -A40 -m3 "FAILED\|Error" sim/build/regress-*.log | head -120; fi; \
-	exit $$rc
+# Each run writes sim/build/regress-<name>.log and, on the terminal, a line per finished bench:
+# done / total, elapsed, time left (by the last run's times, sim/build/regress-<name>-times.json;
+# direkt_sim/progress.py). Two benches at a time (pytest-xdist, the slowest first).
+define regress_run
+	@mkdir -p sim/build; echo "== $(2) (log: sim/build/regress-$(1).log)"; \
+	cd sim && $(3) DIREKT_PROGRESS_FD=3 DIREKT_PROGRESS_LABEL=$(1) DIREKT_PROGRESS_HISTORY=build/regress-$(1)-times.json \
+	  $(PYTEST) -q -n 2 --dist worksteal tb 3>&2 > build/regress-$(1).log 2>&1; rc=$$?; \
+	echo "== $(1): $$(tail -n 1 build/regress-$(1).log)"; \
+	if [ $$rc -ne 0 ]; then grep -h -A40 -m3 "FAILED\|Error" build/regress-$(1).log | head -120; fi; exit $$rc
+endef
+
+regress-sim: regress-icarus regress-verilator-long
+
+regress-icarus: build
+	$(call regress_run,icarus,every cocotb bench on icarus,SIM=icarus)
+
+regress-verilator-long: build
+	$(call regress_run,verilator-long,the long form of every cocotb bench on verilator,DIREKT_REGRESS=1 SIM=verilator)
 
 # The proofs that take over a minute each (formal/run.py LONG_CONFIGS), each reported as it ends.
 formal-long: setup

@@ -58,7 +58,8 @@ TEST = (
 REGRESS = (
     Stage("setup", ("setup",), 240, "as in make test"),
     Stage("build", ("build",), 60, "as in make test"),
-    Stage("long cocotb", ("regress-sim",), 7200, "every bench on both simulators, ten times the stimulus"),
+    Stage("icarus, every set", ("regress-icarus",), 1200, "every cocotb parameter set on Icarus (make test: the smoke set)"),
+    Stage("verilator, long", ("regress-verilator-long",), 3600, "every bench on Verilator, ten times the stimulus"),
     Stage("long proofs", ("formal-long",), 1800, "the proofs make test leaves out (formal/run.py --long)"),
 )
 
