@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_check_pipe_wr_e4_mem200000000
 // generator: org.direkt.generators.bridge.CheckPipeline
-// params:    Params[window=Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592], windows=4]]
+// params:    Params[window=Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592, fetchIds=0], windows=4]]
 //
 // Kernel descriptor checks: stage A (cheap checks, 1 MB crossing, FPGA end, window compares), stage B (window hits, FPGA range) into a 4-word queue; a word enters only when the queue has room for it.
 `timescale 1ns / 1ps

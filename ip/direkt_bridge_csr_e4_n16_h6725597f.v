@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_csr_e4_n16_h6725597f
 // generator: org.direkt.generators.bridge.BridgeCsr
-// params:    Params[bridge=Params[instance=direkt_bridge, channels=ChannelIds[rdDesc=direkt_rd_desc, rdStatus=direkt_rd_status, wrDesc=direkt_wr_desc, wrStatus=direkt_wr_status], descFifoDepth=16, statusFifoDepth=16, inflight=16, policy=ROUND_ROBIN, weights=[], idMode=MANAGED, statusMode=TAGGED, windowEntries=4, dmaResetPolarity=ACTIVE_LOW, syncStages=2, fpgaMemBytes=8589934592, wordOrder=X0_LOW, registeredChannels=false, counters=true, bringup=true, addressing=RAW, regionPages=1024, regions=16, ports=1, portCredits=4, portPolicy=ROUND_ROBIN, portWeights=[]]]
+// params:    Params[bridge=Params[instance=direkt_bridge, channels=ChannelIds[rdDesc=direkt_rd_desc, rdStatus=direkt_rd_status, wrDesc=direkt_wr_desc, wrStatus=direkt_wr_status], descFifoDepth=16, statusFifoDepth=16, inflight=16, policy=ROUND_ROBIN, weights=[], idMode=MANAGED, statusMode=TAGGED, windowEntries=4, dmaResetPolarity=ACTIVE_LOW, syncStages=2, fpgaMemBytes=8589934592, wordOrder=X0_LOW, registeredChannels=false, counters=true, bringup=true, addressing=RAW, regionPages=1024, regions=16, ports=1, portCredits=4, portPolicy=ROUND_ROBIN, portWeights=[], tableFetchIds=0]]
 //
 // Bridge CSR: 4 address windows (closed after reset), event counters, last error. Avalon-MM agent, 32-bit, word addresses, read latency 2.
 `timescale 1ns / 1ps

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_issue_wr_e4_mem200000000_n16_s16
 // generator: org.direkt.generators.bridge.BridgeIssue
-// params:    Params[window=Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592], windows=4], inflight=16, statusDepth=16, events=true]
+// params:    Params[window=Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592, fetchIds=0], windows=4], inflight=16, statusDepth=16, events=true]
 //
 // Kernel descriptors of the FPGA->GPU (Write Data Mover) direction, dma_clk side: final error code, managed (128..143) IDs, status credits
 // (16 in flight at most, status FIFO of 16), issue stamps, statuses. A rejected descriptor never

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_windows_wr_e4
 // generator: org.direkt.generators.bridge.WindowCheck
-// params:    Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592], windows=4]
+// params:    Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592, fetchIds=0], windows=4]
 //
 // Address windows of a kernel descriptor: 4 aligned power-of-two windows, XOR/AND compares registered in stage A, no carry chain.
 `timescale 1ns / 1ps

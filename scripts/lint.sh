@@ -49,6 +49,8 @@ gen bridge preset=paper status_mode=tagged inflight=5 status_depth=8 sync_stages
 gen bridge ports=8 port_credits=16 port_policy=fixed_priority word_order=x0_high
 gen bridge preset=regions ports=4 port_policy=weighted port_weights=4,2,1,1
 gen bridge preset=regions ports=3 port_credits=2 word_order=x0_high registered_channels=true
+gen host_desc_controller preset=paper desc_ready_latency=3
+gen host_desc_controller preset=regions ports=2 reset=active_high desc_ready_latency=2
 
 dirs=()
 while IFS= read -r d; do dirs+=("$d"); done < <(

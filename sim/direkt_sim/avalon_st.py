@@ -9,9 +9,9 @@ high unless ``reset_active_low``).
 
 * valid is never X, nor is data while valid is high, nor ready outside reset;
 * ready latency 0: the rising edge that ends a cycle with valid and ready high moves a word;
-* ready latency 1: every cycle with valid high moves a word, and valid may be high only in a
-  cycle after one with ready high that was not a reset cycle (the edge that ends a reset cycle
-  resets the sink as well, so its ready in that cycle promises nothing);
+* ready latency n >= 1: every cycle with valid high moves a word, and valid may be high only in
+  a cycle n cycles after one with ready high that was not a reset cycle (the edge that ends a
+  reset cycle resets the sink as well, so its ready in that cycle promises nothing);
 * the hold rule (ready latency 0, ``check=True``): once valid is high in a cycle without ready
   (outside reset), the next cycle has valid high and the same data. Avalon-ST itself lets a
   source change its data at any time; direkt's sources promise the hold rule, and a bench source
@@ -97,8 +97,8 @@ class AvalonStMonitor:
     def __init__(self, dut=None, prefix: str = "", clock=None, reset=None, *, ready_latency: int = 0,
                  reset_active_low: bool = False, check: bool = True, bus: Optional[AvalonStBus] = None,
                  name: Optional[str] = None, **names):
-        if ready_latency not in (0, 1):
-            raise ValueError(f"ready latency {ready_latency}: only 0 and 1 are supported")
+        if not 0 <= ready_latency <= 8:
+            raise ValueError(f"ready latency {ready_latency}: must be in 0..8")
         self.bus = _bus(dut, prefix, bus, names) if (dut is not None or bus is not None) else None
         self.name = name or (self.bus.name if self.bus else prefix.rstrip("_"))
         self.clock = clock
@@ -109,8 +109,15 @@ class AvalonStMonitor:
         self.cycles = 0
         self.transfers = 0
         self.stalls = 0
-        self.granted = False  # ready latency 1: the last cycle had ready high outside reset
+        # ready latency n: ready (outside reset) of the last n cycles, oldest first
+        self._readies = deque([False] * max(1, ready_latency), maxlen=max(1, ready_latency))
         self._hold: Optional[tuple[Optional[int]]] = None  # (data,) the hold rule asks for now
+
+    @property
+    def granted(self) -> bool:
+        """Ready latency n: the cycle about to be stepped may carry a word (ready was high, outside
+        reset, n cycles before it)."""
+        return self._readies[0]
 
     def in_reset(self) -> bool:
         """Whether the reset pin is asserted now (False without a reset)."""
@@ -132,8 +139,8 @@ class AvalonStMonitor:
                 self._fail(f"data changed {hexstr(self._hold[0])} -> {hexstr(data)} without a transfer (hold rule)")
         if self.rl:
             if valid and not self.granted and self.check and not waive:
-                self._fail("valid high although ready was low, or in reset, in the cycle before (ready latency 1)")
-            self.granted = bool(ready) and not in_reset
+                self._fail(f"valid high although ready was low, or in reset, {self.rl} cycle(s) before (ready latency {self.rl})")
+            self._readies.append(bool(ready) and not in_reset)
             moves = bool(valid) and not in_reset
         else:
             moves = bool(valid and ready) and not in_reset

@@ -95,6 +95,9 @@ class Manifest:
                 "(re-emit the bridge with the current generators: make build)"
             )
         self.bridge = data["bridge"]
+        # A descriptor controller's overlay (HostDescController): its top, descriptor sinks' ready
+        # latency, register read latency, table entries and fetch IDs; None for a bridge alone.
+        self.controller = data.get("controller")
         self.words = {n: Word(n, spec) for n, spec in self.layout["words"].items()}
         self.csr = self.layout["csr"]
         self._csr_offsets = {r["name"]: int(r["offset"]) for r in self.csr["registers"]}

@@ -138,7 +138,7 @@ class DataMover(Model):
                  latency: int = 8, bytes_per_cycle: int = 64, ready: str = "always",
                  abort_ids: Optional[set] = None, seed: int = 0, start: bool = True, clock=None,
                  prefix: Optional[str] = None, woken: Optional[ClockCount] = None, spawn=None,
-                 keep_log: bool = True):
+                 keep_log: bool = True, ready_latency: int = 1, agents: Optional[list] = None):
         assert direction in DIRECTIONS
         if woken is not None and ready != "always":
             raise ValueError(f"a woken mover keeps ready high (ready={ready!r})")
@@ -167,6 +167,10 @@ class DataMover(Model):
         self.max_dwords = int(manifest.layout["max_dwords"])
         self.fpga_size = int(manifest.bridge["fpga_mem_bytes"])
         self.keep_log = keep_log
+        # Avalon-MM agents the read mover writes through rather than into FPGA memory:
+        # (base, size, writer) with writer.send(first word, 256-bit beats) (a descriptor
+        # controller's DTS agents, :class:`~direkt_sim.avalon_mm.BurstWriter`).
+        self.agents: list = list(agents or ())
         self.log: list[MoverDesc] = []
         self.errors: list[str] = []
         self.pending: deque[MoverDesc] = deque()  # taken, status not yet sent
@@ -190,7 +194,7 @@ class DataMover(Model):
         self._st = manifest.word("mover_status")
         # The descriptor interface's rules, checked every cycle (not in the woken form, whose ready
         # is always high: every valid cycle is a legal transfer there).
-        self.desc_monitor = AvalonStMonitor(dut, f"{pre}_desc_", self._clk, ready_latency=1,
+        self.desc_monitor = AvalonStMonitor(dut, f"{pre}_desc_", self._clk, ready_latency=ready_latency,
                                             name=f"{direction} mover descriptors")
         self.what = f"{direction} mover"
         self.woken = woken
@@ -223,7 +227,11 @@ class DataMover(Model):
         pcie, fpga = (d.src, d.dst) if self.t == "rd" else (d.dst, d.src)
         if not self.pcie.contains(pcie, d.nbytes):
             self._fail(f"PCIe range [{pcie:#x}, +{d.nbytes:#x}) not inside mapped memory: {d}")
-        if fpga + d.nbytes > self.fpga_size:
+        agent = self._agent(fpga, d.nbytes)
+        if agent is not None:
+            if self.t != "rd" or fpga % 32 or d.nbytes % 32:
+                self._fail(f"descriptor into agent at {agent[0]:#x} is not a read of whole 32-byte words: {d}")
+        elif fpga + d.nbytes > self.fpga_size:
             self._fail(f"FPGA range [{fpga:#x}, +{d.nbytes:#x}) beyond {self.fpga_size:#x}: {d}")
 
     def _take(self, word: int) -> None:
@@ -242,14 +250,27 @@ class DataMover(Model):
         if self.on_desc is not None:
             self.on_desc(d)
 
+    def _agent(self, addr: int, n: int):
+        """The agent (base, size, writer) whose window holds [addr, +n), or None."""
+        for a in self.agents:
+            if a[0] <= addr and addr + n <= a[0] + a[1]:
+                return a
+        return None
+
     def _move(self, d: MoverDesc) -> None:
         # All of a descriptor's bytes land at its end: one read and one write (a link round trip
-        # for the simulated device costs the same for 4 KB as for 1 MB).
+        # for the simulated device costs the same for 4 KB as for 1 MB). Into an agent, the bytes
+        # leave as 256-bit beats from then on, while the status goes out at once (the Avalon-MM
+        # writes a mover issued may still be on their way when its status is).
         pcie, fpga = (d.src, d.dst) if self.t == "rd" else (d.dst, d.src)
         data = bytearray(self.pcie.read(pcie, d.nbytes) if self.t == "rd" else self.fpga.read(fpga, d.nbytes))
         if self.fault == "mover_data":
             data[0] ^= 0x01
-        if self.t == "rd":
+        agent = self._agent(fpga, d.nbytes) if self.t == "rd" else None
+        if agent is not None:
+            beats = [int.from_bytes(data[i:i + 32], "little") for i in range(0, len(data), 32)]
+            agent[2].send((fpga - agent[0]) // 32, beats)
+        elif self.t == "rd":
             self.fpga.write(fpga, bytes(data))
         else:
             self.pcie.write(pcie, bytes(data))

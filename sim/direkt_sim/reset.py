@@ -25,16 +25,23 @@ def kernel_reset_pin(dut, m: Manifest):
 
 
 def hold_in_reset(dut, m: Manifest) -> None:
-    """Every input of the bridge at 0 (every kernel port, host, mover and CSR pins) and both
+    """Every input of the bridge at 0 (every kernel port, host, mover and CSR pins; a descriptor
+    controller's register, DTS and flag pins) and both
     resets asserted: what the bridge sees before its clocks' first rising edge (the crossing
     FIFOs' pointers have no reset, only a power-up value, and must never take an undefined input)."""
     for t in DIRECTIONS:
         for k in range(int(m.bridge.get("ports", 1))):
             for s in ("desc_valid", "desc_data", "status_ready"):
                 getattr(dut, f"{port_prefix(t, k)}_{s}").value = 0
-        for s in ("host_desc_valid", "host_desc_data", "dma_desc_ready", "dma_status_valid", "dma_status_data"):
+        # with a descriptor controller around the bridge (manifest "controller") its DTS agents
+        # take the host's part; the bridge's host ports are inside
+        host = ("dts_write", "dts_address", "dts_burstcount", "dts_writedata") if m.controller else ("host_desc_valid", "host_desc_data")
+        for s in host + ("dma_desc_ready", "dma_status_valid", "dma_status_data"):
             getattr(dut, f"{t}_{s}").value = 0
-    for s in ("csr_address", "csr_read", "csr_write", "csr_writedata"):
+    pins = ("csr_address", "csr_read", "csr_write", "csr_writedata")
+    if m.controller:
+        pins += ("regs_address", "regs_read", "regs_write", "regs_writedata", "dcm_waitrequest")
+    for s in pins:
         getattr(dut, s).value = 0
     for pin, asserted in (kernel_reset_pin(dut, m), dma_reset_pin(dut, m)):
         pin.value = asserted

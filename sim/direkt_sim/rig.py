@@ -87,7 +87,7 @@ class BridgeRig:
     started = False  # set once any test of this simulation has started the bridge
 
     def __init__(self, dut, name: str, gpu_pages: int = 16, mover_latency: int = 8, bytes_per_cycle: int = 64,
-                 host_size: int = 0):
+                 host_size: int = 0, mover_kw: Optional[dict] = None):
         self.dut = dut
         self.name = name
         self.p = bench_params()
@@ -112,6 +112,9 @@ class BridgeRig:
         self.csr = Csr(dut, self.m)
         self.mover_latency = mover_latency
         self.bpc = bytes_per_cycle
+        # further DataMover arguments of every mover the rig makes (a descriptor controller's
+        # ready latency and DTS agents)
+        self.mover_kw = dict(mover_kw or {})
         self.movers: dict[str, DataMover] = {}
         self.kernels: dict[str, KernelChannel] = {}
         self.tagged = self.m.bridge["status_mode"] == "tagged"
@@ -148,6 +151,8 @@ class BridgeRig:
         bytes per cycle unless *kw* says otherwise."""
         kw.setdefault("latency", self.mover_latency)
         kw.setdefault("bytes_per_cycle", self.bpc)
+        for k, v in self.mover_kw.items():
+            kw.setdefault(k, v)
         if t in self.movers:
             self.movers[t].stop()
         self.movers[t] = DataMover(self.dut, t, self.m, self.pcie, self.fpga, **kw)

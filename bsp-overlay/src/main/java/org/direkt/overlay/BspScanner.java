@@ -2,7 +2,6 @@
 package org.direkt.overlay;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -18,12 +17,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import javax.xml.stream.XMLInputFactory;
-import javax.xml.stream.XMLStreamConstants;
-import javax.xml.stream.XMLStreamException;
-import javax.xml.stream.XMLStreamReader;
-
 import org.direkt.generators.bridge.Manifest;
+import org.direkt.overlay.system.Connection;
+import org.direkt.overlay.system.Instance;
+import org.direkt.overlay.system.SystemModel;
+import org.direkt.overlay.system.SystemReader;
 
 /**
  * Finds what the overlay needs in a BSP tree and says what kind of BSP it is ({@link Kind}): the
@@ -47,7 +45,8 @@ public final class BspScanner {
         PLATFORM_DESIGNER("an Intel FPGA SDK for OpenCL BSP with a Platform Designer system"),
         BOARD_SPEC_ONLY("a board_spec.xml without a Platform Designer system"),
         OFS_ASP("an OFS oneAPI ASP"),
-        CCIP("a CCI-P based BSP");
+        CCIP("a CCI-P based BSP"),
+        SOFT_DMA("an Intel FPGA SDK for OpenCL BSP whose host DMA is the soft acl_dma");
 
         /** An indefinite noun phrase, for messages and OVERLAY.md. */
         public final String description;
@@ -74,7 +73,8 @@ public final class BspScanner {
      */
     public record BspInfo(Path root, Path boardSpec, String boardDir, Kind kind, List<String> evidence, Path system,
             String dmaInstance, String descInstance, List<String> moverInterfaces, Refusal refusal,
-            Optional<QsysVersion> qsysVersion, List<Path> kernelWrappers, List<String> notes) {
+            Optional<QsysVersion> qsysVersion, List<Path> kernelWrappers, List<String> notes, Optional<SystemModel> model,
+            boolean internalController) {
         public BspInfo {
             evidence = List.copyOf(evidence);
             moverInterfaces = List.copyOf(moverInterfaces);
@@ -86,7 +86,11 @@ public final class BspScanner {
     /** The hard IP's descriptor sinks, as Platform Designer names them (Arria 10 / Stratix 10). */
     private static final Pattern MOVER_DESC_IF = Pattern.compile("(rd|wr)_ast_rx|(rd|wr)dmarx|(rd|wr)_dma_rx", Pattern.CASE_INSENSITIVE);
     /** The PCIe hard IP's kinds; the separate DMA descriptor controller (altera_pcie_dma_desc_controller) is not one. */
-    private static final Pattern HARD_IP_KIND = Pattern.compile("(?!.*desc).*pcie.*(hip|dma).*", Pattern.CASE_INSENSITIVE);
+    private static final Pattern HARD_IP_KIND = Pattern.compile("(?!.*(desc|controller)).*pcie.*(hip|dma).*", Pattern.CASE_INSENSITIVE);
+    /** The soft DMA of Stratix V BSPs (de5net and kin): it, not a hard IP's data movers, moves the host's data. */
+    private static final Pattern SOFT_DMA_KIND = Pattern.compile("acl_dma", Pattern.CASE_INSENSITIVE);
+    /** OFS oneAPI ASP board directories name these files even before their setup script copies the ASP's common RTL in. */
+    private static final Pattern OFS_ASP_FILE = Pattern.compile("oneapi_afu\\.json|ofs_asp\\.vh");
 
     /** The module declarations that tell a BSP's kind, and what each module is. */
     private static final Pattern KIND_MODULE = Pattern.compile("^[ \\t]*module[ \\t\\r\\n]+(ofs_plat_afu|ccip_std_afu)\\b", Pattern.MULTILINE);
@@ -135,64 +139,85 @@ public final class BspScanner {
 
         Refusal systemRefusal = null;
         List<String> looked = new ArrayList<>();
+        Kind systemKind = Kind.PLATFORM_DESIGNER;
         for (Path sys : systems) {
-            Qsys q = readQsys(sys);
-            String hip = "";
-            for (String[] mod : q.modules) {
-                if (HARD_IP_KIND.matcher(mod[1]).matches()) {
-                    hip = mod[0];
-                    break;
-                }
+            SystemModel model = SystemReader.read(sys);
+            Optional<Instance> softDma = model.instances().stream().filter(i -> SOFT_DMA_KIND.matcher(i.kind()).matches()).findFirst();
+            if (softDma.isPresent()) {
+                systemKind = Kind.SOFT_DMA;
+                systemRefusal = new Refusal(Kind.SOFT_DMA.description + ": " + softDma.get().where() + ": instance '"
+                        + softDma.get().name() + "' (" + softDma.get().kind() + ")", "its host DMA is soft logic (acl_dma) beside a"
+                        + " PCIe hard IP without Avalon-MM DMA data movers, so there is no descriptor stream for the bridge to join");
+                continue;
             }
-            if (hip.isEmpty()) {
+            Optional<Instance> found = model.instances().stream().filter(i -> HARD_IP_KIND.matcher(i.kind()).matches()).findFirst();
+            if (found.isEmpty()) {
                 looked.add(bsp.relativize(sys) + " (no PCIe hard IP instance)");
                 continue;
             }
+            Instance hipInst = found.get();
+            String hip = hipInst.name();
+            Optional<QsysVersion> version = tree.stated(bsp, sys, notes);
+            boolean internal = hipInst.parameter(HardIpPlan.INTERNAL_CONTROLLER).map(v -> v.trim().equals("1") || v.trim().equalsIgnoreCase("true"))
+                    .orElse(false) || hipInst.iface("rd_dts_slave").isPresent();
+            if (internal) {
+                List<String> evidence = List.of(hipInst.where() + ": PCIe hard IP '" + hip + "' (" + hipInst.kind()
+                        + ") runs its internal descriptor controller (" + HardIpPlan.INTERNAL_CONTROLLER + " = "
+                        + hipInst.parameter(HardIpPlan.INTERNAL_CONTROLLER).orElse("?") + hipInst.parameterWhere()
+                        .getOrDefault(HardIpPlan.INTERNAL_CONTROLLER, hipInst.where()).toString().transform(w -> ", " + w) + ")");
+                return new BspInfo(bsp, spec, boardName, Kind.PLATFORM_DESIGNER, evidence, sys, hip, "", List.of(), null,
+                        version, tree.wrappers, notes, Optional.of(model), true);
+            }
             List<String> moverIfs = new ArrayList<>();
             String controller = "";
-            for (String[] c : q.connections) {
-                String[] end = c[1].split("\\.", 2);
-                if (end.length == 2 && end[0].equals(hip) && MOVER_DESC_IF.matcher(end[1]).matches()) {
-                    moverIfs.add(end[1]);
-                    controller = c[0].split("\\.", 2)[0];
+            for (Connection c : model.connections()) {
+                if (c.endInstance().equals(hip) && MOVER_DESC_IF.matcher(c.endInterface()).matches()) {
+                    moverIfs.add(c.endInterface());
+                    controller = c.startInstance();
                 }
             }
             if (moverIfs.isEmpty()) {
-                systemRefusal = new Refusal(bsp.relativize(sys) + ": PCIe hard IP instance '" + hip
-                        + "' has no Avalon-ST descriptor interface (rd_ast_rx / wr_ast_rx) connected",
-                        "the BSP uses the hard IP's internal descriptor controller, so there is no place to insert the bridge."
-                                + " Enable the external descriptor controller in the hard IP, or overlay a directory holding only board_spec.xml");
-                break;
+                systemRefusal = new Refusal(bsp.relativize(sys) + ": PCIe hard IP instance '" + hip + "' (" + hipInst.kind()
+                        + ") has no Avalon-ST descriptor interface (rd_ast_rx / wr_ast_rx) connected",
+                        "neither an internal descriptor controller direkt can replace nor an external one feeds its data movers,"
+                                + " so there is no descriptor stream for the bridge to join");
+                continue;
             }
             List<String> evidence = List.of(bsp.relativize(sys) + ": PCIe hard IP '" + hip + "', descriptor controller '" + controller + "'");
-            Optional<QsysVersion> version = tree.stated(bsp, sys, notes);
             return new BspInfo(bsp, spec, boardName, Kind.PLATFORM_DESIGNER, evidence, sys, hip, controller, moverIfs, null,
-                    version, tree.wrappers, notes);
+                    version, tree.wrappers, notes, Optional.of(model), false);
         }
 
         Optional<QsysVersion> version = tree.stated(bsp, null, notes);
         for (Kind k : MARKED_KINDS) {
             List<Path> marks = tree.marks(k);
             if (!marks.isEmpty()) {
-                List<String> evidence = marks.stream()
-                        .map(p -> bsp.relativize(p) + " declares module " + moduleOf(k) + " (" + moduleRole(k) + ")").toList();
+                // a module declaration tells more than a board file: it comes first
+                List<Path> ordered = new ArrayList<>(marks.stream().filter(p -> !OFS_ASP_FILE.matcher(p.getFileName().toString()).matches()).toList());
+                marks.stream().filter(p -> OFS_ASP_FILE.matcher(p.getFileName().toString()).matches()).forEach(ordered::add);
+                List<String> evidence = ordered.stream()
+                        .map(p -> OFS_ASP_FILE.matcher(p.getFileName().toString()).matches()
+                                ? bsp.relativize(p) + " is an OFS oneAPI ASP board file (the ASP's common RTL, which its setup script"
+                                        + " copies in, is not there yet)"
+                                : bsp.relativize(p) + " declares module " + moduleOf(k) + " (" + moduleRole(k) + ")").toList();
                 Refusal r = new Refusal(k.description + ": " + evidence.getFirst(), hostDma(k) + ", not the PCIe hard IP with"
                         + " Avalon-MM DMA, and no Platform Designer system next to " + bsp.relativize(spec) + " holds that hard IP,"
                         + " whose data movers the bridge sits in front of");
-                return new BspInfo(bsp, spec, boardName, k, evidence, null, "", "", List.of(), r, version, tree.wrappers, notes);
+                return new BspInfo(bsp, spec, boardName, k, evidence, null, "", "", List.of(), r, version, tree.wrappers, notes,
+                        Optional.empty(), false);
             }
         }
         if (!systems.isEmpty()) {
             Refusal r = systemRefusal != null ? systemRefusal : new Refusal("Platform Designer systems " + String.join(", ", looked),
                     "no Platform Designer system next to " + bsp.relativize(spec) + " holds a PCIe DMA hard IP");
             List<String> evidence = systems.stream().map(s -> bsp.relativize(s).toString()).toList();
-            return new BspInfo(bsp, spec, boardName, Kind.PLATFORM_DESIGNER, evidence, null, "", "", List.of(), r, version,
-                    tree.wrappers, notes);
+            return new BspInfo(bsp, spec, boardName, systemKind, evidence, null, "", "", List.of(), r, version,
+                    tree.wrappers, notes, Optional.empty(), false);
         }
         notes.add("no Platform Designer system (*.qsys) next to " + bsp.relativize(spec)
                 + ": the bridge must be added to the BSP's system by hand (see OVERLAY.md)");
         return new BspInfo(bsp, spec, boardName, Kind.BOARD_SPEC_ONLY, List.of(), null, "", "", List.of(), null, version,
-                tree.wrappers, notes);
+                tree.wrappers, notes, Optional.empty(), false);
     }
 
     /**
@@ -236,6 +261,9 @@ public final class BspScanner {
                         }
                         if (inBoard && KERNEL_WRAPPER.matcher(name).matches()) {
                             t.wrappers.add(file);
+                        }
+                        if (OFS_ASP_FILE.matcher(name).matches() && !t.ofs.contains(file)) {
+                            t.ofs.add(file);
                         }
                         if ((lower.endsWith(".sv") || lower.endsWith(".v")) && attrs.size() <= MAX_SOURCE_BYTES) {
                             t.declarations(file, root, notes);
@@ -306,7 +334,11 @@ public final class BspScanner {
         }
     }
 
-    private static Path findBoardSpec(Path bsp, String board) throws OverlayException {
+    /**
+     * The board_spec.xml of a BSP or board directory: the directory's own, else {@code hardware/<board>/}
+     * or {@code <board>/} for {@code --board}, else the one board under {@code hardware/}.
+     */
+    public static Path findBoardSpec(Path bsp, String board) throws OverlayException {
         Path direct = bsp.resolve("board_spec.xml");
         if (board == null && Files.isRegularFile(direct)) {
             return direct;
@@ -346,42 +378,5 @@ public final class BspScanner {
         throw new OverlayException(OverlayException.Kind.INPUT, bsp + " has " + found.size() + " boards ("
                 + String.join(", ", found.stream().map(p -> p.getParent().getFileName().toString()).toList())
                 + "): choose one with --board");
-    }
-
-    /** Modules ({name, kind}) and connections ({start, end}) of a Platform Designer system file. */
-    record Qsys(List<String[]> modules, List<String[]> connections) {
-    }
-
-    static Qsys readQsys(Path file) throws OverlayException {
-        List<String[]> modules = new ArrayList<>();
-        List<String[]> connections = new ArrayList<>();
-        XMLInputFactory f = XMLInputFactory.newFactory();
-        f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
-        f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
-        try (InputStream in = Files.newInputStream(file)) {
-            XMLStreamReader r = f.createXMLStreamReader(in);
-            while (r.hasNext()) {
-                if (r.next() == XMLStreamConstants.START_ELEMENT) {
-                    String el = r.getLocalName().toLowerCase(Locale.ROOT);
-                    if (el.equals("module")) {
-                        modules.add(new String[] {attr(r, "name"), attr(r, "kind")});
-                    } else if (el.equals("connection")) {
-                        connections.add(new String[] {attr(r, "start"), attr(r, "end")});
-                    }
-                }
-            }
-        } catch (XMLStreamException e) {
-            var loc = e.getLocation();
-            throw new OverlayException(OverlayException.Kind.BSP, file + (loc == null ? "" : ":" + loc.getLineNumber() + ":"
-                    + loc.getColumnNumber()) + ": not a readable Platform Designer system: " + e.getMessage().replaceAll("^ParseError.*\\n.*: ", ""));
-        } catch (IOException e) {
-            throw new OverlayException(OverlayException.Kind.INPUT, file + ": cannot read: " + e.getMessage());
-        }
-        return new Qsys(modules, connections);
-    }
-
-    private static String attr(XMLStreamReader r, String name) {
-        String v = r.getAttributeValue(null, name);
-        return v == null ? "" : v;
     }
 }

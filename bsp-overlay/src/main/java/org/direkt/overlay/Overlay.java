@@ -26,6 +26,7 @@ import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.FuseSocCore;
 import org.direkt.generators.bridge.CsrRdl;
+import org.direkt.generators.bridge.HostDescController;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ElaborationException;
@@ -54,6 +55,8 @@ public final class Overlay {
     public static final String INTEGRATE_TCL = "direkt_integrate.tcl";
     public static final String HEADER = "include/direkt_dma.h";
     public static final String OVERLAY_MD = "OVERLAY.md";
+    /** In an --out overlay, the BSP's own files the overlay edits, at their path in the board directory below this. */
+    public static final String BOARD_EDITS = "board/";
 
     /** The Platform Designer component, named after the bridge's top module (its instance name): {@code <top>_hw.tcl}. */
     public static String hwTcl(String top) {
@@ -93,17 +96,30 @@ public final class Overlay {
      */
     public record Plan(Map<String, byte[]> files, Path boardSpecPath, byte[] boardSpecBefore, byte[] boardSpecAfter,
             BspScanner.BspInfo bsp, Bridge.Params params, QsysVersion qsysVersion, List<String> manualSteps,
-            boolean portableOnly, List<String> notes) {
+            boolean portableOnly, List<String> notes, String inPlaceDir, List<String> keptForRevert, List<String> createdByScript,
+            List<org.direkt.overlay.system.SystemCheck.Result> checks, List<org.direkt.overlay.system.SystemEdit> systemEdits) {
+
+        /** A plan that edits only board_spec.xml in the BSP and goes into {@code <board>/direkt/} in place. */
+        public Plan(Map<String, byte[]> files, Path boardSpecPath, byte[] boardSpecBefore, byte[] boardSpecAfter,
+                BspScanner.BspInfo bsp, Bridge.Params params, QsysVersion qsysVersion, List<String> manualSteps,
+                boolean portableOnly, List<String> notes) {
+            this(files, boardSpecPath, boardSpecBefore, boardSpecAfter, bsp, params, qsysVersion, manualSteps, portableOnly, notes,
+                    OverlayWriter.IN_PLACE_DIR, List.of(), List.of(), List.of(), List.of());
+        }
 
         /** The same plan with other overlay files. */
         public Plan withFiles(Map<String, byte[]> other) {
             return new Plan(other, boardSpecPath, boardSpecBefore, boardSpecAfter, bsp, params, qsysVersion, manualSteps,
-                    portableOnly, notes);
+                    portableOnly, notes, inPlaceDir, keptForRevert, createdByScript, checks, systemEdits);
         }
     }
 
+    private static final String PORTABLE_HINT = "With --portable-only, direkt writes the parts that need no Platform Designer system"
+            + " (IP, header, manifest, board_spec.xml channels, OVERLAY.md) for you to connect to your own data movers.";
+
     public static Plan plan(Request req) throws OverlayException {
         Bridge.Params p = params(req);
+        // (reassigned below when the bridge goes inside direkt's descriptor controller)
         BspScanner.BspInfo info = BspScanner.scan(req.bsp(), req.board());
         Path bspRoot = info.root();
         BoardSpec spec;
@@ -125,8 +141,7 @@ public final class Overlay {
         BspScanner.Refusal refusal = info.refusal();
         if (refusal != null && !req.portableOnly()) {
             throw new OverlayException(OverlayException.Kind.BSP, bspRoot + ": " + refusal.found() + "; " + refusal.missing()
-                    + ". With --portable-only, direkt writes the parts that need no Platform Designer system (IP, header,"
-                    + " manifest, board_spec.xml channels, OVERLAY.md) for you to connect to your own data movers.");
+                    + ". " + PORTABLE_HINT);
         }
         QsysVersion qsys = QsysVersion.choose(info.qsysVersion(), spec.version());
 
@@ -162,13 +177,26 @@ public final class Overlay {
             throw new OverlayException(OverlayException.Kind.BSP, e.getMessage());
         }
 
-        // ---- the bridge and everything generated from it
+        // ---- the bridge (or, for a hard IP running its internal controller, direkt's controller with the bridge inside)
+        boolean replaceController = info.internalController() && !req.portableOnly();
+        HostDescController.Params ctrlParams = null;
+        if (replaceController) {
+            try {
+                ctrlParams = HostDescController.Params.of(p, HostDescController.MIN_READY_LATENCY);
+                p = ctrlParams.bridge();
+            } catch (IllegalArgumentException e) {
+                throw new OverlayException(OverlayException.Kind.INPUT, "the configuration cannot go inside direkt's descriptor controller: "
+                        + e.getMessage());
+            }
+        }
         Module top;
         try {
-            top = new Bridge().elaborate(p);
+            top = replaceController ? new HostDescController().elaborate(ctrlParams) : new Bridge().elaborate(p);
         } catch (ElaborationException e) {
             throw new OverlayException(OverlayException.Kind.INPUT, "the configuration does not elaborate: " + e.getMessage());
         }
+        List<PlatformInterfaces.Interface> interfaces = replaceController ? ControllerInterfaces.of(ctrlParams, top)
+                : PlatformInterfaces.of(p, top);
         Map<String, String> verilog = new TreeMap<>(VerilogEmitter.emit(top));
         List<String> files = verilog.keySet().stream().map(n -> n + ".v").toList();
         Map<String, Object> bspModel = new LinkedHashMap<>();
@@ -198,7 +226,7 @@ public final class Overlay {
         bspModel.put("evidence", info.evidence());
         bspModel.put("refusalFound", refusal == null ? "" : refusal.found());
         bspModel.put("refusalMissing", refusal == null ? "" : refusal.missing());
-        Map<String, Object> model = OverlayModel.of(p, top, files, bspModel);
+        Map<String, Object> model = OverlayModel.of(p, top, files, bspModel, interfaces);
 
         Map<String, byte[]> out = new LinkedHashMap<>();
         out.put(BOARD_SPEC, edited.getBytes(spec.charset()));
@@ -206,9 +234,23 @@ public final class Overlay {
         out.put(IP_DIR + "/" + top.name() + ".core", utf8(FuseSocCore.core(top.name(), files,
                 "direkt bridge " + top.name() + " for board " + spec.name() + ", from direkt overlay")));
         out.put(hwTcl(top.name()), utf8(Templates.render("direkt_bridge_hw.tcl.vm", model)));
-        out.put(INTEGRATE_TCL, utf8(Templates.render("direkt_integrate.tcl.vm", model)));
+        ControllerIntegration replaced = null;
+        if (replaceController) {
+            try {
+                replaced = ControllerIntegration.plan(info, spec, ctrlParams, top, interfaces, boardInstance, model, qsys);
+            } catch (OverlayException e) {
+                if (e.kind() != OverlayException.Kind.BSP) {
+                    throw e;
+                }
+                throw new OverlayException(e.kind(), e.getMessage() + ". " + PORTABLE_HINT);
+            }
+            out.put(INTEGRATE_TCL, utf8(replaced.script()));
+            out.putAll(replaced.bspFiles());
+        } else {
+            out.put(INTEGRATE_TCL, utf8(Templates.render("direkt_integrate.tcl.vm", model)));
+        }
         out.put(HEADER, utf8(Templates.render("direkt_dma.h.vm", model)));
-        out.put(Manifest.FILE_NAME, utf8(Manifest.json(p)));
+        out.put(Manifest.FILE_NAME, utf8(replaced != null ? replaced.manifest() : Manifest.json(p)));
         out.put(CsrRdl.FILE_NAME, utf8(rdl));
         out.putAll(registerDocs);
         out.put(OVERLAY_MD, utf8(Templates.render("OVERLAY.md.vm", model)));
@@ -217,6 +259,11 @@ public final class Overlay {
         Consistency.check(p, top, out);
         if (req.portableOnly()) {
             platformDesignerFiles(top.name()).forEach(out::remove);
+        }
+        if (replaced != null) {
+            return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, qsys, steps,
+                    req.portableOnly(), info.notes(), replaced.inPlaceDir(), replaced.keptForRevert(), replaced.createdByScript(),
+                    replaced.plan().checks(), replaced.plan().edits());
         }
         return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, qsys, steps,
                 req.portableOnly(), info.notes());

@@ -42,14 +42,20 @@ public final class OverlayModel {
     private OverlayModel() {
     }
 
-    @SuppressWarnings("unchecked")
     public static Map<String, Object> of(Bridge.Params p, Module top, List<String> verilogFiles, Map<String, Object> bsp) {
+        return of(p, top, verilogFiles, bsp, PlatformInterfaces.of(p, top));
+    }
+
+    /** The same with the top's interfaces given ({@link ControllerInterfaces} for direkt's descriptor controller). */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> of(Bridge.Params p, Module top, List<String> verilogFiles, Map<String, Object> bsp,
+            List<PlatformInterfaces.Interface> interfaces) {
         Map<String, Object> m = new LinkedHashMap<>();
         Map<String, Object> manifest = Manifest.tree(p);
         Map<String, Object> bridge = (Map<String, Object>) manifest.get("bridge");
         m.put("manifest", manifest);
         m.put("bridge", bridge);
-        m.put("interfaces", PlatformInterfaces.of(p, top).stream().map(PlatformInterfaces.Interface::toMap).toList());
+        m.put("interfaces", interfaces.stream().map(PlatformInterfaces.Interface::toMap).toList());
         Map<String, Object> channels = new LinkedHashMap<>();
         for (Object o : (List<Object>) bridge.get("channels")) {
             Map<String, Object> c = (Map<String, Object>) o;

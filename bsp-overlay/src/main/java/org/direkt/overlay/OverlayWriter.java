@@ -39,6 +39,9 @@ public final class OverlayWriter {
     public static final String BACKUP_DIR = ".direkt-backup";
     private static final String BACKUP_SPEC = "board_spec.xml";
     private static final String BACKUP_LIST = "created-files.txt";
+    /** The BSP files an in-place overlay changes (or whose integration script will change), kept here byte for byte. */
+    private static final String BACKUP_FILES = "files";
+    private static final String RESTORE_LIST = "restored-files.txt";
 
     /** What a write changed: files written (relative to their root) and whether anything differed. */
     public record Result(Path root, List<String> written, List<String> unchanged) {
@@ -116,25 +119,57 @@ public final class OverlayWriter {
     public static Result writeInPlace(Overlay.Plan plan) throws OverlayException {
         Path boardDir = plan.boardSpecPath().getParent();
         Path backup = boardDir.resolve(BACKUP_DIR);
-        Path overlayDir = boardDir.resolve(IN_PLACE_DIR);
-        if (Files.exists(overlayDir) && !Files.exists(backup)) {
-            throw new OverlayException(OverlayException.Kind.WRITE, overlayDir + ": exists but was not made by direkt overlay --in-place"
-                    + " (no " + BACKUP_DIR + "); move it away first");
+        if (Files.exists(boardDir.resolve(plan.inPlaceDir())) && !Files.exists(backup)) {
+            throw new OverlayException(OverlayException.Kind.WRITE, boardDir.resolve(plan.inPlaceDir()) + ": exists but was not made by"
+                    + " direkt overlay --in-place (no " + BACKUP_DIR + "); move it away first");
         }
         Map<String, byte[]> files = new java.util.LinkedHashMap<>(plan.files());
         byte[] spec = files.remove(Overlay.BOARD_SPEC);
+        // the BSP's own files the overlay edits (the kernel wrapper chain) go back into the board directory
+        Map<String, byte[]> bspFiles = new java.util.LinkedHashMap<>();
+        for (String k : List.copyOf(files.keySet())) {
+            if (k.startsWith(Overlay.BOARD_EDITS)) {
+                bspFiles.put(k.substring(Overlay.BOARD_EDITS.length()), files.remove(k));
+            }
+        }
+        Path overlayDir = boardDir.resolve(plan.inPlaceDir());
         try {
             if (!Files.exists(backup)) {
                 Path tmp = Files.createTempDirectory(boardDir, "." + BACKUP_DIR + "-");
                 Files.write(tmp.resolve(BACKUP_SPEC), plan.boardSpecBefore());
-                Files.writeString(tmp.resolve(BACKUP_LIST), IN_PLACE_DIR + "/\n", StandardCharsets.UTF_8);
+                List<String> restore = new ArrayList<>();
+                for (String rel : plan.keptForRevert()) {
+                    Path f = boardDir.resolve(rel);
+                    if (Files.isRegularFile(f)) {
+                        Path b = tmp.resolve(BACKUP_FILES).resolve(rel);
+                        Files.createDirectories(b.getParent());
+                        Files.copy(f, b);
+                        restore.add(rel);
+                    }
+                }
+                Files.writeString(tmp.resolve(RESTORE_LIST), String.join("", restore.stream().map(r -> r + "\n").toList()),
+                        StandardCharsets.UTF_8);
+                List<String> created = new ArrayList<>();
+                created.add(plan.inPlaceDir() + "/");
+                created.addAll(plan.createdByScript());
+                Files.writeString(tmp.resolve(BACKUP_LIST), String.join("", created.stream().map(r -> r + "\n").toList()),
+                        StandardCharsets.UTF_8);
                 move(tmp, backup);
             }
             Result r = writeOut(plan.withFiles(files), overlayDir);
             List<String> written = new ArrayList<>();
-            r.written().forEach(f -> written.add(IN_PLACE_DIR + "/" + f));
+            r.written().forEach(f -> written.add(plan.inPlaceDir() + "/" + f));
             List<String> unchanged = new ArrayList<>();
-            r.unchanged().forEach(f -> unchanged.add(IN_PLACE_DIR + "/" + f));
+            r.unchanged().forEach(f -> unchanged.add(plan.inPlaceDir() + "/" + f));
+            for (var e : bspFiles.entrySet()) {
+                Path f = boardDir.resolve(e.getKey());
+                if (Arrays.equals(Files.readAllBytes(f), e.getValue())) {
+                    unchanged.add(e.getKey());
+                } else {
+                    AtomicWriter.write(f, e.getValue());
+                    written.add(e.getKey());
+                }
+            }
             if (Arrays.equals(Files.readAllBytes(plan.boardSpecPath()), spec)) {
                 unchanged.add(Overlay.BOARD_SPEC);
             } else {
@@ -171,8 +206,31 @@ public final class OverlayWriter {
                 }
                 created.add(p);
             }
+            Map<String, byte[]> restore = new java.util.LinkedHashMap<>();
+            Path restoreList = backup.resolve(RESTORE_LIST);
+            if (Files.isRegularFile(restoreList)) {
+                for (String line : Files.readAllLines(restoreList, StandardCharsets.UTF_8)) {
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    Path p = boardDir.resolve(line.strip()).normalize();
+                    Path saved = backup.resolve(BACKUP_FILES).resolve(line.strip()).normalize();
+                    if (!p.startsWith(boardDir) || !saved.startsWith(backup.resolve(BACKUP_FILES)) || !Files.isRegularFile(saved)) {
+                        throw new OverlayException(OverlayException.Kind.INPUT, restoreList + ": lists " + line.strip()
+                                + ", which is not inside " + boardDir + " or has no saved copy; nothing was changed");
+                    }
+                    restore.put(line.strip(), Files.readAllBytes(saved));
+                }
+            }
             AtomicWriter.write(boardDir.resolve("board_spec.xml"), original);
             done.add("restored board_spec.xml");
+            for (var e : restore.entrySet()) {
+                Path f = boardDir.resolve(e.getKey());
+                if (!Files.isRegularFile(f) || !Arrays.equals(Files.readAllBytes(f), e.getValue())) {
+                    AtomicWriter.write(f, e.getValue());
+                    done.add("restored " + e.getKey());
+                }
+            }
             for (Path p : created) {
                 if (Files.exists(p)) {
                     deleteTree(p);

@@ -56,6 +56,28 @@ public final class PlatformInterfaces {
     }
 
     public static List<Interface> of(Bridge.Params p, Module top) {
+        List<Interface> out = new ArrayList<>(kernelSide(p, top));
+        for (Bridge.Direction dir : Bridge.Direction.values()) {
+            String t = dir.tag();
+            int descBits = Layout.MOVER_DESC.bits();
+            int statusBits = Layout.MOVER_STATUS.bits();
+            out.add(stream(top, t + "_host_desc", false, "dma_clk", "dma_reset", descBits, 1, true,
+                    "descriptors from the BSP's descriptor controller, as it would send them to the " + dir.describe()));
+            out.add(stream(top, t + "_dma_desc", true, "dma_clk", "dma_reset", descBits, 1, true,
+                    "descriptors to the hard IP's " + dir.describe() + " descriptor sink"));
+            out.add(stream(top, t + "_dma_status", false, "dma_clk", "dma_reset", statusBits, 0, false,
+                    "status from the " + dir.describe() + " (no ready)"));
+            out.add(stream(top, t + "_host_status", true, "dma_clk", "dma_reset", statusBits, 0, false,
+                    "status of host descriptors (IDs 0..127), back to the descriptor controller (no ready)"));
+        }
+        return out;
+    }
+
+    /**
+     * What every top holding the bridge offers: its clocks and resets, the bridge's CSR agent and the
+     * kernel channels ({@code top} is the bridge or a top that passes these ports through unchanged).
+     */
+    static List<Interface> kernelSide(Bridge.Params p, Module top) {
         List<Interface> out = new ArrayList<>();
         ClockDomain k = ChannelPort.KERNEL;
         ClockDomain d = p.dmaDomain();
@@ -77,7 +99,6 @@ public final class PlatformInterfaces {
                 "window table and counters (host-programmed through the BSP's host bridge)"));
 
         for (Bridge.Direction dir : Bridge.Direction.values()) {
-            String t = dir.tag();
             for (int port = 0; port < p.ports(); port++) {
                 for (boolean desc : new boolean[] {true, false}) {
                     ChannelPort.Channel c = p.channel(dir, desc, port);
@@ -85,16 +106,6 @@ public final class PlatformInterfaces {
                             "OpenCL I/O channel " + c.chanId() + " (" + c.type().xmlName() + ", " + c.width() + " bits)"));
                 }
             }
-            int descBits = Layout.MOVER_DESC.bits();
-            int statusBits = Layout.MOVER_STATUS.bits();
-            out.add(stream(top, t + "_host_desc", false, "dma_clk", "dma_reset", descBits, 1, true,
-                    "descriptors from the BSP's descriptor controller, as it would send them to the " + dir.describe()));
-            out.add(stream(top, t + "_dma_desc", true, "dma_clk", "dma_reset", descBits, 1, true,
-                    "descriptors to the hard IP's " + dir.describe() + " descriptor sink"));
-            out.add(stream(top, t + "_dma_status", false, "dma_clk", "dma_reset", statusBits, 0, false,
-                    "status from the " + dir.describe() + " (no ready)"));
-            out.add(stream(top, t + "_host_status", true, "dma_clk", "dma_reset", statusBits, 0, false,
-                    "status of host descriptors (IDs 0..127), back to the descriptor controller (no ready)"));
         }
         return out;
     }
@@ -112,7 +123,7 @@ public final class PlatformInterfaces {
     }
 
     /** A stream; {@code source} true when the bridge drives data (interface "start"). */
-    private static Interface stream(Module top, String base, boolean source, String clock, String reset, int bitsPerSymbol,
+    static Interface stream(Module top, String base, boolean source, String clock, String reset, int bitsPerSymbol,
             int readyLatency, boolean hasReady, String doc) {
         Map<String, String> props = new LinkedHashMap<>();
         props.put("dataBitsPerSymbol", Integer.toString(bitsPerSymbol));
@@ -126,7 +137,7 @@ public final class PlatformInterfaces {
         return new Interface(base, "avalon_streaming", !source, clock, reset, props, ports, doc);
     }
 
-    private static Port port(Module top, String name, String role) {
+    static Port port(Module top, String name, String role) {
         Signal s = top.port(name);
         if (s == null) {
             throw new IllegalStateException("the bridge has no port " + name);

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Credits;
+import org.direkt.generators.bridge.HostDescController;
 import org.direkt.generators.bridge.IdPool;
 import org.direkt.generators.bridge.StatusBuilder;
 import org.direkt.generators.bridge.BridgeParam;
@@ -161,6 +162,22 @@ public final class Catalog {
     }
 
     static {
+        ENTRIES.put("host_desc_controller", new Entry("desc_ready_latency=1..3 (default 1), then the bridge's: "
+                + BridgeParam.PRESET + "=" + BridgeParam.presetRange() + " [key=value ...] (table_fetch_ids is "
+                + org.direkt.generators.bridge.HostDescFront.FETCH_IDS + ")",
+                a -> new HostDescController().elaborate(controllerParams(a)),
+                a -> Map.of(Manifest.FILE_NAME, HostDescController.manifestJson(controllerParams(a)))));
+    }
+
+    /** Controller parameters: its descriptor sinks' ready latency and the bridge's parameters ({@link #bridgeParams}). */
+    public static HostDescController.Params controllerParams(Args a) {
+        Bridge.Params b = bridgeParams(a);
+        int n = a.integer("desc_ready_latency", HostDescController.MIN_READY_LATENCY);
+        // table_fetch_ids given: it must be the controller's (the record says so); not given: set
+        return a.text("table_fetch_ids", null) == null ? HostDescController.Params.of(b, n) : new HostDescController.Params(b, n);
+    }
+
+    static {
         ENTRIES.put("region_walker", new Entry("direction=rd|wr entries=1024 regions=16 pieces=16 requests=4 status_depth=8 "
                 + "id_base=192 fpga_mem_bytes=8589934592", a -> new RegionWalker().elaborate(walkerParams(a)),
                 a -> Map.of(RegionWalker.DESCRIPTION_FILE, RegionWalker.describe(walkerParams(a)))));
@@ -263,6 +280,10 @@ public final class Catalog {
         r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.RD)));
         r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.WR)));
         r.add(new RegionWalker().elaborate(new RegionWalker.Params(Bridge.Direction.RD, 16, 2, 2, 2, 2, 192, 8L << 30)));
+        // the descriptor controller the BSP's host software drives, around the default bridge, and its
+        // front with 4-entry tables (proved in formal/)
+        r.add(new HostDescController().elaborate(HostDescController.Params.defaults()));
+        r.add(new org.direkt.generators.bridge.HostDescFront().elaborate(new org.direkt.generators.bridge.HostDescFront.Params(4)));
         return r;
     }
 }

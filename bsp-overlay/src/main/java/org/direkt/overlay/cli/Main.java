@@ -210,9 +210,14 @@ public final class Main implements Callable<Integer> {
             }
             summary.put("manual_steps", plan.manualSteps());
             summary.put("notes", plan.notes());
+            if (!plan.checks().isEmpty()) {
+                summary.put("model_check", plan.checks().stream().map(c -> Map.of("check", c.what(), "ok", c.ok(), "detail", c.detail()))
+                        .toList());
+            }
             if (dryRun) {
                 StringBuilder diff = new StringBuilder();
-                Path root = inPlace ? plan.boardSpecPath().getParent().resolve(OverlayWriter.IN_PLACE_DIR) : out;
+                Path boardDirPath = plan.boardSpecPath().getParent();
+                Path root = inPlace ? boardDirPath.resolve(plan.inPlaceDir()) : out;
                 // Names as `patch -p1` run in the directory written to needs them: for --in-place the
                 // BSP given (the board's files sit under its board directory), for --out the overlay.
                 String prefix = "";
@@ -223,12 +228,18 @@ public final class Main implements Callable<Integer> {
                 }
                 for (var e : plan.files().entrySet()) {
                     boolean spec = e.getKey().equals(Overlay.BOARD_SPEC);
-                    Path existing = inPlace && spec ? plan.boardSpecPath() : root.resolve(e.getKey());
+                    boolean bspFile = e.getKey().startsWith(Overlay.BOARD_EDITS);
+                    String inBoard = bspFile ? e.getKey().substring(Overlay.BOARD_EDITS.length()) : e.getKey();
+                    Path existing = inPlace && spec ? plan.boardSpecPath() : inPlace && bspFile ? boardDirPath.resolve(inBoard)
+                            : root.resolve(e.getKey());
                     if (spec && !Files.isRegularFile(existing)) {
                         existing = plan.boardSpecPath(); // a first --out run: show the edit of the BSP's own file
                     }
+                    if (bspFile && !Files.isRegularFile(existing)) {
+                        existing = boardDirPath.resolve(inBoard); // likewise for the kernel wrapper chain
+                    }
                     byte[] old = Files.isRegularFile(existing) ? Files.readAllBytes(existing) : null;
-                    String name = prefix + (inPlace && spec ? Overlay.BOARD_SPEC : (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + e.getKey());
+                    String name = prefix + (inPlace && (spec || bspFile) ? inBoard : (inPlace ? plan.inPlaceDir() + "/" : "") + e.getKey());
                     diff.append(fileDiff(name, old, e.getValue()));
                 }
                 // Writing replaces the overlay directory whole: what it holds and the plan does not
@@ -241,7 +252,7 @@ public final class Main implements Callable<Integer> {
                     for (Path f : left) {
                         String key = root.relativize(f).toString().replace('\\', '/');
                         if (!plan.files().containsKey(key) || (inPlace && key.equals(Overlay.BOARD_SPEC))) {
-                            String name = prefix + (inPlace ? OverlayWriter.IN_PLACE_DIR + "/" : "") + key;
+                            String name = prefix + (inPlace ? plan.inPlaceDir() + "/" : "") + key;
                             diff.append(fileDiff(name, Files.readAllBytes(f), null));
                         }
                     }
@@ -252,6 +263,7 @@ public final class Main implements Callable<Integer> {
                     o.println(json().writeValueAsString(summary));
                 } else {
                     o.print(diff);
+                    printChecks(o, plan);
                     o.println("direkt overlay: dry run, nothing written");
                 }
                 return 0;
@@ -274,11 +286,16 @@ public final class Main implements Callable<Integer> {
             if (plan.portableOnly()) {
                 o.printf("  portable parts only: %s; connect the bridge to your own data movers (OVERLAY.md says how)%n",
                         plan.bsp().refusal() == null ? plan.bsp().kind().description : plan.bsp().refusal().found());
+            } else if (plan.bsp().system() != null && plan.bsp().internalController()) {
+                o.printf("  Platform Designer %s: %s, hard IP '%s': its internal descriptor controller gives way to direkt's"
+                        + " (run %s/%s as its header says)%n", plan.qsysVersion().version(), plan.bsp().root().relativize(plan.bsp().system()),
+                        plan.bsp().dmaInstance(), plan.inPlaceDir(), Overlay.INTEGRATE_TCL);
             } else if (plan.bsp().system() != null) {
                 o.printf("  Platform Designer %s: %s, hard IP '%s', descriptor controller '%s' (run direkt_integrate.tcl)%n",
                         plan.qsysVersion().version(), plan.bsp().root().relativize(plan.bsp().system()), plan.bsp().dmaInstance(),
                         plan.bsp().descInstance());
             }
+            printChecks(o, plan);
             for (String n : plan.notes()) {
                 o.println("  note: " + n);
             }
@@ -288,6 +305,18 @@ public final class Main implements Callable<Integer> {
             }
             o.println("  next: read OVERLAY.md");
             return 0;
+        }
+    }
+
+    /** The model check of the Platform Designer integration, one line a check. */
+    static void printChecks(PrintWriter o, Overlay.Plan plan) {
+        if (plan.checks().isEmpty()) {
+            return;
+        }
+        o.printf("  model check of the Platform Designer integration (%d checks, the edits applied to %s as read):%n",
+                plan.checks().size(), plan.bsp().system() == null ? "the system" : plan.bsp().root().relativize(plan.bsp().system()));
+        for (var c : plan.checks()) {
+            o.println("    " + c);
         }
     }
 
@@ -346,8 +375,12 @@ public final class Main implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            var info = org.direkt.overlay.BspScanner.scan(bsp, board);
-            for (String line : OverlayWriter.revert(info.boardSpec().getParent())) {
+            // Only board_spec.xml is looked up: the system may be mid-edit (its integration script ran) and need not be readable.
+            Path given = bsp.toAbsolutePath().normalize();
+            if (!Files.isDirectory(given)) {
+                throw new OverlayException(OverlayException.Kind.INPUT, given + ": no such BSP directory");
+            }
+            for (String line : OverlayWriter.revert(org.direkt.overlay.BspScanner.findBoardSpec(given, board).getParent())) {
                 spec.commandLine().getOut().println("direkt revert: " + line);
             }
             return 0;
@@ -429,27 +462,61 @@ public final class Main implements Callable<Integer> {
 
     // ------------------------------------------------------------------ inspect
 
-    @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Shows a board_spec.xml's memories, interfaces and channels.")
+    @Command(name = "inspect", mixinStandardHelpOptions = true, description = {
+        "Shows a board. For a board_spec.xml: its memories, interfaces and channels.",
+        "For a Platform Designer system (.qsys, Standard or Pro with its .ip files): its DMA-relevant part: the PCIe hard"
+                + " IP, whether it has Avalon-MM DMA and which descriptor controller drives its data movers, its BARs with"
+                + " what host software reaches through each, its DMA masters with what they reach, the kernel clock.",
+        "For a BSP or board directory: both, for its board_spec.xml and the system beside it that holds the hard IP."})
     static final class InspectCmd implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Parameters(paramLabel = "BOARD_SPEC.xml")
+        @Parameters(paramLabel = "BOARD_SPEC.xml|SYSTEM.qsys|DIR")
         Path file;
+
+        @Option(names = "--board", paramLabel = "NAME", description = "which board of a BSP directory (needed when it has several)")
+        String board;
 
         @Option(names = "--json", description = "print JSON instead of tables")
         boolean json;
 
         @Option(names = "--svg", paramLabel = "FILE", description = "also draw the board (memories, interfaces, channels; direkt's "
-                + "shaded) as SVG into FILE, or to standard output for -")
+                + "shaded) and the system (hard IP, BARs, DMA masters, descriptor controller, clocks) as SVG into FILE, or to"
+                + " standard output for -")
         Path svg;
 
         @Override
         public Integer call() throws Exception {
-            BoardSpec b = readBoard(file);
             PrintWriter o = spec.commandLine().getOut();
+            boolean directory = Files.isDirectory(file);
+            if (board != null && !directory) {
+                throw new OverlayException(OverlayException.Kind.INPUT, "--board is for a BSP directory; " + file + " is a file");
+            }
+            boolean system = !directory && file.getFileName() != null
+                    && file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".qsys");
+            BoardSpec b = null;
+            Path specFile = null;
+            SystemInspect.Found found = null;
+            if (directory) {
+                specFile = SystemInspect.findBoardSpec(file, board);
+                b = readBoard(specFile);
+                found = SystemInspect.inBoardDir(specFile.getParent());
+            } else if (system) {
+                found = SystemInspect.read(file);
+            } else {
+                specFile = file;
+                b = readBoard(file);
+            }
             if (svg != null) {
-                String picture = BoardDiagram.svg(b);
+                List<String> pictures = new ArrayList<>();
+                if (b != null) {
+                    pictures.add(BoardDiagram.svg(b));
+                }
+                if (found != null && found.system().isPresent()) {
+                    pictures.add(SystemInspect.svg(found));
+                }
+                String picture = pictures.size() == 1 ? pictures.getFirst() : SystemInspect.stack(pictures);
                 if (svg.toString().equals("-")) {
                     o.print(picture);
                     o.flush();
@@ -461,9 +528,63 @@ public final class Main implements Callable<Integer> {
                     spec.commandLine().getErr().println("direkt inspect: cannot write " + svg + ": " + e.getMessage());
                     return 5;
                 }
-                o.println("direkt inspect: drew board " + b.name() + " into " + svg);
+                List<String> drawn = new ArrayList<>();
+                if (b != null) {
+                    drawn.add("board " + b.name());
+                }
+                if (found != null && found.system().isPresent()) {
+                    drawn.add("system " + found.system().get().name()
+                            + found.view().map(v -> " (hard IP " + v.hardIp().name() + ")").orElse(" (no PCIe hard IP)"));
+                }
+                o.println("direkt inspect: drew " + String.join(" and ", drawn) + " into " + svg);
                 return 0;
             }
+            if (json) {
+                Object all;
+                if (directory) {
+                    Map<String, Object> both = new LinkedHashMap<>();
+                    both.put("board_spec_file", specFile.toString());
+                    both.put("board_spec", boardJson(b));
+                    both.put("system", SystemInspect.json(found));
+                    all = both;
+                } else {
+                    all = system ? SystemInspect.json(found) : boardJson(b);
+                }
+                o.println(json().writeValueAsString(all));
+                return 0;
+            }
+            if (b != null) {
+                printBoard(o, b, directory ? specFile : null);
+            }
+            if (found != null) {
+                if (directory) {
+                    o.println();
+                }
+                SystemInspect.text(o, found);
+            }
+            return 0;
+        }
+
+        private static Map<String, Object> boardJson(BoardSpec b) {
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("board", b.name());
+            all.put("version", b.version().orElse(null));
+            all.put("memories", memories(b));
+            all.put("interfaces", interfaces(b));
+            all.put("channels", channels(b));
+            all.put("diagnostics", problems(b));
+            return all;
+        }
+
+        private static void printBoard(PrintWriter o, BoardSpec b, Path from) {
+            o.printf("board %s (version %s)%s%n%n", b.name(), b.version().orElse("?"), from == null ? "" : ": " + from);
+            Table.print(o, "memories", List.of("memory", "default", "max_bandwidth", "interface", "type", "width", "address", "size"), memories(b));
+            Table.print(o, "interfaces", List.of("interface", "type", "width"), interfaces(b));
+            Table.print(o, "channels", List.of("chan_id", "interface", "type", "width", "line"), channels(b));
+            problems(b).forEach(o::println);
+        }
+
+        private static List<Map<String, Object>> memories(BoardSpec b) {
             List<Map<String, Object>> mems = new ArrayList<>();
             for (GlobalMemory g : b.globalMemories()) {
                 for (InterfaceEntry i : g.interfaces()) {
@@ -479,6 +600,10 @@ public final class Main implements Callable<Integer> {
                     mems.add(m);
                 }
             }
+            return mems;
+        }
+
+        private static List<Map<String, Object>> interfaces(BoardSpec b) {
             List<Map<String, Object>> ifs = new ArrayList<>();
             for (InterfaceEntry i : b.interfaces()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -487,6 +612,10 @@ public final class Main implements Callable<Integer> {
                 m.put("width", i.width());
                 ifs.add(m);
             }
+            return ifs;
+        }
+
+        private static List<Map<String, Object>> channels(BoardSpec b) {
             List<Map<String, Object>> chs = new ArrayList<>();
             for (Channel c : b.channels()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -497,24 +626,11 @@ public final class Main implements Callable<Integer> {
                 m.put("line", c.line());
                 chs.add(m);
             }
-            List<String> problems = b.validate(Optional.empty()).stream().map(Diagnostic::toString).toList();
-            if (json) {
-                Map<String, Object> all = new LinkedHashMap<>();
-                all.put("board", b.name());
-                all.put("version", b.version().orElse(null));
-                all.put("memories", mems);
-                all.put("interfaces", ifs);
-                all.put("channels", chs);
-                all.put("diagnostics", problems);
-                o.println(json().writeValueAsString(all));
-                return 0;
-            }
-            o.printf("board %s (version %s)%n%n", b.name(), b.version().orElse("?"));
-            Table.print(o, "memories", List.of("memory", "default", "max_bandwidth", "interface", "type", "width", "address", "size"), mems);
-            Table.print(o, "interfaces", List.of("interface", "type", "width"), ifs);
-            Table.print(o, "channels", List.of("chan_id", "interface", "type", "width", "line"), chs);
-            problems.forEach(o::println);
-            return 0;
+            return chs;
+        }
+
+        private static List<String> problems(BoardSpec b) {
+            return b.validate(Optional.empty()).stream().map(Diagnostic::toString).toList();
         }
     }
 

@@ -40,6 +40,7 @@ class BspKindsTest {
     @CsvSource({
             "ofs_asp, an OFS oneAPI ASP, hardware/ofs_fixture/build/rtl/ofs_plat_afu.sv declares module ofs_plat_afu, FIM's PCIe subsystem",
             "ccip, a CCI-P based BSP, hardware/pac_fixture/build/ccip_std_afu.sv declares module ccip_std_afu, through CCI-P",
+            "ofs_asp_fresh, an OFS oneAPI ASP, hardware/ofs_fresh/build/oneapi_afu.json is an OFS oneAPI ASP board file, FIM's PCIe subsystem",
     })
     void isRefusedWithExit3NamingItsKindAndWhatIsMissing(String kind, String described, String found, String dma) throws IOException {
         Path bsp = Cli.kindBsp(kind, tmp.resolve("bsp"));
@@ -167,6 +168,26 @@ class BspKindsTest {
         String changed = String.join(" ", md.section("What changed").stream().map(Markdown::text).toList());
         assertTrue(changed.startsWith("Portable parts only (direkt overlay --portable-only): this overlay holds no Platform Designer"),
                 changed);
+    }
+
+    /** A Stratix V BSP whose host DMA is the soft acl_dma is refused naming the kind and the instance, and nothing is written. */
+    @Test
+    void aSoftAclDmaBspIsRefusedNamingItsKind() throws IOException {
+        Path bsp = Cli.kindBsp("soft_dma", tmp.resolve("bsp"));
+        Path out = tmp.resolve("out");
+        Map<String, String> before = Cli.snapshot(tmp);
+        for (Object[] args : List.of(new Object[] {"overlay", "--bsp", bsp, "--out", out},
+                new Object[] {"overlay", "--bsp", bsp, "--in-place"},
+                new Object[] {"overlay", "--bsp", bsp, "--out", out, "--dry-run"})) {
+            Cli.Run r = Cli.run(args);
+            assertEquals(3, r.exit(), r::show);
+            assertTrue(r.err().startsWith("direkt: " + bsp + ": an Intel FPGA SDK for OpenCL BSP whose host DMA is the soft acl_dma: "
+                    + bsp.resolve("hardware/sv_fixture/board.qsys") + ":6: instance 'dma' (acl_dma)"), r::show);
+            assertContains(r.err(), "no descriptor stream for the bridge to join", r);
+            assertContains(r.err(), "--portable-only", r);
+            assertEquals("", r.out(), r::show);
+            Cli.assertTree(before, tmp, () -> "a refused overlay writes nothing\n" + r.show());
+        }
     }
 
     /** The hard IP with its internal descriptor controller is refused as before, and --portable-only takes it too. */

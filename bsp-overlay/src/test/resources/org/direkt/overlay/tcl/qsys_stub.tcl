@@ -14,6 +14,10 @@
 #   set components(<type>) {<interface> ...}    component types add_instance may add
 #   lappend connections <start>/<end>           connections already made
 #   lappend exports <name>                      interfaces the system already exports
+#   set loaded 1                                the system is open already (qsys-script --system-file)
+#   set reshape(<inst>/<param>=<value>) {<interface> ...}
+#                                               the interfaces a Pro instance has once save_component
+#                                               stores that parameter value (its IP's elaboration)
 
 namespace eval ::stub {
     variable log
@@ -26,6 +30,9 @@ namespace eval ::stub {
     variable exports {}
     variable interfaces
     array set interfaces {}
+    variable reshape
+    array set reshape {}
+    variable pending {}
     variable ports
     array set ports {}
     variable filesets {}
@@ -340,6 +347,59 @@ proc set_instance_parameter_value {args} {
     if {![info exists ::stub::instances([lindex $args 0])]} {
         ::stub::fail "set_instance_parameter_value: no instance [lindex $args 0]"
     }
+}
+
+# Pro: an instance's .ip changed in place (load_component / set_component_parameter_value / save_component)
+proc load_component {args} {
+    ::stub::record load_component {*}$args
+    ::stub::arity load_component $args 1 1
+    ::stub::needSystem load_component
+    if {![info exists ::stub::instances([lindex $args 0])]} {
+        ::stub::fail "load_component: no instance [lindex $args 0]"
+    }
+    if {[info exists ::stub::component]} {
+        ::stub::fail "load_component: component $::stub::component is loaded and not saved"
+    }
+    set ::stub::component [lindex $args 0]
+}
+
+proc set_component_parameter_value {args} {
+    ::stub::record set_component_parameter_value {*}$args
+    ::stub::arity set_component_parameter_value $args 2 2
+    if {![info exists ::stub::component]} {
+        ::stub::fail "set_component_parameter_value: no component loaded (load_component first)"
+    }
+    lappend ::stub::pending "$::stub::component/[lindex $args 0]=[lindex $args 1]"
+}
+
+proc save_component {args} {
+    ::stub::record save_component {*}$args
+    ::stub::arity save_component $args 0 0
+    if {![info exists ::stub::component]} {
+        ::stub::fail "save_component: no component loaded"
+    }
+    foreach change $::stub::pending {
+        if {[info exists ::stub::reshape($change)]} {
+            set ::stub::instances($::stub::component) $::stub::reshape($change)
+            # connections to interfaces the instance no longer has go with them
+            set kept {}
+            foreach c $::stub::connections {
+                set ok 1
+                foreach ep [split $c /] {
+                    lassign [split $ep .] inst iface
+                    if {$inst eq $::stub::component && [lsearch -exact $::stub::instances($inst) $iface] < 0} {
+                        set ok 0
+                    }
+                }
+                if {$ok} {
+                    lappend kept $c
+                }
+            }
+            set ::stub::connections $kept
+        }
+    }
+    set ::stub::pending {}
+    unset ::stub::component
 }
 
 proc validate_system {args} {

@@ -97,7 +97,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             Arbiter.Policy policy, List<Integer> weights, IdMode idMode, StatusMode statusMode, int windowEntries,
             ClockDomain.ResetPolarity dmaResetPolarity, int syncStages, long fpgaMemBytes, WordOrder wordOrder,
             boolean registeredChannels, boolean counters, boolean bringup, Addressing addressing, int regionPages, int regions,
-            int ports, int portCredits, Arbiter.Policy portPolicy, List<Integer> portWeights) {
+            int ports, int portCredits, Arbiter.Policy portPolicy, List<Integer> portWeights, int tableFetchIds) {
         public Params {
             require(instance != null && instance.matches("[A-Za-z_][A-Za-z0-9_]*"), "Bridge", "instance", instance,
                     "must be a Platform Designer instance name (letters, digits, '_')");
@@ -112,6 +112,11 @@ public final class Bridge extends Generator<Bridge.Params> {
                     "descFifoDepth", descFifoDepth, "must be a power of two in 4..1024");
             require(inflight >= 1 && inflight <= 128, "Bridge", "inflight", inflight,
                     "must be in 1..128 (kernel IDs are 128..255)");
+            require(tableFetchIds >= 0 && tableFetchIds <= MAX_TABLE_FETCH_IDS, "Bridge", "tableFetchIds", tableFetchIds,
+                    "must be in 0.." + MAX_TABLE_FETCH_IDS + " (kernel IDs kept for a descriptor controller's table fetches)");
+            require(tableFetchIds == 0 || inflight <= 128 - tableFetchIds, "Bridge", "inflight", inflight,
+                    "must be at most " + (128 - tableFetchIds) + " with tableFetchIds = " + tableFetchIds + " (managed IDs 128..127+inflight"
+                            + " must stay below the table-fetch IDs " + (256 - tableFetchIds) + "..255)");
             require(Check.isPowerOfTwo(statusFifoDepth) && statusFifoDepth >= Math.max(4, inflight) && statusFifoDepth <= 1024,
                     "Bridge", "statusFifoDepth", statusFifoDepth,
                     "must be a power of two >= max(4, inflight = " + inflight + ") and <= 1024 (every descriptor in flight owns a status slot)");
@@ -174,6 +179,19 @@ public final class Bridge extends Generator<Bridge.Params> {
         /** The most kernel ports per direction. */
         public static final int MAX_PORTS = 8;
 
+        /** The most kernel IDs a bridge keeps for a descriptor controller's table fetches. */
+        public static final int MAX_TABLE_FETCH_IDS = 16;
+
+        /**
+         * The kernel IDs kept for a descriptor controller's table fetches, {@code [first, 255]}
+         * ({@code 256 - tableFetchIds .. 255}); empty ({@code first = 256}) with none. The managed ID
+         * pool never reaches them (inflight is bounded); a paper-mode kernel descriptor naming one is
+         * refused ({@link Layout.Error#BAD_ID}), so a mover status carrying one is the controller's.
+         */
+        public int tableFetchFirst() {
+            return Layout.KERNEL_ID_LAST + 1 - tableFetchIds;
+        }
+
         /** The channel id of port {@code k} of channel {@code id}: port 0 keeps the id, port k > 0 adds {@code _p<k>}. */
         public static String portChannelId(String id, int k) {
             return k == 0 ? id : id + "_p" + k;
@@ -199,7 +217,7 @@ public final class Bridge extends Generator<Bridge.Params> {
                     .statusMode(StatusMode.TAGGED).windowEntries(4).dmaResetPolarity(ClockDomain.ResetPolarity.ACTIVE_LOW)
                     .syncStages(2).fpgaMemBytes(8L << 30).wordOrder(WordOrder.X0_LOW).registeredChannels(false)
                     .counters(true).bringup(true).addressing(Addressing.RAW).regionPages(1024).regions(16)
-                    .ports(1).portCredits(4).portPolicy(Arbiter.Policy.ROUND_ROBIN).portWeights(List.of()).build();
+                    .ports(1).portCredits(4).portPolicy(Arbiter.Policy.ROUND_ROBIN).portWeights(List.of()).tableFetchIds(0).build();
         }
 
         /**
@@ -292,6 +310,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             private int portCredits;
             private Arbiter.Policy portPolicy;
             private List<Integer> portWeights = List.of();
+            private int tableFetchIds;
 
             private Builder() {
             }
@@ -321,6 +340,12 @@ public final class Bridge extends Generator<Bridge.Params> {
                 portCredits = p.portCredits;
                 portPolicy = p.portPolicy;
                 portWeights = p.portWeights;
+                tableFetchIds = p.tableFetchIds;
+            }
+
+            public Builder tableFetchIds(int v) {
+                tableFetchIds = v;
+                return this;
             }
 
             public Builder ports(int v) {
@@ -452,7 +477,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             public Params build() {
                 return new Params(instance, channels, descFifoDepth, statusFifoDepth, inflight, policy, weights, idMode,
                         statusMode, windowEntries, dmaResetPolarity, syncStages, fpgaMemBytes, wordOrder, registeredChannels,
-                        counters, bringup, addressing, regionPages, regions, ports, portCredits, portPolicy, portWeights);
+                        counters, bringup, addressing, regionPages, regions, ports, portCredits, portPolicy, portWeights, tableFetchIds);
             }
         }
 
@@ -476,7 +501,9 @@ public final class Bridge extends Generator<Bridge.Params> {
         }
 
         public BridgeIssue.Params issue(Direction d) {
-            DescChecks.Params checks = new DescChecks.Params(d, idMode, statusMode == StatusMode.TAGGED, fpgaMemBytes);
+            // Only a paper-mode check refuses the table-fetch IDs: managed IDs never reach them.
+            DescChecks.Params checks = new DescChecks.Params(d, idMode, statusMode == StatusMode.TAGGED, fpgaMemBytes,
+                    idMode == IdMode.PAPER ? tableFetchIds : 0);
             return new BridgeIssue.Params(new WindowCheck.Params(checks, windowEntries), inflight, statusFifoDepth, counters);
         }
 
@@ -524,10 +551,13 @@ public final class Bridge extends Generator<Bridge.Params> {
      * The top is named after the Platform Designer instance ({@code direkt_bridge} by default), as
      * an IP generator names a variant's top after the user's variant name; its submodules carry a
      * hash of their parameters ({@link org.direkt.generators.Names}), so two bridges live in one project.
+     * A bridge keeping table-fetch IDs (inside {@link HostDescController}, whose top takes the
+     * instance's name) adds {@code _f<n>}.
      */
     @Override
     public String moduleName(Params p) {
-        return p.instance();
+        // Inside a descriptor controller (table-fetch IDs kept) it is a submodule of its own kind.
+        return p.instance() + (p.tableFetchIds() == 0 ? "" : "_f" + p.tableFetchIds());
     }
 
     @Override

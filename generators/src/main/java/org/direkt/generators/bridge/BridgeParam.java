@@ -118,7 +118,11 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
                     "ports=4 port_policy=fixed_priority", Params::portPolicy, Params.Builder::portPolicy),
             new BridgeParam<>("port_weights", "portWeights", "port_weights", Kind.INTS, "one per port, each 1..255; only with port_policy=weighted",
                     "consecutive requests each port may take under weighted arbitration",
-                    "ports=4 port_policy=weighted port_weights=4,2,1,1", Params::portWeights, Params.Builder::portWeights));
+                    "ports=4 port_policy=weighted port_weights=4,2,1,1", Params::portWeights, Params.Builder::portWeights),
+            new BridgeParam<>("table_fetch_ids", "tableFetchIds", "table_fetch_ids", Kind.INT, "0.." + Params.MAX_TABLE_FETCH_IDS,
+                    "kernel IDs 256-n..255 kept for a descriptor controller's table fetches (direkt's HostDescController"
+                            + " needs 2): the managed pool stays below them, a paper-mode descriptor naming one is refused (BAD_ID)",
+                    "table_fetch_ids=2", Params::tableFetchIds, Params.Builder::tableFetchIds));
 
     private static BridgeParam<String> channel(Direction d, boolean desc) {
         String role = desc ? "descriptor" : "status";

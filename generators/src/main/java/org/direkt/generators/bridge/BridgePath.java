@@ -119,14 +119,17 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
     /**
      * The direction, then a hash ({@link org.direkt.generators.Names#hashed}) of every bridge
-     * parameter but the instance (which names nothing inside) and the other direction's channel ids.
+     * parameter but the instance (which names nothing inside) and the other direction's channel ids;
+     * the table-fetch IDs only where the checks refuse them (paper IDs), so a managed bridge inside a
+     * descriptor controller shares its paths with the plain one.
      */
     @Override
     public String moduleName(Params p) {
         String t = p.direction().tag();
         return org.direkt.generators.Names.hashed("direkt_bridge_" + t, "direction=" + t + " " + BridgeParam.canonical(p.bridge(),
                 d -> !d.name().equals("instance") && (!d.component().equals("channels") || d.name().startsWith(t + "_"))
-                        && (p.bridge().ports() > 1 || !d.name().startsWith("port"))));
+                        && (p.bridge().ports() > 1 || !d.name().startsWith("port"))
+                        && (p.bridge().issue(p.direction()).checks().fetchIds() > 0 || !d.component().equals("tableFetchIds"))));
     }
 
     @Override

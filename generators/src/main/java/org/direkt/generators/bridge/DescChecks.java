@@ -36,11 +36,25 @@ import org.direkt.hdl.Unit;
  */
 public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
 
-    public record Params(Direction direction, IdMode idMode, boolean tagged, long fpgaMemBytes) {
+    /** {@code fetchIds}: paper IDs {@code 256 - fetchIds .. 255} are kept for table fetches and refused ({@link Layout.Error#BAD_ID}). */
+    public record Params(Direction direction, IdMode idMode, boolean tagged, long fpgaMemBytes, int fetchIds) {
         public Params {
             require(direction != null && idMode != null, "DescChecks", "direction/idMode", direction, "must be given");
             require(fpgaMemBytes >= 4096 && fpgaMemBytes % 4 == 0, "DescChecks", "fpgaMemBytes", fpgaMemBytes,
                     "must be a multiple of 4, at least 4096");
+            require(fetchIds >= 0 && fetchIds <= Bridge.Params.MAX_TABLE_FETCH_IDS, "DescChecks", "fetchIds", fetchIds,
+                    "must be in 0.." + Bridge.Params.MAX_TABLE_FETCH_IDS);
+            require(fetchIds == 0 || idMode == IdMode.PAPER, "DescChecks", "fetchIds", fetchIds,
+                    "must be 0 with managed IDs (the pool never hands out a table-fetch ID)");
+        }
+
+        public Params(Direction direction, IdMode idMode, boolean tagged, long fpgaMemBytes) {
+            this(direction, idMode, tagged, fpgaMemBytes, 0);
+        }
+
+        /** The kept IDs as module names carry them ({@code _f2}; nothing without), so the checks' modules differ. */
+        public String fetchTag() {
+            return fetchIds == 0 ? "" : "_f" + fetchIds;
         }
 
         /** The memory size as module names carry it (hex bytes), so two sizes never share a module. */
@@ -157,7 +171,7 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
     @Override
     public String moduleName(Params p) {
         return "direkt_bridge_checks_" + p.direction().tag() + (p.idMode() == IdMode.PAPER ? "_pid" : "")
-                + (p.tagged() ? "" : "_cyc") + p.memTag();
+                + (p.tagged() ? "" : "_cyc") + p.memTag() + p.fetchTag();
     }
 
     @Override
@@ -187,7 +201,13 @@ public final class DescChecks extends Unit<DescChecks.Params, DescChecks.Io> {
         // Applied last-to-first so the first failing check in Layout.Error order wins.
         err = Expr.mux(src.bits(1, 0).or(dst.bits(1, 0)).orR(), m.lit(Layout.Error.UNALIGNED.code(), 4), err);
         if (p.idMode() == IdMode.PAPER) {
-            err = Expr.mux(HdlWords.get(HdlWords.get(in, cross, "id"), Layout.DESC_ID, "kernel").not(), m.lit(Layout.Error.BAD_ID.code(), 4), err);
+            Expr id = HdlWords.get(in, cross, "id");
+            Expr bad = HdlWords.get(id, Layout.DESC_ID, "kernel").not();
+            if (p.fetchIds() > 0) {
+                // the top IDs are a descriptor controller's: a mover status naming one is routed to it
+                bad = bad.or(id.ge(Layout.KERNEL_ID_LAST + 1 - p.fetchIds()));
+            }
+            err = Expr.mux(bad, m.lit(Layout.Error.BAD_ID.code(), 4), err);
         }
         err = Expr.mux(HdlWords.get(in, cross, "zero_length"), m.lit(Layout.Error.ZERO_LENGTH.code(), 4), err);
         err = Expr.mux(HdlWords.get(in, cross, "too_long"), m.lit(Layout.Error.TOO_LONG.code(), 4), err);

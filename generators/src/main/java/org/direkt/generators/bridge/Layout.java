@@ -233,7 +233,7 @@ public final class Layout {
                 + "not zero"),
         TOO_LONG("length of 1 MB or more (x4 bits above the length field set)"),
         ZERO_LENGTH("length of zero dwords"),
-        BAD_ID("paper ID mode: the ID is not in the kernel range 128..255"),
+        BAD_ID("paper ID mode: the ID is not in the kernel range 128..255, or is one of the IDs kept for table fetches (table_fetch_ids)"),
         UNALIGNED("source or destination address not a multiple of 4"),
         WINDOW("PCIe range not inside an enabled window that allows this direction"),
         FPGA_RANGE("FPGA memory range beyond the configured memory"),

@@ -55,8 +55,13 @@ public final class Manifest {
         l.put("max_dwords", Layout.MAX_DWORDS);
         l.put("mover_status_confirmed", Layout.MOVER_STATUS_CONFIRMED);
         l.put("errors", errors());
-        l.put("ids", ordered("host", List.of(Layout.HOST_ID_FIRST, Layout.HOST_ID_LAST),
-                "kernel", List.of(Layout.KERNEL_ID_FIRST, Layout.KERNEL_ID_LAST)));
+        // With table-fetch IDs kept, the kernel range ends below them and "table_fetch" names them.
+        Map<String, Object> ids = ordered("host", List.of(Layout.HOST_ID_FIRST, Layout.HOST_ID_LAST),
+                "kernel", List.of(Layout.KERNEL_ID_FIRST, p.tableFetchFirst() - 1));
+        if (p.tableFetchIds() > 0) {
+            ids.put("table_fetch", List.of(p.tableFetchFirst(), Layout.KERNEL_ID_LAST));
+        }
+        l.put("ids", ids);
         Map<String, Object> csr = new LinkedHashMap<>();
         csr.put("data_bits", 32);
         csr.put("addressing", "word");

@@ -59,7 +59,7 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
     public String moduleName(Params p) {
         DescChecks.Params c = p.checks();
         return "direkt_bridge_windows_" + c.direction().tag() + "_e" + p.windows()
-                + (c.idMode() == Bridge.IdMode.PAPER ? "_pid" : "") + (c.tagged() ? "" : "_cyc");
+                + (c.idMode() == Bridge.IdMode.PAPER ? "_pid" : "") + (c.tagged() ? "" : "_cyc") + c.fetchTag();
     }
 
     @Override

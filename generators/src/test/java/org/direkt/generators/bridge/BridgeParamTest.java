@@ -77,7 +77,7 @@ class BridgeParamTest {
         assertEquals(List.of("preset", "instance", "rd_desc", "rd_status", "wr_desc", "wr_status", "desc_depth", "status_depth",
                 "inflight", "policy", "weights", "id_mode", "status_mode", "windows", "reset", "sync_stages", "fpga_mem",
                 "word_order", "registered_channels", "counters", "bringup", "addressing", "region_pages", "regions",
-                "ports", "port_credits", "port_policy", "port_weights"), BridgeParam.names());
+                "ports", "port_credits", "port_policy", "port_weights", "table_fetch_ids"), BridgeParam.names());
     }
 
     /** The getter of a descriptor reads the component it names, in every preset. */
@@ -148,7 +148,7 @@ class BridgeParamTest {
         assertEquals(List.of("top", "instance", "desc_fifo_depth", "status_fifo_depth", "inflight", "policy", "weights", "id_mode",
                 "status_mode", "window_entries", "sync_stages", "fpga_mem_bytes", "word_order", "registered_channels", "counters",
                 "bringup", "addressing", "region_pages", "regions", "ports", "port_credits", "port_policy", "port_weights",
-                "clocks", "channels"), List.copyOf(section.keySet()));
+                "table_fetch_ids", "clocks", "channels"), List.copyOf(section.keySet()));
         assertEquals("fixed_priority", section.get("policy"));
         assertEquals(List.of(), section.get("weights"));
         assertEquals("paper", section.get("id_mode"));
