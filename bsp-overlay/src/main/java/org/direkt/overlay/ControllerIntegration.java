@@ -37,7 +37,7 @@ import org.direkt.overlay.system.Where;
  * after the script has run.
  */
 record ControllerIntegration(HardIpPlan.Result plan, String script, Map<String, byte[]> bspFiles, String manifest, String inPlaceDir,
-        List<String> keptForRevert, List<String> createdByScript) {
+        List<String> keptForRevert, List<String> createdByScript, int descReadyLatency) {
 
     /** Where an in-place overlay goes in a Pro board: under ip/, which Platform Designer Pro searches for components. */
     static final String PRO_IN_PLACE_DIR = "ip/direkt";
@@ -125,7 +125,27 @@ record ControllerIntegration(HardIpPlan.Result plan, String script, Map<String, 
         plan.dtsBases().forEach((k, v) -> dts.put(k, String.format("0x%016X", v)));
         board.put("table_agents", dts);
         manifest.put("board", board);
-        return new ControllerIntegration(plan, script, bspFiles, Json.write(manifest), inPlaceDir, kept, created);
+        return new ControllerIntegration(plan, script, bspFiles, Json.write(manifest), inPlaceDir, kept, created, cp.descReadyLatency());
+    }
+
+    /** What OVERLAY.md says of the integration (the template's {@code bsp.controller}). */
+    Map<String, Object> describe(BspScanner.BspInfo info) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        Path boardDir = info.boardSpec().getParent();
+        m.put("system", boardDir.relativize(info.system()).toString().replace('\\', '/'));
+        m.put("hardIp", plan.hardIp());
+        m.put("inPlaceDir", inPlaceDir);
+        m.put("csrBar", plan.csrBar());
+        m.put("csrOffset", String.format("0x%X", plan.csrBase()));
+        m.put("csrHost", plan.csrHost());
+        m.put("rdDts", String.format("0x%X", plan.dtsBases().get("rd")));
+        m.put("wrDts", String.format("0x%X", plan.dtsBases().get("wr")));
+        m.put("bspFiles", bspFiles.keySet().stream().map(k -> k.substring(Overlay.BOARD_EDITS.length())).toList());
+        m.put("checks", plan.checks().stream().map(c -> c.what()).toList());
+        m.put("kernelClock", plan.kernelClock());
+        m.put("dmaClock", plan.dmaClock());
+        m.put("descReadyLatency", descReadyLatency);
+        return m;
     }
 
     /** board_spec.xml's kernel clock and reset, as the system's export names ({@code board.kernel_clk} -> {@code kernel_clk}). */

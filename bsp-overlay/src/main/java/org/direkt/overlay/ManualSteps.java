@@ -35,6 +35,13 @@ final class ManualSteps {
                     + ", since no Platform Designer file of the BSP states a release; change both lines if the board's Quartus"
                     + " release is another.");
         }
+        if (bsp.internalController() && !portableOnly) {
+            // direkt edits the kernel wrapper chain itself and places the CSR: what is left is for Quartus and the board
+            steps.add("**Give host software the CSR's address**: the bridge's `csr` (window table, counters) sits where"
+                    + " `board.csr` in `direkt-overlay.json` says (a BAR and an offset above everything the BSP's host software"
+                    + " uses); direkt's host runtime reads it there.");
+            return List.copyOf(steps);
+        }
         String wrapperStep = "**Wire the channels in the kernel wrapper**";
         String ports = "add the " + count(p) + " channels' `<port>_data`, `_valid` and `_ready` signals (" + boardPorts(p) + ")";
         if (bsp.kernelWrappers().isEmpty()) {

@@ -244,6 +244,8 @@ public final class Overlay {
                 }
                 throw new OverlayException(e.kind(), e.getMessage() + ". " + PORTABLE_HINT);
             }
+            bspModel.put("mode", "controller");
+            bspModel.put("controller", replaced.describe(info));
             out.put(INTEGRATE_TCL, utf8(replaced.script()));
             out.putAll(replaced.bspFiles());
         } else {
