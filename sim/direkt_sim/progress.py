@@ -46,7 +46,16 @@ class Progress:
             self.fd = None  # the terminal went away (a closed pipe): the run goes on without its progress lines
 
     def pytest_collection_finish(self, session):
-        self.pending = [item.nodeid for item in session.items]
+        if session.items:
+            self._collected([item.nodeid for item in session.items])
+
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        """Under pytest-xdist the controller collects nothing itself: each worker reports the same ids."""
+        if self.start is None:
+            self._collected(list(ids))
+
+    def _collected(self, ids):
+        self.pending = ids
         self.start = time.monotonic()
         known = sum(1 for n in self.pending if n in self.history)
         est = sum(self.history.get(n, 0.0) for n in self.pending)
@@ -81,7 +90,10 @@ class Progress:
 
 
 def register(config):
-    """Adds the progress lines to this pytest run (see the module comment)."""
+    """Adds the progress lines to this pytest run (see the module comment); under pytest-xdist, to the
+    controller only (it sees every report)."""
+    if hasattr(config, "workerinput"):
+        return
     fd = int(os.environ.get("DIREKT_PROGRESS_FD", "2"))
     history = os.environ.get("DIREKT_PROGRESS_HISTORY", "").strip()
     label = os.environ.get("DIREKT_PROGRESS_LABEL", "").strip() or os.environ.get("SIM", "").strip() or "benches"
@@ -107,11 +119,12 @@ def self_test() -> int:
         (d / "test_two.py").write_text("import time\n\n\ndef test_a():\n    time.sleep(0.2)\n\n\n"
                                        "def test_b():\n    assert False\n")
         lines = []
-        for run in range(2):
+        for run in range(3):  # the third under pytest-xdist, two workers, as make regress runs
             r_fd, w_fd = os.pipe()
             env = dict(os.environ, DIREKT_PROGRESS_FD=str(w_fd), DIREKT_PROGRESS_LABEL="selftest",
                        DIREKT_PROGRESS_HISTORY=str(d / "times.json"))
-            p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(d)], cwd=d, env=env,
+            xdist = ["-n", "2"] if run == 2 else []
+            p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist, str(d)], cwd=d, env=env,
                                pass_fds=(w_fd,), capture_output=True, text=True)
             os.close(w_fd)
             with os.fdopen(r_fd) as f:
@@ -120,7 +133,7 @@ def self_test() -> int:
                 print(f"progress self-test: pytest exited {p.returncode}, expected 1 (one test fails)\n{p.stdout}{p.stderr}",
                       file=sys.stderr)
                 return 1
-        first, second = lines
+        first, second, xdist = lines
         checks = [
             (len(first) == 3 and first[0] == "[selftest] 0/2 benches", f"first run's lines: {first}"),
             (first[1].startswith("[selftest] 1/2 benches, ") and "test_a passed" in first[1], f"after test_a: {first[1:2]}"),
@@ -129,12 +142,15 @@ def self_test() -> int:
             (second and second[0].startswith("[selftest] 0/2 benches, ~") and "by the last run's times" in second[0],
              f"second run's estimate: {second[:1]}"),
             ((d / "times.json").is_file() and len(json.loads((d / "times.json").read_text())) == 2, "recorded times"),
+            (len(xdist) == 3 and xdist[0].startswith("[selftest] 0/2 benches") and xdist[2].startswith("[selftest] 2/2 benches, "),
+             f"under pytest-xdist: {xdist}"),
         ]
         bad = [what for ok, what in checks if not ok]
         if bad:
             print("progress self-test failed: " + "; ".join(bad), file=sys.stderr)
             return 1
-    print("progress self-test: a line per finished bench (done / total, elapsed, left, failures) and the next run's estimate")
+    print("progress self-test: a line per finished bench (done / total, elapsed, left, failures) and the next run's estimate,"
+          " also under pytest-xdist")
     return 0
 
 
