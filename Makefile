@@ -31,7 +31,7 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-regions bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -50,7 +50,7 @@ help:
 	@echo "make golden   regenerate the emitter's golden files (review the diff)"
 	@echo "make ip       regenerate the reference IP in ip/ from the generators"
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
-	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay (CLI), bench-timing, bench-session into bench/results"
+	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay and bench-lint-kernel (CLI), bench-timing, bench-session into bench/results"
 	@echo "make bench-regions  the GPU region walker: 64 MB through fragmented pages, area, place and route"
 	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
 	@echo "make mutation  PIT mutation testing of hdl-dsl, generators, board-spec and bsp-overlay into bench/results/mutation.json (target: 75 % per module)"
@@ -184,7 +184,7 @@ ip: build
 formal: setup
 	python3 formal/run.py
 
-bench: bench-area bench-fifo bench-bridge bench-overlay bench-timing bench-session
+bench: bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-timing bench-session
 
 bench-area: build
 	python3 bench/area.py
@@ -198,6 +198,9 @@ bench-bridge: build
 
 bench-overlay: build
 	$(PY) bench/overlay.py
+
+bench-lint-kernel: build
+	$(PY) bench/lint_kernel.py
 
 # The GPU region walker: one 64 MB request through fragmented pages (simulation) and its area, then its
 # place and route beside the reference FIFO into bench/results/timing-regions.json.

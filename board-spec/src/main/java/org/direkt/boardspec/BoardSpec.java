@@ -439,6 +439,22 @@ public final class BoardSpec {
         return List.copyOf(out);
     }
 
+    /**
+     * The part of {@link #validate(Optional)} about {@code <channels>}: what a kernel lint needs of a
+     * board (every channel with its attributes, a known type, a width that is a positive multiple of 8,
+     * a unique chan_id).
+     *
+     * @return the findings ordered by position; empty when all is well
+     */
+    public List<Diagnostic> validateChannels() {
+        List<Diagnostic> out = new ArrayList<>();
+        for (XmlElement section : channelsSections) {
+            validateChannels(out, section);
+        }
+        out.sort(Comparator.comparingInt(Diagnostic::line).thenComparingInt(Diagnostic::column));
+        return List.copyOf(out);
+    }
+
     private void validateChannels(List<Diagnostic> out, XmlElement section) {
         if (section != channelsSections.getFirst()) {
             out.add(diag(Diagnostic.Severity.WARNING, section.start,

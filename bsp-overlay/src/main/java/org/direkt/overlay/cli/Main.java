@@ -22,7 +22,6 @@ import org.direkt.generators.bridge.Bridge;
 import org.direkt.hdl.DirektVersion;
 import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.overlay.BoardDiagram;
-import org.direkt.overlay.Consistency;
 import org.direkt.overlay.Overlay;
 import org.direkt.overlay.OverlayException;
 import org.direkt.overlay.OverlayWriter;
@@ -30,9 +29,9 @@ import org.direkt.overlay.PeakRdl;
 import org.direkt.overlay.UnifiedDiff;
 import org.direkt.overlay.kernel.BoardChannel;
 import org.direkt.overlay.kernel.KernelChannels;
-import org.direkt.overlay.kernel.KernelIncludes;
+import org.direkt.overlay.kernel.AocMacros;
 import org.direkt.overlay.kernel.KernelLint;
-import org.direkt.overlay.kernel.KernelSyntaxException;
+import org.direkt.overlay.kernel.KernelPreprocessor;
 import org.direkt.overlay.kernel.LintMessage;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -392,10 +391,12 @@ public final class Main implements Callable<Integer> {
     @Command(name = "lint-kernel", mixinStandardHelpOptions = true,
             description = {"Checks an OpenCL kernel's I/O channels against a board: each io(\"...\") channel exists, is used in"
                     + " the right direction (write to a streamsink, read from a streamsource) and has the board's width.",
-                "A kernel that includes direkt_dma.h without defining DIREKT_NO_CHANNELS or DIREKT_EMULATION uses the"
-                    + " header's channels: they are checked too, from the header in --include, else the overlay's include/"
-                    + " beside the board_spec.xml.",
-                "Messages are file:line:col; exit 1 when there is an error."})
+                "The kernel is read as the offline compiler reads it: preprocessed with -D and the macros aoc defines for the"
+                    + " board (INTELFPGA_CL from its version, AOCL_BOARD_<name>, OpenCL C 1.2's), #include found in the"
+                    + " including file's folder, then each -I folder, then the overlay's include/ beside the board_spec.xml"
+                    + " (direkt/include/ for an overlay made in place); a struct's width is its OpenCL C layout.",
+                "Messages are file:line:col in the original files, through includes and macros; exit 1 when there is an"
+                    + " error, 2 when the board's <channels> or a header cannot be used."})
     static final class LintKernelCmd implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -406,55 +407,54 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--board", required = true, paramLabel = "BOARD_SPEC.xml", description = "the board's board_spec.xml")
         Path board;
 
-        @Option(names = {"-I", "--include"}, paramLabel = "DIR", description = "where to find direkt_dma.h (repeatable;"
-                + " default: the overlay's include/ beside the board_spec.xml, or direkt/include/ for an overlay made in place)")
+        @Option(names = {"-I", "--include"}, paramLabel = "DIR", description = "a folder to find included headers in, as"
+                + " aoc -I (repeatable; searched in order, before the overlay's include/ beside the board_spec.xml)")
         List<Path> includeDirs = new ArrayList<>();
+
+        @Option(names = {"-D", "--define"}, paramLabel = "NAME[=VALUE]", description = "define a macro, as aoc -D"
+                + " (repeatable; NAME alone is 1; NAME(ARGS)=BODY defines a function-like macro)")
+        List<String> defines = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
             BoardSpec b = readBoard(board);
+            boolean boardError = false;
+            for (Diagnostic d : b.validateChannels()) {
+                spec.commandLine().getErr().println(d);
+                boardError |= d.severity() == Diagnostic.Severity.ERROR;
+            }
+            if (boardError) {
+                return OverlayException.Kind.INPUT.exitCode;
+            }
             List<BoardChannel> channels = new ArrayList<>();
             for (Channel c : b.channels()) {
-                if (c.chanId() != null && c.type() != null && c.widthBits().isPresent()) {
-                    channels.add(new BoardChannel(c.chanId(), c.type(), c.widthBits().getAsInt()));
-                }
+                channels.add(new BoardChannel(c.chanId(), c.type(), c.widthBits().orElseThrow(), b.sourceName() + ":" + c.line() + ":" + c.column()));
             }
-            String text;
+            List<Path> dirs = new ArrayList<>(includeDirs);
+            Path boardDir = board.toAbsolutePath().getParent();
+            if (boardDir != null) {
+                dirs.add(boardDir.resolve("include"));
+                dirs.add(boardDir.resolve("direkt").resolve("include"));
+            }
+            KernelPreprocessor.Options options = new KernelPreprocessor.Options(dirs, defines, AocMacros.forBoard(b.name(), b.version()), true);
+            KernelChannels k;
             try {
-                text = Files.readString(kernel, StandardCharsets.UTF_8);
+                k = KernelChannels.read(kernel, options);
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new OverlayException(OverlayException.Kind.INPUT, kernel + ": no such file");
             } catch (java.io.IOException e) {
                 throw new OverlayException(OverlayException.Kind.INPUT, kernel + ": cannot read: " + e.getMessage());
             }
-            KernelChannels k;
-            try {
-                k = KernelChannels.parse(text, kernel.toString());
-            } catch (KernelSyntaxException e) {
-                spec.commandLine().getErr().println(e.getMessage());
-                return 1;
-            }
-            List<KernelChannels> units = new ArrayList<>();
-            Path header = KernelIncludes.headerChannelsNeeded(text) ? KernelIncludes.findHeader(kernel, board, includeDirs) : null;
-            if (header != null) {
-                try {
-                    units.add(KernelChannels.parseFile(header));
-                } catch (KernelSyntaxException e) {
-                    spec.commandLine().getErr().println(e.getMessage());
-                    return 1;
-                } catch (java.io.IOException e) {
-                    throw new OverlayException(OverlayException.Kind.INPUT, header + ": cannot read: " + e.getMessage());
-                }
-            }
-            units.add(k);
-            List<LintMessage> msgs = KernelLint.check(units, channels, Consistency.HEADER_TYPES);
             boolean error = false;
-            for (LintMessage m : msgs) {
+            for (LintMessage m : KernelLint.check(k, channels, Map.of())) {
                 spec.commandLine().getErr().println(m);
-                error |= m.toString().contains(": error: ");
+                error |= m.isError();
             }
             if (!error) {
-                long io = units.stream().flatMap(u -> u.declarations().stream()).filter(d -> d.ioId() != null).count();
+                List<String> where = k.declarations().stream().filter(d -> d.ioId() != null).map(d -> d.source()).distinct().toList();
+                long io = k.declarations().stream().filter(d -> d.ioId() != null).count();
                 spec.commandLine().getOut().printf("%s: %d io channels%s, all match %s%n", kernel, io,
-                        header == null ? "" : " (declared in " + header + ")", board);
+                        where.isEmpty() || where.equals(List.of(k.sourceName())) ? "" : " (declared in " + String.join(", ", where) + ")", board);
             }
             return error ? 1 : 0;
         }

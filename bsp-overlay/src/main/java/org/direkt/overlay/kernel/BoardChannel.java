@@ -10,8 +10,9 @@ import java.util.Objects;
  * @param type   {@code streamsource} (board to kernel: the kernel reads it) or
  *               {@code streamsink} (kernel to board: the kernel writes it)
  * @param width  the data width in bits
+ * @param at     where the board declares it ({@code board_spec.xml:line:col}), or null when not from a file
  */
-public record BoardChannel(String chanId, String type, int width) {
+public record BoardChannel(String chanId, String type, int width, String at) {
 
     /** The board-spec type of a channel the kernel reads. */
     public static final String STREAMSOURCE = "streamsource";
@@ -28,6 +29,11 @@ public record BoardChannel(String chanId, String type, int width) {
         if (width < 1) {
             throw new IllegalArgumentException("board channel " + chanId + ": width " + width + " < 1");
         }
+    }
+
+    /** A channel not read from a file. */
+    public BoardChannel(String chanId, String type, int width) {
+        this(chanId, type, width, null);
     }
 
     /** True for a {@code streamsource}: the kernel may only read this channel. */

@@ -2,113 +2,100 @@
 package org.direkt.overlay.kernel;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeSet;
 
-import org.antlr.v4.runtime.BaseErrorListener;
-import org.antlr.v4.runtime.CharStreams;
-import org.antlr.v4.runtime.CommonTokenStream;
-import org.antlr.v4.runtime.Parser;
-import org.antlr.v4.runtime.RecognitionException;
-import org.antlr.v4.runtime.Recognizer;
-import org.antlr.v4.runtime.Token;
-import org.antlr.v4.runtime.misc.IntervalSet;
+import org.direkt.overlay.OverlayException;
 
 /**
- * The channels of an OpenCL C kernel file: what it declares and where it reads and writes them.
- * Everything else in the file is skipped without being parsed, so any C the offline compiler
- * accepts can be read; macros are not expanded.
+ * The channels of an OpenCL C kernel, as the compiler sees them after preprocessing: what it
+ * declares, where it reads and writes them, and the types that give them their widths. Positions
+ * are in the original files (see {@link PpToken}).
  *
- * @param sourceName   the file name used in messages
- * @param declarations channel declarations in source order (one per declarator)
- * @param uses         channel calls in source order
+ * @param sourceName   the kernel's file name used in messages
+ * @param declarations channel declarations in the order the compiler reads them (one per
+ *                     declarator)
+ * @param uses         channel calls in that order
+ * @param types        the typedefs, structs, unions and enums declared
+ * @param files        the files read, the kernel first, then each header as it is first included
+ * @param problems     what reading found wrong: preprocessor errors ({@code #error}, malformed
+ *                     directives, unterminated literals and comments), malformed channel declarations
+ *                     and calls, channel forms that are not supported; and {@code #warning}s
  */
-public record KernelChannels(String sourceName, List<ChannelDecl> declarations, List<ChannelUse> uses) {
-
-    /** Expected-token sets larger than this are not spelled out in messages. */
-    private static final int MAX_EXPECTED = 6;
+public record KernelChannels(String sourceName, List<ChannelDecl> declarations, List<ChannelUse> uses,
+                             KernelTypes types, List<String> files, List<LintMessage> problems) {
 
     /** Copies the lists. */
     public KernelChannels {
         Objects.requireNonNull(sourceName, "sourceName");
+        Objects.requireNonNull(types, "types");
         declarations = List.copyOf(declarations);
         uses = List.copyOf(uses);
+        files = List.copyOf(files);
+        problems = List.copyOf(problems);
+    }
+
+    /** Channels of one file with no types of its own and nothing wrong. */
+    public KernelChannels(String sourceName, List<ChannelDecl> declarations, List<ChannelUse> uses) {
+        this(sourceName, declarations, uses, KernelTypes.none(), List.of(sourceName), List.of());
     }
 
     /**
-     * Finds the channel declarations and channel calls of a kernel source.
+     * Reads a kernel as the offline compiler does: preprocessed with the options' predefined macros,
+     * {@code -D} definitions and include folders. What is wrong in it is in {@link #problems()}.
+     *
+     * @throws IOException      when the kernel cannot be read
+     * @throws OverlayException ({@link OverlayException.Kind#INPUT}) for a header found in no include
+     *                          folder, or a malformed {@code -D}
+     */
+    public static KernelChannels read(Path kernel, KernelPreprocessor.Options options) throws IOException, OverlayException {
+        return of(KernelPreprocessor.file(kernel, options), kernel.toString());
+    }
+
+    /**
+     * Finds the channel declarations and channel calls of one file alone: its macros are expanded and
+     * its {@code #if}s taken (with OpenCL C's predefined macros), its {@code #include} lines skipped.
      *
      * @param text       OpenCL C source
      * @param sourceName the file name used in messages
-     * @throws KernelSyntaxException for a malformed channel declaration or call, an {@code io}
-     *         attribute without a string literal, or an unterminated comment, string or character
+     * @throws KernelSyntaxException for the first error reading finds: a malformed channel declaration or
+     *         call, an {@code io} attribute without a string literal, a second io attribute, an unterminated
+     *         comment, string or character, an {@code #error}
      */
     public static KernelChannels parse(String text, String sourceName) {
-        OpenClChannelsLexer lexer = new OpenClChannelsLexer(CharStreams.fromString(text, sourceName));
-        lexer.removeErrorListeners();
-        lexer.addErrorListener(new Listener(sourceName));
-        CommonTokenStream tokens = new CommonTokenStream(lexer);
-        tokens.fill();
-        for (Token t : tokens.getTokens()) {
-            switch (t.getType()) {
-                case OpenClChannelsLexer.BLOCK_COMMENT -> {
-                    if (t.getText().length() < 4 || !t.getText().endsWith("*/")) {
-                        throw error(sourceName, t, "unterminated comment");
-                    }
-                }
-                case OpenClChannelsLexer.UNTERMINATED_STRING ->
-                        throw error(sourceName, t, "unterminated string literal");
-                case OpenClChannelsLexer.UNTERMINATED_CHAR ->
-                        throw error(sourceName, t, "unterminated character literal");
-                default -> { }
-            }
+        KernelChannels k;
+        try {
+            k = of(KernelPreprocessor.text(text, sourceName, KernelPreprocessor.Options.fileAlone()), sourceName);
+        } catch (OverlayException e) {
+            throw new IllegalStateException("a file alone includes nothing", e);
         }
-        OpenClChannelsParser parser = new OpenClChannelsParser(tokens);
-        parser.removeErrorListeners();
-        parser.addErrorListener(new Listener(sourceName));
-        OpenClChannelsParser.TranslationUnitContext unit = parser.translationUnit();
-
-        List<ChannelDecl> declarations = new ArrayList<>();
-        List<ChannelUse> uses = new ArrayList<>();
-        for (OpenClChannelsParser.ItemContext item : unit.item()) {
-            if (item.channelDecl() != null) {
-                OpenClChannelsParser.ChannelDeclContext d = item.channelDecl();
-                String type = typeText(d.channelType());
-                for (OpenClChannelsParser.DeclaratorContext declarator : d.declarator()) {
-                    Token name = declarator.ID().getSymbol();
-                    declarations.add(new ChannelDecl(type, name.getText(),
-                            ioId(sourceName, declarator.attribute()), name.getLine(),
-                            name.getCharPositionInLine() + 1));
-                }
-            } else if (item.channelCall() != null) {
-                OpenClChannelsParser.ChannelCallContext call = item.channelCall();
-                Token fn = call.getStart();
-                ChannelUse.Kind kind = call instanceof OpenClChannelsParser.ReadCallContext
-                        ? ChannelUse.Kind.READ : ChannelUse.Kind.WRITE;
-                OpenClChannelsParser.ChannelRefContext ref = call instanceof
-                        OpenClChannelsParser.ReadCallContext r ? r.channelRef()
-                        : ((OpenClChannelsParser.WriteCallContext) call).channelRef();
-                uses.add(new ChannelUse(ref.ID().getText(), kind, fn.getLine(),
-                        fn.getCharPositionInLine() + 1));
-            }
-        }
-        return new KernelChannels(sourceName, declarations, uses);
+        k.problems().stream().filter(LintMessage::isError)
+                .min(Comparator.comparingInt(LintMessage::line).thenComparingInt(LintMessage::col))
+                .ifPresent(m -> {
+                    throw new KernelSyntaxException(m.source(), m.line(), m.col(), m.message());
+                });
+        return k;
     }
 
     /**
-     * Reads and parses a file (UTF-8); the file name in messages is {@code file.toString()}.
+     * Reads and parses one file alone (see {@link #parse(String, String)}); the file name in messages is
+     * {@code file.toString()}. A file that is not UTF-8 is read as ISO-8859-1.
      *
      * @throws IOException           if the file cannot be read
      * @throws KernelSyntaxException for malformed input
      */
     public static KernelChannels parseFile(Path file) throws IOException {
-        return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        return parse(KernelPreprocessor.decode(Files.readAllBytes(file)), file.toString());
+    }
+
+    private static KernelChannels of(KernelPreprocessor.Output pp, String sourceName) {
+        KernelParser.Parsed p = KernelParser.parse(pp.tokens());
+        List<LintMessage> problems = new java.util.ArrayList<>(pp.problems());
+        problems.addAll(p.problems());
+        return new KernelChannels(sourceName, p.declarations(), p.uses(), p.types(), pp.files(), problems);
     }
 
     /** The declaration of channel {@code name}, or {@code null}. */
@@ -119,113 +106,5 @@ public record KernelChannels(String sourceName, List<ChannelDecl> declarations, 
     /** The uses of channel {@code name}. */
     public List<ChannelUse> usesOf(String name) {
         return uses.stream().filter(u -> u.channel().equals(name)).toList();
-    }
-
-    private static String typeText(OpenClChannelsParser.ChannelTypeContext type) {
-        if (type instanceof OpenClChannelsParser.TaggedTypeContext tagged) {
-            return tagged.tag.getText() + " " + tagged.ID().getText();
-        }
-        OpenClChannelsParser.NamedTypeContext named = (OpenClChannelsParser.NamedTypeContext) type;
-        return named.sign == null ? named.ID().getText() : named.sign.getText() + " " + named.ID().getText();
-    }
-
-    /** The string of the declarator's {@code io("...")} attribute item, or {@code null}. */
-    private static String ioId(String sourceName, List<OpenClChannelsParser.AttributeContext> attributes) {
-        String id = null;
-        Token first = null;
-        for (OpenClChannelsParser.AttributeContext attribute : attributes) {
-            for (OpenClChannelsParser.AttributeItemContext item : attribute.attributeItem()) {
-                Token name = item.ID().getSymbol();
-                if (!name.getText().equals("io")) {
-                    continue;
-                }
-                if (first != null) {
-                    throw error(sourceName, name, "second io attribute (the first is at "
-                            + first.getLine() + ":" + (first.getCharPositionInLine() + 1) + ")");
-                }
-                first = name;
-                OpenClChannelsParser.BalancedContext args = item.balanced();
-                if (args == null || args.getChildCount() != 1
-                        || args.getStart().getType() != OpenClChannelsLexer.STRING) {
-                    throw error(sourceName, name, "io attribute takes one string literal, as in io(\"chan_id\")");
-                }
-                id = unquote(args.getStart().getText());
-            }
-        }
-        return id;
-    }
-
-    /** The content of a C string literal, with simple escapes resolved. */
-    private static String unquote(String literal) {
-        String body = literal.substring(1, literal.length() - 1);
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < body.length(); i++) {
-            char c = body.charAt(i);
-            if (c == '\\' && i + 1 < body.length()) {
-                char e = body.charAt(++i);
-                out.append(switch (e) {
-                    case 'n' -> '\n';
-                    case 't' -> '\t';
-                    case '0' -> '\0';
-                    default -> e;
-                });
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
-    private static KernelSyntaxException error(String sourceName, Token t, String message) {
-        return new KernelSyntaxException(sourceName, t.getLine(), t.getCharPositionInLine() + 1, message);
-    }
-
-    /** Turns ANTLR's reports into {@link KernelSyntaxException}s. */
-    private static final class Listener extends BaseErrorListener {
-
-        private final String sourceName;
-
-        Listener(String sourceName) {
-            this.sourceName = sourceName;
-        }
-
-        @Override
-        public void syntaxError(Recognizer<?, ?> recognizer, Object offendingSymbol, int line,
-                                int charPositionInLine, String msg, RecognitionException e) {
-            if (!(recognizer instanceof Parser p) || !(offendingSymbol instanceof Token token)) {
-                throw new KernelSyntaxException(sourceName, line, charPositionInLine + 1, msg);
-            }
-            String where = switch (p.getContext().getRuleIndex()) {
-                case OpenClChannelsParser.RULE_channelDecl, OpenClChannelsParser.RULE_channelType,
-                     OpenClChannelsParser.RULE_declarator -> "channel declaration";
-                case OpenClChannelsParser.RULE_attribute, OpenClChannelsParser.RULE_attributeItem ->
-                        "__attribute__";
-                case OpenClChannelsParser.RULE_channelCall, OpenClChannelsParser.RULE_channelRef ->
-                        "channel call";
-                default -> "channel declaration or call";
-            };
-            String found = token.getType() == Token.EOF ? "end of file" : "'" + token.getText() + "'";
-            StringBuilder message = new StringBuilder("unexpected ").append(found).append(" in ")
-                    .append(where);
-            IntervalSet expected = e != null ? e.getExpectedTokens() : p.getExpectedTokens();
-            Set<String> names = new TreeSet<>();
-            if (expected != null) {
-                for (int type : expected.toList()) {
-                    names.add(switch (type) {
-                        case Token.EOF -> "end of file";
-                        case OpenClChannelsLexer.ID -> "identifier";
-                        case OpenClChannelsLexer.STRING -> "string";
-                        case OpenClChannelsLexer.NUMBER -> "number";
-                        default -> recognizer.getVocabulary().getDisplayName(type);
-                    });
-                }
-            }
-            if (!names.isEmpty() && names.size() <= MAX_EXPECTED) {
-                List<String> list = new ArrayList<>(names);
-                message.append(", expecting ").append(list.size() == 1 ? list.getFirst()
-                        : String.join(", ", list.subList(0, list.size() - 1)) + " or " + list.getLast());
-            }
-            throw new KernelSyntaxException(sourceName, line, charPositionInLine + 1, message.toString());
-        }
     }
 }

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * A finding of {@link KernelLint}, printed as {@code source:line:col: error: message} (or
- * {@code warning:}).
+ * {@code warning:}, {@code note:}).
  *
  * @param source   the kernel source name
  * @param line     1-based line
@@ -21,7 +21,9 @@ public record LintMessage(String source, int line, int col, String message, Seve
         /** The kernel does not fit the board. */
         ERROR,
         /** Probably a mistake, but the kernel still fits the board. */
-        WARNING
+        WARNING,
+        /** Context for the findings before it (what the board has). */
+        NOTE
     }
 
     /** Checks that source, message and severity are present. */

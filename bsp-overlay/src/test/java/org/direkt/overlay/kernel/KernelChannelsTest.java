@@ -19,14 +19,14 @@ class KernelChannelsTest {
     void publishedStyleKernel() {
         KernelChannels k = KernelChannels.parse(SampleKernel.SOURCE, "sample.cl");
         assertEquals(List.of(
-                new ChannelDecl("cldesc_t", "rdcldesc", "rdcldesc", 7, 18),
-                new ChannelDecl("ulong", "rdclmstatus", "rdclmstatus", 8, 15),
-                new ChannelDecl("uint", "local_ch", null, 9, 14)), k.declarations());
+                new ChannelDecl("cldesc_t", "rdcldesc", "rdcldesc", 7, 18, "sample.cl"),
+                new ChannelDecl("ulong", "rdclmstatus", "rdclmstatus", 8, 15, "sample.cl"),
+                new ChannelDecl("uint", "local_ch", null, 9, 14, "sample.cl")), k.declarations());
         assertEquals(List.of(
-                new ChannelUse("rdcldesc", Kind.WRITE, 19, 5),
-                new ChannelUse("rdclmstatus", Kind.READ, 20, 20),
-                new ChannelUse("local_ch", Kind.WRITE, 21, 5),
-                new ChannelUse("local_ch", Kind.READ, 26, 12)), k.uses());
+                new ChannelUse("rdcldesc", Kind.WRITE, 19, 5, "sample.cl"),
+                new ChannelUse("rdclmstatus", Kind.READ, 20, 20, "sample.cl"),
+                new ChannelUse("local_ch", Kind.WRITE, 21, 5, "sample.cl"),
+                new ChannelUse("local_ch", Kind.READ, 26, 12, "sample.cl")), k.uses());
         assertEquals("sample.cl", k.sourceName());
         assertEquals(2, k.usesOf("local_ch").size());
         assertEquals("ulong", k.declaration("rdclmstatus").type());
@@ -53,21 +53,21 @@ class KernelChannelsTest {
                 }
                 """, "variants.cl");
         assertEquals(List.of(
-                new ChannelDecl("ulong4", "a", "A", 1, 16),
-                new ChannelDecl("struct desc", "b", "B", 2, 21),
-                new ChannelDecl("float", "c", "C", 3, 15),
-                new ChannelDecl("uint", "d", "D", 4, 39),
-                new ChannelDecl("unsigned int", "e", null, 5, 22),
-                new ChannelDecl("unsigned int", "f", "F", 5, 25),
-                new ChannelDecl("char", "g", null, 6, 14)), k.declarations());
+                new ChannelDecl("ulong4", "a", "A", 1, 16, "variants.cl"),
+                new ChannelDecl("struct desc", "b", "B", 2, 21, "variants.cl"),
+                new ChannelDecl("float", "c", "C", 3, 15, "variants.cl"),
+                new ChannelDecl("uint", "d", "D", 4, 39, "variants.cl"),
+                new ChannelDecl("unsigned int", "e", null, 5, 22, "variants.cl"),
+                new ChannelDecl("unsigned int", "f", "F", 5, 25, "variants.cl"),
+                new ChannelDecl("char", "g", null, 6, 14, "variants.cl")), k.declarations());
         assertEquals(List.of(
-                new ChannelUse("a", Kind.READ, 8, 16),
-                new ChannelUse("b", Kind.WRITE, 9, 5),
-                new ChannelUse("c", Kind.READ, 11, 15),
-                new ChannelUse("d", Kind.WRITE, 12, 10),
-                new ChannelUse("g", Kind.READ, 13, 15),
-                new ChannelUse("e", Kind.WRITE, 14, 5),
-                new ChannelUse("f", Kind.READ, 15, 14)), k.uses());
+                new ChannelUse("a", Kind.READ, 8, 16, "variants.cl"),
+                new ChannelUse("b", Kind.WRITE, 9, 5, "variants.cl"),
+                new ChannelUse("c", Kind.READ, 11, 15, "variants.cl"),
+                new ChannelUse("d", Kind.WRITE, 12, 10, "variants.cl"),
+                new ChannelUse("g", Kind.READ, 13, 15, "variants.cl"),
+                new ChannelUse("e", Kind.WRITE, 14, 5, "variants.cl"),
+                new ChannelUse("f", Kind.READ, 15, 14, "variants.cl")), k.uses());
     }
 
     @Test
