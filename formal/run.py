@@ -168,6 +168,17 @@ def status_paper(n, k, cover_k):
                 defines=dict(DUT=module), props=STATUS_PAPER_PROPS)
 
 
+HOST_DESC_PROPS = ["issued_in_order", "flag_once_in_order", "status_routing", "fetch_ids", "helpers", "reachable"]
+
+
+def host_desc(k, cover_k):
+    # the descriptor controller's front with 4-entry tables (IDs 0..3) and both sides
+    module = "direkt_host_desc_front_e4"
+    return dict(name=module.replace("direkt_", ""), harness="host_desc.sv", top="fv_host_desc",
+                ip=[module, "direkt_host_desc_rd_e4_f254", "direkt_host_desc_wr_e4_f255", "direkt_sync_fifo_w146_d4_r_rg_nf"],
+                multiclock=False, depth=k, cover_depth=cover_k, defines=dict(DUT=module), props=HOST_DESC_PROPS)
+
+
 REGION_WALKER_PROPS = ["page_in_region", "page_write_outside_walk", "helpers", "reachable"]
 # one status per request needs the invariants of the whole walk pipeline and the ID pool (STATUS=1):
 # a model of its own, so the others stay small
@@ -245,6 +256,9 @@ CONFIGS = [
     # the GPU region walker: a translation reads only its region's pages
     region_walker(k=4, cover_k=14),
     region_walker(k=4, cover_k=14, status=True),
+    # the descriptor controller: each host ID handed over once and flagged once, in LAST_PTR order;
+    # statuses routed by ID range
+    host_desc(k=2, cover_k=16),
 ]
 
 # The rebuilt admission unit's harness (bridge_issue.sv) is not yet inductive: its helper invariants

@@ -62,34 +62,41 @@ module direkt_host_desc_rd_e4_f254 (
   reg          fetch_failed_q;    // @[HostDescSide.java:203]
   reg          fetch_pending;     // @[HostDescSide.java:204]
   reg  [159:0] fetch_desc;        // @[HostDescSide.java:205]
-  wire         pending;           // @[HostDescSide.java:208]
-  wire         restart;           // @[HostDescSide.java:210]
-  wire [1:0]   start_id;          // @[HostDescSide.java:212]
-  wire [1:0]   end_id;            // @[HostDescSide.java:214]
-  wire [2:0]   size;              // @[HostDescSide.java:216]
-  wire         start;             // @[HostDescSide.java:218]
-  reg  [4:0]   burst_left;        // @[HostDescSide.java:228]
-  reg  [7:0]   beat_next;         // @[HostDescSide.java:229]
-  wire [7:0]   beat_address;      // @[HostDescSide.java:230]
-  wire [145:0] u_entries_s_data;  // @[HostDescSide.java:238]
-  wire         u_entries_s_ready; // @[HostDescSide.java:238]
-  wire [145:0] u_entries_m_data;  // @[HostDescSide.java:238]
-  wire         u_entries_m_valid; // @[HostDescSide.java:238]
-  wire         u_entries_m_ready; // @[HostDescSide.java:238]
-  wire [7:0]   expected;          // @[HostDescSide.java:240]
-  wire         take;              // @[HostDescSide.java:242]
-  wire [1:0]   entry_id;          // @[HostDescSide.java:245]
-  reg  [2:0]   handed_ptr;        // @[HostDescSide.java:257]
-  reg  [2:0]   completed_ptr;     // @[HostDescSide.java:258]
-  reg  [2:0]   flagged_ptr;       // @[HostDescSide.java:259]
-  wire         ring_room;         // @[HostDescSide.java:261]
-  wire [1:0]   out_id;            // @[HostDescSide.java:265]
-  wire         fetch_report;      // @[HostDescSide.java:281]
-  wire         batch_done;        // @[HostDescSide.java:288]
-  wire [7:0]   hs_id;             // @[HostDescSide.java:316]
-  wire         complete;          // @[HostDescSide.java:318]
-  reg  [7:0]   diag;              // @[HostDescSide.java:329]
-  reg  [1:0]   handed_ids [0:3];  // @[HostDescSide.java:256]
+  reg          ptr_differs;       // @[HostDescSide.java:210]
+  reg          ptr_in_table;      // @[HostDescSide.java:211]
+  wire         pending;           // @[HostDescSide.java:212]
+  wire         restart;           // @[HostDescSide.java:214]
+  wire [1:0]   start_id;          // @[HostDescSide.java:216]
+  wire [1:0]   end_id;            // @[HostDescSide.java:218]
+  wire [2:0]   size;              // @[HostDescSide.java:220]
+  wire         start;             // @[HostDescSide.java:222]
+  reg  [4:0]   burst_left;        // @[HostDescSide.java:234]
+  reg  [7:0]   beat_next;         // @[HostDescSide.java:235]
+  wire [7:0]   beat_address;      // @[HostDescSide.java:236]
+  wire [145:0] u_entries_s_data;  // @[HostDescSide.java:244]
+  wire         u_entries_s_ready; // @[HostDescSide.java:244]
+  wire [145:0] u_entries_m_data;  // @[HostDescSide.java:244]
+  wire         u_entries_m_valid; // @[HostDescSide.java:244]
+  wire         u_entries_m_ready; // @[HostDescSide.java:244]
+  reg  [7:0]   expected;          // @[HostDescSide.java:248]
+  wire         take;              // @[HostDescSide.java:249]
+  wire [1:0]   entry_id;          // @[HostDescSide.java:252]
+  reg  [2:0]   handed_ptr;        // @[HostDescSide.java:267]
+  reg  [2:0]   completed_ptr;     // @[HostDescSide.java:268]
+  reg  [2:0]   flagged_ptr;       // @[HostDescSide.java:269]
+  reg          ring_room;         // @[HostDescSide.java:273]
+  wire [1:0]   out_id;            // @[HostDescSide.java:277]
+  wire         fetch_report;      // @[HostDescSide.java:293]
+  wire         batch_done;        // @[HostDescSide.java:300]
+  wire [7:0]   prev_done;         // @[HostDescSide.java:320]
+  wire [7:0]   hs_id;             // @[HostDescSide.java:336]
+  reg  [1:0]   completed_head;    // @[HostDescSide.java:340]
+  wire         complete;          // @[HostDescSide.java:341]
+  reg          flag_q_valid;      // @[HostDescSide.java:353]
+  reg  [1:0]   flag_q_id;         // @[HostDescSide.java:354]
+  wire         flag_load;         // @[HostDescSide.java:355]
+  reg  [7:0]   diag;              // @[HostDescSide.java:366]
+  reg  [1:0]   handed_ids [0:3];  // @[HostDescSide.java:266]
 
   // @[HostDescSide.java:174]
   always @(posedge clk) begin
@@ -179,7 +186,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:321]
+  // @[HostDescSide.java:348]
   always @(posedge clk) begin
     if (rst) begin
       last_host_status <= 32'd0;
@@ -192,7 +199,7 @@ module direkt_host_desc_rd_e4_f254 (
 
   assign last_ptr_ok = reg_wdata[7:0] <= {6'd0, table_size}; // @[HostDescSide.java:180]
 
-  // @[HostDescSide.java:304]
+  // @[HostDescSide.java:317]
   always @(posedge clk) begin
     if (rst) begin
       requested <= 1'b0;
@@ -209,18 +216,18 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:309]
+  // @[HostDescSide.java:329]
   always @(posedge clk) begin
     if (rst) begin
       prev_id <= 8'd255;
     end else begin
       if (batch_done) begin
-        prev_id <= ends_table ? 8'd255 : {6'd0, (first_id + count[1:0]) - 2'd1};
+        prev_id <= prev_done;
       end
     end
   end
 
-  // @[HostDescSide.java:310]
+  // @[HostDescSide.java:330]
   always @(posedge clk) begin
     if (rst) begin
       fetch_index <= 2'd0;
@@ -234,7 +241,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:291]
+  // @[HostDescSide.java:303]
   always @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0;
@@ -248,7 +255,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:294]
+  // @[HostDescSide.java:306]
   always @(posedge clk) begin
     if (rst) begin
       first_id <= 2'd0;
@@ -259,7 +266,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:295]
+  // @[HostDescSide.java:307]
   always @(posedge clk) begin
     if (rst) begin
       count <= 3'd0;
@@ -270,7 +277,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:296]
+  // @[HostDescSide.java:308]
   always @(posedge clk) begin
     if (rst) begin
       fetch_base <= 2'd0;
@@ -281,7 +288,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:297]
+  // @[HostDescSide.java:310]
   always @(posedge clk) begin
     if (rst) begin
       ends_table <= 1'b0;
@@ -292,7 +299,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:250]
+  // @[HostDescSide.java:258]
   always @(posedge clk) begin
     if (rst) begin
       arrived <= 3'd0;
@@ -306,7 +313,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:274]
+  // @[HostDescSide.java:286]
   always @(posedge clk) begin
     if (rst) begin
       issued <= 3'd0;
@@ -320,7 +327,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:284]
+  // @[HostDescSide.java:296]
   always @(posedge clk) begin
     if (rst) begin
       fetch_reported <= 1'b0;
@@ -334,7 +341,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:285]
+  // @[HostDescSide.java:297]
   always @(posedge clk) begin
     if (rst) begin
       fetch_failed_q <= 1'b0;
@@ -348,7 +355,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:280]
+  // @[HostDescSide.java:292]
   always @(posedge clk) begin
     if (rst) begin
       fetch_pending <= 1'b0;
@@ -362,26 +369,44 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:293]
+  // @[HostDescSide.java:305]
   always @(posedge clk) begin
     if (start) begin
-      fetch_desc <= {6'd0, 8'd254, {15'd0, size} << 3, {ep_base_hi, ep_base_lo} + ({62'd0, fetch_index} << 5), ({rc_base_hi, rc_base_lo} + 64'd512) + ({62'd0, fetch_index} << 5)};
+      fetch_desc <= {6'd0, 8'd254, {15'd0, size} << 3, {ep_base_hi, ep_base_lo} + {54'd0, {8'd0, fetch_index} << 5}, {rc_base_hi, rc_base_lo} + {54'd0, ({8'd0, fetch_index} << 5) + 10'd512}};
     end
   end
 
-  assign pending = (requested & (last_ptr != prev_id)) & (last_ptr <= {6'd0, table_size}); // @[HostDescSide.java:209]
+  // @[HostDescSide.java:325]
+  always @(posedge clk) begin
+    if (rst) begin
+      ptr_differs <= 1'b0;
+    end else begin
+      ptr_differs <= (((reg_we & (reg_index == 4'd4)) & last_ptr_ok) ? reg_wdata[7:0] : last_ptr) != (batch_done ? prev_done : prev_id);
+    end
+  end
 
-  assign restart = (prev_id == 8'd255) | (prev_id >= {6'd0, table_size}); // @[HostDescSide.java:211]
+  // @[HostDescSide.java:326]
+  always @(posedge clk) begin
+    if (rst) begin
+      ptr_in_table <= 1'b0;
+    end else begin
+      ptr_in_table <= (((reg_we & (reg_index == 4'd4)) & last_ptr_ok) ? reg_wdata[7:0] : last_ptr) <= {6'd0, (reg_we & (reg_index == 4'd5)) ? reg_wdata[1:0] : table_size};
+    end
+  end
 
-  assign start_id = restart ? 2'd0 : (prev_id[1:0] + 2'd1); // @[HostDescSide.java:213]
+  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:213]
 
-  assign end_id = (~restart & (last_ptr <= prev_id)) ? table_size : last_ptr[1:0]; // @[HostDescSide.java:215]
+  assign restart = (prev_id == 8'd255) | (prev_id >= {6'd0, table_size}); // @[HostDescSide.java:215]
 
-  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 3'd1; // @[HostDescSide.java:217]
+  assign start_id = restart ? 2'd0 : (prev_id[1:0] + 2'd1); // @[HostDescSide.java:217]
 
-  assign start = ~busy & pending; // @[HostDescSide.java:219]
+  assign end_id = (~restart & (last_ptr <= prev_id)) ? table_size : last_ptr[1:0]; // @[HostDescSide.java:219]
 
-  // @[HostDescSide.java:234]
+  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 3'd1; // @[HostDescSide.java:221]
+
+  assign start = ~busy & pending; // @[HostDescSide.java:223]
+
+  // @[HostDescSide.java:240]
   always @(posedge clk) begin
     if (rst) begin
       burst_left <= 5'd0;
@@ -392,7 +417,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:235]
+  // @[HostDescSide.java:241]
   always @(posedge clk) begin
     if (rst) begin
       beat_next <= 8'd0;
@@ -403,19 +428,31 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  assign beat_address = (burst_left == 5'd0) ? dts_address : beat_next; // @[HostDescSide.java:231]
+  assign beat_address = (burst_left == 5'd0) ? dts_address : beat_next; // @[HostDescSide.java:237]
 
-  assign u_entries_s_data = {dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]}; // @[HostDescSide.java:248]
+  assign u_entries_s_data = {dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]}; // @[HostDescSide.java:255]
 
-  assign u_entries_m_ready = entry_ready & ring_room; // @[HostDescSide.java:270]
+  assign u_entries_m_ready = entry_ready & ring_room; // @[HostDescSide.java:282]
 
-  assign expected = {6'd0, fetch_base} + {5'd0, arrived}; // @[HostDescSide.java:241]
+  // @[HostDescSide.java:259]
+  always @(posedge clk) begin
+    if (rst) begin
+      expected <= 8'd0;
+    end else begin
+      if (take) begin
+        expected <= expected + 8'd1;
+      end
+      if (start) begin
+        expected <= {6'd0, fetch_index};
+      end
+    end
+  end
 
-  assign take = (((dts_write & busy) & (arrived != count)) & (beat_address == expected)) & u_entries_s_ready; // @[HostDescSide.java:243]
+  assign take = (((dts_write & busy) & (arrived != count)) & (beat_address == expected)) & u_entries_s_ready; // @[HostDescSide.java:250]
 
-  assign entry_id = first_id + arrived[1:0]; // @[HostDescSide.java:246]
+  assign entry_id = first_id + arrived[1:0]; // @[HostDescSide.java:253]
 
-  // @[HostDescSide.java:273]
+  // @[HostDescSide.java:285]
   always @(posedge clk) begin
     if (rst) begin
       handed_ptr <= 3'd0;
@@ -426,7 +463,7 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:320]
+  // @[HostDescSide.java:345]
   always @(posedge clk) begin
     if (rst) begin
       completed_ptr <= 3'd0;
@@ -437,30 +474,74 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  // @[HostDescSide.java:326]
+  // @[HostDescSide.java:359]
   always @(posedge clk) begin
     if (rst) begin
       flagged_ptr <= 3'd0;
     end else begin
-      if (flag_valid & flag_ready) begin
+      if (flag_load) begin
         flagged_ptr <= flagged_ptr + 3'd1;
       end
     end
   end
 
-  assign ring_room = handed_ptr != {~flagged_ptr[2], flagged_ptr[1:0]}; // @[HostDescSide.java:262]
+  // @[HostDescSide.java:274]
+  always @(posedge clk) begin
+    if (rst) begin
+      ring_room <= 1'b1;
+    end else begin
+      ring_room <= (handed_ptr - flagged_ptr) < 3'd3;
+    end
+  end
 
-  assign out_id = first_id + issued[1:0]; // @[HostDescSide.java:266]
+  assign out_id = first_id + issued[1:0]; // @[HostDescSide.java:278]
 
-  assign fetch_report = ((fetch_done & busy) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:282]
+  assign fetch_report = ((fetch_done & busy) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:294]
 
-  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:289]
+  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:301]
 
-  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:317]
+  assign prev_done = ends_table ? 8'd255 : {6'd0, (first_id + count[1:0]) - 2'd1}; // @[HostDescSide.java:321]
 
-  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {6'd0, handed_ids[completed_ptr[1:0]]}); // @[HostDescSide.java:319]
+  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:337]
 
-  // @[HostDescSide.java:338]
+  // @[HostDescSide.java:346]
+  always @(posedge clk) begin
+    if (rst) begin
+      completed_head <= 2'd0;
+    end else begin
+      if (complete) begin
+        completed_head <= ((completed_ptr + 3'd1) == handed_ptr) ? out_id : handed_ids[completed_ptr[1:0] + 2'd1];
+      end else if (completed_ptr == handed_ptr) begin
+        completed_head <= out_id;
+      end
+    end
+  end
+
+  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {6'd0, completed_head}); // @[HostDescSide.java:342]
+
+  // @[HostDescSide.java:361]
+  always @(posedge clk) begin
+    if (rst) begin
+      flag_q_valid <= 1'b0;
+    end else begin
+      flag_q_valid <= flag_load | (flag_q_valid & ~flag_ready);
+    end
+  end
+
+  // @[HostDescSide.java:358]
+  always @(posedge clk) begin
+    if (rst) begin
+      flag_q_id <= 2'd0;
+    end else begin
+      if (flag_load) begin
+        flag_q_id <= handed_ids[flagged_ptr[1:0]];
+      end
+    end
+  end
+
+  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_ready); // @[HostDescSide.java:356]
+
+  // @[HostDescSide.java:375]
   always @(posedge clk) begin
     if (rst) begin
       diag <= 8'd0;
@@ -469,29 +550,29 @@ module direkt_host_desc_rd_e4_f254 (
     end
   end
 
-  assign reg_rdata = (reg_index == 4'd0) ? rc_base_lo : ((reg_index == 4'd1) ? rc_base_hi : ((reg_index == 4'd2) ? ep_base_lo : ((reg_index == 4'd3) ? ep_base_hi : ((reg_index == 4'd4) ? {24'd0, last_ptr} : ((reg_index == 4'd5) ? {30'd0, table_size} : ((reg_index == 4'd6) ? control : ((reg_index == 4'd7) ? int_control : ((reg_index == 4'd8) ? {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]} : ((reg_index == 4'd9) ? last_host_status : 32'd0))))))))); // @[HostDescSide.java:350]
+  assign reg_rdata = (reg_index == 4'd0) ? rc_base_lo : ((reg_index == 4'd1) ? rc_base_hi : ((reg_index == 4'd2) ? ep_base_lo : ((reg_index == 4'd3) ? ep_base_hi : ((reg_index == 4'd4) ? {24'd0, last_ptr} : ((reg_index == 4'd5) ? {30'd0, table_size} : ((reg_index == 4'd6) ? control : ((reg_index == 4'd7) ? int_control : ((reg_index == 4'd8) ? {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]} : ((reg_index == 4'd9) ? last_host_status : 32'd0))))))))); // @[HostDescSide.java:387]
 
-  assign fetch_data = fetch_desc; // @[HostDescSide.java:279]
+  assign fetch_data = fetch_desc; // @[HostDescSide.java:291]
 
-  assign fetch_valid = fetch_pending; // @[HostDescSide.java:278]
+  assign fetch_valid = fetch_pending; // @[HostDescSide.java:290]
 
-  assign entry_data = {6'd0, {6'd0, out_id}, u_entries_m_data[145:128], u_entries_m_data[127:64], u_entries_m_data[63:0]}; // @[HostDescSide.java:268]
+  assign entry_data = {6'd0, {6'd0, out_id}, u_entries_m_data[145:128], u_entries_m_data[127:64], u_entries_m_data[63:0]}; // @[HostDescSide.java:280]
 
-  assign entry_valid = u_entries_m_valid & ring_room; // @[HostDescSide.java:267]
+  assign entry_valid = u_entries_m_valid & ring_room; // @[HostDescSide.java:279]
 
-  assign flag_data = {rc_base_hi, rc_base_lo} + ({62'd0, handed_ids[flagged_ptr[1:0]]} << 2); // @[HostDescSide.java:325]
+  assign flag_data = {rc_base_hi, rc_base_lo} + ({62'd0, flag_q_id} << 2); // @[HostDescSide.java:363]
 
-  assign flag_valid = flagged_ptr != completed_ptr; // @[HostDescSide.java:324]
+  assign flag_valid = flag_q_valid; // @[HostDescSide.java:362]
 
-  // @[HostDescSide.java:271]
+  // @[HostDescSide.java:283]
   always @(posedge clk) begin
     if (entry_valid & entry_ready) begin
       handed_ids[handed_ptr[1:0]] <= out_id;
     end
   end
 
-  // @[HostDescSide.java:238]
-  direkt_sync_fifo_w146_d4_r_nf u_entries (
+  // @[HostDescSide.java:244]
+  direkt_sync_fifo_w146_d4_r_rg_nf u_entries (
     .clk     (clk),
     .rst     (rst),
     .s_data  (u_entries_s_data),

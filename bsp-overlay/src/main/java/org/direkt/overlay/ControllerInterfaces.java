@@ -9,7 +9,6 @@ import java.util.Map;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.HostDescController;
 import org.direkt.generators.bridge.HostDescFront;
-import org.direkt.generators.bridge.HostDescSide;
 import org.direkt.generators.bridge.Layout;
 import org.direkt.hdl.Module;
 import org.direkt.overlay.PlatformInterfaces.Interface;
@@ -58,7 +57,6 @@ public final class ControllerInterfaces {
             String t = dir.tag();
             Map<String, String> dts = new LinkedHashMap<>();
             dts.put("addressUnits", "WORDS");
-            dts.put("maxBurstSize", Integer.toString(1 << (HostDescSide.DTS_BURSTCOUNT_BITS - 1)));
             dts.put("burstcountUnits", "WORDS");
             dts.put("linewrapBursts", "false");
             dts.put("burstOnBurstBoundariesOnly", "false");
@@ -73,9 +71,6 @@ public final class ControllerInterfaces {
 
         Map<String, String> dcm = new LinkedHashMap<>();
         dcm.put("addressUnits", "SYMBOLS");
-        dcm.put("maxAddressWidth", "64");
-        dcm.put("doStreamReads", "false");
-        dcm.put("doStreamWrites", "false");
         out.add(new Interface("dcm", "avalon", false, "dma_clk", "dma_reset", dcm, List.of(
                 PlatformInterfaces.port(top, "dcm_address", "address"), PlatformInterfaces.port(top, "dcm_write", "write"),
                 PlatformInterfaces.port(top, "dcm_writedata", "writedata"),

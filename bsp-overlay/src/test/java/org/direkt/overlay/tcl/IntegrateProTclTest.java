@@ -140,4 +140,25 @@ class IntegrateProTclTest {
             assertEquals(List.of(), run.calls(changing), () -> changing + " called\n" + run.describe());
         }
     }
+
+    @Test
+    void theControllersComponentDeclaresEachVerilogPortOnceWithPropertiesPlatformDesignerKnows() throws Exception {
+        Path bsp = Trees.copyTree("a10gx_16.1", tmp.resolve("bsp"));
+        Overlay.Plan plan = plan(bsp);
+        String hw = new String(plan.files().get("direkt_bridge_ctrl_hw.tcl"), StandardCharsets.UTF_8);
+        String verilog = new String(plan.files().get("ip/direkt_bridge_ctrl.v"), StandardCharsets.UTF_8);
+        QsysStub.Run run = QsysStub.run(java.nio.file.Files.createDirectories(tmp.resolve("hw")), "direkt_bridge_ctrl_hw.tcl", hw, null);
+        assertEquals(0, run.exit(), run::describe);
+        Map<String, Integer> covered = new TreeMap<>();
+        for (QsysStub.Call c : run.calls("add_interface_port")) {
+            QsysStub.VerilogPort v = QsysStub.verilogPorts(verilog).get(c.arg(1));
+            assertTrue(v != null, () -> "the component names port " + c.arg(1) + ", which the Verilog top lacks");
+            assertEquals(v.direction().equals("output") ? "Output" : "Input", c.arg(3), c.arg(1));
+            assertEquals(Integer.toString(v.width()), c.arg(4), c.arg(1));
+            covered.merge(c.arg(1), 1, Integer::sum);
+        }
+        for (String port : QsysStub.verilogPorts(verilog).keySet()) {
+            assertEquals(1, covered.getOrDefault(port, 0), "Verilog port " + port + " must belong to exactly one interface");
+        }
+    }
 }

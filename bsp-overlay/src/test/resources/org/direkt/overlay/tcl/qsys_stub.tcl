@@ -50,7 +50,7 @@ namespace eval ::stub {
     variable interfaceProperties {ENABLED EXPORT_OF PORT_NAME_MAP CMSIS_SVD_VARIABLES SVD_ADDRESS_GROUP
         associatedClock associatedReset clockRate externallyDriven synchronousEdges
         addressUnits addressAlignment readLatency readWaitTime writeWaitTime setupTime holdTime timingUnits
-        maximumPendingReadTransactions maximumPendingWriteTransactions burstOnBurstBoundariesOnly
+        maximumPendingReadTransactions maximumPendingWriteTransactions burstOnBurstBoundariesOnly burstcountUnits alwaysBurstMaxBurst
         linewrapBursts constantBurstBehavior bridgesToMaster explicitAddressSpan isMemoryDevice
         isNonVolatileStorage printableDevice readWaitStates writeWaitStates
         dataBitsPerSymbol readyLatency maxChannel errorDescriptor firstSymbolInHighOrderBits

@@ -205,8 +205,12 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Reg fetchDesc = m.reg("fetch_desc", Layout.MOVER_DESC.bits(), cd);
 
         // A LAST_PTR equal to prev, or beyond a TABLE_SIZE written smaller since, asks for nothing.
+        // LAST_PTR != prev and LAST_PTR <= TABLE_SIZE as registers, from the values those take next
+        // (set below), so that a batch's start is a gate of flip-flops ahead of its wide fan-out.
+        Reg differs = m.reg("ptr_differs", 1, cd).init(0);
+        Reg inTable = m.reg("ptr_in_table", 1, cd).init(0);
         Signal pending = m.wire("pending", 1);
-        pending.set(requested.and(lastPtr.ne(prev)).and(lastPtr.le(tableEnd)));
+        pending.set(requested.and(differs).and(inTable));
         Signal restart = m.wire("restart", 1);
         restart.set(prev.eq(0xFF).or(prev.ge(tableEnd)));
         Signal startId = m.wire("start_id", w);
@@ -217,10 +221,12 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         size.set(endId.zext(w + 1).minus(startId.zext(w + 1)).plus(1));
         Signal start = m.wire("start", 1);
         start.set(busy.not().and(pending));
-        Expr offset = fetchIdx.zext(64).shl(5);
+        // One 64-bit sum each: the table's entries start 0x200 after its status words.
+        int ob = Math.max(w + 5, 9) + 1;
+        Expr offset = fetchIdx.zext(ob).shl(5);
         Expr fetchWord = HdlWords.pack(m, Layout.MOVER_DESC, Map.of(
-                "src", rcBase.plus(m.lit(0x200, 64)).plus(offset),
-                "dst", epBase.plus(offset),
+                "src", rcBase.plus(offset.plus(m.lit(0x200, ob)).zext(64)),
+                "dst", epBase.plus(offset.zext(64)),
                 "dwords", size.zext(18).shl(3),
                 "id", m.lit(p.fetchId(), 8)));
 
@@ -236,9 +242,10 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         });
         Layout.Word ew = ENTRY;
         SyncFifo.Io store = m.sub("u_entries", new SyncFifo(),
-                SyncFifo.Params.of(ew.bits(), e).withRegisteredOutput(true).withoutFill()).clock(cd).io();
-        Signal expected = m.wire("expected", DTS_ADDRESS_BITS);
-        expected.set(base.zext(DTS_ADDRESS_BITS).plus(arrived.zext(DTS_ADDRESS_BITS)));
+                SyncFifo.Params.of(ew.bits(), e).withRegisteredOutput(true).withRegisteredFlags(true).withoutFill())
+                .clock(cd).io();
+        // the DTS word the batch's next entry lands in: base + arrived, kept in a register
+        Reg expected = m.reg("expected", DTS_ADDRESS_BITS, cd).init(0);
         Signal take = m.wire("take", 1);
         take.set(io.dts().write().and(busy).and(arrived.ne(count)).and(beat.eq(expected)).and(store.s().ready()));
         Expr entry = io.dts().writedata();
@@ -247,7 +254,10 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         store.s().valid().set(take);
         store.s().data().set(HdlWords.pack(m, ew, Map.of("src", entry.bits(63, 0), "dst", entry.bits(127, 64),
                 "dwords", entry.bits(145, 128))));
-        m.when(take, () -> arrived.set(arrived.plus(1)));
+        m.when(take, () -> {
+            arrived.set(arrived.plus(1));
+            expected.set(expected.plus(1));
+        });
         // control dword [24:18] is the entry's ID; [31:25] and dwords 5..7 are reserved
         Expr idMismatch = entry.bits(152, 146).ne(entryId.zext(7));
         Expr reservedSet = entry.bits(255, 153).orR();
@@ -257,9 +267,11 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Reg wPtr = m.reg("handed_ptr", w + 1, cd).init(0);
         Reg cPtr = m.reg("completed_ptr", w + 1, cd).init(0);
         Reg fPtr = m.reg("flagged_ptr", w + 1, cd).init(0);
-        // room while fewer than `entries` IDs are handed over and not yet flagged
-        Signal room = m.wire("ring_room", 1);
-        room.set(wPtr.ne(Expr.cat(fPtr.bit(w).not(), fPtr.bits(w - 1, 0))));
+        // Room in a register: fewer than entries - 1 IDs handed over and not yet taken for their flag
+        // a cycle before (one hand-over a cycle at most, so never more than the ring holds); the last
+        // place waits for a flag, a cycle of stall only when a whole table is in flight.
+        Reg room = m.reg("ring_room", 1, cd).init(1);
+        room.set(wPtr.minus(fPtr).lt(m.lit(e - 1, w + 1)));
         Stream out = io.entry();
         Expr head = store.m().data();
         Signal outId = m.wire("out_id", w);
@@ -294,6 +306,7 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
             first.set(startId);
             count.set(size);
             base.set(fetchIdx);
+            expected.set(fetchIdx.zext(DTS_ADDRESS_BITS));
             endsTable.set(endId.eq(tableSize));
             arrived.set(0);
             issued.set(0);
@@ -304,9 +317,16 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         m.when(busy.not(), () -> requested.set(requested.and(pending)));
         m.when(start, () -> requested.set(endId.ne(lastPtr.bits(w - 1, 0))));
         m.when(write[4].and(ptrOk), () -> requested.set(1));
+        Signal prevDone = m.wire("prev_done", 8);
+        prevDone.set(Expr.mux(endsTable, m.lit(0xFF, 8), first.plus(count.bits(w - 1, 0)).minus(1).zext(8)));
+        Expr prevNext = Expr.mux(done, prevDone, prev);
+        Expr lastNext = Expr.mux(write[4].and(ptrOk), wd.bits(7, 0), lastPtr);
+        Expr tableNext = Expr.mux(write[5], wd.bits(w - 1, 0), tableSize);
+        differs.set(lastNext.ne(prevNext));
+        inTable.set(lastNext.le(tableNext.zext(8)));
         m.when(done, () -> {
             busy.set(0);
-            prev.set(Expr.mux(endsTable, m.lit(0xFF, 8), first.plus(count.bits(w - 1, 0)).minus(1).zext(8)));
+            prev.set(prevDone);
             fetchIdx.set(Expr.mux(endsTable, m.lit(0, w), base.plus(count.bits(w - 1, 0))));
         });
         // host software rewrites the EP base before a batch it places at the table's start
@@ -315,15 +335,32 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         // ---- completions and their flags
         Signal hsId = m.wire("hs_id", 8);
         hsId.set(HdlWords.get(io.hsData(), Layout.MOVER_STATUS, "id"));
+        // The ID at completed_ptr waits in a register (the ring's read off the status's path): loaded
+        // with the next one when a status completes, or with the ID handed over into an empty ring.
+        Reg cHead = m.reg("completed_head", w, cd).init(0);
         Signal complete = m.wire("complete", 1);
-        complete.set(io.hsValid().and(cPtr.ne(wPtr)).and(hsId.eq(ring.readAsync(cPtr.trunc(w)).zext(8))));
-        m.when(complete, () -> cPtr.set(cPtr.plus(1)));
+        complete.set(io.hsValid().and(cPtr.ne(wPtr)).and(hsId.eq(cHead.zext(8))));
+        Expr cNext = cPtr.plus(1);
+        m.when(complete, () -> {
+            cPtr.set(cNext);
+            cHead.set(Expr.mux(cNext.eq(wPtr), outId, ring.readAsync(cNext.trunc(w))));
+        }).elseWhen(cPtr.eq(wPtr), () -> cHead.set(outId));
         m.when(io.hsValid(), () -> lastStatus.set(io.hsData()));
         Expr hsAborted = HdlWords.get(io.hsData(), Layout.MOVER_STATUS, "aborted")
                 .or(HdlWords.get(io.hsData(), Layout.MOVER_STATUS, "flushed"));
-        io.flag().valid().set(fPtr.ne(cPtr));
-        io.flag().data().set(rcBase.plus(ring.readAsync(fPtr.trunc(w)).zext(64).shl(2)));
-        m.when(io.flag().fire(), () -> fPtr.set(fPtr.plus(1)));
+        // The next flag's ID waits in a register (the ring's read off the flag host's path):
+        // flagged_ptr counts the IDs taken into it.
+        Reg flagValid = m.reg("flag_q_valid", 1, cd).init(0);
+        Reg flagId = m.reg("flag_q_id", w, cd).init(0);
+        Signal flagLoad = m.wire("flag_load", 1);
+        flagLoad.set(fPtr.ne(cPtr).and(flagValid.not().or(io.flag().ready())));
+        m.when(flagLoad, () -> {
+            flagId.set(ring.readAsync(fPtr.trunc(w)));
+            fPtr.set(fPtr.plus(1));
+        });
+        flagValid.set(flagLoad.or(flagValid.and(io.flag().ready().not())));
+        io.flag().valid().set(flagValid);
+        io.flag().data().set(rcBase.plus(flagId.zext(64).shl(2)));
 
         // ---- DIAG
         Reg diag = m.reg("diag", 8, cd).init(0);
