@@ -3,15 +3,20 @@
  * The importer's VM test, run as root inside the test VM (host-runtime/driver/test/vmtest.py boots
  * it): imports buffers of the test exporter for QEMU's edu device (the FPGA stand-in) through
  * /dev/direkt_importer, has edu DMA-read every returned segment and compares the bytes with what
- * the exporter wrote, and drives every error path, revocation and close. After each case the
- * attachment and mapping counts of both modules must be back to zero.
+ * the exporter wrote, and drives every error path, revocation and close. It opens CSR windows on
+ * ivshmem's BAR 2 (the FPGA's BAR's stand-in, filled as vmtest_bar.h says) and on other devices'
+ * BARs. After each case the attachment, mapping and CSR window counts must be back to zero.
  *
  *   vmtest iommu|noiommu      the boot's IOMMU setting decides which segments are expected
- *   vmtest java               the same device through the Java importer (/java/importer.sh)
+ *   vmtest java               the same device through the Java runtime (/java/importer.sh, /java/csr.sh)
+ *
+ * Every word a case writes through a CSR window is printed as "csr: wrote 0x<value> at BAR 2
+ * + 0x<offset>"; vmtest.py checks the BAR's backing file against those lines after the boot.
  *
  * Prints "PASS <case>" or "FAIL <case>: <why>" per case, then "vmtest: N passed, N failed".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,6 +34,7 @@
 
 #include "direkt_importer.h"
 #include "direkt_test_exporter.h"
+#include "vmtest_bar.h"
 
 #define KB ((uint64_t)1024)
 #define MB (1024 * KB)
@@ -129,25 +135,27 @@ static int release(uint32_t handle)
 	return ioctl(imp_fd, DIREKT_IOC_RELEASE, &r) ? errno : 0;
 }
 
-static int stats(struct direkt_stats *s)
+static int stats(struct direkt_stats2 *s)
 {
-	if (ioctl(imp_fd, DIREKT_IOC_STATS, s))
-		return fail("DIREKT_IOC_STATS: %s", err(errno));
+	if (ioctl(imp_fd, DIREKT_IOC_STATS2, s))
+		return fail("DIREKT_IOC_STATS2: %s", err(errno));
 	if (ioctl(dtx_fd, DTX_IOC_INFO, &info))
 		return fail("DTX_IOC_INFO: %s", err(errno));
 	return 1;
 }
 
-/* Both modules hold no attachment and no mapping. */
+/* Both modules hold no attachment and no mapping, and no CSR window is open. */
 static int idle(const char *when)
 {
-	struct direkt_stats s;
+	struct direkt_stats2 s;
 
 	if (!stats(&s))
 		return 0;
 	if (s.attachments || s.mappings || info.attachments || info.mappings || info.pins)
 		return fail("%s: importer holds %u attachments / %u mappings, exporter sees %u / %u, %u pins", when,
 			    s.attachments, s.mappings, info.attachments, info.mappings, info.pins);
+	if (s.csr_windows)
+		return fail("%s: %u CSR windows are open", when, s.csr_windows);
 	return 1;
 }
 
@@ -260,7 +268,7 @@ static int import_case(uint32_t kind, uint32_t flags, uint64_t size, uint64_t pi
 			  (uint64_t)got[0].bus_addr);
 	}
 	memcpy(segs, got, r.nr_segments * sizeof(*got));
-	if (ok && stats(&(struct direkt_stats){ 0 }) && info.max_seg_size < 0xffffffffu)
+	if (ok && stats(&(struct direkt_stats2){ 0 }) && info.max_seg_size < 0xffffffffu)
 		ok = fail("the exporter mapped for a device whose max segment size is %u (the importer raises it to 4 GB - 1)",
 			  info.max_seg_size);
 	if (ok)
@@ -474,7 +482,7 @@ static int double_release(void)
 	ok = expect_err("first release", release(r.handle), 0) && expect_err("second release", release(r.handle), ENOENT) &&
 	     expect_err("release of handle 0 (never given)", release(0), ENOENT) &&
 	     expect_err("release of an unknown handle", release(r.handle + 1000), ENOENT);
-	if (!stats(&(struct direkt_stats){ 0 }))
+	if (!stats(&(struct direkt_stats2){ 0 }))
 		return 0;
 	return ok && idle("after double release") && (info.buffers == 0 || fail("%u buffers alive", info.buffers));
 }
@@ -507,7 +515,7 @@ static int revocation(void)
 	static struct direkt_segment c_segs[16];
 	struct direkt_import a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
 	uint32_t h[8], h2[8], n, n2, more, more2, before;
-	struct direkt_stats s;
+	struct direkt_stats2 s;
 	int ok = 1;
 
 	if (x < 0 || y < 0 || !stats(&s))
@@ -547,7 +555,7 @@ static int close_with_imports(void)
 {
 	int saved = imp_fd, f = open(DIREKT_IMPORTER_DEVICE, O_RDWR), x = create(DTX_SYSMEM, 0, 1 * MB, 64 * KB, 0, 10);
 	int y = create(DTX_BAR, DTX_DYNAMIC, 128 * KB, 64 * KB, 0, 11), ok = 1, i;
-	struct direkt_stats s;
+	struct direkt_stats2 s;
 
 	if (f < 0)
 		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
@@ -635,11 +643,357 @@ static int pending_work(void)
 	return ok && idle("after the fenced import");
 }
 
+/* STATS (ABI 1's 16 bytes) and STATS2 (grown by the CSR window count) answer alike. */
 static int stats_abi(void)
 {
-	struct direkt_stats s;
+	struct direkt_stats v1 = { 0 };
+	struct direkt_stats2 s;
 
-	return stats(&s) && (s.abi == DIREKT_IMPORTER_ABI || fail("ABI %u, this test speaks %u", s.abi, DIREKT_IMPORTER_ABI));
+	if (ioctl(imp_fd, DIREKT_IOC_STATS, &v1))
+		return fail("DIREKT_IOC_STATS: %s", err(errno));
+	return stats(&s) && (s.abi == DIREKT_IMPORTER_ABI || fail("ABI %u, this test speaks %u", s.abi, DIREKT_IMPORTER_ABI)) &&
+	       ((v1.abi == s.abi && v1.attachments == s.attachments && v1.mappings == s.mappings && v1.revoked == s.revoked) ||
+		fail("STATS says ABI %u, %u/%u/%u; STATS2 says %u, %u/%u/%u", v1.abi, v1.attachments, v1.mappings, v1.revoked,
+		     s.abi, s.attachments, s.mappings, s.revoked));
+}
+
+/*
+ * CSR windows. ivshmem's BAR 2 stands in for the FPGA's BAR: a direkt bridge's identity at
+ * BAR_CSR_AT, a wrong one at BAR_SWAPPED_AT and BAR_OLD_AT, all ones at BAR_SILENT_AT, the fill
+ * around the window (vmtest_bar.h). No driver owns ivshmem here; the test exporter enabled it.
+ */
+static struct pci ivshmem;
+static uint64_t ivshmem_bar_size;
+
+static char *pci_text(struct pci p);
+
+/* The first PCI function (in sysfs order) whose vendor and device IDs match; 0 when none. */
+static int find_pci(unsigned int vendor, unsigned int device, struct pci *out, char *sysfs, size_t cap)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[320];
+		unsigned int v = 0, dv = 0, dom, bus, dev, fn;
+		FILE *f;
+
+		if (sscanf(e->d_name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%x", &v) != 1)
+				v = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%x", &dv) != 1)
+				dv = 0;
+			fclose(f);
+		}
+		if (v == vendor && dv == device) {
+			*out = (struct pci){ dom, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
+			snprintf(sysfs, cap, "/sys/bus/pci/devices/%s", e->d_name);
+			found = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* A PCI function with an I/O BAR (the q35 chipset's SMBus controller has one). */
+static int find_io_bar(struct pci *out, int *bar)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		unsigned long long start, end, flags;
+		unsigned int dom, bus, dev, fn;
+		char path[320];
+		FILE *f;
+		int i;
+
+		if (sscanf(e->d_name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		for (i = 0; !found && i < 6 && fscanf(f, "%llx %llx %llx", &start, &end, &flags) == 3; i++) {
+			if ((flags & 0x100) && start) { /* IORESOURCE_IO */
+				*out = (struct pci){ dom, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
+				*bar = i;
+				found = 1;
+			}
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* DIREKT_IOC_CSR_OPEN on fd; returns 0 or the errno, the request as the module left it in *out. */
+static int csr_open_on(int fd, struct pci p, uint32_t bar, uint64_t offset, uint64_t length, uint32_t version,
+		       struct direkt_csr_open *out)
+{
+	struct direkt_csr_open r = {
+		.csr = { .pci_domain = p.domain, .pci_bus = p.bus, .pci_device = p.device, .pci_function = p.function,
+			 .bar = (uint8_t)bar, .offset = offset, .length = length },
+		.version = version,
+	};
+	int ret = ioctl(fd, DIREKT_IOC_CSR_OPEN, &r) ? errno : 0;
+
+	if (out)
+		*out = r;
+	return ret;
+}
+
+static int csr_open(struct pci p, uint32_t bar, uint64_t offset, uint64_t length, uint32_t version,
+		    struct direkt_csr_open *out)
+{
+	return csr_open_on(imp_fd, p, bar, offset, length, version, out);
+}
+
+static int csr_read_on(int fd, uint32_t handle, uint64_t offset, uint32_t *value)
+{
+	struct direkt_csr_io r = { .handle = handle, .offset = offset };
+	int ret = ioctl(fd, DIREKT_IOC_CSR_READ, &r) ? errno : 0;
+
+	*value = r.value;
+	return ret;
+}
+
+static int csr_write_on(int fd, uint32_t handle, uint64_t offset, uint32_t value)
+{
+	struct direkt_csr_io r = { .handle = handle, .offset = offset, .value = value };
+
+	return ioctl(fd, DIREKT_IOC_CSR_WRITE, &r) ? errno : 0;
+}
+
+static int csr_close_on(int fd, uint32_t handle)
+{
+	struct direkt_csr_close r = { .handle = handle };
+
+	return ioctl(fd, DIREKT_IOC_CSR_CLOSE, &r) ? errno : 0;
+}
+
+static int csr_windows(uint32_t want, const char *when)
+{
+	struct direkt_stats2 s;
+
+	return stats(&s) && (s.csr_windows == want || fail("%s: %u CSR windows open, want %u", when, s.csr_windows, want));
+}
+
+/* Reads window offset o and compares it with want. */
+static int csr_expect(int fd, uint32_t handle, uint64_t o, uint32_t want)
+{
+	uint32_t v;
+	int e = csr_read_on(fd, handle, o, &v);
+
+	if (e)
+		return fail("read of window offset 0x%" PRIx64 ": %s", o, err(e));
+	if (v != want)
+		return fail("window offset 0x%" PRIx64 " (BAR 2 + 0x%" PRIx64 ") reads 0x%08x, want 0x%08x", o,
+			    BAR_CSR_AT + o, v, want);
+	return 1;
+}
+
+/* The bridge's window: the identity it read, the count, and reads at their BAR offsets. */
+static int csr_reads(void)
+{
+	static const uint64_t at[] = { 8, 12, 0x100, 0x7FC, BAR_CSR_BYTES - 4 };
+	struct direkt_csr_open w;
+	int e = csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &w), ok;
+	unsigned int i;
+
+	if (e)
+		return fail("open of the bridge's window at BAR 2 + 0x%x: %s", BAR_CSR_AT, err(e));
+	ok = (w.handle != 0 || fail("handle 0")) &&
+	     ((w.found_magic == DIREKT_CSR_MAGIC && w.found_version == BAR_CSR_VERSION) ||
+	      fail("the open reports MAGIC 0x%08x, VERSION %u", w.found_magic, w.found_version)) &&
+	     csr_windows(1, "with one window open") && csr_expect(imp_fd, w.handle, 0, DIREKT_CSR_MAGIC) &&
+	     csr_expect(imp_fd, w.handle, 4, BAR_CSR_VERSION);
+	for (i = 0; ok && i < sizeof(at) / sizeof(at[0]); i++)
+		ok = csr_expect(imp_fd, w.handle, at[i], BAR_FILL(BAR_CSR_AT + at[i]));
+	ok = expect_err("close", csr_close_on(imp_fd, w.handle), 0) && ok;
+	return ok && idle("after the window closed");
+}
+
+/* Writes land at their offsets and nowhere else; a second file's window on the range sees them. */
+static int csr_writes(void)
+{
+	static const uint64_t at[] = { 8, 0x104, BAR_CSR_BYTES - 4 };
+	static const uint64_t untouched[] = { 4, 12, 0x100, 0x108, BAR_CSR_BYTES - 8 };
+	struct direkt_csr_open a, b;
+	int other = open(DIREKT_IMPORTER_DEVICE, O_RDWR), ok;
+	unsigned int i;
+
+	if (other < 0)
+		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
+	ok = expect_err("open of the window", csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &a), 0) &&
+	     expect_err("open of the same range from another file",
+			csr_open_on(other, ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &b), 0) &&
+	     csr_windows(2, "with two windows open");
+	for (i = 0; ok && i < sizeof(at) / sizeof(at[0]); i++) {
+		uint32_t v = 0xD1000000u | (uint32_t)at[i];
+
+		ok = expect_err("write", csr_write_on(imp_fd, a.handle, at[i], v), 0) && csr_expect(imp_fd, a.handle, at[i], v) &&
+		     csr_expect(other, b.handle, at[i], v);
+		if (ok)
+			printf("csr: wrote 0x%08x at BAR 2 + 0x%" PRIx64 "\n", v, BAR_CSR_AT + at[i]);
+	}
+	for (i = 0; ok && i < sizeof(untouched) / sizeof(untouched[0]); i++)
+		ok = csr_expect(other, b.handle, untouched[i], untouched[i] == 4 ? BAR_CSR_VERSION
+										  : BAR_FILL(BAR_CSR_AT + untouched[i]));
+	ok = ok && expect_err("close", csr_close_on(imp_fd, a.handle), 0) && csr_windows(1, "after one close");
+	close(other);
+	return ok && idle("after the file closed");
+}
+
+/* Everything outside the window, unaligned, or through a handle this file does not hold is refused. */
+static int csr_outside(void)
+{
+	static const uint64_t outside[] = { BAR_CSR_BYTES, BAR_CSR_BYTES + 4, 1ull << 32, ~3ull };
+	static const uint64_t unaligned[] = { 2, 1, BAR_CSR_BYTES - 2, BAR_CSR_BYTES + 1, ~0ull };
+	int other = open(DIREKT_IMPORTER_DEVICE, O_RDWR), ok;
+	struct direkt_csr_open w;
+	unsigned int i;
+	uint32_t v;
+
+	if (other < 0)
+		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
+	ok = expect_err("open", csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &w), 0);
+	for (i = 0; ok && i < sizeof(outside) / sizeof(outside[0]); i++) {
+		ok = expect_err("read past the window", csr_read_on(imp_fd, w.handle, outside[i], &v), ERANGE) &&
+		     expect_err("write past the window", csr_write_on(imp_fd, w.handle, outside[i], 0xBAD0BAD0u), ERANGE);
+	}
+	for (i = 0; ok && i < sizeof(unaligned) / sizeof(unaligned[0]); i++)
+		ok = expect_err("unaligned read", csr_read_on(imp_fd, w.handle, unaligned[i], &v), EINVAL) &&
+		     expect_err("unaligned write", csr_write_on(imp_fd, w.handle, unaligned[i], 0xBAD0BAD0u), EINVAL);
+	ok = ok && expect_err("read through another file", csr_read_on(other, w.handle, 8, &v), ENOENT) &&
+	     expect_err("read of handle 0", csr_read_on(imp_fd, 0, 8, &v), ENOENT) &&
+	     expect_err("write to an unknown handle", csr_write_on(imp_fd, w.handle + 100, 8, 1), ENOENT) &&
+	     expect_err("read from an unmapped argument", ioctl(imp_fd, DIREKT_IOC_CSR_READ, (void *)8) ? errno : 0, EFAULT) &&
+	     expect_err("write from an unmapped argument", ioctl(imp_fd, DIREKT_IOC_CSR_WRITE, (void *)8) ? errno : 0, EFAULT) &&
+	     csr_expect(imp_fd, w.handle, BAR_CSR_BYTES - 4, 0xD1000000u | (BAR_CSR_BYTES - 4));
+	if (w.handle)
+		ok = expect_err("close", csr_close_on(imp_fd, w.handle), 0) && ok;
+	ok = ok && expect_err("second close", csr_close_on(imp_fd, w.handle), ENOENT);
+	close(other);
+	return ok && idle("after refused accesses");
+}
+
+/* Ranges whose identity registers do not read as a direkt bridge of that version: no window. */
+static int csr_identity(void)
+{
+	struct pci edu_fn = edu();
+	struct direkt_csr_open w;
+	int ok;
+
+	ok = expect_err("MAGIC in the other byte order", csr_open(ivshmem, 2, BAR_SWAPPED_AT, 64, BAR_CSR_VERSION, &w),
+			EMEDIUMTYPE) &&
+	     (w.found_magic == 0x544B5244u || fail("EMEDIUMTYPE reports MAGIC 0x%08x, the BAR holds 0x544B5244", w.found_magic)) &&
+	     expect_err("a bridge of the previous layout", csr_open(ivshmem, 2, BAR_OLD_AT, 64, BAR_CSR_VERSION, &w), EPROTO) &&
+	     ((w.found_magic == DIREKT_CSR_MAGIC && w.found_version == BAR_CSR_VERSION - 1) ||
+	      fail("EPROTO reports MAGIC 0x%08x, VERSION %u", w.found_magic, w.found_version)) &&
+	     expect_err("the bridge, a later layout expected",
+			csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION + 1, &w), EPROTO) &&
+	     (w.found_version == BAR_CSR_VERSION || fail("EPROTO reports VERSION %u", w.found_version)) &&
+	     expect_err("a range that reads all ones", csr_open(ivshmem, 2, BAR_SILENT_AT, 64, BAR_CSR_VERSION, &w), EIO) &&
+	     expect_err("a range of zeros", csr_open(ivshmem, 2, BAR_SILENT_AT + 0x1000, 64, BAR_CSR_VERSION, &w),
+			EMEDIUMTYPE) &&
+	     expect_err("edu's registers", csr_open(edu_fn, 0, 0, 64, BAR_CSR_VERSION, &w), EMEDIUMTYPE) &&
+	     (w.found_magic == 0x010000edu || fail("edu's ID register reads 0x%08x, want 0x010000ed", w.found_magic));
+	return ok && idle("after refused identities");
+}
+
+/* The wrong device, BAR or range, and malformed requests: no window. */
+static int csr_wrong_place(void)
+{
+	struct pci absent = { 0, 0xfe, 31, 7 }, io;
+	struct direkt_csr_open w = { .csr.length = 64 };
+	char io_what[64];
+	int io_bar, ok;
+
+	if (!find_io_bar(&io, &io_bar))
+		return fail("no PCI function with an I/O BAR in this VM");
+	snprintf(io_what, sizeof(io_what), "an I/O BAR (%s BAR %d)", pci_text(io), io_bar);
+	ok = expect_err("no device at 0000:fe:1f.7", csr_open(absent, 0, 0, 64, BAR_CSR_VERSION, NULL), ENODEV) &&
+	     expect_err("ivshmem's BAR 1 (not implemented)", csr_open(ivshmem, 1, 0, 64, BAR_CSR_VERSION, NULL), ENXIO) &&
+	     expect_err("ivshmem's BAR 3 (BAR 2's upper half)", csr_open(ivshmem, 3, 0, 64, BAR_CSR_VERSION, NULL), ENXIO) &&
+	     expect_err(io_what, csr_open(io, (uint32_t)io_bar, 0, 8, BAR_CSR_VERSION, NULL), ENXIO) &&
+	     expect_err("a range past the BAR's end",
+			csr_open(ivshmem, 2, ivshmem_bar_size - 4, 8, BAR_CSR_VERSION, NULL), ERANGE) &&
+	     expect_err("a range starting at the BAR's end", csr_open(ivshmem, 2, ivshmem_bar_size, 8, BAR_CSR_VERSION, NULL),
+			ERANGE) &&
+	     expect_err("offset + length wrapping 2^64", csr_open(ivshmem, 2, ~7ull, 16, BAR_CSR_VERSION, NULL), ERANGE) &&
+	     expect_err("BAR 6", csr_open(ivshmem, 6, 0, 64, BAR_CSR_VERSION, NULL), EINVAL) &&
+	     expect_err("length 4 (no room for VERSION)", csr_open(ivshmem, 2, BAR_CSR_AT, 4, BAR_CSR_VERSION, NULL), EINVAL) &&
+	     expect_err("an unaligned offset", csr_open(ivshmem, 2, BAR_CSR_AT + 2, 64, BAR_CSR_VERSION, NULL), EINVAL) &&
+	     expect_err("an unaligned length", csr_open(ivshmem, 2, BAR_CSR_AT, 66, BAR_CSR_VERSION, NULL), EINVAL) &&
+	     expect_err("device 32", csr_open((struct pci){ 0, 0, 32, 0 }, 0, 0, 64, BAR_CSR_VERSION, NULL), EINVAL) &&
+	     expect_err("function 8", csr_open((struct pci){ 0, 0, 0, 8 }, 0, 0, 64, BAR_CSR_VERSION, NULL), EINVAL);
+	w.csr = (struct direkt_bar_range){ .pci_domain = ivshmem.domain, .pci_bus = ivshmem.bus,
+					   .pci_device = ivshmem.device, .pci_function = ivshmem.function, .bar = 2,
+					   .offset = BAR_CSR_AT, .length = 64 };
+	w.version = BAR_CSR_VERSION;
+	w.flags = 1;
+	ok = ok && expect_err("flags 1", ioctl(imp_fd, DIREKT_IOC_CSR_OPEN, &w) ? errno : 0, EINVAL);
+	w.flags = 0;
+	w.reserved = 1;
+	ok = ok && expect_err("reserved 1", ioctl(imp_fd, DIREKT_IOC_CSR_OPEN, &w) ? errno : 0, EINVAL) &&
+	     expect_err("open from an unmapped argument", ioctl(imp_fd, DIREKT_IOC_CSR_OPEN, (void *)8) ? errno : 0, EFAULT) &&
+	     expect_err("close with reserved 1",
+			ioctl(imp_fd, DIREKT_IOC_CSR_CLOSE, &(struct direkt_csr_close){ .handle = 1, .reserved = 1 }) ? errno : 0,
+			EINVAL);
+	return ok && idle("after refused places");
+}
+
+/* Closing the file closes every window it still holds. */
+static int csr_close_file(void)
+{
+	int f = open(DIREKT_IMPORTER_DEVICE, O_RDWR), ok = 1, i;
+	struct direkt_csr_open w;
+
+	if (f < 0)
+		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
+	for (i = 0; ok && i < 16; i++)
+		ok = expect_err("open", csr_open_on(f, ivshmem, 2, BAR_CSR_AT, 8 + 4 * i, BAR_CSR_VERSION, &w), 0);
+	ok = ok && expect_err("close of the last", csr_close_on(f, w.handle), 0) && csr_windows(15, "15 windows left open");
+	close(f);
+	return ok && idle("after the file closed");
+}
+
+/* A removed PCI function's windows are unmapped at once: their accesses fail, their handles close. */
+static int csr_removed(void)
+{
+	struct pci again;
+	struct direkt_csr_open w;
+	char sysfs[300], path[320];
+	int fd, ok;
+	uint32_t v;
+
+	if (!find_pci(0x1af4, 0x1110, &again, sysfs, sizeof(sysfs)))
+		return fail("ivshmem is not in /sys/bus/pci/devices");
+	ok = expect_err("open", csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &w), 0) &&
+	     csr_expect(imp_fd, w.handle, 0, DIREKT_CSR_MAGIC);
+	snprintf(path, sizeof(path), "%s/remove", sysfs);
+	fd = open(path, O_WRONLY);
+	if (ok && (fd < 0 || write(fd, "1", 1) != 1))
+		ok = fail("removing ivshmem through %s: %s", path, err(errno));
+	if (fd >= 0)
+		close(fd);
+	ok = ok && expect_err("read after the removal", csr_read_on(imp_fd, w.handle, 0, &v), ENODEV) &&
+	     expect_err("write after the removal", csr_write_on(imp_fd, w.handle, 8, 1), ENODEV) &&
+	     csr_windows(1, "the handle stays until closed") && expect_err("close", csr_close_on(imp_fd, w.handle), 0) &&
+	     expect_err("open on the removed function",
+			csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, NULL), ENODEV);
+	return ok && idle("after the removal");
 }
 
 
@@ -647,8 +1001,10 @@ static int stats_abi(void)
  * The Java boot: the same device driven by the runtime's Java importer (direkt-run importer, a
  * jlinked runtime). The buffer's fd is inherited; the Java side prints its segments and holds the
  * import until told on stdin, so edu can read them and the exporter can move the buffer meanwhile.
+ * Then the runtime's CSR window (direkt-run csr) on the ivshmem fixture.
  */
-static const char *java_cmd = "/java/importer.sh";
+static const char *java_importer = "/java/importer.sh";
+static const char *java_csr = "/java/csr.sh";
 
 struct java_run {
 	pid_t pid;
@@ -657,13 +1013,13 @@ struct java_run {
 	char text[8192];    /* everything it printed so far */
 };
 
-static int java_start(struct java_run *j, char *const args[])
+static int java_start(struct java_run *j, const char *cmd, char *const args[])
 {
 	int out[2], in[2];
-	char *argv[24] = { (char *)java_cmd };
+	char *argv[40] = { (char *)cmd };
 	int i;
 
-	for (i = 0; args[i] && i < 22; i++)
+	for (i = 0; args[i] && i < 38; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
 	if (pipe(out) || pipe(in))
@@ -675,7 +1031,7 @@ static int java_start(struct java_run *j, char *const args[])
 		dup2(out[1], 2);
 		close(in[1]);
 		close(out[0]);
-		execv(java_cmd, argv);
+		execv(cmd, argv);
 		_exit(127);
 	}
 	close(in[0]);
@@ -694,7 +1050,7 @@ static int java_read(struct java_run *j, const char *until, char *line, size_t c
 		if (until && !strncmp(line, until, strlen(until)))
 			return 1;
 	}
-	return until ? fail("direkt-run importer ended before printing '%s'; it printed:\n%s", until, j->text) : 1;
+	return until ? fail("direkt-run ended before printing '%s'; it printed:\n%s", until, j->text) : 1;
 }
 
 /* Ends the run (a line on stdin releases a held import); returns its exit status. */
@@ -705,7 +1061,7 @@ static int java_end(struct java_run *j)
 
 	signal(SIGPIPE, SIG_IGN); /* it may have exited already */
 	if (write(j->in, "\n", 1) < 0 && errno != EPIPE)
-		fail("writing to direkt-run importer: %s", err(errno));
+		fail("writing to direkt-run: %s", err(errno));
 	close(j->in);
 	java_read(j, NULL, line, sizeof(line));
 	fclose(j->out);
@@ -739,10 +1095,10 @@ static int java_import(uint32_t kind, uint64_t size)
 	uint32_t seed = (uint32_t)(size * 7 + kind);
 	int fd = create(kind, 0, size, 64 * KB, 0, seed), ok = 1, code;
 	char line[512], *args[] = { "--fd", num(fd), "--length", num(size), "--fpga", pci_text(edu()), "--hold", NULL };
-	struct direkt_stats s;
+	struct direkt_stats2 s;
 	struct java_run j;
 
-	if (fd < 0 || !java_start(&j, args))
+	if (fd < 0 || !java_start(&j, java_importer, args))
 		return 0;
 	r.nr_segments = 0;
 	while (ok && java_read(&j, "", line, sizeof(line))) {
@@ -782,7 +1138,7 @@ static int java_error(const char *what, uint32_t flags, const char *fd_text, con
 			 pci ? (char *)pci : pci_text(edu()), NULL };
 	struct java_run j;
 
-	if (fd < 0 || !java_start(&j, args))
+	if (fd < 0 || !java_start(&j, java_importer, args))
 		return 0;
 	code = java_end(&j);
 	close(fd);
@@ -802,6 +1158,93 @@ static int java_errors(void)
 			  "the range lies outside the dma-buf (ERANGE (34))");
 }
 
+/* The output must hold each of the lines. */
+static int java_printed(struct java_run *j, const char *what, char *const want[])
+{
+	int i;
+
+	for (i = 0; want[i]; i++)
+		if (!strstr(j->text, want[i]))
+			return fail("%s: no line '%s'; it printed:\n%s", what, want[i], j->text);
+	return 1;
+}
+
+static char *hex(uint64_t v)
+{
+	static char bufs[8][24];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	snprintf(b, 24, "0x%" PRIx64, v);
+	return b;
+}
+
+/* direkt-run csr reads and writes the bridge's registers through its window; what it wrote is
+ * in the BAR (a window of this program reads it); what lies outside the window is refused. */
+static int java_csr_window(void)
+{
+	char opened[128], fill8[32], fillffc[32];
+	char *args[] = { "--fpga", pci_text(ivshmem), "--bar", "2", "--offset", hex(BAR_CSR_AT), "--bytes", hex(BAR_CSR_BYTES),
+			 "--layout-version", num(BAR_CSR_VERSION), "read", "0x0", "read", "0x4", "read", "0x8",
+			 "write", "0x10=0xa5a5a5a5", "read", "0x10", "write", "0xff8=0x12345678", "read", "0x1000",
+			 "write", "0x6=1", "read", "0xffc", NULL };
+	char *want[] = { opened, "read 0x0 = 0x44524b54\n", "read 0x4 = 0x00000002\n", fill8, "write 0x10 = 0xa5a5a5a5\n",
+			 "read 0x10 = 0xa5a5a5a5\n", "write 0xff8 = 0x12345678\n",
+			 "refused: read of register 0x1000 refused: it lies outside the CSR window", "(ERANGE (34))",
+			 "refused: write of register 0x6 refused: the CSR's registers are 32-bit words at multiples of 4 (EINVAL (22))",
+			 fillffc, "closed: the module holds 0 CSR windows\n", NULL };
+	struct direkt_csr_open w;
+	struct java_run j;
+	int code, ok;
+
+	snprintf(opened, sizeof(opened), "csr: %s BAR 2 [0x%x, +4 KB): direkt's bridge, layout version %d\n",
+		 pci_text(ivshmem), BAR_CSR_AT, BAR_CSR_VERSION);
+	snprintf(fill8, sizeof(fill8), "read 0x8 = 0x%08x\n", BAR_FILL(BAR_CSR_AT + 8));
+	snprintf(fillffc, sizeof(fillffc), "read 0xffc = 0x%08x\n", BAR_FILL(BAR_CSR_AT + BAR_CSR_BYTES - 4));
+	if (!java_start(&j, java_csr, args))
+		return 0;
+	code = java_end(&j);
+	ok = (code == 1 || fail("direkt-run csr exited %d, want 1 (two accesses refused); it printed:\n%s", code, j.text)) &&
+	     java_printed(&j, "direkt-run csr", want);
+	ok = ok && expect_err("open", csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &w), 0) &&
+	     csr_expect(imp_fd, w.handle, 0x10, 0xa5a5a5a5u) && csr_expect(imp_fd, w.handle, 0xff8, 0x12345678u) &&
+	     csr_expect(imp_fd, w.handle, 0x14, BAR_FILL(BAR_CSR_AT + 0x14)) && expect_err("close", csr_close_on(imp_fd, w.handle), 0);
+	if (ok) {
+		char *line = j.text, *end;
+
+		for (; *line; line = *end ? end + 1 : end) {
+			end = strchrnul(line, '\n');
+			printf("  java: %.*s\n", (int)(end - line), line);
+		}
+		printf("csr: wrote 0xa5a5a5a5 at BAR 2 + 0x%x\n", BAR_CSR_AT + 0x10);
+		printf("csr: wrote 0x12345678 at BAR 2 + 0x%x\n", BAR_CSR_AT + 0xff8);
+	}
+	return ok && idle("after direkt-run csr");
+}
+
+/* A range whose MAGIC is not direkt's: the runtime names a bitstream without direkt's bridge. */
+static int java_csr_not_bridge(void)
+{
+	char *args[] = { "--fpga", pci_text(ivshmem), "--bar", "2", "--offset", hex(BAR_SWAPPED_AT), "--bytes", "64",
+			 "--layout-version", num(BAR_CSR_VERSION), "read", "0x0", NULL };
+	char want[320], *wants[] = { want, NULL };
+	struct java_run j;
+	int code;
+
+	snprintf(want, sizeof(want), "a bitstream without direkt's bridge: at BAR 2 + 0x%x of %s the CSR's MAGIC register "
+		 "reads 0x544b5244, direkt's bridge reads 0x44524b54 (\"DRKT\") (EMEDIUMTYPE (124))", BAR_SWAPPED_AT,
+		 pci_text(ivshmem));
+	if (!java_start(&j, java_csr, args))
+		return 0;
+	code = java_end(&j);
+	if (code != 1 || strstr(j.text, "read 0x0"))
+		return fail("direkt-run csr on a range without direkt's bridge exited %d; it printed:\n%s", code, j.text);
+	if (!java_printed(&j, "direkt-run csr", wants))
+		return 0;
+	printf("  java: %.*s\n", (int)strcspn(j.text, "\n"), j.text);
+	return idle("after the refused window");
+}
+
 static int all_idle(void)
 {
 	return idle("at the end") && (info.buffers == 0 || fail("%u exporter buffers alive", info.buffers));
@@ -809,6 +1252,7 @@ static int all_idle(void)
 
 int main(int argc, char **argv)
 {
+	char path[300];
 	struct stat st;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -827,11 +1271,19 @@ int main(int argc, char **argv)
 	printf("vmtest: edu at %04x:%02x:%02x.%x, ivshmem BAR 2 at 0x%" PRIx64 " (%" PRIu64 " KB), IOMMU %s\n",
 	       info.edu_domain, info.edu_bus, info.edu_device, info.edu_function, (uint64_t)info.bar_phys,
 	       (uint64_t)(info.bar_size / KB), iommu ? "on" : "off");
+	if (!find_pci(0x1af4, 0x1110, &ivshmem, path, sizeof(path))) {
+		printf("FAIL setup: no ivshmem (1af4:1110) in /sys/bus/pci/devices\n");
+		printf("vmtest: 0 passed, 1 failed\n");
+		return 1;
+	}
+	ivshmem_bar_size = info.bar_size;
 	why[0] = 0;
 	if (!strcmp(argv[1], "java")) {
 		run("Java importer: system memory, revoked while held", java_sysmem);
 		run("Java importer: BAR memory, revoked while held", java_bar);
 		run("Java importer: errors named (EBADF, EOPNOTSUPP, ENODEV, ERANGE)", java_errors);
+		run("Java CSR window: reads and writes land; outside and unaligned refused", java_csr_window);
+		run("Java CSR window: a bitstream without direkt's bridge named", java_csr_not_bridge);
 		run("counts back to zero", all_idle);
 		printf("vmtest: %d passed, %d failed\n", passed, failed);
 		return failed ? 1 : 0;
@@ -866,6 +1318,13 @@ int main(int argc, char **argv)
 	run("revocation", revocation);
 	run("close with imports open", close_with_imports);
 	run("512 imports", many_imports);
+	run("CSR window: identity read, reads land at their offsets", csr_reads);
+	run("CSR window: writes land at their offsets, seen from another file", csr_writes);
+	run("CSR window: outside, unaligned, other file's handle refused (ERANGE, EINVAL, ENOENT)", csr_outside);
+	run("CSR window: not a direkt bridge refused (EMEDIUMTYPE, EPROTO, EIO)", csr_identity);
+	run("CSR window: wrong device, BAR or range refused (ENODEV, ENXIO, ERANGE, EINVAL)", csr_wrong_place);
+	run("CSR window: closing the file closes its windows", csr_close_file);
+	run("CSR window: unmapped when the PCI function is removed (ENODEV)", csr_removed);
 	run("counts back to zero", all_idle);
 	close(imp_fd);
 	close(dtx_fd);

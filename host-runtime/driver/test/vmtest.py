@@ -7,14 +7,17 @@ Boots: ``noiommu`` (bus address = physical address), ``iommu`` (an emulated Inte
 invalidation: every address is an IOVA), and ``java`` (the Java importer, a jlinked runtime,
 against the same device; needs ``--java-bundle``). QEMU's ``edu`` device plays the FPGA (its DMA
 engine reads the returned bus addresses) and ``ivshmem-plain`` gives BAR memory without struct
-pages. Each boot's serial console is kept under the work directory; the counts are printed as
-``importer VM test: N passed, N failed``.
+pages. That BAR also stands in for the FPGA's BAR in the CSR-window cases: its backing file is
+filled as vmtest_bar.h says before each boot, and checked after it against the words the test
+reports writing. Each boot's serial console is kept under the work directory; the counts are
+printed as ``importer VM test: N passed, N failed``.
 """
 import argparse
 import gzip
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -26,6 +29,8 @@ DRIVER = HERE.parent
 
 BOOT_TIMEOUT_S = 600
 MARKS = ("BUG", "WARNING", "Oops", "Call Trace", "general protection")
+BAR_BYTES = 8 << 20
+CSR_MAGIC = 0x44524B54
 
 INIT = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -169,8 +174,53 @@ def initramfs(work: Path, parts: dict, java_bundle: Path | None) -> Path:
     return path
 
 
+def bar_fixture() -> dict:
+    """The numeric defines of vmtest_bar.h (BAR_CSR_AT, ...): the one place the fixture is laid out."""
+    text = (HERE / "vmtest_bar.h").read_text()
+    return {m.group(1): int(m.group(2), 0) for m in re.finditer(r"^#define (BAR_\w+)\s+(0x[0-9A-Fa-f]+|\d+)\b", text, re.M)}
+
+
+def bar_fill(o: int) -> int:
+    """BAR_FILL(o) of vmtest_bar.h."""
+    return 0xC5000000 | (o // 4 & 0xFFFFFF)
+
+
+def write_bar(path: Path, fx: dict):
+    """ivshmem's backing file: zeros, the fill around a direkt bridge's CSR, and the wrong identities."""
+    bar = bytearray(BAR_BYTES)
+    for o in range(fx["BAR_FILL_FROM"], fx["BAR_FILL_TO"], 4):
+        struct.pack_into("<I", bar, o, bar_fill(o))
+    struct.pack_into("<II", bar, fx["BAR_CSR_AT"], CSR_MAGIC, fx["BAR_CSR_VERSION"])
+    struct.pack_into("<II", bar, fx["BAR_SWAPPED_AT"], int.from_bytes(CSR_MAGIC.to_bytes(4, "little"), "big"),
+                     fx["BAR_CSR_VERSION"])
+    struct.pack_into("<II", bar, fx["BAR_OLD_AT"], CSR_MAGIC, fx["BAR_CSR_VERSION"] - 1)
+    struct.pack_into("<II", bar, fx["BAR_SILENT_AT"], 0xFFFFFFFF, 0xFFFFFFFF)
+    path.write_bytes(bar)
+
+
+def check_bar(path: Path, fx: dict, console: str) -> tuple[str, str]:
+    """After the boot: the words the test reported writing ("csr: wrote 0x.. at BAR 2 + 0x..") are
+    in the file at their offsets, and every other word of the fixture is as filled."""
+    bar = path.read_bytes()
+    wrote = {int(m.group(2), 16): int(m.group(1), 16)
+             for m in re.finditer(r"^csr: wrote 0x([0-9a-f]+) at BAR 2 \+ 0x([0-9a-f]+)\s*$", console, re.M)}
+    if not wrote:
+        return "FAIL", "BAR file: the test reported no CSR write"
+    want = {o: bar_fill(o) for o in range(fx["BAR_FILL_FROM"], fx["BAR_FILL_TO"], 4)}
+    want[fx["BAR_CSR_AT"]] = CSR_MAGIC
+    want[fx["BAR_CSR_AT"] + 4] = fx["BAR_CSR_VERSION"]
+    want.update(wrote)
+    for o, w in sorted(want.items()):
+        got = struct.unpack_from("<I", bar, o)[0]
+        if got != w:
+            return "FAIL", f"BAR file: the word at BAR 2 + {o:#x} is {got:#010x}, want {w:#010x}"
+    return "PASS", (f"BAR file: {len(wrote)} CSR writes at their offsets, the other "
+                    f"{len(want) - len(wrote)} words of the fixture as filled")
+
+
 def boot(work: Path, name: str, parts: dict, image: Path, iommu: bool, memory_mb: int) -> tuple[int, int, float]:
-    """One boot; returns (passed, failed, seconds). Its console goes to <work>/<name>.log."""
+    """One boot; returns (passed, failed, seconds). Its console goes to <work>/<name>.log, ivshmem's
+    BAR to <work>/<name>-bar.bin."""
     append = ["console=ttyS0", "quiet", "panic=-1", "oops=panic", f"direkt.mode={name}"]
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-cpu", "max", "-smp", "1", "-m", str(memory_mb),
            "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
@@ -180,8 +230,12 @@ def boot(work: Path, name: str, parts: dict, image: Path, iommu: bool, memory_mb
         # the IOMMU device must come before the devices behind it
         cmd += ["-device", "intel-iommu"]
         append += ["intel_iommu=on", "iommu.strict=1", "iommu.passthrough=0"]
+    fx = bar_fixture()
+    bar_file = work / f"{name}-bar.bin"
+    write_bar(bar_file, fx)
     cmd += ["-device", "edu,dma_mask=0xffffffffffffffff",
-            "-object", "memory-backend-ram,id=bar,size=8M", "-device", "ivshmem-plain,memdev=bar",
+            "-object", f"memory-backend-file,id=bar,size={BAR_BYTES},mem-path={bar_file},share=on",
+            "-device", "ivshmem-plain,memdev=bar",
             "-append", " ".join(append)]
     log = work / f"{name}.log"
     t0 = time.monotonic()
@@ -194,6 +248,10 @@ def boot(work: Path, name: str, parts: dict, image: Path, iommu: bool, memory_mb
             timed_out = True
     secs = time.monotonic() - t0
     text = log.read_text(errors="replace")
+    verdict, what = check_bar(bar_file, fx, text)
+    text += f"{verdict} {what}\n"
+    with open(log, "a") as out:
+        out.write(f"vmtest.py: {verdict} {what}\n")
     passed = failed = 0
     for line in text.splitlines():
         line = line.strip()

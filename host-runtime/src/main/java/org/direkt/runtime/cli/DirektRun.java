@@ -45,6 +45,9 @@ import org.direkt.runtime.sim.SimulationException;
  *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
  * <li>{@code importer (--gpu BYTES | --fd N ...)}: GPU memory imported for the FPGA through the
  *     importer kernel module, its bus-address segments printed ({@link ImporterCommand}).</li>
+ * <li>{@code csr --fpga D:B:D.F --bar N --offset BYTES --bytes BYTES --layout-version V [read OFFSET |
+ *     write OFFSET=VALUE]...}: the bridge's registers on a board, through the importer kernel
+ *     module's CSR window ({@link CsrCommand}).</li>
  * </ul>
  */
 public final class DirektRun {
@@ -95,6 +98,7 @@ public final class DirektRun {
                 case "demo" -> demo(Arrays.copyOfRange(args, 1, args.length), out);
                 case "bringup" -> bringup(Arrays.copyOfRange(args, 1, args.length), out);
                 case "importer" -> ImporterCommand.run(Arrays.copyOfRange(args, 1, args.length), out, System.in);
+                case "csr" -> CsrCommand.run(Arrays.copyOfRange(args, 1, args.length), out);
                 default -> throw new IllegalArgumentException("unknown command '" + args[0]
                         + "' (demo, bringup or importer; see --help)");
             };
@@ -117,6 +121,7 @@ public final class DirektRun {
         w.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing|system]");
         w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
         w.println("       direkt-run importer (--gpu BYTES | --fd N [--offset BYTES] --length BYTES) [--fpga D:B:D.F] [--hold]");
+        w.println("       direkt-run csr --fpga D:B:D.F --bar N --offset BYTES --bytes BYTES --layout-version V [read OFF | write OFF=VALUE]...");
         w.println();
         w.println("  demo     a GPU -> FPGA -> GPU round trip on one simulated FPGA (the second copy reads what the first left in FPGA");
         w.println("           memory), peer-to-peer or through pinned host memory (it prints the path it took and why); real GPU");
@@ -127,6 +132,8 @@ public final class DirektRun {
         w.println("           direction; it runs on this runtime's simulated back end, the bridge built as the overlay describes");
         w.println("  importer GPU memory imported for the FPGA through the importer kernel module (/dev/direkt_importer),");
         w.println("           its bus-address segments printed: the machine's peer-to-peer path checked (importer --help)");
+        w.println("  csr      the direkt bridge's registers on a board, read and written through the importer module's CSR");
+        w.println("           window, opened only where the bitstream's bridge answers with the overlay's layout (csr --help)");
         w.println("  --overlay DIR    the overlay (direkt overlay --out DIR); default " + DEFAULT_OVERLAY);
         w.println("  --bytes N        demo: bytes to move, a positive multiple of 4 (default 262148)");
         w.println("  --gpu G          demo: auto (default): the GPU when one is present, else a simulated one; simulated;");

@@ -2,14 +2,10 @@
 package org.direkt.runtime.ffi;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,16 +69,11 @@ public final class ImporterDevice implements AutoCloseable {
             ValueLayout.JAVA_INT.withName("mappings"),
             ValueLayout.JAVA_INT.withName("revoked"));
 
-    private static final int MAGIC = 0xD7;
     /** The request numbers, as the kernel's _IOWR / _IOW / _IOR encode them (direction, size, type, number). */
-    static final long IOC_IMPORT = ioc(3, 1, IMPORT);
-    static final long IOC_RELEASE = ioc(1, 2, RELEASE);
-    static final long IOC_REVOCATIONS = ioc(3, 3, REVOCATIONS);
-    static final long IOC_STATS = ioc(2, 4, STATS);
-
-    private static long ioc(int dir, int nr, MemoryLayout arg) {
-        return ((long) dir << 30) | (arg.byteSize() << 16) | ((long) MAGIC << 8) | nr;
-    }
+    static final long IOC_IMPORT = ModuleFile.ioc(ModuleFile.READ | ModuleFile.WRITE, 1, IMPORT);
+    static final long IOC_RELEASE = ModuleFile.ioc(ModuleFile.WRITE, 2, RELEASE);
+    static final long IOC_REVOCATIONS = ModuleFile.ioc(ModuleFile.READ | ModuleFile.WRITE, 3, REVOCATIONS);
+    static final long IOC_STATS = ModuleFile.ioc(ModuleFile.READ, 4, STATS);
 
     /** The errno values the module documents, by number (Linux x86-64 and AArch64 share them). */
     public static final Map<Integer, String> ERRNO_NAMES = Map.ofEntries(
@@ -93,18 +84,6 @@ public final class ImporterDevice implements AutoCloseable {
 
     public static final int EINTR = 4;
     public static final int E2BIG = 7;
-
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final int O_RDWR = 2;
-    private static final int O_CLOEXEC = 0x80000;
-
-    private static final MethodHandle OPEN = NativeSupport.libcDowncall("open",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, NativeSupport.POINTER, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
-            Linker.Option.firstVariadicArg(2), Linker.Option.captureCallState("errno"));
-    private static final MethodHandle IOCTL = NativeSupport.libcDowncall("ioctl",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, NativeSupport.POINTER),
-            Linker.Option.firstVariadicArg(2), Linker.Option.captureCallState("errno"));
 
     /** A failed call: the errno and what was called. */
     public static final class ImporterException extends RuntimeException {
@@ -139,13 +118,10 @@ public final class ImporterDevice implements AutoCloseable {
     public record Revocations(List<Integer> handles, boolean more) {
     }
 
-    private final Path path;
-    private final int fd;
-    private volatile boolean closed;
+    private final ModuleFile file;
 
-    private ImporterDevice(Path path, int fd) {
-        this.path = path;
-        this.fd = fd;
+    private ImporterDevice(ModuleFile file) {
+        this.file = file;
     }
 
     /**
@@ -154,51 +130,15 @@ public final class ImporterDevice implements AutoCloseable {
      * @throws ImporterException with the errno of {@code open(2)} (ENOENT: no such node; EACCES: no permission)
      */
     public static ImporterDevice open(Path path) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE);
-            MemorySegment name = arena.allocateFrom(path.toString());
-            while (true) {
-                int rc;
-                try {
-                    rc = (int) OPEN.invokeExact(state, name, O_RDWR | O_CLOEXEC, 0);
-                } catch (Throwable t) {
-                    throw NativeSupport.rethrow("open", t);
-                }
-                if (rc >= 0) {
-                    return new ImporterDevice(path, rc);
-                }
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
-                    throw new ImporterException("open(" + path + ")", errno);
-                }
-            }
-        }
+        return new ImporterDevice(ModuleFile.open(path));
     }
 
     public Path path() {
-        return path;
+        return file.path();
     }
 
     private void ioctl(String what, long request, MemorySegment arg, Arena arena) {
-        if (closed) {
-            throw new IllegalStateException(path + " is closed");
-        }
-        MemorySegment state = arena.allocate(CAPTURE);
-        while (true) {
-            int rc;
-            try {
-                rc = (int) IOCTL.invokeExact(state, fd, request, arg);
-            } catch (Throwable t) {
-                throw NativeSupport.rethrow("ioctl", t);
-            }
-            if (rc == 0) {
-                return;
-            }
-            int errno = (int) ERRNO.get(state, 0L);
-            if (errno != EINTR) {
-                throw new ImporterException(what, errno);
-            }
-        }
+        file.ioctlOrThrow(what, request, arg, arena);
     }
 
     private static void set(MemorySegment s, StructLayout l, String field, long v) {
@@ -303,16 +243,8 @@ public final class ImporterDevice implements AutoCloseable {
      */
     public static Map<String, Long> abi() {
         Map<String, Long> m = new java.util.TreeMap<>();
-        Map<String, StructLayout> structs = Map.of("direkt_segment", SEGMENT, "direkt_import", IMPORT,
-                "direkt_release", RELEASE, "direkt_revocations", REVOCATIONS, "direkt_stats", STATS);
-        structs.forEach((name, l) -> {
-            m.put("sizeof(struct " + name + ")", l.byteSize());
-            for (MemoryLayout f : l.memberLayouts()) {
-                String field = f.name().orElseThrow();
-                m.put("offsetof(struct " + name + ", " + field + ")",
-                        l.byteOffset(MemoryLayout.PathElement.groupElement(field)));
-            }
-        });
+        ModuleFile.putStructs(m, Map.of("direkt_segment", SEGMENT, "direkt_import", IMPORT,
+                "direkt_release", RELEASE, "direkt_revocations", REVOCATIONS, "direkt_stats", STATS));
         m.put("DIREKT_IOC_IMPORT", IOC_IMPORT);
         m.put("DIREKT_IOC_RELEASE", IOC_RELEASE);
         m.put("DIREKT_IOC_REVOCATIONS", IOC_REVOCATIONS);
@@ -324,9 +256,6 @@ public final class ImporterDevice implements AutoCloseable {
     /** Closes the file: the module releases every import made through it. */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            Libc.close(fd);
-        }
+        file.close();
     }
 }

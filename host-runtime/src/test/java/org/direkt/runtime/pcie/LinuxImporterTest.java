@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import org.direkt.runtime.ffi.ImporterDevice;
 import org.junit.jupiter.api.Test;
@@ -33,25 +32,7 @@ class LinuxImporterTest {
     @Test
     void abiIsTheHeaders() throws IOException, InterruptedException {
         Map<String, Long> java = ImporterDevice.abi();
-        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n#include \"direkt_importer.h\"\n"
-                + "int main(void) {\n");
-        java.keySet().forEach(k -> c.append("  printf(\"%s=%llu\\n\", \"").append(k).append("\", (unsigned long long)(")
-                .append(k).append("));\n"));
-        c.append("  return 0;\n}\n");
-        Path src = dir.resolve("abi.c");
-        Files.writeString(src, c);
-        Path driver = Path.of("driver").toAbsolutePath();
-        Process cc = new ProcessBuilder("gcc", "-Wall", "-Werror", "-I" + driver, src.toString(), "-o",
-                dir.resolve("abi").toString()).redirectErrorStream(true).start();
-        String ccOut = new String(cc.getInputStream().readAllBytes());
-        assertTrue(cc.waitFor(60, TimeUnit.SECONDS) && cc.exitValue() == 0, "gcc failed on the header:\n" + ccOut);
-        Process run = new ProcessBuilder(dir.resolve("abi").toString()).start();
-        Map<String, Long> header = new TreeMap<>();
-        for (String line : new String(run.getInputStream().readAllBytes()).split("\n")) {
-            int eq = line.lastIndexOf('=');
-            header.put(line.substring(0, eq), Long.parseUnsignedLong(line.substring(eq + 1)));
-        }
-        run.waitFor();
+        Map<String, Long> header = HeaderAbi.of(java, dir);
         assertEquals(new TreeMap<>(java), header);
         assertEquals(56, java.get("sizeof(struct direkt_import)"), "the import request is 56 bytes on every 64-bit ABI");
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * direkt importer: imports a range of a dma-buf for an FPGA (a PCI device another driver owns) and
- * returns the bus addresses the FPGA's DMA engine must use for it. The contract, every ioctl and
- * errno, the locking and the lifetime are in docs/importer-contract.md.
+ * direkt importer, imports: a range of a dma-buf imported for an FPGA (a PCI device another driver
+ * owns), and the bus addresses the FPGA's DMA engine must use for it. The contract, every ioctl
+ * and errno, the locking and the lifetime are in docs/importer-contract.md.
  *
  * Each import is a dynamic attachment (peer-to-peer allowed, a real move_notify) of the dma-buf to
  * the FPGA's struct device, mapped under the buffer's reservation lock. Only the DMA side of the
@@ -14,9 +14,6 @@
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/iommu.h>
-#include <linux/miscdevice.h>
-#include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -24,7 +21,7 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
-#include "direkt_importer.h"
+#include "internal.h"
 
 /* Most handles one DIREKT_IOC_REVOCATIONS call reports (the rest stay listed, `more` says so). */
 #define REVOCATIONS_PER_CALL 4096
@@ -32,12 +29,6 @@
 static atomic_t stat_attachments = ATOMIC_INIT(0);
 static atomic_t stat_mappings = ATOMIC_INIT(0);
 static atomic_t stat_revoked = ATOMIC_INIT(0);
-
-struct importer_file {
-	struct xarray imports;        /* handle -> struct import */
-	spinlock_t revoked_lock;      /* the list below; taken inside the reservation lock */
-	struct list_head revoked;     /* revoked imports not yet reported, oldest first */
-};
 
 struct import {
 	struct importer_file *file;
@@ -158,7 +149,7 @@ static long range_segments(struct import *imp, const struct direkt_import *req, 
 	return n;
 }
 
-static long do_import(struct importer_file *f, struct direkt_import __user *uarg)
+long import_range(struct importer_file *f, struct direkt_import __user *uarg)
 {
 	struct direkt_segment *segs = NULL;
 	struct direkt_import req;
@@ -284,7 +275,7 @@ free:
 	return ret;
 }
 
-static long do_release(struct importer_file *f, struct direkt_release __user *uarg)
+long import_release(struct importer_file *f, struct direkt_release __user *uarg)
 {
 	struct direkt_release req;
 	struct import *imp;
@@ -305,7 +296,7 @@ static long do_release(struct importer_file *f, struct direkt_release __user *ua
 	return 0;
 }
 
-static long do_revocations(struct importer_file *f, struct direkt_revocations __user *uarg)
+long import_revocations(struct importer_file *f, struct direkt_revocations __user *uarg)
 {
 	struct direkt_revocations req;
 	struct import *imp, *next;
@@ -341,53 +332,15 @@ static long do_revocations(struct importer_file *f, struct direkt_revocations __
 	return 0;
 }
 
-static long do_stats(struct direkt_stats __user *uarg)
+void import_file_init(struct importer_file *f)
 {
-	struct direkt_stats s = {
-		.abi = DIREKT_IMPORTER_ABI,
-		.attachments = atomic_read(&stat_attachments),
-		.mappings = atomic_read(&stat_mappings),
-		.revoked = atomic_read(&stat_revoked),
-	};
-
-	return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
-}
-
-static long importer_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	struct importer_file *f = file->private_data;
-	void __user *uarg = (void __user *)arg;
-
-	switch (cmd) {
-	case DIREKT_IOC_IMPORT:
-		return do_import(f, uarg);
-	case DIREKT_IOC_RELEASE:
-		return do_release(f, uarg);
-	case DIREKT_IOC_REVOCATIONS:
-		return do_revocations(f, uarg);
-	case DIREKT_IOC_STATS:
-		return do_stats(uarg);
-	default:
-		return -ENOTTY;
-	}
-}
-
-static int importer_open(struct inode *inode, struct file *file)
-{
-	struct importer_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
-
-	if (!f)
-		return -ENOMEM;
 	xa_init_flags(&f->imports, XA_FLAGS_ALLOC1);
 	spin_lock_init(&f->revoked_lock);
 	INIT_LIST_HEAD(&f->revoked);
-	file->private_data = f;
-	return 0;
 }
 
-static int importer_release(struct inode *inode, struct file *file)
+void import_release_all(struct importer_file *f)
 {
-	struct importer_file *f = file->private_data;
 	struct import *imp;
 	unsigned long handle;
 
@@ -396,27 +349,11 @@ static int importer_release(struct inode *inode, struct file *file)
 		import_free(imp);
 	}
 	xa_destroy(&f->imports);
-	kfree(f);
-	return 0;
 }
 
-static const struct file_operations importer_fops = {
-	.owner = THIS_MODULE,
-	.open = importer_open,
-	.release = importer_release,
-	.unlocked_ioctl = importer_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-};
-
-static struct miscdevice importer_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "direkt_importer",
-	.fops = &importer_fops,
-	.mode = 0600,
-};
-
-module_misc_device(importer_misc);
-
-MODULE_DESCRIPTION("direkt: dma-buf importer that gives an FPGA the bus addresses of GPU memory");
-MODULE_LICENSE("Dual MIT/GPL");
-MODULE_IMPORT_NS(DMA_BUF);
+void import_counts(struct direkt_stats2 *s)
+{
+	s->attachments = atomic_read(&stat_attachments);
+	s->mappings = atomic_read(&stat_mappings);
+	s->revoked = atomic_read(&stat_revoked);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The CSR-window cases' fixture in ivshmem's BAR 2, which stands in for the FPGA's BAR: vmtest.py
+ * fills the BAR's backing file so before each boot (and reads these defines from here), vmtest.c
+ * opens windows on it, and after the boot vmtest.py checks that the file holds the words the test
+ * wrote at their offsets and the fill everywhere else. Byte offsets into BAR 2.
+ */
+#ifndef VMTEST_BAR_H
+#define VMTEST_BAR_H
+
+#define BAR_CSR_AT         0x600000 /* a direkt bridge's CSR: MAGIC, VERSION, then the fill */
+#define BAR_CSR_BYTES      0x1000
+#define BAR_CSR_VERSION    2
+#define BAR_SWAPPED_AT     0x700000 /* MAGIC in the other byte order: not a direkt bridge */
+#define BAR_OLD_AT         0x710000 /* MAGIC right, VERSION BAR_CSR_VERSION - 1 */
+#define BAR_SILENT_AT      0x720000 /* reads all ones, as a function that does not answer */
+#define BAR_FILL_FROM      0x5FF000 /* the fill covers [FROM, TO): the window and a page either side */
+#define BAR_FILL_TO        0x602000
+
+/* The fill: the word at BAR byte offset o (a multiple of 4). */
+#define BAR_FILL(o) (0xC5000000u | ((unsigned int)(o) / 4 & 0xFFFFFFu))
+
+#endif
