@@ -49,6 +49,26 @@ public final class Descriptors {
      * rules are checked here.
      */
     public static BigInteger cldescRegion(int region, long offset, long bytes, long fpga, long tag) {
+        checkRegionRequest(offset, bytes, fpga);
+        Map<String, Number> f = new LinkedHashMap<>();
+        f.put("fpga_lo", fpga & 0xFFFF_FFFFL);
+        f.put("fpga_hi", fpga >>> 32);
+        f.put("offset", offset);
+        f.put("bytes", bytes);
+        f.put("region", region);
+        f.put("tag", tag & 0xFFFF_FFFFL);
+        f.put("kind", Layout.KIND_REGION);
+        return Layout.CLDESC_REGION.pack(f);
+    }
+
+    /**
+     * The rules of a region request's own fields ({@link #cldescRegion}): a length that is a
+     * multiple of 4 in 4 .. 4 GB - 4, an offset that is a multiple of 4 below 2^32, a dword-aligned
+     * FPGA address.
+     *
+     * @throws IllegalArgumentException naming the field and its rule
+     */
+    public static void checkRegionRequest(long offset, long bytes, long fpga) {
         long maxBytes = (1L << Layout.CLDESC_REGION.field("bytes").width()) - 4;
         if (bytes < 4 || bytes > maxBytes || (bytes & 3) != 0) {
             throw new IllegalArgumentException("region request of " + bytes + " bytes: the length must be a multiple of 4 in 4.."
@@ -62,14 +82,5 @@ public final class Descriptors {
             throw new IllegalArgumentException("region request to FPGA address 0x" + Long.toHexString(fpga)
                     + ": the address must be a multiple of 4 (the data movers move dwords)");
         }
-        Map<String, Number> f = new LinkedHashMap<>();
-        f.put("fpga_lo", fpga & 0xFFFF_FFFFL);
-        f.put("fpga_hi", fpga >>> 32);
-        f.put("offset", offset);
-        f.put("bytes", bytes);
-        f.put("region", region);
-        f.put("tag", tag & 0xFFFF_FFFFL);
-        f.put("kind", Layout.KIND_REGION);
-        return Layout.CLDESC_REGION.pack(f);
     }
 }

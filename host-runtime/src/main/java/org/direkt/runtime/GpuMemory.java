@@ -104,6 +104,16 @@ abstract sealed class GpuMemory implements AutoCloseable permits GpuMemory.OnCud
         return new OnCuda(cuda, 0);
     }
 
+    /** The GPU memory a session opened with {@code choice} uses. */
+    static GpuMemory of(Session.Gpu choice) {
+        return switch (choice) {
+            case AUTO -> firstGpuOrNone();
+            case SIMULATED -> StandIn.simulated();
+            case NONE -> StandIn.none("no GPU (the session was opened with Gpu.NONE), so there is no GPU memory to export for"
+                    + " peer-to-peer; host memory stands in for GPU memory");
+        };
+    }
+
     /** Whether {@link #firstGpuOrNone()} would find a GPU (loads and initialises the driver when present). */
     static boolean gpuPresent() {
         try {

@@ -163,7 +163,12 @@ public final class ClContext implements AutoCloseable {
 
     /** Blocking write of the whole segment to the start of the buffer. */
     public void write(ClBuffer buffer, MemorySegment data) {
-        cl.enqueueWriteBuffer(queue, buffer.handle(), 0, data, data.byteSize());
+        write(buffer, 0, data);
+    }
+
+    /** Blocking write of the whole segment to byte {@code offset} of the buffer. */
+    public void write(ClBuffer buffer, long offset, MemorySegment data) {
+        cl.enqueueWriteBuffer(queue, buffer.handle(), offset, data, data.byteSize());
     }
 
     /** Blocking read of {@code data.length} bytes from the start of the buffer. */
@@ -173,7 +178,12 @@ public final class ClContext implements AutoCloseable {
 
     /** Blocking read of {@code data.byteSize()} bytes from the start of the buffer. */
     public void read(ClBuffer buffer, MemorySegment data) {
-        cl.enqueueReadBuffer(queue, buffer.handle(), 0, data, data.byteSize());
+        read(buffer, 0, data);
+    }
+
+    /** Blocking read of {@code data.byteSize()} bytes from byte {@code offset} of the buffer. */
+    public void read(ClBuffer buffer, long offset, MemorySegment data) {
+        cl.enqueueReadBuffer(queue, buffer.handle(), offset, data, data.byteSize());
     }
 
     /** Runs the kernel over a 1-D range of {@code globalSize} work items and waits for it. */

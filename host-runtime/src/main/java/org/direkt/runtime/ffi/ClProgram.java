@@ -2,6 +2,7 @@
 package org.direkt.runtime.ffi;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /** A built OpenCL program ({@link ClContext#build}); closing it releases it. */
 public final class ClProgram implements AutoCloseable {
@@ -22,6 +23,11 @@ public final class ClProgram implements AutoCloseable {
     /** Creates the kernel {@code name}; an unknown name throws naming CL_INVALID_KERNEL_NAME. */
     public ClKernel kernel(String name) {
         return new ClKernel(owner.openCl(), owner.openCl().createKernel(handle, name), name);
+    }
+
+    /** The names of the program's kernels. */
+    public List<String> kernelNames() {
+        return owner.openCl().programKernelNames(handle);
     }
 
     /** The program's device binary, for caching (see {@link ClContext#buildFromBinary}). */

@@ -83,6 +83,8 @@ public final class OpenCl {
     public static final int CL_PROGRAM_BINARY_SIZES = 0x1165;
     /** cl_program_info CL_PROGRAM_BINARIES (unsigned char*[]). */
     public static final int CL_PROGRAM_BINARIES = 0x1166;
+    /** cl_program_info CL_PROGRAM_KERNEL_NAMES (char[]: names separated by semicolons; OpenCL 1.2). */
+    public static final int CL_PROGRAM_KERNEL_NAMES = 0x1168;
     /** cl_program_build_info CL_PROGRAM_BUILD_LOG (string). */
     public static final int CL_PROGRAM_BUILD_LOG = 0x1183;
 
@@ -463,6 +465,21 @@ public final class OpenCl {
             check("clGetProgramInfo(CL_PROGRAM_BINARIES)", call(() -> (int) clGetProgramInfo.invokeExact(
                     program, CL_PROGRAM_BINARIES, ADDRESS.byteSize() * n, pointers, MemorySegment.NULL)));
             return buffers[0].asSlice(0, sizes.getAtIndex(SIZE_T, 0)).toArray(JAVA_BYTE);
+        }
+    }
+
+    /** The kernels of a built program ({@code clGetProgramInfo} with CL_PROGRAM_KERNEL_NAMES), in the order it lists them. */
+    public List<String> programKernelNames(MemorySegment program) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment size = arena.allocate(SIZE_T);
+            check("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES) size", call(() -> (int) clGetProgramInfo.invokeExact(
+                    program, CL_PROGRAM_KERNEL_NAMES, 0L, MemorySegment.NULL, size)));
+            long n = size.get(SIZE_T, 0);
+            MemorySegment names = arena.allocate(Math.max(n, 1));
+            check("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)", call(() -> (int) clGetProgramInfo.invokeExact(
+                    program, CL_PROGRAM_KERNEL_NAMES, n, names, MemorySegment.NULL)));
+            String text = names.getString(0);
+            return text.isEmpty() ? List.of() : List.of(text.split(";"));
         }
     }
 

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+package org.direkt.runtime.board;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.math.BigInteger;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.direkt.generators.bridge.Layout;
+import org.direkt.runtime.device.BusRange;
+import org.direkt.runtime.device.KernelCall;
+import org.direkt.runtime.device.OverlayManifest;
+import org.direkt.runtime.ffi.ClBuffer;
+import org.direkt.runtime.ffi.ClContext;
+import org.direkt.runtime.ffi.CsrDevice;
+import org.direkt.runtime.pcie.Bytes;
+
+/**
+ * What only a board has, standing in for it beside a {@link BoardDevice} on PoCL: the bridge's
+ * registers as memory that behaves as the bridge's where a session needs it (MAGIC, VERSION, the
+ * window entries, the page and region tables by their write sequences), the kernels' channels as
+ * the header's emulated channels (buffers after the kernel's own arguments), and the bridge's
+ * checks and data movers, which take each descriptor or region request the kernel wrote, check it
+ * in the order of {@link Layout.Error}, move its bytes between the PCIe memory the session mapped
+ * and FPGA memory (the device's buffer), and answer a tagged status.
+ *
+ * <p>In emulation a kernel's wait returns what the host put in the status channel before the
+ * launch; the stand-in puts a marker there, checks that the kernel handed the marker back through
+ * its status argument (so the argument and the channel are wired), and answers the status the
+ * launch reports after the kernel ran.
+ */
+public final class BridgeStandIn implements CsrAccess, Fabric {
+    /** What the emulated channels hold before a launch: no descriptor has all its words all ones, and the status reads as none. */
+    public static final long MARKER = -1L;
+    private static final int DESC_BYTES = Layout.CLDESC.bits() / 8;
+    private static final long PAGE = 1L << Layout.PAGE_BITS;
+
+    private final OverlayManifest manifest;
+    private final Map<String, Long> registers = new HashMap<>();
+    /** The bridge's register names by their byte offsets in the CSR. */
+    private final Map<Long, String> names = new HashMap<>();
+    private final long[] pages;
+    private final long[] regionBytes;
+    private final long[] regionCtrl;
+    private final TreeMap<Long, BusRange> mapped = new TreeMap<>();
+    private final List<long[]> descriptors = new ArrayList<>();
+    private ClContext cl;
+    private ClBuffer fpgaMemory;
+    private final ClBuffer[] channels = new ClBuffer[4];
+    private long pageIndex;
+    private long pageLo;
+    private int select;
+    private long bytes;
+    private boolean refused;
+    private boolean closed;
+
+    public BridgeStandIn(OverlayManifest manifest) {
+        this.manifest = manifest;
+        manifest.registers().keySet().forEach(n -> names.put(manifest.byteOffset(n), n));
+        registers.put("MAGIC", Layout.CSR_MAGIC);
+        registers.put("VERSION", (long) Layout.VERSION);
+        pages = new long[manifest.bridge().regionPages()];
+        regionBytes = new long[manifest.bridge().regions()];
+        regionCtrl = new long[manifest.bridge().regions()];
+    }
+
+    /** Sets a register as a bitstream would have it (another MAGIC, another VERSION). */
+    public BridgeStandIn with(String name, long value) {
+        registers.put(name, value);
+        return this;
+    }
+
+    /** Every descriptor the kernels wrote into the channels, as 8 words, in order. */
+    public List<long[]> descriptors() {
+        return List.copyOf(descriptors);
+    }
+
+    public boolean closed() {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------- the registers
+
+    @Override
+    public String where() {
+        return "the bridge stand-in's registers";
+    }
+
+    private String name(long offset) {
+        String name = names.get(offset);
+        if (name == null) {
+            throw new CsrWindowException(CsrWindowException.Reason.OUTSIDE_THE_WINDOW, CsrDevice.ERANGE, "register "
+                    + Bytes.hex(offset) + " is not one of the bridge's");
+        }
+        return name;
+    }
+
+    @Override
+    public int read32(long offset) {
+        String name = name(offset);
+        return (int) switch (name) {
+            case "PAGE_INDEX" -> pageIndex;
+            case "REGION_LENGTH" -> regionBytes[select];
+            case "REGION_CTRL" -> regionCtrl[select];
+            case "REGION_STATUS" -> refused ? 1 : 0;
+            default -> registers.getOrDefault(name, 0L);
+        };
+    }
+
+    @Override
+    public void write32(long offset, int value) {
+        long v = Integer.toUnsignedLong(value);
+        switch (name(offset)) {
+            case "PAGE_INDEX" -> pageIndex = v;
+            case "PAGE_LO" -> pageLo = v;
+            case "PAGE_HI" -> {
+                if (refused || pageIndex >= pages.length) {
+                    refused = true;
+                } else {
+                    pages[(int) pageIndex++] = v << 32 | pageLo;
+                }
+            }
+            case "REGION_SELECT" -> select = (int) v;
+            case "REGION_BYTES" -> bytes = v;
+            case "REGION_CTRL" -> {
+                regionBytes[select] = bytes;
+                regionCtrl[select] = v;
+            }
+            case "REGION_STATUS" -> refused = false;
+            default -> registers.put(name(offset), v);
+        }
+    }
+
+    // ---------------------------------------------------------------- the channels
+
+    @Override
+    public void attach(ClContext context, ClBuffer memory) {
+        this.cl = context;
+        this.fpgaMemory = memory;
+        for (int i = 0; i < 4; i++) {
+            channels[i] = context.buffer(i % 2 == 0 ? DESC_BYTES : 8);  // rd desc, rd status, wr desc, wr status
+        }
+    }
+
+    @Override
+    public List<ClBuffer> channelArgs(KernelCall call) {
+        byte[] marks = new byte[DESC_BYTES];
+        Arrays.fill(marks, (byte) 0xFF);
+        for (int i = 0; i < 4; i++) {
+            cl.write(channels[i], MemorySegment.ofArray(marks).asSlice(0, channels[i].size()));
+        }
+        return List.of(channels);
+    }
+
+    @Override
+    public long[] statuses(KernelCall call, long[] written) {
+        if (written.length != 1 || written[0] != MARKER) {
+            throw new AssertionError(call.kernel() + " handed back " + Arrays.toString(written) + ", not the status its"
+                    + " channel held");
+        }
+        long[] rd = words(channels[0]);
+        long[] wr = words(channels[2]);
+        boolean toFpga = !untouched(rd);
+        if (toFpga == !untouched(wr)) {
+            throw new AssertionError(call.kernel() + " wrote " + (toFpga ? "both channels" : "neither channel"));
+        }
+        long[] desc = toFpga ? rd : wr;
+        descriptors.add(desc);
+        return new long[] {execute(toFpga, desc)};
+    }
+
+    private long[] words(ClBuffer b) {
+        MemorySegment s = MemorySegment.ofArray(new byte[DESC_BYTES]);
+        cl.read(b, s);
+        long[] w = new long[Layout.CLDESC_WORDS];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 4L * i));
+        }
+        return w;
+    }
+
+    private static boolean untouched(long[] words) {
+        for (long w : words) {
+            if (w != 0xFFFF_FFFFL) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void map(List<BusRange> ranges) {
+        ranges.forEach(r -> mapped.put(r.bus(), r));
+    }
+
+    @Override
+    public void unmap(List<BusRange> ranges) {
+        ranges.forEach(r -> mapped.remove(r.bus()));
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            for (ClBuffer b : channels) {
+                if (b != null) {
+                    b.close();
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the checks and the movers
+
+    /** The descriptor's checks, its bytes moved when it passes them, and its tagged status. */
+    private long execute(boolean toFpga, long[] words) {
+        BigInteger value = BigInteger.ZERO;
+        for (int i = words.length - 1; i >= 0; i--) {
+            value = value.shiftLeft(32).or(BigInteger.valueOf(words[i]));
+        }
+        boolean regions = manifest.bridge().regionsAddressing();
+        Map<String, BigInteger> f = (regions ? Layout.CLDESC_REGION : Layout.CLDESC).unpack(value);
+        long tag = f.get("tag").longValue();
+        Layout.Error error = regions ? region(toFpga, f) : raw(toFpga, f);
+        long moved = error == Layout.Error.OK ? (regions ? f.get("bytes") : f.get("dwords").shiftLeft(2)).longValue() : 0;
+        return Layout.KERNEL_STATUS_TAGGED.pack(Map.of("tag", tag, "error", error.code(), "elapsed", 1 + moved / 64)).longValue();
+    }
+
+    private Layout.Error raw(boolean toFpga, Map<String, BigInteger> f) {
+        long src = f.get("src_hi").longValue() << 32 | f.get("src_lo").longValue();
+        long dst = f.get("dst_hi").longValue() << 32 | f.get("dst_lo").longValue();
+        long n = f.get("dwords").longValue() * 4;
+        long gpu = toFpga ? src : dst;
+        long fpga = toFpga ? dst : src;
+        if (f.get("flags").signum() != 0 || f.get("reserved").signum() != 0) {
+            return Layout.Error.RESERVED;
+        } else if (f.get("len_overflow").signum() != 0) {
+            return Layout.Error.TOO_LONG;
+        } else if (n == 0) {
+            return Layout.Error.ZERO_LENGTH;
+        } else if (f.get("id").signum() != 0) {
+            return Layout.Error.BAD_ID;
+        } else if (((src | dst) & 3) != 0) {
+            return Layout.Error.UNALIGNED;
+        } else if (!inWindow(gpu, n, toFpga)) {
+            return Layout.Error.WINDOW;
+        } else if (fpga + n > fpgaBytes()) {
+            return Layout.Error.FPGA_RANGE;
+        }
+        move(toFpga, gpu, fpga, n);
+        return Layout.Error.OK;
+    }
+
+    /** Inside an enabled window that allows the direction: equal to its base in every bit from its size up. */
+    private boolean inWindow(long gpu, long n, boolean toFpga) {
+        for (List<String> entry : manifest.windows().orElseThrow().names()) {
+            long ctrl = registers.getOrDefault(entry.get(3), 0L);
+            long base = registers.getOrDefault(entry.get(1), 0L) << 32 | registers.getOrDefault(entry.get(0), 0L);
+            int log2 = (int) Math.min(Layout.WINDOW_MAX_LOG2, Math.max(Layout.WINDOW_MIN_LOG2,
+                    registers.getOrDefault(entry.get(2), 0L) & 0x3F));
+            boolean allowed = (ctrl & 1) != 0 && (ctrl & (toFpga ? 2 : 4)) != 0;
+            if (allowed && gpu >>> log2 == base >>> log2 && (gpu + n - 1) >>> log2 == base >>> log2) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Layout.Error region(boolean toFpga, Map<String, BigInteger> f) {
+        int r = f.get("region").intValue();
+        long offset = f.get("offset").longValue();
+        long n = f.get("bytes").longValue();
+        long fpga = f.get("fpga_hi").longValue() << 32 | f.get("fpga_lo").longValue();
+        if (f.get("reserved_x4").signum() != 0 || f.get("reserved_x6").signum() != 0 || f.get("reserved").signum() != 0) {
+            return Layout.Error.RESERVED;
+        } else if (f.get("kind").intValue() != Layout.KIND_REGION) {
+            return Layout.Error.KIND;
+        }
+        Map<String, BigInteger> ctrl = r < regionCtrl.length ? Layout.CSR_REGION_CTRL.unpack(BigInteger.valueOf(regionCtrl[r])) : null;
+        if (ctrl == null || regionBytes[r] == 0 || ctrl.get(toFpga ? "allow_rd" : "allow_wr").signum() == 0) {
+            return Layout.Error.REGION;
+        } else if (offset + n > regionBytes[r]) {
+            return Layout.Error.REGION_RANGE;
+        } else if (fpga + n > fpgaBytes()) {
+            return Layout.Error.FPGA_RANGE;
+        }
+        int first = ctrl.get("first").intValue();
+        for (long at = 0; at < n; ) {
+            long inRegion = offset + at;
+            long piece = Math.min(n - at, PAGE - inRegion % PAGE);
+            move(toFpga, pages[first + (int) (inRegion / PAGE)] + inRegion % PAGE, fpga + at, piece);
+            at += piece;
+        }
+        return Layout.Error.OK;
+    }
+
+    private long fpgaBytes() {
+        return Math.min(manifest.bridge().fpgaMemBytes(), fpgaMemory.size());
+    }
+
+    /** {@code n} bytes between bus address {@code bus} and FPGA address {@code fpga}, through what the session mapped. */
+    private void move(boolean toFpga, long bus, long fpga, long n) {
+        MemorySegment data = MemorySegment.ofArray(new byte[(int) n]);
+        if (toFpga) {
+            bus(bus, data, false);
+            cl.write(fpgaMemory, fpga, data);
+        } else {
+            cl.read(fpgaMemory, fpga, data);
+            bus(bus, data, true);
+        }
+    }
+
+    private void bus(long bus, MemorySegment data, boolean write) {
+        for (long pos = 0; pos < data.byteSize(); ) {
+            Map.Entry<Long, BusRange> e = mapped.floorEntry(bus + pos);
+            if (e == null || !e.getValue().holds(bus + pos, 1)) {
+                throw new AssertionError("the data movers reached bus address " + Bytes.hex(bus + pos) + ", which is not mapped");
+            }
+            BusRange r = e.getValue();
+            long off = bus + pos - r.bus();
+            MemorySegment part = data.asSlice(pos, Math.min(data.byteSize() - pos, r.size() - off));
+            if (write) {
+                r.backing().write(r.offset() + off, part);
+            } else {
+                r.backing().read(r.offset() + off, part);
+            }
+            pos += part.byteSize();
+        }
+    }
+}

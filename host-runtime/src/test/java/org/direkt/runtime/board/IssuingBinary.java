@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+package org.direkt.runtime.board;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.direkt.runtime.ffi.ClContext;
+import org.direkt.runtime.ffi.ClProgram;
+import org.direkt.runtime.ffi.OpenCl;
+import org.direkt.runtime.ffi.OpenClException;
+
+/**
+ * The runtime's issuing kernels ({@code direkt_issue.cl}) as a board's binary stands in for an
+ * {@code .aocx} on PoCL: built from source against an overlay's header in the header's emulation
+ * mode, its {@code CL_PROGRAM_BINARIES} written to a file that a {@link BoardDevice} then loads.
+ */
+public final class IssuingBinary {
+    /** PoCL's platform name. */
+    public static final String POCL = "Portable Computing Language";
+
+    private IssuingBinary() {
+    }
+
+    /** Whether the ICD loader is installed and finds PoCL with a device (the tests that need it are skipped otherwise). */
+    public static boolean poclPresent() {
+        if (!OpenCl.isAvailable()) {
+            return false;
+        }
+        try {
+            ClContext.openRequired(POCL).close();
+            return true;
+        } catch (OpenClException e) {
+            return false;
+        }
+    }
+
+    /** Builds the issuing kernels against {@code overlay}'s {@code include/direkt_dma.h} and writes the binary to {@code out}. */
+    public static Path build(Path overlay, Path out) throws IOException {
+        String source;
+        try (InputStream in = IssuingBinary.class.getResourceAsStream("/org/direkt/runtime/opencl/direkt_issue.cl")) {
+            source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String options = "-I " + overlay.resolve("include").toAbsolutePath() + " -DDIREKT_EMULATION -DDIREKT_EMU_SLOTS=1U";
+        try (ClContext cl = ClContext.openRequired(POCL); ClProgram p = cl.build(source, options)) {
+            Files.write(out, p.binary());
+        }
+        return out;
+    }
+}
