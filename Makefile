@@ -17,7 +17,7 @@ PYTEST := $(abspath $(VENV))/bin/pytest
 # Short benches in `make test`; `make regress` sets DIREKT_REGRESS=1 for the long form.
 SIMS := verilator icarus
 
-# README's measured tables must be what bench/results hold (bench/readme_tables.py renders them).
+# The measured tables of README.md and docs/ must be what bench/results hold (bench/readme_tables.py renders them).
 readme-check:
 	@python3 bench/readme_tables.py --check
 
@@ -26,17 +26,27 @@ readme-check:
 bench-check:
 	@python3 bench/ecp5_outreg.py --self-test
 
+# The documentation site (mkdocs.yml, docs/) into build/docs, built by the venv's MkDocs in strict mode: a
+# link to a page or an anchor that does not exist fails it; then README.md's links are checked against it.
+docs: setup
+	@$(PY) scripts/docs_check.py
+
+# The same, after showing that a broken link and a broken anchor fail each check (part of make test).
+docs-check: setup
+	@$(PY) scripts/docs_check.py --self-test
+
 # Every source file names its licence (SPDX); the check first shows it can fail.
 licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check bench-check licence-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check bench-check licence-check docs docs-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
-	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus) as timed stages"
+	@echo "make test     install what is missing, run every test (JUnit, lint, formal proofs, cocotb on Verilator and Icarus, the docs' links) as timed stages"
 	@echo "make test-plan  which test and proof runs in make test and which in make regress"
+	@echo "make docs     the documentation site into build/docs (open build/docs/index.html); its links and README's checked"
 	@echo "make fault-check  each simulated fault (DIREKT_SIM_FAULT) fails the bridge bench make test runs"
 	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
 	@echo "make test-importer  the importer in Debian's kernel under QEMU: every case, without and with an IOMMU, and from Java"
@@ -65,7 +75,7 @@ build: setup
 
 # Every test, as timed stages (scripts/stages.py): setup and build once, then the stages in order, two
 # targets side by side where a stage names two; a table of each stage's wall time against its budget
-# ends every run (README, "Where the time goes"). `make test-plan` lists which tests run where.
+# ends every run (docs/testing.md, "Where the time goes"). `make test-plan` lists which tests run where.
 test:
 	@python3 scripts/stages.py test
 
@@ -192,7 +202,7 @@ bench-area: build
 bench-fifo: build
 	$(PY) bench/fifo.py
 
-# Each bench rewrites README's tables from its results, also when a bound is missed (then it exits 1).
+# Each bench rewrites its tables (README.md, docs/) from its results, also when a bound is missed (then it exits 1).
 bench-bridge: build
 	$(PY) bench/bridge.py; rc=$$?; python3 bench/readme_tables.py --write; exit $$rc
 
@@ -214,7 +224,7 @@ bench-timing: build
 	$(PY) bench/timing.py; rc=$$?; python3 bench/readme_tables.py --write; exit $$rc
 
 # The bounce path's CUDA half on this machine's GPU, into bench/results/bounce-<device>.json, then
-# README's table; without a GPU it says so, writes nothing and fails. (Not part of `make bench`:
+# its table (docs/host-runtime.md); without a GPU it says so, writes nothing and fails. (Not part of `make bench`:
 # that runs anywhere.) A GPU machine without Java runs it from the bundle: scripts/gpu-bundle.sh.
 bench-bounce: build
 	java --enable-native-access=ALL-UNNAMED \
@@ -224,7 +234,7 @@ bench-bounce: build
 
 # A Session on its simulated FPGA, wall time on this machine: session start (simulator build cached) and
 # copies GPU -> FPGA -> GPU of 4 KB .. 4 MB on both paths, into bench/results/session.json, then
-# README's table. It exits 1 when a start takes over 10 s or a 256 KB copy over 1 s.
+# its table (docs/host-runtime.md). It exits 1 when a start takes over 10 s or a 256 KB copy over 1 s.
 bench-session: build
 	@bin/direkt overlay --bsp examples/bsp/direkt_ref --out build/bench-session/overlay > build/bench-session.log
 	java --enable-native-access=ALL-UNNAMED \

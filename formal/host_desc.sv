@@ -4,8 +4,8 @@
 // (wr) on the Read Data Mover): its bookkeeping of table fetches, hand-overs and completion flags,
 // and the routing of mover statuses by ID range.
 //
-// The IP is instantiated unchanged from ../ip (the front and its two sides u_rd, u_wr with their
-// entry stores u_entries). formal/run.py reads this file with
+// The IP is instantiated unchanged from ../ip (the front and its two sides u_rd, u_wr, each with its
+// RAM of a batch's entries). formal/run.py reads this file with
 //   read_verilog -formal -D DUT=<module> -D CHECK_<property>
 // Exactly one CHECK_<property> selects the property under proof; the helper invariants are asserted
 // in every run (CHECK_helpers proves them alone). The per-side bookkeeping is fv_host_desc_side,
@@ -35,15 +35,20 @@
 //@tap f_rd_rc_lo    = dut.u_rd.rc_base_lo
 //@tap f_rd_rc_hi    = dut.u_rd.rc_base_hi
 //@tap f_rd_fpend    = dut.u_rd.fetch_pending
-//@tap f_rd_fdesc    = dut.u_rd.fetch_desc
+//@tap f_rd_fdesc    = dut.u_rd_fetch_data
 //@tap f_rd_reported = dut.u_rd.fetch_reported
 //@tap f_rd_failed   = dut.u_rd.fetch_failed_q
-//@tap f_rd_qwr      = dut.u_rd.u_entries.wr_ptr
-//@tap f_rd_qrd      = dut.u_rd.u_entries.rd_ptr
-//@tap f_rd_qout     = dut.u_rd.u_entries.out_valid
-//@tap f_rd_qcount   = dut.u_rd.u_entries.count_q
-//@tap f_rd_qready   = dut.u_rd.u_entries.ready_q
+//@tap f_rd_ridx     = dut.u_rd.read_index
+//@tap f_rd_rvalid   = dut.u_rd.read_valid
+//@tap f_rd_hvalid   = dut.u_rd.head_valid
+//@tap f_rd_expect   = dut.u_rd.expecting
 //@tap f_rd_flag_v   = dut.u_rd_flag_valid
+//@tap f_rd_flag_q   = dut.u_rd.flag_q_valid
+//@tap f_rd_flag_lo  = dut.u_rd.flag_q_low
+//@tap f_rd_flag_c   = dut.u_rd.flag_q_carry
+//@tap f_rd_hinc     = dut.u_rd.rc_base_high_inc
+//@tap f_rd_lastid   = dut.u_rd.last_id
+//@tap f_rd_held     = dut.u_rd.handed_held
 //@tap f_rd_flag_r   = dut.u_rd_flag_ready
 //@tap f_rd_flag_d   = dut.u_rd_flag_data
 //@tap f_rd_entry_v  = dut.u_rd_entry_valid
@@ -72,15 +77,20 @@
 //@tap f_wr_rc_lo    = dut.u_wr.rc_base_lo
 //@tap f_wr_rc_hi    = dut.u_wr.rc_base_hi
 //@tap f_wr_fpend    = dut.u_wr.fetch_pending
-//@tap f_wr_fdesc    = dut.u_wr.fetch_desc
+//@tap f_wr_fdesc    = dut.u_wr_fetch_data
 //@tap f_wr_reported = dut.u_wr.fetch_reported
 //@tap f_wr_failed   = dut.u_wr.fetch_failed_q
-//@tap f_wr_qwr      = dut.u_wr.u_entries.wr_ptr
-//@tap f_wr_qrd      = dut.u_wr.u_entries.rd_ptr
-//@tap f_wr_qout     = dut.u_wr.u_entries.out_valid
-//@tap f_wr_qcount   = dut.u_wr.u_entries.count_q
-//@tap f_wr_qready   = dut.u_wr.u_entries.ready_q
+//@tap f_wr_ridx     = dut.u_wr.read_index
+//@tap f_wr_rvalid   = dut.u_wr.read_valid
+//@tap f_wr_hvalid   = dut.u_wr.head_valid
+//@tap f_wr_expect   = dut.u_wr.expecting
 //@tap f_wr_flag_v   = dut.u_wr_flag_valid
+//@tap f_wr_flag_q   = dut.u_wr.flag_q_valid
+//@tap f_wr_flag_lo  = dut.u_wr.flag_q_low
+//@tap f_wr_flag_c   = dut.u_wr.flag_q_carry
+//@tap f_wr_hinc     = dut.u_wr.rc_base_high_inc
+//@tap f_wr_lastid   = dut.u_wr.last_id
+//@tap f_wr_held     = dut.u_wr.handed_held
 //@tap f_wr_flag_r   = dut.u_wr_flag_ready
 //@tap f_wr_flag_d   = dut.u_wr_flag_data
 //@tap f_wr_entry_v  = dut.u_wr_entry_valid
@@ -159,21 +169,24 @@ module fv_host_desc (
 
   // ---------------------------------------------------------------- taps
   wire [1:0] f_k0 = 2'd0, f_k1 = 2'd1, f_k2 = 2'd2, f_k3 = 2'd3;
-  wire         f_rd_room, f_rd_busy, f_rd_req, f_rd_ends, f_rd_fpend, f_rd_reported, f_rd_failed, f_rd_qout;
+  wire         f_rd_room, f_rd_busy, f_rd_req, f_rd_ends, f_rd_fpend, f_rd_reported, f_rd_failed;
+  wire         f_rd_rvalid, f_rd_hvalid, f_rd_expect;
   wire [1:0]   f_rd_chead, f_rd_first, f_rd_tsize, f_rd_ring0, f_rd_ring1, f_rd_ring2, f_rd_ring3;
-  wire [2:0]   f_rd_count, f_rd_arrived, f_rd_issued, f_rd_wptr, f_rd_cptr, f_rd_fptr, f_rd_qwr, f_rd_qrd,
-               f_rd_qcount;
-  wire         f_rd_qready;
+  wire [2:0]   f_rd_count, f_rd_arrived, f_rd_issued, f_rd_wptr, f_rd_cptr, f_rd_fptr, f_rd_ridx;
   wire [7:0]   f_rd_last, f_rd_prev;
   wire [31:0]  f_rd_rc_lo, f_rd_rc_hi;
   wire [159:0] f_rd_fdesc, f_rd_entry_d;
+  wire         f_rd_flag_q, f_wr_flag_q, f_rd_flag_c, f_wr_flag_c;
+  wire [12:0]  f_rd_flag_lo, f_wr_flag_lo;
+  wire [50:0]  f_rd_hinc, f_wr_hinc;
+  wire [1:0]   f_rd_lastid, f_wr_lastid;
+  wire [2:0]   f_rd_held, f_wr_held;
   wire         f_rd_flag_v, f_rd_flag_r, f_rd_entry_v, f_rd_entry_r, f_rd_done;
   wire [63:0]  f_rd_flag_d;
-  wire         f_wr_room, f_wr_busy, f_wr_req, f_wr_ends, f_wr_fpend, f_wr_reported, f_wr_failed, f_wr_qout;
+  wire         f_wr_room, f_wr_busy, f_wr_req, f_wr_ends, f_wr_fpend, f_wr_reported, f_wr_failed;
+  wire         f_wr_rvalid, f_wr_hvalid, f_wr_expect;
   wire [1:0]   f_wr_chead, f_wr_first, f_wr_tsize, f_wr_ring0, f_wr_ring1, f_wr_ring2, f_wr_ring3;
-  wire [2:0]   f_wr_count, f_wr_arrived, f_wr_issued, f_wr_wptr, f_wr_cptr, f_wr_fptr, f_wr_qwr, f_wr_qrd,
-               f_wr_qcount;
-  wire         f_wr_qready;
+  wire [2:0]   f_wr_count, f_wr_arrived, f_wr_issued, f_wr_wptr, f_wr_cptr, f_wr_fptr, f_wr_ridx;
   wire [7:0]   f_wr_last, f_wr_prev;
   wire [31:0]  f_wr_rc_lo, f_wr_rc_hi;
   wire [159:0] f_wr_fdesc, f_wr_entry_d;
@@ -212,8 +225,8 @@ module fv_host_desc (
     .wptr(f_rd_wptr), .cptr(f_rd_cptr), .fptr(f_rd_fptr), .chead(f_rd_chead), .room(f_rd_room),
     .ring0(f_rd_ring0), .ring1(f_rd_ring1), .ring2(f_rd_ring2), .ring3(f_rd_ring3),
     .rc({f_rd_rc_hi, f_rd_rc_lo}), .fpend(f_rd_fpend), .fdesc(f_rd_fdesc), .reported(f_rd_reported), .failed(f_rd_failed),
-    .qwr(f_rd_qwr), .qrd(f_rd_qrd), .qout(f_rd_qout), .qcount(f_rd_qcount), .qready(f_rd_qready),
-    .flag_v(f_rd_flag_v), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
+    .ridx(f_rd_ridx), .rvalid(f_rd_rvalid), .hvalid(f_rd_hvalid), .expecting(f_rd_expect),
+    .flag_v(f_rd_flag_v), .flag_q(f_rd_flag_q), .flag_lo(f_rd_flag_lo), .flag_c(f_rd_flag_c), .hinc(f_rd_hinc), .lastid(f_rd_lastid), .held_ids(f_rd_held), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
     .entry_v(f_rd_entry_v), .entry_r(f_rd_entry_r), .entry_d(f_rd_entry_d), .idle(f_idle_rd),
     .flags(f_rd_flags), .unwritten(f_rd_unwritten), .moving(f_rd_moving)
   );
@@ -227,8 +240,8 @@ module fv_host_desc (
     .wptr(f_wr_wptr), .cptr(f_wr_cptr), .fptr(f_wr_fptr), .chead(f_wr_chead), .room(f_wr_room),
     .ring0(f_wr_ring0), .ring1(f_wr_ring1), .ring2(f_wr_ring2), .ring3(f_wr_ring3),
     .rc({f_wr_rc_hi, f_wr_rc_lo}), .fpend(f_wr_fpend), .fdesc(f_wr_fdesc), .reported(f_wr_reported), .failed(f_wr_failed),
-    .qwr(f_wr_qwr), .qrd(f_wr_qrd), .qout(f_wr_qout), .qcount(f_wr_qcount), .qready(f_wr_qready),
-    .flag_v(f_wr_flag_v), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
+    .ridx(f_wr_ridx), .rvalid(f_wr_rvalid), .hvalid(f_wr_hvalid), .expecting(f_wr_expect),
+    .flag_v(f_wr_flag_v), .flag_q(f_wr_flag_q), .flag_lo(f_wr_flag_lo), .flag_c(f_wr_flag_c), .hinc(f_wr_hinc), .lastid(f_wr_lastid), .held_ids(f_wr_held), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
     .entry_v(f_wr_entry_v), .entry_r(f_wr_entry_r), .entry_d(f_wr_entry_d), .idle(f_idle_wr),
     .flags(f_wr_flags), .unwritten(f_wr_unwritten), .moving(f_wr_moving)
   );
@@ -283,14 +296,17 @@ module fv_host_desc_side #(
   input wire [63:0]   dcm_address,
   input wire [31:0]   dcm_writedata,
   input wire          dcm_pending,
-  input wire          busy, requested, ends, fpend, reported, failed, qout, room,
+  input wire          busy, requested, ends, fpend, reported, failed, room, rvalid, hvalid, expecting,
   input wire [1:0]    first, tsize, ring0, ring1, ring2, ring3, chead,
-  input wire [2:0]    count, arrived, issued, wptr, cptr, fptr, qwr, qrd, qcount,
-  input wire          qready,
+  input wire [2:0]    count, arrived, issued, wptr, cptr, fptr, ridx,
   input wire [7:0]    last_ptr, prev,
   input wire [63:0]   rc,
   input wire [159:0]  fdesc, entry_d,
-  input wire          flag_v, flag_r, entry_v, entry_r,
+  input wire          flag_v, flag_q, flag_r, entry_v, entry_r, flag_c,
+  input wire [12:0]   flag_lo,
+  input wire [50:0]   hinc,
+  input wire [1:0]    lastid,
+  input wire [2:0]    held_ids,
   input wire [63:0]   flag_d,
   output wire         idle,        // every ID asked for has its flag written
   output wire [2:0]   flags,       // flags written
@@ -349,7 +365,8 @@ module fv_host_desc_side #(
   end
 
   // ---------------------------------------------------------------- helpers
-  wire [2:0] fill = qwr - qrd + {2'b0, qout};                  // entries in the store
+  // entries taken and not yet handed over: in the RAM below read_index, then the read register, then the head
+  wire [2:0] held = {2'b0, rvalid} + {2'b0, hvalid};
   wire [1:0] next_id = prev == 8'hFF ? 2'd0 : prev[1:0] + 2'd1;
   wire [2:0] end_id = {1'b0, first} + count - 3'd1;
   wire [2:0] rest = requested ? dist(ends ? 8'hFF : {5'd0, end_id}, last_ptr) : 3'd0;
@@ -359,7 +376,8 @@ module fv_host_desc_side #(
   wire live0 = {1'b0, 2'd0 - fptr[1:0]} < live, live1 = {1'b0, 2'd1 - fptr[1:0]} < live;
   wire live2 = {1'b0, 2'd2 - fptr[1:0]} < live, live3 = {1'b0, 2'd3 - fptr[1:0]} < live;
   always @* if (f_past && !rst) begin
-    h_store: assert (qwr - qrd <= 3'd4 && fill <= 3'd4 && qcount == fill && qready == (fill != 3'd4));
+    h_store: assert (ridx <= arrived && ridx - issued == held);
+    h_expecting: assert (expecting == (busy && arrived != count));
     h_table: assert (tsize == 2'd3 && f_last == last_ptr && (last_ptr <= 8'd3 || (last_ptr == 8'hFF && !requested)));
     h_prev: assert (prev <= 8'd2 || prev == 8'hFF);
     // at rest, every ID asked for was fetched: prev is LAST_PTR (0xFF for the table's end)
@@ -367,10 +385,19 @@ module fv_host_desc_side #(
     // a batch not followed by another request ends at LAST_PTR
     h_batch_end: assert (!busy || requested || {5'd0, end_id} == last_ptr);
     // flagged_ptr counts the IDs taken into the flag register: those fired and the one waiting there
-    h_ptrs: assert (f_iss == wptr && f_comp == cptr && f_fire + {2'b0, flag_v} == fptr);
+    h_ptrs: assert (f_iss == wptr && f_comp == cptr && f_fire + {2'b0, flag_q} == fptr && (!flag_v || flag_q));
     h_room: assert (!room || live <= 3'd3);
+    // the IDs between hand-over and flag, counted beside the pointers; room while fewer than 3
+    h_held: assert (held_ids == live && live <= 3'd3 && room == (live <= 3'd2));
     h_chead: assert (cptr == wptr || chead == cptr[1:0]);
     h_flag_reg: assert (!flag_v || flag_d == rc + {60'd0, f_fire[1:0], 2'b00});
+    // a flag held back only while a fetch with the other carry waits for the mover
+    h_flag_shown: assert (!flag_q || flag_v || fpend);
+    // the held flag's address: its low bits and carry, and the RC base's bits above plus 1 beside them
+    h_flag_q: assert (!flag_q || {flag_c ? hinc : rc[63:13], flag_lo} == rc + {60'd0, f_fire[1:0], 2'b00});
+    // the batch's last ID, kept from its start
+    h_last: assert (!busy || lastid == end_id[1:0]);
+    h_hinc: assert (idle || hinc == rc[63:13] + 51'd1);   // a cycle behind the RC base, which changes only when idle (E2)
     h_order: assert (cptr - fptr <= live && live <= 3'd4 && {1'b0, f_req - f_iss} + {1'b0, live} <= 4'd4
                      && f_req - f_flag <= 3'd4);
     h_flags: assert (f_fire - f_flag <= 3'd1 && (f_fire != f_flag) == dcm_pending);
@@ -380,9 +407,9 @@ module fv_host_desc_side #(
     h_owed: assert (owed <= 4'd4 && {1'b0, f_req - f_iss} == owed);
     h_fetch: assert (!fpend || (busy && !reported && fdesc[153:146] == FETCH_ID)) ;
     h_failed: assert (!failed);
-    h_idle: assert (busy || (fill == 3'd0 && wptr[1:0] == next_id && !fpend));
+    h_idle: assert (busy || (ridx == arrived && held == 3'd0 && wptr[1:0] == next_id && !fpend));
     h_batch: assert (!busy || (count != 3'd0 && {2'b0, first} + {1'b0, count} <= 4'd4 && issued <= arrived && arrived <= count
-                               && fill == arrived - issued && ends == (end_id == 3'd3)
+                               && ends == (end_id == 3'd3)
                                && first == next_id && wptr[1:0] == first + issued[1:0]));
   end
 endmodule

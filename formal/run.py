@@ -175,7 +175,7 @@ def host_desc(k, cover_k):
     # the descriptor controller's front with 4-entry tables (IDs 0..3) and both sides
     module = "direkt_host_desc_front_e4"
     return dict(name=module.replace("direkt_", ""), harness="host_desc.sv", top="fv_host_desc",
-                ip=[module, "direkt_host_desc_rd_e4_f254", "direkt_host_desc_wr_e4_f255", "direkt_sync_fifo_w146_d4_r_rg_nf"],
+                ip=[module, "direkt_host_desc_rd_e4_f254", "direkt_host_desc_wr_e4_f255"],
                 multiclock=False, depth=k, cover_depth=cover_k, defines=dict(DUT=module), props=HOST_DESC_PROPS)
 
 
@@ -258,7 +258,7 @@ CONFIGS = [
     region_walker(k=4, cover_k=14, status=True),
     # the descriptor controller: each host ID handed over once and flagged once, in LAST_PTR order;
     # statuses routed by ID range
-    host_desc(k=2, cover_k=16),
+    host_desc(k=2, cover_k=20),
 ]
 
 # The rebuilt admission unit's harness (bridge_issue.sv) is not yet inductive: its helper invariants

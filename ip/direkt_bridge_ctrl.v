@@ -13,127 +13,121 @@
 `default_nettype none
 
 module direkt_bridge_ctrl (
-  input  wire         kernel_clk,          // @[HostDescController.java:104]
-  input  wire         kernel_resetn,       // @[HostDescController.java:104]
-  input  wire         dma_clk,             // @[HostDescController.java:105]
-  input  wire         dma_resetn,          // @[HostDescController.java:105]
-  input  wire [6:0]   csr_address,         // @[HostDescController.java:111]
-  input  wire         csr_read,            // @[HostDescController.java:111]
-  input  wire         csr_write,           // @[HostDescController.java:111]
-  input  wire [31:0]  csr_writedata,       // @[HostDescController.java:111]
-  output wire [31:0]  csr_readdata,        // @[HostDescController.java:114]
-  output wire         csr_readdatavalid,   // @[HostDescController.java:114]
-  input  wire [255:0] rd_desc_data,        // @[HostDescController.java:121]
-  input  wire         rd_desc_valid,       // @[HostDescController.java:121]
-  output wire         rd_desc_ready,       // @[HostDescController.java:121]
-  output wire [63:0]  rd_status_data,      // @[HostDescController.java:122]
-  output wire         rd_status_valid,     // @[HostDescController.java:122]
-  input  wire         rd_status_ready,     // @[HostDescController.java:122]
-  input  wire [255:0] wr_desc_data,        // @[HostDescController.java:121]
-  input  wire         wr_desc_valid,       // @[HostDescController.java:121]
-  output wire         wr_desc_ready,       // @[HostDescController.java:121]
-  output wire [63:0]  wr_status_data,      // @[HostDescController.java:122]
-  output wire         wr_status_valid,     // @[HostDescController.java:122]
-  input  wire         wr_status_ready,     // @[HostDescController.java:122]
-  input  wire [6:0]   regs_address,        // @[HostDescController.java:129]
-  input  wire         regs_read,           // @[HostDescController.java:130]
-  input  wire         regs_write,          // @[HostDescController.java:131]
-  input  wire [31:0]  regs_writedata,      // @[HostDescController.java:132]
-  output wire [31:0]  regs_readdata,       // @[HostDescController.java:133]
-  output wire [63:0]  dcm_address,         // @[HostDescController.java:135]
-  output wire         dcm_write,           // @[HostDescController.java:136]
-  output wire [31:0]  dcm_writedata,       // @[HostDescController.java:137]
-  input  wire         dcm_waitrequest,     // @[HostDescController.java:138]
-  input  wire         rd_dts_write,        // @[HostDescController.java:144]
-  input  wire [7:0]   rd_dts_address,      // @[HostDescController.java:145]
-  input  wire [4:0]   rd_dts_burstcount,   // @[HostDescController.java:146]
-  input  wire [255:0] rd_dts_writedata,    // @[HostDescController.java:147]
-  input  wire         rd_dma_status_valid, // @[HostDescController.java:150]
-  input  wire [31:0]  rd_dma_status_data,  // @[HostDescController.java:151]
-  output wire [159:0] rd_dma_desc_data,    // @[HostDescController.java:165]
-  output wire         rd_dma_desc_valid,   // @[HostDescController.java:165]
-  input  wire         rd_dma_desc_ready,   // @[HostDescController.java:165]
-  input  wire         wr_dts_write,        // @[HostDescController.java:144]
-  input  wire [7:0]   wr_dts_address,      // @[HostDescController.java:145]
-  input  wire [4:0]   wr_dts_burstcount,   // @[HostDescController.java:146]
-  input  wire [255:0] wr_dts_writedata,    // @[HostDescController.java:147]
-  input  wire         wr_dma_status_valid, // @[HostDescController.java:150]
-  input  wire [31:0]  wr_dma_status_data,  // @[HostDescController.java:151]
-  output wire [159:0] wr_dma_desc_data,    // @[HostDescController.java:165]
-  output wire         wr_dma_desc_valid,   // @[HostDescController.java:165]
-  input  wire         wr_dma_desc_ready    // @[HostDescController.java:165]
+  input  wire         kernel_clk,          // @[HostDescController.java:103]
+  input  wire         kernel_resetn,       // @[HostDescController.java:103]
+  input  wire         dma_clk,             // @[HostDescController.java:104]
+  input  wire         dma_resetn,          // @[HostDescController.java:104]
+  input  wire [6:0]   csr_address,         // @[HostDescController.java:110]
+  input  wire         csr_read,            // @[HostDescController.java:110]
+  input  wire         csr_write,           // @[HostDescController.java:110]
+  input  wire [31:0]  csr_writedata,       // @[HostDescController.java:110]
+  output wire [31:0]  csr_readdata,        // @[HostDescController.java:113]
+  output wire         csr_readdatavalid,   // @[HostDescController.java:113]
+  input  wire [255:0] rd_desc_data,        // @[HostDescController.java:120]
+  input  wire         rd_desc_valid,       // @[HostDescController.java:120]
+  output wire         rd_desc_ready,       // @[HostDescController.java:120]
+  output wire [63:0]  rd_status_data,      // @[HostDescController.java:121]
+  output wire         rd_status_valid,     // @[HostDescController.java:121]
+  input  wire         rd_status_ready,     // @[HostDescController.java:121]
+  input  wire [255:0] wr_desc_data,        // @[HostDescController.java:120]
+  input  wire         wr_desc_valid,       // @[HostDescController.java:120]
+  output wire         wr_desc_ready,       // @[HostDescController.java:120]
+  output wire [63:0]  wr_status_data,      // @[HostDescController.java:121]
+  output wire         wr_status_valid,     // @[HostDescController.java:121]
+  input  wire         wr_status_ready,     // @[HostDescController.java:121]
+  input  wire [6:0]   regs_address,        // @[HostDescController.java:128]
+  input  wire         regs_read,           // @[HostDescController.java:129]
+  input  wire         regs_write,          // @[HostDescController.java:130]
+  input  wire [31:0]  regs_writedata,      // @[HostDescController.java:131]
+  output wire [31:0]  regs_readdata,       // @[HostDescController.java:132]
+  output wire [63:0]  dcm_address,         // @[HostDescController.java:134]
+  output wire         dcm_write,           // @[HostDescController.java:135]
+  output wire [31:0]  dcm_writedata,       // @[HostDescController.java:136]
+  input  wire         dcm_waitrequest,     // @[HostDescController.java:137]
+  input  wire         rd_dts_write,        // @[HostDescController.java:143]
+  input  wire [7:0]   rd_dts_address,      // @[HostDescController.java:144]
+  input  wire [4:0]   rd_dts_burstcount,   // @[HostDescController.java:145]
+  input  wire [255:0] rd_dts_writedata,    // @[HostDescController.java:146]
+  input  wire         rd_dma_status_valid, // @[HostDescController.java:149]
+  input  wire [31:0]  rd_dma_status_data,  // @[HostDescController.java:150]
+  output wire [159:0] rd_dma_desc_data,    // @[HostDescController.java:161]
+  output wire         rd_dma_desc_valid,   // @[HostDescController.java:161]
+  input  wire         rd_dma_desc_ready,   // @[HostDescController.java:161]
+  input  wire         wr_dts_write,        // @[HostDescController.java:143]
+  input  wire [7:0]   wr_dts_address,      // @[HostDescController.java:144]
+  input  wire [4:0]   wr_dts_burstcount,   // @[HostDescController.java:145]
+  input  wire [255:0] wr_dts_writedata,    // @[HostDescController.java:146]
+  input  wire         wr_dma_status_valid, // @[HostDescController.java:149]
+  input  wire [31:0]  wr_dma_status_data,  // @[HostDescController.java:150]
+  output wire [159:0] wr_dma_desc_data,    // @[HostDescController.java:161]
+  output wire         wr_dma_desc_valid,   // @[HostDescController.java:161]
+  input  wire         wr_dma_desc_ready    // @[HostDescController.java:161]
 );
 
-  wire [31:0]  u_bridge_csr_readdata;         // @[HostDescController.java:106]
-  wire         u_bridge_csr_readdatavalid;    // @[HostDescController.java:106]
-  wire         u_bridge_rd_desc_ready;        // @[HostDescController.java:106]
-  wire [63:0]  u_bridge_rd_status_data;       // @[HostDescController.java:106]
-  wire         u_bridge_rd_status_valid;      // @[HostDescController.java:106]
-  wire         u_bridge_rd_host_desc_ready;   // @[HostDescController.java:106]
-  wire [159:0] u_bridge_rd_dma_desc_data;     // @[HostDescController.java:106]
-  wire         u_bridge_rd_dma_desc_valid;    // @[HostDescController.java:106]
-  wire         u_bridge_rd_host_status_valid; // @[HostDescController.java:106]
-  wire [31:0]  u_bridge_rd_host_status_data;  // @[HostDescController.java:106]
-  wire         u_bridge_wr_desc_ready;        // @[HostDescController.java:106]
-  wire [63:0]  u_bridge_wr_status_data;       // @[HostDescController.java:106]
-  wire         u_bridge_wr_status_valid;      // @[HostDescController.java:106]
-  wire         u_bridge_wr_host_desc_ready;   // @[HostDescController.java:106]
-  wire [159:0] u_bridge_wr_dma_desc_data;     // @[HostDescController.java:106]
-  wire         u_bridge_wr_dma_desc_valid;    // @[HostDescController.java:106]
-  wire         u_bridge_wr_host_status_valid; // @[HostDescController.java:106]
-  wire [31:0]  u_bridge_wr_host_status_data;  // @[HostDescController.java:106]
-  wire [31:0]  u_front_regs_readdata;         // @[HostDescController.java:127]
-  wire [63:0]  u_front_dcm_address;           // @[HostDescController.java:127]
-  wire         u_front_dcm_write;             // @[HostDescController.java:127]
-  wire [31:0]  u_front_dcm_writedata;         // @[HostDescController.java:127]
-  wire         u_front_rd_bs_valid;           // @[HostDescController.java:127]
-  wire [31:0]  u_front_rd_bs_data;            // @[HostDescController.java:127]
-  wire [159:0] u_front_rd_host_desc_data;     // @[HostDescController.java:127]
-  wire         u_front_rd_host_desc_valid;    // @[HostDescController.java:127]
-  wire         u_front_wr_bs_valid;           // @[HostDescController.java:127]
-  wire [31:0]  u_front_wr_bs_data;            // @[HostDescController.java:127]
-  wire [159:0] u_front_wr_host_desc_data;     // @[HostDescController.java:127]
-  wire         u_front_wr_host_desc_valid;    // @[HostDescController.java:127]
-  wire         u_rd_host_rl_s_ready;          // @[HostDescController.java:158]
-  wire [159:0] u_rd_host_rl_m_data;           // @[HostDescController.java:158]
-  wire         u_rd_host_rl_m_valid;          // @[HostDescController.java:158]
-  wire         u_wr_host_rl_s_ready;          // @[HostDescController.java:158]
-  wire [159:0] u_wr_host_rl_m_data;           // @[HostDescController.java:158]
-  wire         u_wr_host_rl_m_valid;          // @[HostDescController.java:158]
+  wire [31:0]  u_bridge_csr_readdata;         // @[HostDescController.java:105]
+  wire         u_bridge_csr_readdatavalid;    // @[HostDescController.java:105]
+  wire         u_bridge_rd_desc_ready;        // @[HostDescController.java:105]
+  wire [63:0]  u_bridge_rd_status_data;       // @[HostDescController.java:105]
+  wire         u_bridge_rd_status_valid;      // @[HostDescController.java:105]
+  wire         u_bridge_rd_host_desc_ready;   // @[HostDescController.java:105]
+  wire [159:0] u_bridge_rd_dma_desc_data;     // @[HostDescController.java:105]
+  wire         u_bridge_rd_dma_desc_valid;    // @[HostDescController.java:105]
+  wire         u_bridge_rd_host_status_valid; // @[HostDescController.java:105]
+  wire [31:0]  u_bridge_rd_host_status_data;  // @[HostDescController.java:105]
+  wire         u_bridge_wr_desc_ready;        // @[HostDescController.java:105]
+  wire [63:0]  u_bridge_wr_status_data;       // @[HostDescController.java:105]
+  wire         u_bridge_wr_status_valid;      // @[HostDescController.java:105]
+  wire         u_bridge_wr_host_desc_ready;   // @[HostDescController.java:105]
+  wire [159:0] u_bridge_wr_dma_desc_data;     // @[HostDescController.java:105]
+  wire         u_bridge_wr_dma_desc_valid;    // @[HostDescController.java:105]
+  wire         u_bridge_wr_host_status_valid; // @[HostDescController.java:105]
+  wire [31:0]  u_bridge_wr_host_status_data;  // @[HostDescController.java:105]
+  wire [31:0]  u_front_regs_readdata;         // @[HostDescController.java:126]
+  wire [63:0]  u_front_dcm_address;           // @[HostDescController.java:126]
+  wire         u_front_dcm_write;             // @[HostDescController.java:126]
+  wire [31:0]  u_front_dcm_writedata;         // @[HostDescController.java:126]
+  wire         u_front_rd_bs_valid;           // @[HostDescController.java:126]
+  wire [31:0]  u_front_rd_bs_data;            // @[HostDescController.java:126]
+  wire [159:0] u_front_rd_host_desc_data;     // @[HostDescController.java:126]
+  wire         u_front_rd_host_desc_valid;    // @[HostDescController.java:126]
+  wire         u_front_wr_bs_valid;           // @[HostDescController.java:126]
+  wire [31:0]  u_front_wr_bs_data;            // @[HostDescController.java:126]
+  wire [159:0] u_front_wr_host_desc_data;     // @[HostDescController.java:126]
+  wire         u_front_wr_host_desc_valid;    // @[HostDescController.java:126]
 
-  assign csr_readdata = u_bridge_csr_readdata; // @[HostDescController.java:114]
+  assign csr_readdata = u_bridge_csr_readdata; // @[HostDescController.java:113]
 
-  assign csr_readdatavalid = u_bridge_csr_readdatavalid; // @[HostDescController.java:114]
+  assign csr_readdatavalid = u_bridge_csr_readdatavalid; // @[HostDescController.java:113]
 
-  assign rd_desc_ready = u_bridge_rd_desc_ready; // @[HostDescController.java:121]
+  assign rd_desc_ready = u_bridge_rd_desc_ready; // @[HostDescController.java:120]
 
-  assign rd_status_data = u_bridge_rd_status_data; // @[HostDescController.java:122]
+  assign rd_status_data = u_bridge_rd_status_data; // @[HostDescController.java:121]
 
-  assign rd_status_valid = u_bridge_rd_status_valid; // @[HostDescController.java:122]
+  assign rd_status_valid = u_bridge_rd_status_valid; // @[HostDescController.java:121]
 
-  assign wr_desc_ready = u_bridge_wr_desc_ready; // @[HostDescController.java:121]
+  assign wr_desc_ready = u_bridge_wr_desc_ready; // @[HostDescController.java:120]
 
-  assign wr_status_data = u_bridge_wr_status_data; // @[HostDescController.java:122]
+  assign wr_status_data = u_bridge_wr_status_data; // @[HostDescController.java:121]
 
-  assign wr_status_valid = u_bridge_wr_status_valid; // @[HostDescController.java:122]
+  assign wr_status_valid = u_bridge_wr_status_valid; // @[HostDescController.java:121]
 
-  assign regs_readdata = u_front_regs_readdata; // @[HostDescController.java:133]
+  assign regs_readdata = u_front_regs_readdata; // @[HostDescController.java:132]
 
-  assign dcm_address = u_front_dcm_address; // @[HostDescController.java:135]
+  assign dcm_address = u_front_dcm_address; // @[HostDescController.java:134]
 
-  assign dcm_write = u_front_dcm_write; // @[HostDescController.java:136]
+  assign dcm_write = u_front_dcm_write; // @[HostDescController.java:135]
 
-  assign dcm_writedata = u_front_dcm_writedata; // @[HostDescController.java:137]
+  assign dcm_writedata = u_front_dcm_writedata; // @[HostDescController.java:136]
 
-  assign rd_dma_desc_data = u_bridge_rd_dma_desc_data; // @[HostDescController.java:166]
+  assign rd_dma_desc_data = u_bridge_rd_dma_desc_data; // @[HostDescController.java:162]
 
-  assign rd_dma_desc_valid = u_bridge_rd_dma_desc_valid; // @[HostDescController.java:167]
+  assign rd_dma_desc_valid = u_bridge_rd_dma_desc_valid; // @[HostDescController.java:163]
 
-  assign wr_dma_desc_data = u_bridge_wr_dma_desc_data; // @[HostDescController.java:166]
+  assign wr_dma_desc_data = u_bridge_wr_dma_desc_data; // @[HostDescController.java:162]
 
-  assign wr_dma_desc_valid = u_bridge_wr_dma_desc_valid; // @[HostDescController.java:167]
+  assign wr_dma_desc_valid = u_bridge_wr_dma_desc_valid; // @[HostDescController.java:163]
 
-  // @[HostDescController.java:106]
+  // @[HostDescController.java:105]
   direkt_bridge_f2 u_bridge (
     .kernel_clk           (kernel_clk),
     .kernel_resetn        (kernel_resetn),
@@ -151,8 +145,8 @@ module direkt_bridge_ctrl (
     .rd_status_data       (u_bridge_rd_status_data),
     .rd_status_valid      (u_bridge_rd_status_valid),
     .rd_status_ready      (rd_status_ready),
-    .rd_host_desc_data    (u_rd_host_rl_m_data),
-    .rd_host_desc_valid   (u_rd_host_rl_m_valid),
+    .rd_host_desc_data    (u_front_rd_host_desc_data),
+    .rd_host_desc_valid   (u_front_rd_host_desc_valid),
     .rd_host_desc_ready   (u_bridge_rd_host_desc_ready),
     .rd_dma_desc_data     (u_bridge_rd_dma_desc_data),
     .rd_dma_desc_valid    (u_bridge_rd_dma_desc_valid),
@@ -167,8 +161,8 @@ module direkt_bridge_ctrl (
     .wr_status_data       (u_bridge_wr_status_data),
     .wr_status_valid      (u_bridge_wr_status_valid),
     .wr_status_ready      (wr_status_ready),
-    .wr_host_desc_data    (u_wr_host_rl_m_data),
-    .wr_host_desc_valid   (u_wr_host_rl_m_valid),
+    .wr_host_desc_data    (u_front_wr_host_desc_data),
+    .wr_host_desc_valid   (u_front_wr_host_desc_valid),
     .wr_host_desc_ready   (u_bridge_wr_host_desc_ready),
     .wr_dma_desc_data     (u_bridge_wr_dma_desc_data),
     .wr_dma_desc_valid    (u_bridge_wr_dma_desc_valid),
@@ -179,7 +173,7 @@ module direkt_bridge_ctrl (
     .wr_host_status_data  (u_bridge_wr_host_status_data)
   );
 
-  // @[HostDescController.java:127]
+  // @[HostDescController.java:126]
   direkt_host_desc_front_e128 u_front (
     .clk                (dma_clk),
     .rst                (~dma_resetn),
@@ -200,7 +194,7 @@ module direkt_bridge_ctrl (
     .rd_hs_data         (u_bridge_rd_host_status_data),
     .rd_host_desc_data  (u_front_rd_host_desc_data),
     .rd_host_desc_valid (u_front_rd_host_desc_valid),
-    .rd_host_desc_ready (u_rd_host_rl_s_ready),
+    .rd_host_desc_ready (u_bridge_rd_host_desc_ready),
     .rd_dts_write       (rd_dts_write),
     .rd_dts_address     (rd_dts_address),
     .rd_dts_burstcount  (rd_dts_burstcount),
@@ -213,35 +207,11 @@ module direkt_bridge_ctrl (
     .wr_hs_data         (u_bridge_wr_host_status_data),
     .wr_host_desc_data  (u_front_wr_host_desc_data),
     .wr_host_desc_valid (u_front_wr_host_desc_valid),
-    .wr_host_desc_ready (u_wr_host_rl_s_ready),
+    .wr_host_desc_ready (u_bridge_wr_host_desc_ready),
     .wr_dts_write       (wr_dts_write),
     .wr_dts_address     (wr_dts_address),
     .wr_dts_burstcount  (wr_dts_burstcount),
     .wr_dts_writedata   (wr_dts_writedata)
-  );
-
-  // @[HostDescController.java:158]
-  direkt_rl_adapter_w160_0to1 u_rd_host_rl (
-    .clk     (dma_clk),
-    .rst     (~dma_resetn),
-    .s_data  (u_front_rd_host_desc_data),
-    .s_valid (u_front_rd_host_desc_valid),
-    .s_ready (u_rd_host_rl_s_ready),
-    .m_data  (u_rd_host_rl_m_data),
-    .m_valid (u_rd_host_rl_m_valid),
-    .m_ready (u_bridge_rd_host_desc_ready)
-  );
-
-  // @[HostDescController.java:158]
-  direkt_rl_adapter_w160_0to1 u_wr_host_rl (
-    .clk     (dma_clk),
-    .rst     (~dma_resetn),
-    .s_data  (u_front_wr_host_desc_data),
-    .s_valid (u_front_wr_host_desc_valid),
-    .s_ready (u_wr_host_rl_s_ready),
-    .m_data  (u_wr_host_rl_m_data),
-    .m_valid (u_wr_host_rl_m_valid),
-    .m_ready (u_bridge_wr_host_desc_ready)
   );
 
 endmodule

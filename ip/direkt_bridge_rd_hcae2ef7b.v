@@ -58,18 +58,18 @@ module direkt_bridge_rd_hcae2ef7b (
   wire         u_rd_status_chan_rd_status_valid; // @[BridgePath.java:206]
   wire         u_rd_status_chan_core_ready;      // @[BridgePath.java:206]
   wire [255:0] cldesc;                           // @[BridgePath.java:235]
-  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:503]
-  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:503]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:503]
-  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:503]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:503]
-  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:503]
-  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:503]
-  reg          k_reset_req;                      // @[BridgePath.java:507]
-  reg          k_reset_ack;                      // @[BridgePath.java:508]
-  wire         u_ack_sync_q;                     // @[BridgePath.java:509]
-  wire         u_req_sync_q;                     // @[BridgePath.java:510]
-  reg          k_hold;                           // @[BridgePath.java:515]
+  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:501]
+  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:501]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:501]
+  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:501]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:501]
+  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:501]
+  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:501]
+  reg          k_reset_req;                      // @[BridgePath.java:505]
+  reg          k_reset_ack;                      // @[BridgePath.java:506]
+  wire         u_ack_sync_q;                     // @[BridgePath.java:507]
+  wire         u_req_sync_q;                     // @[BridgePath.java:508]
+  reg          k_hold;                           // @[BridgePath.java:513]
   wire [220:0] u_checks_k_data;                  // @[BridgePath.java:274]
   wire         u_checks_k_ready;                 // @[BridgePath.java:274]
   wire [187:0] u_checks_q_data;                  // @[BridgePath.java:274]
@@ -91,41 +91,41 @@ module direkt_bridge_rd_hcae2ef7b (
   wire         u_issue_ev_completed;             // @[BridgePath.java:283]
   wire         u_issue_ev_aborted;               // @[BridgePath.java:283]
   wire         u_issue_ev_spurious;              // @[BridgePath.java:283]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:529]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:529]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:529]
-  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:529]
-  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:529]
-  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:529]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:527]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:527]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:527]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:527]
+  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:527]
+  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:527]
   wire         k_absorb;                         // @[BridgePath.java:301]
   reg          k_drained;                        // @[BridgePath.java:305]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:544]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:544]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:544]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:544]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:544]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:544]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:550]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:550]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:550]
-  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:550]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:553]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:553]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:553]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:553]
-  wire         hand_over;                        // @[BridgePath.java:328]
-  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:359]
-  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:362]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:547]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:547]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:547]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:547]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:547]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:547]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:560]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:560]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:560]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:560]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:563]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:563]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:563]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:563]
+  wire         hand_over;                        // @[BridgePath.java:327]
+  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:358]
+  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:361]
 
-  assign u_rd_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:519]
+  assign u_rd_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:517]
 
   assign cldesc = u_rd_desc_chan_core_data; // @[BridgePath.java:236]
 
-  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~(|cldesc[127:97]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:518]
+  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~(|cldesc[127:97]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:516]
 
-  assign u_desc_fifo_s_valid = u_rd_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:517]
+  assign u_desc_fifo_s_valid = u_rd_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:515]
 
-  // @[BridgePath.java:511]
+  // @[BridgePath.java:509]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_reset_req <= 1'b1;
@@ -154,7 +154,7 @@ module direkt_bridge_rd_hcae2ef7b (
 
   assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:279]
 
-  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:564]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:574]
 
   assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:302]
 
@@ -167,22 +167,22 @@ module direkt_bridge_rd_hcae2ef7b (
     end
   end
 
-  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:563]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:573]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:551]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:561]
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:557]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:567]
 
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:329]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:328]
 
-  // @[BridgePath.java:361]
+  // @[BridgePath.java:360]
   always @(posedge dma_clk) begin
     if (u_desc_fifo_m_valid & u_checks_k_ready) begin
       last_desc_q <= {u_desc_fifo_m_data[298:267], u_desc_fifo_m_data[266:235], u_desc_fifo_m_data[177:146], u_desc_fifo_m_data[234:229], u_desc_fifo_m_data[228:221], u_desc_fifo_m_data[145:128], u_desc_fifo_m_data[127:96], u_desc_fifo_m_data[95:64], u_desc_fifo_m_data[63:32], u_desc_fifo_m_data[31:0]};
     end
   end
 
-  // @[BridgePath.java:364]
+  // @[BridgePath.java:363]
   always @(posedge dma_clk) begin
     if (rd_dma_status_valid) begin
       last_mover_status_q <= rd_dma_status_data;
@@ -195,43 +195,43 @@ module direkt_bridge_rd_hcae2ef7b (
 
   assign rd_status_valid = u_rd_status_chan_rd_status_valid; // @[BridgePath.java:209]
 
-  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:546]
+  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:549]
 
-  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:565]
+  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:575]
 
-  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:565]
+  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:575]
 
-  assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:318]
+  assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:317]
 
-  assign rd_host_status_data = u_issue_hs_data; // @[BridgePath.java:319]
+  assign rd_host_status_data = u_issue_hs_data; // @[BridgePath.java:318]
 
-  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:337]
+  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:336]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:337]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:336]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:337]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:336]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:337]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:336]
 
-  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:337]
+  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:336]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:337]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:336]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:337]
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:336]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:337]
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:336]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:337]
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:336]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:338]
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:337]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:339]
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:338]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:340]
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:339]
 
-  assign last_desc = last_desc_q; // @[BridgePath.java:365]
+  assign last_desc = last_desc_q; // @[BridgePath.java:364]
 
-  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:366]
+  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:365]
 
   // @[BridgePath.java:204]
   direkt_chan_direkt_rd_desc_w256_hb981d2a2 u_rd_desc_chan (
@@ -253,7 +253,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .core_ready      (u_rd_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:503]
+  // @[BridgePath.java:501]
   direkt_async_fifo_w299_d16_r_la_we_sr u_desc_fifo (
     .wr_clk    (kernel_clk),
     .wr_rst    (~kernel_resetn),
@@ -269,7 +269,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .wr_empty  (u_desc_fifo_wr_empty)
   );
 
-  // @[BridgePath.java:509]
+  // @[BridgePath.java:507]
   direkt_sync_w1_s2_rn u_ack_sync (
     .clk   (kernel_clk),
     .rst_n (kernel_resetn),
@@ -277,7 +277,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .q     (u_ack_sync_q)
   );
 
-  // @[BridgePath.java:510]
+  // @[BridgePath.java:508]
   direkt_sync_w1_s2_rn u_req_sync (
     .clk   (dma_clk),
     .rst_n (dma_resetn),
@@ -331,7 +331,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:529]
+  // @[BridgePath.java:527]
   direkt_async_fifo_w64_d16_p_la_sr u_status_fifo (
     .wr_clk    (dma_clk),
     .wr_rst    (~dma_resetn),
@@ -348,7 +348,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .wr_ptr    (u_status_fifo_wr_ptr)
   );
 
-  // @[BridgePath.java:544]
+  // @[BridgePath.java:547]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -362,7 +362,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:550]
+  // @[BridgePath.java:560]
   direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -373,7 +373,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:553]
+  // @[BridgePath.java:563]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

@@ -12,93 +12,119 @@
 `default_nettype none
 
 module direkt_host_desc_wr_e128_f255 (
-  input  wire         clk,            // @[HostDescSide.java:136]
-  input  wire         rst,            // @[HostDescSide.java:136]
-  input  wire         reg_we,         // @[HostDescSide.java:138]
-  input  wire [3:0]   reg_index,      // @[HostDescSide.java:138]
-  input  wire [31:0]  reg_wdata,      // @[HostDescSide.java:138]
-  output wire [31:0]  reg_rdata,      // @[HostDescSide.java:139]
-  input  wire         dts_write,      // @[HostDescSide.java:140]
-  input  wire [7:0]   dts_address,    // @[HostDescSide.java:140]
-  input  wire [4:0]   dts_burstcount, // @[HostDescSide.java:141]
-  input  wire [255:0] dts_writedata,  // @[HostDescSide.java:141]
-  output wire [159:0] fetch_data,     // @[HostDescSide.java:142]
-  output wire         fetch_valid,    // @[HostDescSide.java:142]
-  input  wire         fetch_ready,    // @[HostDescSide.java:142]
-  input  wire         fetch_done,     // @[HostDescSide.java:142]
-  input  wire         fetch_failed,   // @[HostDescSide.java:142]
-  input  wire         misrouted,      // @[HostDescSide.java:143]
-  output wire [159:0] entry_data,     // @[HostDescSide.java:143]
-  output wire         entry_valid,    // @[HostDescSide.java:143]
-  input  wire         entry_ready,    // @[HostDescSide.java:143]
-  input  wire         hs_valid,       // @[HostDescSide.java:144]
-  input  wire [31:0]  hs_data,        // @[HostDescSide.java:144]
-  output wire [63:0]  flag_data,      // @[HostDescSide.java:144]
-  output wire         flag_valid,     // @[HostDescSide.java:144]
-  input  wire         flag_ready      // @[HostDescSide.java:144]
+  input  wire         clk,             // @[HostDescSide.java:156]
+  input  wire         rst,             // @[HostDescSide.java:156]
+  input  wire         reg_we,          // @[HostDescSide.java:158]
+  input  wire [3:0]   reg_index,       // @[HostDescSide.java:158]
+  input  wire [31:0]  reg_wdata,       // @[HostDescSide.java:158]
+  output wire [7:0]   reg_last_ptr,    // @[HostDescSide.java:159]
+  output wire [6:0]   reg_table_size,  // @[HostDescSide.java:159]
+  output wire [31:0]  reg_diag,        // @[HostDescSide.java:159]
+  output wire [31:0]  reg_last_status, // @[HostDescSide.java:160]
+  input  wire         dts_write,       // @[HostDescSide.java:161]
+  input  wire [7:0]   dts_address,     // @[HostDescSide.java:161]
+  input  wire [4:0]   dts_burstcount,  // @[HostDescSide.java:162]
+  input  wire [255:0] dts_writedata,   // @[HostDescSide.java:162]
+  output wire [159:0] fetch_data,      // @[HostDescSide.java:163]
+  output wire         fetch_valid,     // @[HostDescSide.java:163]
+  input  wire         fetch_ready,     // @[HostDescSide.java:163]
+  input  wire         fetch_done,      // @[HostDescSide.java:163]
+  input  wire         fetch_failed,    // @[HostDescSide.java:163]
+  input  wire         misrouted,       // @[HostDescSide.java:164]
+  output wire [159:0] entry_data,      // @[HostDescSide.java:164]
+  output wire         entry_valid,     // @[HostDescSide.java:164]
+  input  wire         entry_ready,     // @[HostDescSide.java:164]
+  input  wire         hs_valid,        // @[HostDescSide.java:165]
+  input  wire [31:0]  hs_data,         // @[HostDescSide.java:165]
+  output wire [63:0]  flag_data,       // @[HostDescSide.java:165]
+  output wire         flag_valid,      // @[HostDescSide.java:165]
+  input  wire         flag_ready       // @[HostDescSide.java:165]
 );
 
-  reg  [31:0]  rc_base_lo;         // @[HostDescSide.java:161]
-  reg  [31:0]  rc_base_hi;         // @[HostDescSide.java:162]
-  reg  [31:0]  ep_base_lo;         // @[HostDescSide.java:163]
-  reg  [31:0]  ep_base_hi;         // @[HostDescSide.java:164]
-  reg  [7:0]   last_ptr;           // @[HostDescSide.java:165]
-  reg  [6:0]   table_size;         // @[HostDescSide.java:166]
-  reg  [31:0]  control;            // @[HostDescSide.java:167]
-  reg  [31:0]  int_control;        // @[HostDescSide.java:168]
-  reg  [31:0]  last_host_status;   // @[HostDescSide.java:169]
-  wire         last_ptr_ok;        // @[HostDescSide.java:179]
-  reg          requested;          // @[HostDescSide.java:185]
-  reg  [7:0]   prev_id;            // @[HostDescSide.java:193]
-  reg  [6:0]   fetch_index;        // @[HostDescSide.java:194]
-  reg          busy;               // @[HostDescSide.java:195]
-  reg  [6:0]   first_id;           // @[HostDescSide.java:196]
-  reg  [7:0]   count;              // @[HostDescSide.java:197]
-  reg  [6:0]   fetch_base;         // @[HostDescSide.java:198]
-  reg          ends_table;         // @[HostDescSide.java:199]
-  reg  [7:0]   arrived;            // @[HostDescSide.java:200]
-  reg  [7:0]   issued;             // @[HostDescSide.java:201]
-  reg          fetch_reported;     // @[HostDescSide.java:202]
-  reg          fetch_failed_q;     // @[HostDescSide.java:203]
-  reg          fetch_pending;      // @[HostDescSide.java:204]
-  reg  [159:0] fetch_desc;         // @[HostDescSide.java:205]
-  reg          ptr_differs;        // @[HostDescSide.java:210]
-  reg          ptr_in_table;       // @[HostDescSide.java:211]
-  wire         pending;            // @[HostDescSide.java:212]
-  wire         restart;            // @[HostDescSide.java:214]
-  wire [6:0]   start_id;           // @[HostDescSide.java:216]
-  wire [6:0]   end_id;             // @[HostDescSide.java:218]
-  wire [7:0]   size;               // @[HostDescSide.java:220]
-  wire         start;              // @[HostDescSide.java:222]
-  reg  [4:0]   burst_left;         // @[HostDescSide.java:234]
-  reg  [7:0]   beat_next;          // @[HostDescSide.java:235]
-  wire [7:0]   beat_address;       // @[HostDescSide.java:236]
-  wire [145:0] u_entries_s_data;   // @[HostDescSide.java:244]
-  wire         u_entries_s_ready;  // @[HostDescSide.java:244]
-  wire [145:0] u_entries_m_data;   // @[HostDescSide.java:244]
-  wire         u_entries_m_valid;  // @[HostDescSide.java:244]
-  wire         u_entries_m_ready;  // @[HostDescSide.java:244]
-  reg  [7:0]   expected;           // @[HostDescSide.java:248]
-  wire         take;               // @[HostDescSide.java:249]
-  wire [6:0]   entry_id;           // @[HostDescSide.java:252]
-  reg  [7:0]   handed_ptr;         // @[HostDescSide.java:267]
-  reg  [7:0]   completed_ptr;      // @[HostDescSide.java:268]
-  reg  [7:0]   flagged_ptr;        // @[HostDescSide.java:269]
-  reg          ring_room;          // @[HostDescSide.java:273]
-  wire [6:0]   out_id;             // @[HostDescSide.java:277]
-  wire         fetch_report;       // @[HostDescSide.java:293]
-  wire         batch_done;         // @[HostDescSide.java:300]
-  wire [7:0]   prev_done;          // @[HostDescSide.java:320]
-  wire [7:0]   hs_id;              // @[HostDescSide.java:336]
-  reg  [6:0]   completed_head;     // @[HostDescSide.java:340]
-  wire         complete;           // @[HostDescSide.java:341]
-  reg          flag_q_valid;       // @[HostDescSide.java:353]
-  reg  [6:0]   flag_q_id;          // @[HostDescSide.java:354]
-  wire         flag_load;          // @[HostDescSide.java:355]
-  reg  [7:0]   diag;               // @[HostDescSide.java:366]
-  reg  [6:0]   handed_ids [0:127]; // @[HostDescSide.java:266]
+  reg                                              [31:0]  rc_base_lo;        // @[HostDescSide.java:182]
+  reg                                              [31:0]  rc_base_hi;        // @[HostDescSide.java:183]
+  reg                                              [18:0]  ep_base_lo_high;   // @[HostDescSide.java:186]
+  reg                                              [4:0]   ep_base_lo_byte;   // @[HostDescSide.java:187]
+  reg                                              [31:0]  ep_base_hi;        // @[HostDescSide.java:188]
+  reg                                              [7:0]   last_ptr;          // @[HostDescSide.java:189]
+  reg                                              [6:0]   table_size;        // @[HostDescSide.java:190]
+  reg                                              [31:0]  last_host_status;  // @[HostDescSide.java:191]
+  wire                                                     last_ptr_ok;       // @[HostDescSide.java:204]
+  reg                                                      requested;         // @[HostDescSide.java:210]
+  reg                                              [7:0]   prev_id;           // @[HostDescSide.java:216]
+  reg                                              [6:0]   fetch_index;       // @[HostDescSide.java:217]
+  reg                                                      busy;              // @[HostDescSide.java:218]
+  reg                                              [6:0]   first_id;          // @[HostDescSide.java:219]
+  reg                                              [7:0]   count;             // @[HostDescSide.java:220]
+  reg                                              [6:0]   fetch_base;        // @[HostDescSide.java:221]
+  reg                                                      ends_table;        // @[HostDescSide.java:222]
+  reg                                              [6:0]   last_id;           // @[HostDescSide.java:223]
+  reg                                              [7:0]   arrived;           // @[HostDescSide.java:224]
+  reg                                              [7:0]   issued;            // @[HostDescSide.java:225]
+  reg                                                      fetch_reported;    // @[HostDescSide.java:226]
+  reg                                                      fetch_failed_q;    // @[HostDescSide.java:227]
+  reg                                                      fetch_pending;     // @[HostDescSide.java:228]
+  reg                                                      settled;           // @[HostDescSide.java:236]
+  reg                                                      ptr_differs;       // @[HostDescSide.java:237]
+  reg                                                      ptr_in_table;      // @[HostDescSide.java:239]
+  wire                                                     pending;           // @[HostDescSide.java:241]
+  wire                                                     restart;           // @[HostDescSide.java:243]
+  reg                                              [6:0]   start_id;          // @[HostDescSide.java:245]
+  reg                                              [6:0]   end_id;            // @[HostDescSide.java:247]
+  wire                                             [7:0]   size;              // @[HostDescSide.java:249]
+  wire                                                     start;             // @[HostDescSide.java:251]
+  reg                                              [50:0]  rc_base_high_inc;  // @[HostDescSide.java:264]
+  wire                                             [8:0]   fetch_src_low;     // @[HostDescSide.java:266]
+  reg                                              [8:0]   fetch_src_low_q;   // @[HostDescSide.java:268]
+  reg                                                      fetch_finish;      // @[HostDescSide.java:269]
+  wire                                             [50:0]  rc_high;           // @[HostDescSide.java:273]
+  reg                                              [4:0]   burst_left;        // @[HostDescSide.java:287]
+  reg                                                      burst_idle;        // @[HostDescSide.java:288]
+  reg                                              [7:0]   beat_next;         // @[HostDescSide.java:289]
+  wire                                             [7:0]   beat_address;      // @[HostDescSide.java:290]
+  reg                                              [7:0]   expected;          // @[HostDescSide.java:300]
+  reg                                              [7:0]   expected_before;   // @[HostDescSide.java:302]
+  reg                                                      next_hit;          // @[HostDescSide.java:303]
+  reg                                                      expecting;         // @[HostDescSide.java:304]
+  wire                                                     take;              // @[HostDescSide.java:305]
+  wire                                             [6:0]   entry_id;          // @[HostDescSide.java:314]
+  reg                                              [5:0]   handed_ptr;        // @[HostDescSide.java:338]
+  reg                                              [5:0]   completed_ptr;     // @[HostDescSide.java:339]
+  reg                                              [5:0]   flagged_ptr;       // @[HostDescSide.java:340]
+  reg                                              [5:0]   handed_held;       // @[HostDescSide.java:344]
+  reg                                                      ring_room;         // @[HostDescSide.java:345]
+  reg                                              [7:0]   read_index;        // @[HostDescSide.java:353]
+  reg                                                      read_valid;        // @[HostDescSide.java:354]
+  reg                                                      head_empty;        // @[HostDescSide.java:357]
+  wire                                                     head_valid;        // @[HostDescSide.java:358]
+  reg                                              [145:0] head_word;         // @[HostDescSide.java:360]
+  wire                                                     head_free;         // @[HostDescSide.java:361]
+  wire                                                     read_free;         // @[HostDescSide.java:363]
+  wire                                                     arrived_unread;    // @[HostDescSide.java:365]
+  reg                                              [145:0] read_word;         // @[HostDescSide.java:367]
+  wire                                             [6:0]   out_id;            // @[HostDescSide.java:374]
+  wire                                                     fetch_report;      // @[HostDescSide.java:390]
+  wire                                                     batch_done;        // @[HostDescSide.java:397]
+  wire                                             [7:0]   prev_done;         // @[HostDescSide.java:421]
+  wire                                             [7:0]   hs_id;             // @[HostDescSide.java:433]
+  reg                                              [6:0]   completed_head;    // @[HostDescSide.java:437]
+  wire                                                     complete;          // @[HostDescSide.java:438]
+  reg                                              [5:0]   completed_next;    // @[HostDescSide.java:441]
+  reg                                                      flag_q_valid;      // @[HostDescSide.java:454]
+  reg                                              [12:0]  flag_q_low;        // @[HostDescSide.java:455]
+  reg                                                      flag_q_carry;      // @[HostDescSide.java:456]
+  wire                                                     flag_shown;        // @[HostDescSide.java:457]
+  wire                                                     flag_fire;         // @[HostDescSide.java:459]
+  wire                                                     flag_load;         // @[HostDescSide.java:461]
+  wire                                             [13:0]  flag_low_sum;      // @[HostDescSide.java:463]
+  reg                                              [7:0]   diag;              // @[HostDescSide.java:482]
+  reg                                              [5:0]   diag_seen;         // @[HostDescSide.java:483]
+  reg                                                      diag_beat_taken;   // @[HostDescSide.java:486]
+  reg                                              [1:0]   diag_beat_checks;  // @[HostDescSide.java:488]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [145:0] entries [0:127];   // @[HostDescSide.java:322]
+  reg                                              [6:0]   handed_ids [0:31]; // @[HostDescSide.java:337]
 
-  // @[HostDescSide.java:174]
+  // @[HostDescSide.java:196]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_lo <= 32'd0;
@@ -109,7 +135,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:175]
+  // @[HostDescSide.java:197]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_hi <= 32'd0;
@@ -120,18 +146,29 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:176]
+  // @[HostDescSide.java:199]
   always @(posedge clk) begin
     if (rst) begin
-      ep_base_lo <= 32'd0;
+      ep_base_lo_high <= 19'd0;
     end else begin
       if (reg_we & (reg_index == 4'd2)) begin
-        ep_base_lo <= reg_wdata;
+        ep_base_lo_high <= reg_wdata[31:13];
       end
     end
   end
 
-  // @[HostDescSide.java:177]
+  // @[HostDescSide.java:200]
+  always @(posedge clk) begin
+    if (rst) begin
+      ep_base_lo_byte <= 5'd0;
+    end else begin
+      if (reg_we & (reg_index == 4'd2)) begin
+        ep_base_lo_byte <= reg_wdata[4:0];
+      end
+    end
+  end
+
+  // @[HostDescSide.java:202]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_hi <= 32'd0;
@@ -142,7 +179,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:181]
+  // @[HostDescSide.java:206]
   always @(posedge clk) begin
     if (rst) begin
       last_ptr <= 8'd255;
@@ -153,7 +190,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:186]
+  // @[HostDescSide.java:211]
   always @(posedge clk) begin
     if (rst) begin
       table_size <= 7'd127;
@@ -164,29 +201,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:187]
-  always @(posedge clk) begin
-    if (rst) begin
-      control <= 32'd0;
-    end else begin
-      if (reg_we & (reg_index == 4'd6)) begin
-        control <= reg_wdata;
-      end
-    end
-  end
-
-  // @[HostDescSide.java:188]
-  always @(posedge clk) begin
-    if (rst) begin
-      int_control <= 32'd0;
-    end else begin
-      if (reg_we & (reg_index == 4'd7)) begin
-        int_control <= reg_wdata;
-      end
-    end
-  end
-
-  // @[HostDescSide.java:348]
+  // @[HostDescSide.java:447]
   always @(posedge clk) begin
     if (rst) begin
       last_host_status <= 32'd0;
@@ -197,14 +212,14 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:180]
+  assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:205]
 
-  // @[HostDescSide.java:317]
+  // @[HostDescSide.java:418]
   always @(posedge clk) begin
     if (rst) begin
       requested <= 1'b0;
     end else begin
-      if (~busy) begin
+      if (~busy & settled) begin
         requested <= requested & pending;
       end
       if (start) begin
@@ -216,7 +231,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:329]
+  // @[HostDescSide.java:426]
   always @(posedge clk) begin
     if (rst) begin
       prev_id <= 8'd255;
@@ -227,7 +242,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:330]
+  // @[HostDescSide.java:427]
   always @(posedge clk) begin
     if (rst) begin
       fetch_index <= 7'd0;
@@ -241,7 +256,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:303]
+  // @[HostDescSide.java:403]
   always @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0;
@@ -255,7 +270,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:306]
+  // @[HostDescSide.java:405]
   always @(posedge clk) begin
     if (rst) begin
       first_id <= 7'd0;
@@ -266,7 +281,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:307]
+  // @[HostDescSide.java:406]
   always @(posedge clk) begin
     if (rst) begin
       count <= 8'd0;
@@ -277,7 +292,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:308]
+  // @[HostDescSide.java:407]
   always @(posedge clk) begin
     if (rst) begin
       fetch_base <= 7'd0;
@@ -288,7 +303,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:310]
+  // @[HostDescSide.java:408]
   always @(posedge clk) begin
     if (rst) begin
       ends_table <= 1'b0;
@@ -299,7 +314,18 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:258]
+  // @[HostDescSide.java:409]
+  always @(posedge clk) begin
+    if (rst) begin
+      last_id <= 7'd0;
+    end else begin
+      if (start) begin
+        last_id <= end_id;
+      end
+    end
+  end
+
+  // @[HostDescSide.java:326]
   always @(posedge clk) begin
     if (rst) begin
       arrived <= 8'd0;
@@ -313,7 +339,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:286]
+  // @[HostDescSide.java:383]
   always @(posedge clk) begin
     if (rst) begin
       issued <= 8'd0;
@@ -327,7 +353,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:296]
+  // @[HostDescSide.java:393]
   always @(posedge clk) begin
     if (rst) begin
       fetch_reported <= 1'b0;
@@ -341,7 +367,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:297]
+  // @[HostDescSide.java:394]
   always @(posedge clk) begin
     if (rst) begin
       fetch_failed_q <= 1'b0;
@@ -355,7 +381,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:292]
+  // @[HostDescSide.java:389]
   always @(posedge clk) begin
     if (rst) begin
       fetch_pending <= 1'b0;
@@ -363,61 +389,121 @@ module direkt_host_desc_wr_e128_f255 (
       if (fetch_valid & fetch_ready) begin
         fetch_pending <= 1'b0;
       end
-      if (start) begin
+      if (fetch_finish) begin
         fetch_pending <= 1'b1;
       end
     end
   end
 
-  // @[HostDescSide.java:305]
+  // @[HostDescSide.java:399]
   always @(posedge clk) begin
-    if (start) begin
-      fetch_desc <= {6'd0, 8'd255, {10'd0, size} << 3, {ep_base_hi, ep_base_lo} + {51'd0, {6'd0, fetch_index} << 5}, {rc_base_hi, rc_base_lo} + {51'd0, ({6'd0, fetch_index} << 5) + 13'd512}};
+    if (rst) begin
+      settled <= 1'b0;
+    end else begin
+      settled <= ~(((batch_done | (reg_we & (reg_index == 4'd2))) | ((reg_we & (reg_index == 4'd4)) & last_ptr_ok)) | (reg_we & (reg_index == 4'd5)));
     end
   end
 
-  // @[HostDescSide.java:325]
+  // @[HostDescSide.java:238]
   always @(posedge clk) begin
     if (rst) begin
       ptr_differs <= 1'b0;
     end else begin
-      ptr_differs <= (((reg_we & (reg_index == 4'd4)) & last_ptr_ok) ? reg_wdata[7:0] : last_ptr) != (batch_done ? prev_done : prev_id);
+      ptr_differs <= last_ptr != prev_id;
     end
   end
 
-  // @[HostDescSide.java:326]
+  // @[HostDescSide.java:240]
   always @(posedge clk) begin
     if (rst) begin
       ptr_in_table <= 1'b0;
     end else begin
-      ptr_in_table <= (((reg_we & (reg_index == 4'd4)) & last_ptr_ok) ? reg_wdata[7:0] : last_ptr) <= {1'b0, (reg_we & (reg_index == 4'd5)) ? reg_wdata[6:0] : table_size};
+      ptr_in_table <= last_ptr <= {1'b0, table_size};
     end
   end
 
-  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:213]
+  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:242]
 
-  assign restart = (prev_id == 8'd255) | (prev_id >= {1'b0, table_size}); // @[HostDescSide.java:215]
+  assign restart = (prev_id == 8'd255) | (prev_id >= {1'b0, table_size}); // @[HostDescSide.java:244]
 
-  assign start_id = restart ? 7'd0 : (prev_id[6:0] + 7'd1); // @[HostDescSide.java:217]
+  // @[HostDescSide.java:246]
+  always @(posedge clk) begin
+    if (rst) begin
+      start_id <= 7'd0;
+    end else begin
+      start_id <= restart ? 7'd0 : (prev_id[6:0] + 7'd1);
+    end
+  end
 
-  assign end_id = (~restart & (last_ptr <= prev_id)) ? table_size : last_ptr[6:0]; // @[HostDescSide.java:219]
+  // @[HostDescSide.java:248]
+  always @(posedge clk) begin
+    if (rst) begin
+      end_id <= 7'd0;
+    end else begin
+      end_id <= (~restart & (last_ptr <= prev_id)) ? table_size : last_ptr[6:0];
+    end
+  end
 
-  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 8'd1; // @[HostDescSide.java:221]
+  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 8'd1; // @[HostDescSide.java:250]
 
-  assign start = ~busy & pending; // @[HostDescSide.java:223]
+  assign start = (~busy & pending) & settled; // @[HostDescSide.java:252]
 
-  // @[HostDescSide.java:240]
+  // @[HostDescSide.java:265]
+  always @(posedge clk) begin
+    if (rst) begin
+      rc_base_high_inc <= 51'd1;
+    end else begin
+      rc_base_high_inc <= {rc_base_hi, rc_base_lo[31:13]} + 51'd1;
+    end
+  end
+
+  assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({2'd0, fetch_index} + 9'd16); // @[HostDescSide.java:267]
+
+  // @[HostDescSide.java:404]
+  always @(posedge clk) begin
+    if (rst) begin
+      fetch_src_low_q <= 9'd0;
+    end else begin
+      if (start) begin
+        fetch_src_low_q <= fetch_src_low;
+      end
+    end
+  end
+
+  // @[HostDescSide.java:400]
+  always @(posedge clk) begin
+    if (rst) begin
+      fetch_finish <= 1'b0;
+    end else begin
+      fetch_finish <= start;
+    end
+  end
+
+  assign rc_high = (fetch_pending ? fetch_src_low_q[8] : flag_q_carry) ? rc_base_high_inc : {rc_base_hi, rc_base_lo[31:13]}; // @[HostDescSide.java:475]
+
+  // @[HostDescSide.java:294]
   always @(posedge clk) begin
     if (rst) begin
       burst_left <= 5'd0;
     end else begin
       if (dts_write) begin
-        burst_left <= (burst_left == 5'd0) ? ((dts_burstcount == 5'd0) ? dts_burstcount : (dts_burstcount - 5'd1)) : (burst_left - 5'd1);
+        burst_left <= burst_idle ? ((dts_burstcount == 5'd0) ? dts_burstcount : (dts_burstcount - 5'd1)) : (burst_left - 5'd1);
       end
     end
   end
 
-  // @[HostDescSide.java:241]
+  // @[HostDescSide.java:295]
+  always @(posedge clk) begin
+    if (rst) begin
+      burst_idle <= 1'b1;
+    end else begin
+      if (dts_write) begin
+        burst_idle <= burst_idle ? (dts_burstcount <= 5'd1) : (burst_left == 5'd1);
+      end
+    end
+  end
+
+  // @[HostDescSide.java:296]
   always @(posedge clk) begin
     if (rst) begin
       beat_next <= 8'd0;
@@ -428,160 +514,320 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  assign beat_address = (burst_left == 5'd0) ? dts_address : beat_next; // @[HostDescSide.java:237]
+  assign beat_address = burst_idle ? dts_address : beat_next; // @[HostDescSide.java:291]
 
-  assign u_entries_s_data = {dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]}; // @[HostDescSide.java:255]
-
-  assign u_entries_m_ready = entry_ready & ring_room; // @[HostDescSide.java:282]
-
-  // @[HostDescSide.java:259]
+  // @[HostDescSide.java:308]
   always @(posedge clk) begin
     if (rst) begin
       expected <= 8'd0;
     end else begin
+      if (~busy) begin
+        expected <= {1'b0, fetch_index};
+      end
       if (take) begin
         expected <= expected + 8'd1;
       end
-      if (start) begin
-        expected <= {1'b0, fetch_index};
+    end
+  end
+
+  // @[HostDescSide.java:309]
+  always @(posedge clk) begin
+    if (rst) begin
+      expected_before <= 8'd255;
+    end else begin
+      if (~busy) begin
+        expected_before <= {1'b0, fetch_index} - 8'd1;
+      end
+      if (take) begin
+        expected_before <= expected;
       end
     end
   end
 
-  assign take = (((dts_write & busy) & (arrived != count)) & (beat_address == expected)) & u_entries_s_ready; // @[HostDescSide.java:250]
-
-  assign entry_id = first_id + arrived[6:0]; // @[HostDescSide.java:253]
-
-  // @[HostDescSide.java:285]
+  // @[HostDescSide.java:312]
   always @(posedge clk) begin
     if (rst) begin
-      handed_ptr <= 8'd0;
+      next_hit <= 1'b0;
+    end else begin
+      next_hit <= busy & (take | (dts_write ? (beat_address == expected_before) : next_hit));
+    end
+  end
+
+  // @[HostDescSide.java:328]
+  always @(posedge clk) begin
+    if (rst) begin
+      expecting <= 1'b0;
+    end else begin
+      if (take) begin
+        expecting <= (arrived + 8'd1) != count;
+      end
+      if (start) begin
+        expecting <= 1'b1;
+      end
+      if (batch_done) begin
+        expecting <= 1'b0;
+      end
+    end
+  end
+
+  assign take = (dts_write & expecting) & (burst_idle ? (dts_address == expected) : next_hit); // @[HostDescSide.java:306]
+
+  assign entry_id = first_id + arrived[6:0]; // @[HostDescSide.java:315]
+
+  // @[HostDescSide.java:382]
+  always @(posedge clk) begin
+    if (rst) begin
+      handed_ptr <= 6'd0;
     end else begin
       if (entry_valid & entry_ready) begin
-        handed_ptr <= handed_ptr + 8'd1;
+        handed_ptr <= handed_ptr + 6'd1;
       end
     end
   end
 
-  // @[HostDescSide.java:345]
+  // @[HostDescSide.java:444]
   always @(posedge clk) begin
     if (rst) begin
-      completed_ptr <= 8'd0;
+      completed_ptr <= 6'd0;
     end else begin
       if (complete) begin
-        completed_ptr <= completed_ptr + 8'd1;
+        completed_ptr <= completed_next;
       end
     end
   end
 
-  // @[HostDescSide.java:359]
+  // @[HostDescSide.java:468]
   always @(posedge clk) begin
     if (rst) begin
-      flagged_ptr <= 8'd0;
+      flagged_ptr <= 6'd0;
     end else begin
       if (flag_load) begin
-        flagged_ptr <= flagged_ptr + 8'd1;
+        flagged_ptr <= flagged_ptr + 6'd1;
       end
     end
   end
 
-  // @[HostDescSide.java:274]
+  // @[HostDescSide.java:473]
+  always @(posedge clk) begin
+    if (rst) begin
+      handed_held <= 6'd0;
+    end else begin
+      handed_held <= (entry_valid & entry_ready) ? (flag_load ? handed_held : (handed_held + 6'd1)) : (flag_load ? (handed_held - 6'd1) : handed_held);
+    end
+  end
+
+  // @[HostDescSide.java:474]
   always @(posedge clk) begin
     if (rst) begin
       ring_room <= 1'b1;
     end else begin
-      ring_room <= (handed_ptr - flagged_ptr) < 8'd127;
+      ring_room <= ring_room ? ~((handed_held == 6'd30) & ((entry_valid & entry_ready) & ~flag_load)) : (flag_load & ~(entry_valid & entry_ready));
     end
   end
 
-  assign out_id = first_id + issued[6:0]; // @[HostDescSide.java:278]
+  // @[HostDescSide.java:369]
+  always @(posedge clk) begin
+    if (rst) begin
+      read_index <= 8'd0;
+    end else begin
+      if (read_free & arrived_unread) begin
+        read_index <= read_index + 8'd1;
+      end
+      if (start) begin
+        read_index <= 8'd0;
+      end
+    end
+  end
 
-  assign fetch_report = ((fetch_done & busy) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:294]
+  // @[HostDescSide.java:368]
+  always @(posedge clk) begin
+    if (rst) begin
+      read_valid <= 1'b0;
+    end else begin
+      if (read_free) begin
+        read_valid <= arrived_unread;
+      end
+    end
+  end
 
-  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:301]
+  // @[HostDescSide.java:371]
+  always @(posedge clk) begin
+    if (rst) begin
+      head_empty <= 1'b1;
+    end else begin
+      if (head_free) begin
+        head_empty <= ~read_valid;
+      end
+      if (entry_valid & entry_ready) begin
+        head_empty <= 1'b1;
+      end
+    end
+  end
 
-  assign prev_done = ends_table ? 8'd255 : {1'b0, (first_id + count[6:0]) - 7'd1}; // @[HostDescSide.java:321]
+  assign head_valid = ~head_empty; // @[HostDescSide.java:359]
 
-  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:337]
+  // @[HostDescSide.java:372]
+  always @(posedge clk) begin
+    if (head_free) begin
+      head_word <= read_word;
+    end
+  end
 
-  // @[HostDescSide.java:346]
+  assign head_free = head_empty; // @[HostDescSide.java:362]
+
+  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:364]
+
+  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:366]
+
+  assign out_id = first_id + issued[6:0]; // @[HostDescSide.java:375]
+
+  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:391]
+
+  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:398]
+
+  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:422]
+
+  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:434]
+
+  // @[HostDescSide.java:445]
   always @(posedge clk) begin
     if (rst) begin
       completed_head <= 7'd0;
     end else begin
       if (complete) begin
-        completed_head <= ((completed_ptr + 8'd1) == handed_ptr) ? out_id : handed_ids[completed_ptr[6:0] + 7'd1];
+        completed_head <= (completed_next == handed_ptr) ? out_id : handed_ids[completed_next[4:0]];
       end else if (completed_ptr == handed_ptr) begin
         completed_head <= out_id;
       end
     end
   end
 
-  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:342]
+  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:439]
 
-  // @[HostDescSide.java:361]
+  // @[HostDescSide.java:442]
+  always @(posedge clk) begin
+    if (rst) begin
+      completed_next <= 6'd1;
+    end else begin
+      completed_next <= complete ? (completed_ptr + 6'd2) : (completed_ptr + 6'd1);
+    end
+  end
+
+  // @[HostDescSide.java:470]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_valid <= 1'b0;
     end else begin
-      flag_q_valid <= flag_load | (flag_q_valid & ~flag_ready);
+      flag_q_valid <= flag_load | (flag_q_valid & ~flag_fire);
     end
   end
 
-  // @[HostDescSide.java:358]
+  // @[HostDescSide.java:466]
   always @(posedge clk) begin
     if (rst) begin
-      flag_q_id <= 7'd0;
+      flag_q_low <= 13'd0;
     end else begin
       if (flag_load) begin
-        flag_q_id <= handed_ids[flagged_ptr[6:0]];
+        flag_q_low <= flag_low_sum[12:0];
       end
     end
   end
 
-  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_ready); // @[HostDescSide.java:356]
+  // @[HostDescSide.java:467]
+  always @(posedge clk) begin
+    if (rst) begin
+      flag_q_carry <= 1'b0;
+    end else begin
+      if (flag_load) begin
+        flag_q_carry <= flag_low_sum[13];
+      end
+    end
+  end
 
-  // @[HostDescSide.java:375]
+  assign flag_shown = flag_q_valid & (~fetch_pending | (fetch_src_low_q[8] == flag_q_carry)); // @[HostDescSide.java:458]
+
+  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:460]
+
+  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_fire); // @[HostDescSide.java:462]
+
+  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:464]
+
+  // @[HostDescSide.java:492]
   always @(posedge clk) begin
     if (rst) begin
       diag <= 8'd0;
     end else begin
-      diag <= ((reg_we & (reg_index == 4'd8)) ? 8'd0 : diag) | {(hs_valid & complete) & (hs_data[11] | hs_data[12]), (fetch_done & ~fetch_report) | misrouted, hs_valid & ~complete, fetch_report & fetch_failed, take & |dts_writedata[255:153], take & (dts_writedata[152:146] != entry_id), dts_write & ~take, (reg_we & (reg_index == 4'd4)) & ~last_ptr_ok};
+      diag <= (reg_we & (reg_index == 4'd8)) ? 8'd0 : (diag | {diag_seen[5:2], diag_beat_taken & diag_beat_checks[1], diag_beat_taken & diag_beat_checks[0], diag_seen[1] & ~diag_beat_taken, diag_seen[0]});
     end
   end
 
-  assign reg_rdata = (reg_index == 4'd0) ? rc_base_lo : ((reg_index == 4'd1) ? rc_base_hi : ((reg_index == 4'd2) ? ep_base_lo : ((reg_index == 4'd3) ? ep_base_hi : ((reg_index == 4'd4) ? {24'd0, last_ptr} : ((reg_index == 4'd5) ? {25'd0, table_size} : ((reg_index == 4'd6) ? control : ((reg_index == 4'd7) ? int_control : ((reg_index == 4'd8) ? {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]} : ((reg_index == 4'd9) ? last_host_status : 32'd0))))))))); // @[HostDescSide.java:387]
+  // @[HostDescSide.java:484]
+  always @(posedge clk) begin
+    if (rst) begin
+      diag_seen <= 6'd0;
+    end else begin
+      diag_seen <= {(hs_valid & complete) & (hs_data[11] | hs_data[12]), (fetch_done & ~fetch_report) | misrouted, hs_valid & ~complete, fetch_report & fetch_failed, dts_write, (reg_we & (reg_index == 4'd4)) & ~last_ptr_ok};
+    end
+  end
 
-  assign fetch_data = fetch_desc; // @[HostDescSide.java:291]
+  // @[HostDescSide.java:487]
+  always @(posedge clk) begin
+    if (rst) begin
+      diag_beat_taken <= 1'b0;
+    end else begin
+      diag_beat_taken <= take;
+    end
+  end
 
-  assign fetch_valid = fetch_pending; // @[HostDescSide.java:290]
+  // @[HostDescSide.java:489]
+  always @(posedge clk) begin
+    if (rst) begin
+      diag_beat_checks <= 2'd0;
+    end else begin
+      diag_beat_checks <= {|dts_writedata[255:153], dts_writedata[152:146] != entry_id};
+    end
+  end
 
-  assign entry_data = {6'd0, {1'b0, out_id}, u_entries_m_data[145:128], u_entries_m_data[127:64], u_entries_m_data[63:0]}; // @[HostDescSide.java:280]
+  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:498]
 
-  assign entry_valid = u_entries_m_valid & ring_room; // @[HostDescSide.java:279]
+  assign reg_table_size = table_size; // @[HostDescSide.java:499]
 
-  assign flag_data = {rc_base_hi, rc_base_lo} + ({57'd0, flag_q_id} << 2); // @[HostDescSide.java:363]
+  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:500]
 
-  assign flag_valid = flag_q_valid; // @[HostDescSide.java:362]
+  assign reg_last_status = last_host_status; // @[HostDescSide.java:501]
 
-  // @[HostDescSide.java:283]
+  assign fetch_data = {6'd0, 8'd255, {10'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {1'b0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:388]
+
+  assign fetch_valid = fetch_pending; // @[HostDescSide.java:387]
+
+  assign entry_data = {6'd0, {1'b0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:377]
+
+  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:376]
+
+  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:477]
+
+  assign flag_valid = flag_shown; // @[HostDescSide.java:476]
+
+  // @[HostDescSide.java:323]
+  always @(posedge clk) begin
+    if (expecting) begin
+      entries[arrived[6:0]] <= {dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]};
+    end
+  end
+
+  // @[HostDescSide.java:367]
+  always @(posedge clk) begin
+    if (read_free) begin
+      read_word <= entries[read_index[6:0]];
+    end
+  end
+
+  // @[HostDescSide.java:379]
   always @(posedge clk) begin
     if (entry_valid & entry_ready) begin
-      handed_ids[handed_ptr[6:0]] <= out_id;
+      handed_ids[handed_ptr[4:0]] <= out_id;
     end
   end
-
-  // @[HostDescSide.java:244]
-  direkt_sync_fifo_w146_d128_r_rg_nf u_entries (
-    .clk     (clk),
-    .rst     (rst),
-    .s_data  (u_entries_s_data),
-    .s_valid (take),
-    .s_ready (u_entries_s_ready),
-    .m_data  (u_entries_m_data),
-    .m_valid (u_entries_m_valid),
-    .m_ready (u_entries_m_ready)
-  );
 
 endmodule
 

@@ -6,6 +6,7 @@
 #   runtime/                    a jlinked Java runtime (the modules jdeps finds in lib/, debug stripped, compressed)
 #   lib/                        the module jars and their runtime dependencies
 #   examples/                   the example board and kernels, README.md, LICENSE
+#   docs/                       the documentation pages README.md links to, as Markdown
 # <version> is the root pom's. The tarball is reproducible: sorted entries, owner and group 0, every
 # mtime the last commit's time, gzip without a name or time. Needs `make build` (the module jars and
 # each module's target/classpath.txt); run as `make dist` (which builds first). scripts/dist_test.sh
@@ -98,8 +99,9 @@ launcher direkt "direkt command line: \`direkt --help\`" "-XX:TieredStopAtLevel=
 launcher direkt-run "direkt host runtime: \`direkt-run --help\`" "--enable-native-access=ALL-UNNAMED" \
   "$(launcher_cp "$run_cp")" org.direkt.runtime.cli.DirektRun
 
-# README, LICENSE and the examples (the tracked files only).
+# README, LICENSE, the documentation pages its links name, and the examples (of examples/, the tracked files only).
 cp README.md LICENSE "$stage/"
+mkdir -p "$stage/docs" && cp docs/*.md "$stage/docs/"
 git ls-files -z examples | while IFS= read -r -d '' f; do
   mkdir -p "$stage/$(dirname "$f")" && cp "$f" "$stage/$f"
 done

@@ -67,7 +67,7 @@ if [ "$mode" = test ]; then
   unpack "$tmp/unpacked"
   installed=$tmp/unpacked/$name
 fi
-for f in bin/direkt bin/direkt-run runtime/bin/java README.md LICENSE \
+for f in bin/direkt bin/direkt-run runtime/bin/java README.md LICENSE docs/index.md \
     examples/bsp/direkt_ref/hardware/direkt_ref/board_spec.xml examples/kernels/gpu_fpga_roundtrip.cl; do
   # A missing runtime/bin/java is left to the checks below: the launcher must say so and fail.
   [ "$f" = runtime/bin/java ] || [ -e "$installed/$f" ] || die "check 'layout' failed: $installed/$f is missing"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs what direkt needs and is missing; does nothing when everything is there.
 #   Debian packages: the simulators, synthesis and formal tools, OpenCL (PoCL), Maven.
-#   .venv: the pinned Python packages of sim/requirements.txt and bench/requirements.txt.
+#   .venv: the pinned Python packages of sim/, bench/ and scripts/requirements*.txt and docs/requirements.txt.
 #   ~/.m2: the Maven dependencies of the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,9 +36,9 @@ if [ ! -x "${JAVA_HOME:-/nonexistent}/bin/javac" ]; then
   exit 1
 fi
 
-# Python venv with the pinned simulation and bench packages; reinstalled only when a requirements file changes.
-# Both files go to one pip run, so its resolver checks them against each other.
-REQUIREMENTS=(sim/requirements.txt bench/requirements.txt scripts/requirements-ecosystem.txt)
+# Python venv with the pinned simulation, bench, ecosystem and documentation packages; reinstalled only when a
+# requirements file changes. All files go to one pip run, so its resolver checks them against each other.
+REQUIREMENTS=(sim/requirements.txt bench/requirements.txt scripts/requirements-ecosystem.txt docs/requirements.txt)
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3 -m venv .venv

@@ -4,7 +4,7 @@
 
     scripts/stages.py test          every stage of `make test`, then the table
     scripts/stages.py regress       the long forms, then the table
-    scripts/stages.py --budgets     the stages of both with their budgets (README's table)
+    scripts/stages.py --budgets     the stages of both with their budgets (docs/testing.md's table)
 
 Each stage is one or more make targets. `setup` and `build` run first; every later stage runs with
 `make -o setup -o build`, so they run once. A stage whose targets are listed together runs them side
@@ -39,12 +39,13 @@ class Stage:
     what: str
 
 
-# The budgets add up to 26:00 for `make test` on a clean 2-core machine (CI's limit is 30 minutes).
+# The budgets add up to 26:15 for `make test` on a clean 2-core machine (CI's limit is 30 minutes).
 TEST = (
     Stage("setup", ("setup",), 240, "Debian packages, the venv, Maven dependencies (only what is missing)"),
     Stage("build", ("build",), 45, "mvn package, no tests"),
     Stage("checks", ("readme-check", "bench-check", "licence-check"), 15,
-          "README tables against bench/results, the netlist pass's self-test, SPDX lines"),
+          "README's and docs/' tables against bench/results, the netlist pass's self-test, SPDX lines"),
+    Stage("docs", ("docs-check",), 15, "the documentation site by MkDocs, strict (links, anchors), and README's links"),
     Stage("junit + formal", ("test-java", "formal"), 330,
           "JUnit of every module beside the short formal proofs (formal/run.py)"),
     Stage("lint", ("lint",), 75, "every emitted Verilog file: verilator -Wall, iverilog, yosys"),
@@ -111,7 +112,7 @@ def run_stage(stage: Stage, done: set[str]) -> tuple[bool, str]:
 
 
 def table(pipeline: str, rows: list[tuple[Stage, str, float]], total: float) -> str:
-    out = [f"== make {pipeline}: stage wall times (budgets in README, 'Where the time goes')",
+    out = [f"== make {pipeline}: stage wall times (budgets in docs/testing.md, 'Where the time goes')",
            f"   {'stage':<18} {'wall':>7} {'budget':>7}  result"]
     budget_sum = 0
     for stage, result, dt in rows:

@@ -82,7 +82,7 @@ def main() -> int:
         print(f"  make test     {p}")
     for p in long_:
         print(f"  make regress  {p}")
-    print("\nJUnit (every module), lint, FuseSoC, SystemRDL, the dist tarball and the importer's VM test "
+    print("\nJUnit (every module), lint, FuseSoC, SystemRDL, the dist tarball, the docs site and the importer's VM test "
           "run whole in make test.")
     return 0
 

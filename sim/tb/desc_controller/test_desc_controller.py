@@ -34,8 +34,8 @@ TIMEOUT = timeout(500, 5_000)
 # the two tables at the top
 HOST_SIZE = (64 if REGRESS else 8) * MB
 # host descriptors per side in `host_and_kernels` (several transfers, so the IDs wrap past 127)
-HOST_DESCS = 2_000 if REGRESS else 200
-KERNEL_DESCS = 2_000 if REGRESS else 200  # per direction, at the same time
+HOST_DESCS = 2_000 if REGRESS else 300
+KERNEL_DESCS = 2_000 if REGRESS else 300  # per direction, at the same time
 DIAG_STICKY = 0xFF  # DIAG bits 7..0 (HostDescSide.DIAG); bit 16 is live (busy)
 
 
@@ -199,7 +199,7 @@ async def host_and_kernels(dut):
     b = ctl.b
     await b.open_gpu_window()
     for mv in b.movers.values():
-        mv.set_ready("p50")  # descriptors queue at the arbiter, so host and kernel contend
+        mv.set_ready("p25")  # descriptors queue at the arbiter, so host and kernel contend
     quarter = HOST_SIZE // 4
     plans = {t: host_plan(ctl, t, HOST_DESCS, i * quarter, (i + 1) * quarter) for i, t in enumerate(DIRECTIONS)}
     kernels = {t: b.kernel(t, status_ready="random", seed=b.rng.randrange(1 << 30)) for t in DIRECTIONS}
@@ -271,6 +271,11 @@ async def host_and_kernels(dut):
                 f"rd mover table fetches {len(fetch_ids)} for {fetches} batches"
         else:
             assert not fetch_ids, f"table fetches on the wr mover: {fetch_ids}"
+        # LAST_HOST_STATUS: the status of the last host descriptor the mover took (it completes in order)
+        last_host = host_descs[-1].id
+        got = await ctl.regs.read(SIDE_BASE[t] + LAST_HOST_STATUS)
+        assert got & 0xFF == last_host and (got >> 8) & 1 == 1, \
+            f"{t} LAST_HOST_STATUS {got:#010x}: the last host descriptor was ID {last_host}, completed"
         issued = HOST_DESCS + (fetches["rd"] + fetches["wr"] if t == "rd" else 0)
         await b.check_counters(t, "host_and_kernels", host_issued=issued, host_completed=HOST_DESCS,
                                kernel_issued=KERNEL_DESCS, completed=KERNEL_DESCS, spurious=0)

@@ -61,7 +61,7 @@ public final class PlatformInterfaces {
             String t = dir.tag();
             int descBits = Layout.MOVER_DESC.bits();
             int statusBits = Layout.MOVER_STATUS.bits();
-            out.add(stream(top, t + "_host_desc", false, "dma_clk", "dma_reset", descBits, 1, true,
+            out.add(stream(top, t + "_host_desc", false, "dma_clk", "dma_reset", descBits, p.hostReadyLatency(), true,
                     "descriptors from the BSP's descriptor controller, as it would send them to the " + dir.describe()));
             out.add(stream(top, t + "_dma_desc", true, "dma_clk", "dma_reset", descBits, 1, true,
                     "descriptors to the hard IP's " + dir.describe() + " descriptor sink"));

@@ -192,6 +192,17 @@ public final class Bridge extends Generator<Bridge.Params> {
             return Layout.KERNEL_ID_LAST + 1 - tableFetchIds;
         }
 
+        /**
+         * The ready latency of the host descriptor inputs: 1, as a BSP's descriptor controller sends to
+         * the mover (the bridge buffers what arrives after it drops ready), or 0 in a bridge that keeps
+         * table-fetch IDs, which sits inside direkt's descriptor controller: its front offers each
+         * descriptor until it is taken, so the bridge has no host buffer (HOST_BUFFERED reads 0 and
+         * host_overflow never counts) and the front's choice and the arbiter's are one multiplexer.
+         */
+        public int hostReadyLatency() {
+            return tableFetchIds > 0 ? 0 : 1;
+        }
+
         /** The channel id of port {@code k} of channel {@code id}: port 0 keeps the id, port k > 0 adds {@code _p<k>}. */
         public static String portChannelId(String id, int k) {
             return k == 0 ? id : id + "_p" + k;

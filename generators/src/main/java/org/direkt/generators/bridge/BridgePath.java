@@ -119,9 +119,9 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
 
     /**
      * The direction, then a hash ({@link org.direkt.generators.Names#hashed}) of every bridge
-     * parameter but the instance (which names nothing inside) and the other direction's channel ids;
-     * the table-fetch IDs only where the checks refuse them (paper IDs), so a managed bridge inside a
-     * descriptor controller shares its paths with the plain one.
+     * parameter but the instance (which names nothing inside) and the other direction's channel ids.
+     * The table-fetch IDs count where there are any: then the host input has ready latency 0
+     * ({@link Bridge.Params#hostReadyLatency}) and no buffer.
      */
     @Override
     public String moduleName(Params p) {
@@ -129,7 +129,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         return org.direkt.generators.Names.hashed("direkt_bridge_" + t, "direction=" + t + " " + BridgeParam.canonical(p.bridge(),
                 d -> !d.name().equals("instance") && (!d.component().equals("channels") || d.name().startsWith(t + "_"))
                         && (p.bridge().ports() > 1 || !d.name().startsWith("port"))
-                        && (p.bridge().issue(p.direction()).checks().fetchIds() > 0 || !d.component().equals("tableFetchIds"))));
+                        && (p.bridge().tableFetchIds() > 0 || !d.component().equals("tableFetchIds"))));
     }
 
     @Override
@@ -148,7 +148,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
             desc.add(at.sink(pre + "_desc", AvalonSt.source(Layout.CLDESC.bits()), kernel));
             status.add(at.source(pre + "_status", AvalonSt.source(64), kernel));
         }
-        Stream hostDesc = at.sink(t + "_host_desc", AvalonSt.source(descBits, 1), dma);
+        Stream hostDesc = at.sink(t + "_host_desc", AvalonSt.source(descBits, b.hostReadyLatency()), dma);
         Stream dmaDesc = at.source(t + "_dma_desc", AvalonSt.source(descBits, 1), dma);
         Signal msValid = at.in(t + "_dma_status_valid", 1, dma);
         Signal msData = at.in(t + "_dma_status_data", statusBits, dma);
@@ -308,7 +308,6 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         issue.absorb().set(absorb);
 
         Mover mv = toMover(m, b, io, issue.d());
-        ReadyLatencyAdapter.Io hostRl = mv.hostRl();
         Arbiter.Io arb = mv.arb();
         Stream toMover = mv.toMover();
 
@@ -323,7 +322,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         ev.put("rejected", issue.evRejected());
         ev.put("overflow", issue.ksValid().and(statusFifo.s().ready().not()));
         // The adapters' monitors: a host controller that ignores ready latency 1 loses a descriptor.
-        ev.put("host_overflow", hostRl.overflow());
+        ev.put("host_overflow", mv.hostOverflow());
         if (b.counters()) {
             Signal handOver = m.wire("hand_over", 1);
             handOver.set(arb.grantValid().and(toMover.ready()));
@@ -337,7 +336,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         io.events().forEach((name, pin) -> pin.set(ev.get(name)));
         io.evError().set(issue.evError());
         io.outstanding().set(issue.outstanding());
-        io.hostBuffered().set(hostRl.fill());
+        io.hostBuffered().set(mv.hostBuffered());
 
         // ---- bring-up: the last channel word the checks took, put back together from the FIFO
         // word, and the last mover status, both raw. Not reset (a reset keeps what was seen);
@@ -449,7 +448,6 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
                 new ReadyLatencyAdapter.Params(Layout.MOVER_DESC.bits(), ReadyLatencyAdapter.Direction.RL1_TO_RL0, false)).clock(dma).io();
         m.connect(walker.desc(), walkerRl.s());
         Mover mv = toMover(m, b, io, walkerRl.m());
-        ReadyLatencyAdapter.Io hostRl = mv.hostRl();
         Arbiter.Io arb = mv.arb();
         Stream toMover = mv.toMover();
 
@@ -471,7 +469,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Map<String, Expr> ev = new LinkedHashMap<>();
         ev.put("rejected", walker.evRejected());
         ev.put("overflow", m.lit(0, 1));
-        ev.put("host_overflow", hostRl.overflow());
+        ev.put("host_overflow", mv.hostOverflow());
         if (b.counters()) {
             Signal handOver = m.wire("hand_over", 1);
             handOver.set(arb.grantValid().and(toMover.ready()));
@@ -485,7 +483,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         io.events().forEach((name, pin) -> pin.set(ev.get(name)));
         io.evError().set(walker.evError());
         io.outstanding().set(walker.outstanding());
-        io.hostBuffered().set(hostRl.fill());
+        io.hostBuffered().set(mv.hostBuffered());
     }
 
     /** The descriptor crossing and the kernel side of the kernel reset handshake. */
@@ -532,19 +530,31 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
                 .reset(org.direkt.generators.Domains.READ, hold).io();
     }
 
-    /** The mover side: the host's buffer, the arbiter, the adapter to the mover. */
-    private record Mover(ReadyLatencyAdapter.Io hostRl, Arbiter.Io arb, Stream toMover) {
+    /** The mover side: the host buffer's monitors (constant 0 without one), the arbiter, the adapter to the mover. */
+    private record Mover(Expr hostOverflow, Expr hostBuffered, Arbiter.Io arb, Stream toMover) {
     }
 
     /** Host descriptors and the kernel's ({@code kq}, ready latency 0) through the arbiter to the mover. */
     private static Mover toMover(ModuleBuilder m, Bridge.Params b, Io io, Stream kq) {
         ClockDomain dma = b.dmaDomain();
         int descBits = Layout.MOVER_DESC.bits();
-        // Host descriptors arrive as they would at the mover (ready latency 1).
-        ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
-                new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
-        m.connect(io.hostDesc(), hostRl.s());
-        Stream hostQ = hostRl.m();
+        // Host descriptors arrive as they would at the mover (ready latency 1) into a buffer, or at
+        // ready latency 0 from direkt's descriptor controller straight to the arbiter.
+        Stream hostQ;
+        Expr hostOverflow;
+        Expr hostBuffered;
+        if (b.hostReadyLatency() == 1) {
+            ReadyLatencyAdapter.Io hostRl = m.sub("u_host_rl", new ReadyLatencyAdapter(),
+                    new ReadyLatencyAdapter.Params(descBits, ReadyLatencyAdapter.Direction.RL1_TO_RL0)).clock(dma).io();
+            m.connect(io.hostDesc(), hostRl.s());
+            hostQ = hostRl.m();
+            hostOverflow = hostRl.overflow();
+            hostBuffered = hostRl.fill();
+        } else {
+            hostQ = io.hostDesc();
+            hostOverflow = m.lit(0, 1);
+            hostBuffered = m.lit(0, 3);
+        }
 
         // Requester 0: the host; 1: the kernel. A descriptor is one word, so done is the hand-over.
         Arbiter.Io arb = m.sub("u_arb", new Arbiter(), new Arbiter.Params(2, b.policy(), b.weights()).withOffers()).clock(dma).io();
@@ -563,6 +573,6 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         hostQ.ready().set(arb.offer().bit(0).and(toMover.ready()));
         kq.ready().set(arb.offer().bit(1).and(toMover.ready()));
         m.connect(moverRl.m(), io.dmaDesc());
-        return new Mover(hostRl, arb, toMover);
+        return new Mover(hostOverflow, hostBuffered, arb, toMover);
     }
 }

@@ -9,7 +9,6 @@ import java.util.Map;
 
 import org.direkt.generators.Json;
 import org.direkt.generators.stream.ChannelPort;
-import org.direkt.generators.stream.ReadyLatencyAdapter;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Generator;
@@ -154,11 +153,8 @@ public final class HostDescController extends Generator<HostDescController.Param
             mv.hostStatus().valid().set(bridge.pin(t + "_host_status_valid"));
             mv.hostStatus().data().set(bridge.pin(t + "_host_status_data"));
 
-            // host descriptors into the bridge as a controller presents them (ready latency 1)
-            ReadyLatencyAdapter.Io rl = m.sub("u_" + t + "_host_rl", new ReadyLatencyAdapter(),
-                    new ReadyLatencyAdapter.Params(Layout.MOVER_DESC.bits(), ReadyLatencyAdapter.Direction.RL0_TO_RL1)).clock(dma).io();
-            m.connect(mv.hostDesc(), rl.s());
-            m.connect(rl.m(), bridge.stream(t + "_host_desc"));
+            // host descriptors into the bridge as the front offers them (ready latency 0: Bridge.Params#hostReadyLatency)
+            m.connect(mv.hostDesc(), bridge.stream(t + "_host_desc"));
 
             // to the mover at its ready latency n: the bridge's ready-latency-1 source sees ready n - 1 cycles late
             Stream fromBridge = bridge.stream(t + "_dma_desc");

@@ -8,6 +8,7 @@ import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
+import org.direkt.hdl.Memory;
 import org.direkt.hdl.ModuleBuilder;
 import org.direkt.hdl.Ports;
 import org.direkt.hdl.Reg;
@@ -132,8 +133,26 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
             s.regs().index().set(index);
             s.regs().wdata().set(regs.writedata());
         }
+        // Read back: the words host software writes whole from a copy in a LUT RAM (both sides, a
+        // word each, 0 until written: a bit each in flip-flops), the others from the side that holds
+        // them; one multiplexer for both sides, its output registered.
+        Memory copies = m.memory("reg_copies", 32, 16, cd);
+        Reg written = m.reg("reg_written", 16, cd).init(0);
+        Expr slot = Expr.cat(isWr, index.bits(2, 0));
+        Expr copied = index.bit(HostDescSide.INDEX_BITS - 1).not().and(index.bits(2, 1).ne(2));
+        Expr copyWrite = regs.write().and(inSide).and(copied);
+        copies.write(slot, regs.writedata(), copyWrite);
+        m.when(copyWrite, () -> written.set(written.or(m.lit(1, 16).shl(slot))));
+        Expr copy = Expr.mux(written.and(m.lit(1, 16).shl(slot)).orR(), copies.readAsync(slot), m.lit(0, 32));
+        Expr own = Expr.mux(isWr,
+                Expr.mux(index.bit(0), wr.regs().tableSize().zext(32), wr.regs().lastPtr().zext(32)),
+                Expr.mux(index.bit(0), rd.regs().tableSize().zext(32), rd.regs().lastPtr().zext(32)));
+        Expr diag = Expr.mux(isWr, wr.regs().diag(), rd.regs().diag());
+        Expr status = Expr.mux(isWr, wr.regs().lastStatus(), rd.regs().lastStatus());
+        Expr upper = Expr.mux(index.eq(8), diag, Expr.mux(index.eq(9), status, m.lit(0, 32)));
+        Expr lower = Expr.mux(index.bits(2, 1).eq(2), own, copy);
         Reg readQ = m.reg("regs_readdata_q", 32, cd).init(0);
-        readQ.set(Expr.mux(regs.read().and(inSide), Expr.mux(isWr, wr.regs().rdata(), rd.regs().rdata()), m.lit(0, 32)));
+        readQ.set(Expr.mux(regs.read().and(inSide), Expr.mux(index.bit(HostDescSide.INDEX_BITS - 1), upper, lower), m.lit(0, 32)));
         regs.readdata().set(readQ);
 
         // ---- statuses by ID range: table fetches (top IDs) stay here, the rest go to the bridge

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import org.direkt.generators.Catalog;
+import org.direkt.generators.stream.ReadyLatencyAdapter;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.Instance;
 import org.direkt.hdl.Module;
@@ -105,8 +106,17 @@ class HostDescControllerTest {
         assertTrue(files.containsKey("direkt_host_desc_front_e128"));
         assertTrue(files.containsKey("direkt_host_desc_rd_e128_f254"));
         assertTrue(files.containsKey("direkt_host_desc_wr_e128_f255"));
-        assertTrue(files.keySet().containsAll(VerilogEmitter.emit(plain).keySet().stream().filter(k -> !k.equals("direkt_bridge")).toList()),
-                "with managed IDs every module of the bridge but its top is the plain bridge's");
+        // the direction paths take host descriptors at ready latency 0 from the front, without the host
+        // buffer (the plain bridge's ready-latency 1 to 0 adapter): modules of their own; everything
+        // else below them is the plain bridge's
+        Map<String, String> hostBuffer = VerilogEmitter.emit(new ReadyLatencyAdapter().elaborate(
+                new ReadyLatencyAdapter.Params(Layout.MOVER_DESC.bits(), ReadyLatencyAdapter.Direction.RL1_TO_RL0)));
+        List<String> below = VerilogEmitter.emit(plain).keySet().stream()
+                .filter(k -> !k.equals("direkt_bridge") && !k.startsWith("direkt_bridge_rd_h") && !k.startsWith("direkt_bridge_wr_h")
+                        && !hostBuffer.containsKey(k)).toList();
+        assertTrue(files.keySet().containsAll(below), "with managed IDs every module below the bridge's paths is the plain bridge's");
+        assertFalse(files.keySet().stream().anyMatch(hostBuffer::containsKey),
+                "no host buffer (a ready-latency 1 to 0 adapter) inside the controller's bridge");
     }
 
     @Test

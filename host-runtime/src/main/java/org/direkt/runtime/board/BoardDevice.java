@@ -15,7 +15,9 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 
 import org.direkt.generators.bridge.Layout;
 import org.direkt.runtime.device.BusRange;
@@ -192,6 +194,16 @@ public final class BoardDevice implements FpgaDevice {
     @Override
     public String describe() {
         return "board " + csr.where() + " on " + platform;
+    }
+
+    /** The bytes of FPGA memory the device holds, from FPGA address 0. */
+    public long fpgaMemoryBytes() {
+        return fpgaMemory.size();
+    }
+
+    /** What stands in for the board's own parts (its registers, channels, data movers), one line each; empty on a board. */
+    public List<String> standIns() {
+        return Stream.of(csr.standIn(), fabric.standIn()).flatMap(Optional::stream).distinct().toList();
     }
 
     @Override

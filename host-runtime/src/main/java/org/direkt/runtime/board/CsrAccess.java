@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.direkt.runtime.board;
 
+import java.util.Optional;
+
 /**
  * The bridge's registers on a board, as a {@link BoardDevice} reads and writes them: 32-bit words
  * at byte offsets from the CSR's start (MAGIC at 0, VERSION at 4). {@link #of(CsrWindow)} is the
@@ -19,6 +21,11 @@ public interface CsrAccess extends AutoCloseable {
 
     @Override
     void close();
+
+    /** What stands in for the bridge's registers on a board, for reports; empty for a board's own ({@link #of}). */
+    default Optional<String> standIn() {
+        return Optional.empty();
+    }
 
     /** The registers behind an open {@link CsrWindow}; closing closes the window. */
     static CsrAccess of(CsrWindow window) {

@@ -2,6 +2,7 @@
 package org.direkt.runtime.board;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.KernelCall;
@@ -42,6 +43,11 @@ public interface Fabric extends AutoCloseable {
 
     /** PCIe memory taken back. */
     default void unmap(List<BusRange> ranges) {
+    }
+
+    /** What stands in for the board's channels and data movers, for reports; empty for {@link #BITSTREAM}. */
+    default Optional<String> standIn() {
+        return Optional.empty();
     }
 
     @Override

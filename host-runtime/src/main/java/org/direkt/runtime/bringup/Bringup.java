@@ -70,10 +70,10 @@ public final class Bringup {
         return run(believed, new SimulatedTarget(bridge, hardware, channel), injected);
     }
 
-    /** Plans for {@code config} on {@code target}'s buffers, runs it and analyses what it showed. */
+    /** Plans for {@code config} on {@code target}'s buffers, runs it and analyses what it showed, within the target's limits. */
     public static BringupReport run(BridgeConfig config, BringupTarget target, List<String> injected) {
         BringupPlan plan = BringupPlan.of(config, target.buffers());
-        return analyse(plan, target.run(plan), target.describe(), injected);
+        return analyse(plan, target.run(plan), target.describe(), injected).within(target.limits());
     }
 
     private static Bridge.WordOrder other(Bridge.WordOrder o) {

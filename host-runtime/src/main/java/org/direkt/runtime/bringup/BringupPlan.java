@@ -130,10 +130,7 @@ public record BringupPlan(BridgeConfig config, BringupTarget.Buffers buffers, Wi
      */
     public static BringupPlan of(BridgeConfig config, BringupTarget.Buffers buffers) {
         Bridge.Params p = config.params();
-        if (!p.bringup()) {
-            throw new IllegalArgumentException(config.manifest() + ": the bridge has no bring-up registers (bringup=false): "
-                    + "regenerate the overlay with bringup=true (the paper and lean presets leave them out) and rebuild the bitstream");
-        }
+        requireBringup(config);
         long fpgaSpan = (long) PER_DIRECTION * BYTES;
         long gpuSpan = 2 * fpgaSpan;
         // A reversed descriptor is rejected only because its source lands in x6/x7: every source must be non-zero.
@@ -170,6 +167,18 @@ public record BringupPlan(BridgeConfig config, BringupTarget.Buffers buffers, Wi
         }
         reads.forEach(config::offset);
         return new BringupPlan(config, buffers, w, writes, probes, reads);
+    }
+
+    /**
+     * Refuses an overlay whose bridge has no bring-up registers, before any target is opened for it.
+     *
+     * @throws IllegalArgumentException naming the manifest and the fix
+     */
+    public static void requireBringup(BridgeConfig config) {
+        if (!config.params().bringup()) {
+            throw new IllegalArgumentException(config.manifest() + ": the bridge has no bring-up registers (bringup=false): "
+                    + "regenerate the overlay with bringup=true (the paper and lean presets leave them out) and rebuild the bitstream");
+        }
     }
 
     private static RegisterWrite write(BridgeConfig config, String name, long value) {

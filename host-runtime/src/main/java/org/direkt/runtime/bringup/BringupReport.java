@@ -10,7 +10,7 @@ import org.direkt.runtime.sim.Direction;
  * What a bring-up found: one {@link Check} per question (does the bitstream's bridge match the
  * overlay, is the configured word order the channel's, do the statuses decode with the configured
  * layout, does the hard IP's status word decode with the mover status layout) and the latency
- * measured per direction.
+ * measured per direction; and, from its target, what the run could not settle.
  *
  * @param overlay   the manifest the host read
  * @param target    what ran it
@@ -18,9 +18,10 @@ import org.direkt.runtime.sim.Direction;
  * @param issued    what was issued, for the header
  * @param checks    in the order they are printed
  * @param latencies one per direction, GPU->FPGA first
+ * @param limits    what the target's run leaves open (its stand-ins, what it cannot settle)
  */
 public record BringupReport(String overlay, String target, List<String> injected, String issued, List<Check> checks,
-                            List<Latency> latencies) {
+                            List<Latency> latencies, BringupTarget.Limits limits) {
 
     public static final String BITSTREAM = "bitstream";
     public static final String WORD_ORDER = "word order";
@@ -31,6 +32,21 @@ public record BringupReport(String overlay, String target, List<String> injected
         injected = List.copyOf(injected);
         checks = List.copyOf(checks);
         latencies = List.copyOf(latencies);
+    }
+
+    public BringupReport(String overlay, String target, List<String> injected, String issued, List<Check> checks,
+                         List<Latency> latencies) {
+        this(overlay, target, injected, issued, checks, latencies, BringupTarget.Limits.NONE);
+    }
+
+    /**
+     * This report with {@code l}: where the statuses' elapsed counts are no measurement, no latency
+     * is reported as measured, whatever the counts were.
+     */
+    public BringupReport within(BringupTarget.Limits l) {
+        List<Latency> lat = l.unmeasured().isEmpty() ? latencies : latencies.stream().map(x -> x.measured()
+                ? new Latency(x.direction(), List.of(), List.of(), x.bytes(), x.dmaClockPs(), l.unmeasured()) : x).toList();
+        return new BringupReport(overlay, target, injected, issued, checks, lat, l);
     }
 
     public enum Verdict {
@@ -137,11 +153,17 @@ public record BringupReport(String overlay, String target, List<String> injected
         return latencies.stream().filter(l -> l.direction() == d).findFirst().orElseThrow();
     }
 
-    /** The report as {@code direkt-run bringup} prints it: a header, one line per check and per direction's latency, a verdict. */
+    /**
+     * The report as {@code direkt-run bringup} prints it: a header (with the stand-ins, if any), one
+     * line per check and per direction's latency, a verdict, then what the run could not settle.
+     */
     public String render() {
         StringBuilder s = new StringBuilder();
         s.append("direkt bring-up of ").append(overlay).append('\n');
         s.append("  target:  ").append(target).append('\n');
+        if (!limits.standIns().isEmpty()) {
+            s.append("  stand-ins, not a board: ").append(String.join("; ", limits.standIns())).append('\n');
+        }
         for (String i : injected) {
             s.append("  injected wrong setting: ").append(i).append('\n');
         }
@@ -160,6 +182,11 @@ public record BringupReport(String overlay, String target, List<String> injected
         }
         List<String> bad = checks.stream().filter(c -> c.verdict() != Verdict.OK).map(c -> c.name() + " " + c.verdict()).toList();
         s.append(bad.isEmpty() ? "result: every check OK\n" : "result: " + String.join(", ", bad) + "\n");
+        if (!limits.unsettled().isEmpty()) {
+            s.append(limits.standIns().isEmpty() ? "left open by this run:\n"
+                    : "only a board can settle (this run had stand-ins for it):\n");
+            limits.unsettled().forEach(u -> s.append("  - ").append(u).append('\n'));
+        }
         return s.toString();
     }
 }

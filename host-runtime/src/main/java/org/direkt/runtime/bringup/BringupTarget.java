@@ -9,7 +9,8 @@ import java.util.Map;
  * buffer, and runs a {@link BringupPlan}: it writes the plan's window registers, has the bring-up
  * kernel ({@code examples/kernels/direkt_bringup.cl}) issue the plan's descriptors with the plan's
  * {@link BringupPlan.KernelArgs}, one at a time, collects the status the kernel read for each, and
- * then reads the plan's registers by their offsets. {@link SimulatedTarget} is this runtime's.
+ * then reads the plan's registers by their offsets: {@link SimulatedTarget} on the simulated back
+ * end, {@link BoardTarget} on a board device.
  */
 public interface BringupTarget {
 
@@ -26,11 +27,32 @@ public interface BringupTarget {
      */
     Observation run(BringupPlan plan);
 
+    /** What a run on this target leaves open ({@link Limits#NONE}: nothing it says beyond {@link #describe()}). */
+    default Limits limits() {
+        return Limits.NONE;
+    }
+
     /**
      * A GPU buffer at PCIe bus address {@code gpuBus} (contiguous on the bus) and an FPGA buffer at
      * {@code fpgaAddress}, of the given sizes.
      */
     record Buffers(long gpuBus, long gpuBytes, long fpgaAddress, long fpgaBytes) {
+    }
+
+    /**
+     * What a run on a target cannot settle, so that its report claims no more than the run showed.
+     *
+     * @param standIns   what stands in for a board's parts (empty on a board)
+     * @param unsettled  what only a board can settle, or what even a board's run leaves open: one line each
+     * @param unmeasured why the statuses' elapsed counts are no measurement (a stand-in's); empty when they are one
+     */
+    record Limits(List<String> standIns, List<String> unsettled, String unmeasured) {
+        public static final Limits NONE = new Limits(List.of(), List.of(), "");
+
+        public Limits {
+            standIns = List.copyOf(standIns);
+            unsettled = List.copyOf(unsettled);
+        }
     }
 
     /**

@@ -5,22 +5,17 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.Random;
-import java.util.Set;
 
 import org.direkt.runtime.DataPath;
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.Session;
-import org.direkt.runtime.bringup.BridgeConfig;
 import org.direkt.runtime.bringup.Bringup;
-import org.direkt.runtime.bringup.BringupReport;
 import org.direkt.runtime.bringup.Injection;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.LinuxBusAddressImporter;
 import org.direkt.runtime.pcie.SimulatedImporter;
-import org.direkt.runtime.sim.SimulatedBridge;
 import org.direkt.runtime.sim.SimulationException;
 
 
@@ -41,7 +36,8 @@ import org.direkt.runtime.sim.SimulationException;
  *     none; or no GPU) it goes through a pinned host buffer with a CUDA copy and host
  *     descriptors. Either way the descriptors run on the session's simulated FPGA (the bridge, its data
  *     movers and FPGA memory in one simulation that lasts the session).</li>
- * <li>{@code bringup [--overlay DIR] [--inject SETTING]...}: the bring-up ({@link Bringup}): the
+ * <li>{@code bringup [--overlay DIR] [--inject SETTING]...} or {@code bringup --board ...}: the
+ *     bring-up ({@link Bringup}) on the simulated back end or a board ({@link BringupCommand}): the
  *     bring-up kernel's known descriptors, the bridge's bring-up registers, one line per check.</li>
  * <li>{@code importer (--gpu BYTES | --fd N ...)}: GPU memory imported for the FPGA through the
  *     importer kernel module, its bus-address segments printed ({@link ImporterCommand}).</li>
@@ -59,7 +55,8 @@ public final class DirektRun {
         OK(0, "success (bringup: every check OK)"),
         FAILED(1, "bringup: a check found a mismatch or could not decide; demo: the round trip failed"),
         USAGE(2, "bad usage or bad input (the message names it)"),
-        BACK_END(3, "the back end could not run it (the simulation's environment is missing, or the simulation failed)");
+        BACK_END(3, "the back end could not run it (the simulation's environment, or the board's driver, device or platform, is"
+                + " missing, or the back end failed)");
 
         public final int code;
         public final String meaning;
@@ -85,6 +82,11 @@ public final class DirektRun {
 
     /** Runs one command; what it prints goes to {@code out}, errors to {@code err}. */
     public static ExitCode run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, BringupCommand.MACHINE);
+    }
+
+    /** {@link #run(String[], PrintWriter, PrintWriter)}, {@code bringup --board} opening its board through {@code boards}. */
+    static ExitCode run(String[] args, PrintWriter out, PrintWriter err, BringupCommand.Boards boards) {
         try {
             if (args.length == 0) {
                 usage(err);
@@ -96,12 +98,15 @@ public final class DirektRun {
                     yield ExitCode.OK;
                 }
                 case "demo" -> demo(Arrays.copyOfRange(args, 1, args.length), out);
-                case "bringup" -> bringup(Arrays.copyOfRange(args, 1, args.length), out);
+                case "bringup" -> BringupCommand.run(Arrays.copyOfRange(args, 1, args.length), out, DEFAULT_OVERLAY, boards);
                 case "importer" -> ImporterCommand.run(Arrays.copyOfRange(args, 1, args.length), out, System.in);
                 case "csr" -> CsrCommand.run(Arrays.copyOfRange(args, 1, args.length), out);
                 default -> throw new IllegalArgumentException("unknown command '" + args[0]
                         + "' (demo, bringup or importer; see --help)");
             };
+        } catch (CommandFailure e) {
+            err.println("direkt-run: " + e.getMessage());
+            return e.code();
         } catch (IllegalArgumentException | IOException e) {
             err.println("direkt-run: " + e.getMessage());
             return ExitCode.USAGE;
@@ -120,6 +125,7 @@ public final class DirektRun {
     private static void usage(PrintWriter w) {
         w.println("usage: direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing|system]");
         w.println("       direkt-run bringup [--overlay DIR] [--inject SETTING]...");
+        w.println("       direkt-run bringup --board --fpga D:B:D.F --binary FILE [--platform NAME] [--device PATH] [--overlay DIR]");
         w.println("       direkt-run importer (--gpu BYTES | --fd N [--offset BYTES] --length BYTES) [--fpga D:B:D.F] [--hold]");
         w.println("       direkt-run csr --fpga D:B:D.F --bar N --offset BYTES --bytes BYTES --layout-version V [read OFF | write OFF=VALUE]...");
         w.println();
@@ -129,7 +135,9 @@ public final class DirektRun {
         w.println("  bringup  the bring-up kernel (examples/kernels/direkt_bringup.cl) issues known descriptors through the bridge,");
         w.println("           the bridge's bring-up registers are read back, and one line per check says whether the overlay's");
         w.println("           word order and status layout match the hardware (and what to change if not), then the latency per");
-        w.println("           direction; it runs on this runtime's simulated back end, the bridge built as the overlay describes");
+        w.println("           direction; it runs on this runtime's simulated back end, the bridge built as the overlay describes, or");
+        w.println("           with --board on a board: the kernel from the board's binary, the registers through the CSR window; the");
+        w.println("           report then names what the run could not settle");
         w.println("  importer GPU memory imported for the FPGA through the importer kernel module (/dev/direkt_importer),");
         w.println("           its bus-address segments printed: the machine's peer-to-peer path checked (importer --help)");
         w.println("  csr      the direkt bridge's registers on a board, read and written through the importer module's CSR");
@@ -140,10 +148,14 @@ public final class DirektRun {
         w.println("                   none: as without a GPU (the bounce path)");
         w.println("  --importer I     demo: simulated (default); none: no importer; refusing: the exporter refuses peer-to-peer;");
         w.println("                   system: this machine's importer module (/dev/direkt_importer), or the reason there is none");
-        w.println("  --inject SETTING bringup: make one setting wrong in the simulation, as a board would have it wrong; repeatable:");
+        w.println("  --inject SETTING bringup, simulated only: make one setting wrong, as a board would have it wrong; repeatable:");
         for (Injection i : Injection.values()) {
             w.println("                     " + i.key() + ": " + i.describe);
         }
+        w.println("  --board          bringup: on a board: --fpga D:B:D.F its FPGA (lspci -D -d 1172:); --binary FILE the binary aoc");
+        w.println("                   built from examples/kernels/direkt_bringup.cl; --platform NAME its OpenCL platform (default");
+        w.println("                   " + BringupCommand.PLATFORM + "); --device PATH the importer module's node (default $DIREKT_IMPORTER,");
+        w.println("                   else /dev/direkt_importer); the overlay's manifest must name the CSR (board.csr)");
         w.println();
         w.println("exit codes:");
         for (ExitCode c : ExitCode.values()) {
@@ -152,7 +164,7 @@ public final class DirektRun {
     }
 
     /** The value after option {@code args[i]}; a missing one is an error naming the option. */
-    private static String value(String[] args, int i) {
+    static String value(String[] args, int i) {
         if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
             throw new IllegalArgumentException(args[i] + " needs a value (see --help)");
         }
@@ -167,27 +179,6 @@ public final class DirektRun {
             }
         }
         throw new IllegalArgumentException(option + " " + value + ": one of " + String.join(", ", allowed));
-    }
-
-    private static ExitCode bringup(String[] args, PrintWriter out) throws IOException {
-        Path overlay = DEFAULT_OVERLAY;
-        Set<Injection> inject = EnumSet.noneOf(Injection.class);
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--overlay" -> overlay = Path.of(value(args, i++));
-                case "--inject" -> {
-                    Injection in = Injection.of(value(args, i++));
-                    if (!inject.add(in)) {
-                        throw new IllegalArgumentException("--inject " + in.key() + " is given twice");
-                    }
-                }
-                default -> throw new IllegalArgumentException("bringup: unknown argument '" + args[i] + "' (see --help)");
-            }
-        }
-        BridgeConfig config = BridgeConfig.read(overlay);
-        BringupReport report = Bringup.simulated(config, inject, SimulatedBridge.locate());
-        out.print(report.render());
-        return report.allOk() ? ExitCode.OK : ExitCode.FAILED;
     }
 
     private static ExitCode demo(String[] args, PrintWriter out) throws IOException {

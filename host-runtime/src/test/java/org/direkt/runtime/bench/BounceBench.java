@@ -33,7 +33,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * 4 B .. 64 MB in powers of 4: median, 99th percentile and minimum latency, and bandwidth at the
  * median. Every size is checked byte-exact before it is timed. Writes
  * {@code bounce-<device>.json} ({@code h100}, {@code h200}, ... from the GPU's name) into the
- * output directory; README's bounce-vs-direct table is rendered from it
+ * output directory; the bounce-vs-direct table of docs/host-runtime.md is rendered from it
  * ({@code bench/readme_tables.py}).
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... org.direkt.runtime.bench.BounceBench [--out DIR] [--reps N] [--device-name SLUG]</pre>

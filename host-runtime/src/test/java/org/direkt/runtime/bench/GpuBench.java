@@ -51,7 +51,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * thread that samples, as earlier versions did, left the JVMs' other threads on the other CPUs, and
  * that made cuMemAlloc of 32 to 256 MB about a fifth slower in every Java process than in the C
  * processes (whose other threads are the driver's few), the C code called inside the JVMs as slow
- * as Java: both ways side by side on one machine are in bench/results/pinning/ (README's table).
+ * as Java: both ways side by side on one machine are in bench/results/pinning/ (the table in docs/measurements.md).
  * {@code --pin thread} measures that way still. Every server is warmed up the same way
  * (Java's JIT additionally by table builds at every size), then runs three uncounted rounds of the
  * whole sequence, so the JIT has compiled every size's path before anything is counted (on one CPU a

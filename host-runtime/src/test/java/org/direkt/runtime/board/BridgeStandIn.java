@@ -10,8 +10,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
+import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.Layout;
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.KernelCall;
@@ -23,21 +25,26 @@ import org.direkt.runtime.pcie.Bytes;
 
 /**
  * What only a board has, standing in for it beside a {@link BoardDevice} on PoCL: the bridge's
- * registers as memory that behaves as the bridge's where a session needs it (MAGIC, VERSION, the
- * window entries, the page and region tables by their write sequences), the kernels' channels as
- * the header's emulated channels (buffers after the kernel's own arguments), and the bridge's
- * checks and data movers, which take each descriptor or region request the kernel wrote, check it
- * in the order of {@link Layout.Error}, move its bytes between the PCIe memory the session mapped
- * and FPGA memory (the device's buffer), and answer a tagged status.
+ * registers as memory that behaves as the bridge's where a session or a bring-up needs it (MAGIC,
+ * VERSION, CONFIG, the window entries, the page and region tables by their write sequences, the
+ * bring-up registers), the kernels' channels as the header's emulated channels (buffers after the
+ * kernel's own arguments, {@link #SLOTS} descriptors each), and the bridge's checks and data movers,
+ * which take each descriptor or region request the kernel wrote, check it in the order of
+ * {@link Layout.Error}, move its bytes between the PCIe memory the session mapped and FPGA memory
+ * (the device's buffer), and answer a status. The bitstream it plays ({@link StandInBitstream}) is
+ * the overlay's unless {@link #built} or {@link #channel} says otherwise.
  *
  * <p>In emulation a kernel's wait returns what the host put in the status channel before the
- * launch; the stand-in puts a marker there, checks that the kernel handed the marker back through
- * its status argument (so the argument and the channel are wired), and answers the status the
- * launch reports after the kernel ran.
+ * launch; the stand-in puts a marker naming the direction and slot there, checks that the kernel
+ * handed each marker back through its status argument (so the argument and the channel are wired)
+ * for each descriptor it wrote, and answers, in the order the kernel handed them back, the
+ * statuses the launch reports after the kernel ran.
  */
 public final class BridgeStandIn implements CsrAccess, Fabric {
-    /** What the emulated channels hold before a launch: no descriptor has all its words all ones, and the status reads as none. */
-    public static final long MARKER = -1L;
+    /** Descriptors each emulated channel holds in a launch: a binary for the stand-in is built with DIREKT_EMU_SLOTS at most this. */
+    public static final int SLOTS = 4;
+    /** A status marker's bits above the direction and slot: no status of either layout reads as it. */
+    private static final long MARKED = 0xFFFF_FFFF_FFFF_FF00L;
     private static final int DESC_BYTES = Layout.CLDESC.bits() / 8;
     private static final long PAGE = 1L << Layout.PAGE_BITS;
 
@@ -59,6 +66,8 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
     private long bytes;
     private boolean refused;
     private boolean closed;
+    private StandInBitstream bitstream;
+    private final long[] completions = new long[2];
 
     public BridgeStandIn(OverlayManifest manifest) {
         this.manifest = manifest;
@@ -68,6 +77,23 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
         pages = new long[manifest.bridge().regionPages()];
         regionBytes = new long[manifest.bridge().regions()];
         regionCtrl = new long[manifest.bridge().regions()];
+        play(StandInBitstream.of(manifest.bridge()));
+    }
+
+    /** Plays a bitstream whose bridge was built with {@code params} (another overlay's), kernels still putting x0 where it takes it. */
+    public BridgeStandIn built(Bridge.Params params) {
+        return play(StandInBitstream.of(params));
+    }
+
+    /** Kernels put cldesc word x0 at the channel's {@code x0} end, wherever the bridge takes it (another kernel compiler's layout). */
+    public BridgeStandIn channel(Bridge.WordOrder x0) {
+        return play(new StandInBitstream(bitstream.built(), x0));
+    }
+
+    private BridgeStandIn play(StandInBitstream b) {
+        bitstream = b;
+        registers.put("CONFIG", b.config());
+        return this;
     }
 
     /** Sets a register as a bitstream would have it (another MAGIC, another VERSION). */
@@ -90,6 +116,12 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
     @Override
     public String where() {
         return "the bridge stand-in's registers";
+    }
+
+    @Override
+    public Optional<String> standIn() {
+        return Optional.of("the bridge's registers, channels, checks and data movers (BridgeStandIn, in this process:"
+                + " the kernel runs on PoCL with emulated channels)");
     }
 
     private String name(long offset) {
@@ -144,54 +176,68 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
         this.cl = context;
         this.fpgaMemory = memory;
         for (int i = 0; i < 4; i++) {
-            channels[i] = context.buffer(i % 2 == 0 ? DESC_BYTES : 8);  // rd desc, rd status, wr desc, wr status
+            channels[i] = context.buffer((long) SLOTS * (i % 2 == 0 ? DESC_BYTES : 8));  // rd desc, rd status, wr desc, wr status
         }
+    }
+
+    /** What status slot {@code slot} of direction {@code wr} holds before a launch. */
+    private static long marker(int wr, int slot) {
+        return MARKED | (long) wr << 4 | slot;
     }
 
     @Override
     public List<ClBuffer> channelArgs(KernelCall call) {
-        byte[] marks = new byte[DESC_BYTES];
+        byte[] marks = new byte[SLOTS * DESC_BYTES];
         Arrays.fill(marks, (byte) 0xFF);
-        for (int i = 0; i < 4; i++) {
-            cl.write(channels[i], MemorySegment.ofArray(marks).asSlice(0, channels[i].size()));
+        long[] status = new long[SLOTS];
+        for (int d = 0; d < 2; d++) {
+            cl.write(channels[2 * d], MemorySegment.ofArray(marks));
+            for (int slot = 0; slot < SLOTS; slot++) {
+                status[slot] = marker(d, slot);
+            }
+            cl.write(channels[2 * d + 1], MemorySegment.ofArray(status));
         }
         return List.of(channels);
     }
 
     @Override
     public long[] statuses(KernelCall call, long[] written) {
-        if (written.length != 1 || written[0] != MARKER) {
-            throw new AssertionError(call.kernel() + " handed back " + Arrays.toString(written) + ", not the status its"
-                    + " channel held");
+        long[][][] sent = {sent(channels[0]), sent(channels[2])};
+        long[] answers = new long[written.length];
+        for (int i = 0; i < written.length; i++) {
+            long w = written[i];
+            int d = (int) (w >>> 4 & 0xF);
+            int slot = (int) (w & 0xF);
+            if ((w & MARKED) != MARKED || d > 1 || slot >= SLOTS || sent[d][slot] == null) {
+                throw new AssertionError(call.kernel() + " handed back " + Long.toHexString(w) + " in status_out[" + i
+                        + "], not a status its channels held for a descriptor it wrote");
+            }
+            descriptors.add(sent[d][slot]);
+            answers[i] = execute(d == 0, sent[d][slot]);
+            sent[d][slot] = null;
         }
-        long[] rd = words(channels[0]);
-        long[] wr = words(channels[2]);
-        boolean toFpga = !untouched(rd);
-        if (toFpga == !untouched(wr)) {
-            throw new AssertionError(call.kernel() + " wrote " + (toFpga ? "both channels" : "neither channel"));
-        }
-        long[] desc = toFpga ? rd : wr;
-        descriptors.add(desc);
-        return new long[] {execute(toFpga, desc)};
-    }
-
-    private long[] words(ClBuffer b) {
-        MemorySegment s = MemorySegment.ofArray(new byte[DESC_BYTES]);
-        cl.read(b, s);
-        long[] w = new long[Layout.CLDESC_WORDS];
-        for (int i = 0; i < w.length; i++) {
-            w[i] = Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 4L * i));
-        }
-        return w;
-    }
-
-    private static boolean untouched(long[] words) {
-        for (long w : words) {
-            if (w != 0xFFFF_FFFFL) {
-                return false;
+        for (long[][] dir : sent) {
+            if (Arrays.stream(dir).anyMatch(x -> x != null)) {
+                throw new AssertionError(call.kernel() + " wrote a descriptor whose status it did not hand back");
             }
         }
-        return true;
+        return answers;
+    }
+
+    /** The descriptors a kernel wrote into channel {@code b}, by slot; null where it wrote none. */
+    private long[][] sent(ClBuffer b) {
+        MemorySegment s = MemorySegment.ofArray(new byte[SLOTS * DESC_BYTES]);
+        cl.read(b, s);
+        long[][] out = new long[SLOTS][];
+        for (int slot = 0; slot < SLOTS; slot++) {
+            long[] w = new long[Layout.CLDESC_WORDS];
+            for (int i = 0; i < w.length; i++) {
+                w[i] = Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN),
+                        (long) slot * DESC_BYTES + 4L * i));
+            }
+            out[slot] = Arrays.stream(w).allMatch(x -> x == 0xFFFF_FFFFL) ? null : w;  // untouched: as channelArgs left it
+        }
+        return out;
     }
 
     @Override
@@ -218,8 +264,18 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
 
     // ---------------------------------------------------------------- the checks and the movers
 
-    /** The descriptor's checks, its bytes moved when it passes them, and its tagged status. */
-    private long execute(boolean toFpga, long[] words) {
+    /**
+     * The descriptor the kernel wrote as {@code written}, on the channel (LAST_DESC) and as the
+     * bridge reads it: its checks, its bytes moved when it passes them (LAST_MOVER_STATUS), and its
+     * status, whose elapsed count is made up (1 + a cycle per 64 bytes): not a timing.
+     */
+    private long execute(boolean toFpga, long[] written) {
+        String dir = toFpga ? "RD" : "WR";
+        long[] onChannel = bitstream.onChannel(written);
+        for (int i = 0; i < onChannel.length; i++) {
+            registers.put(dir + "_LAST_DESC_" + i, onChannel[i]);
+        }
+        long[] words = bitstream.asRead(onChannel);
         BigInteger value = BigInteger.ZERO;
         for (int i = words.length - 1; i >= 0; i--) {
             value = value.shiftLeft(32).or(BigInteger.valueOf(words[i]));
@@ -228,8 +284,13 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
         Map<String, BigInteger> f = (regions ? Layout.CLDESC_REGION : Layout.CLDESC).unpack(value);
         long tag = f.get("tag").longValue();
         Layout.Error error = regions ? region(toFpga, f) : raw(toFpga, f);
-        long moved = error == Layout.Error.OK ? (regions ? f.get("bytes") : f.get("dwords").shiftLeft(2)).longValue() : 0;
-        return Layout.KERNEL_STATUS_TAGGED.pack(Map.of("tag", tag, "error", error.code(), "elapsed", 1 + moved / 64)).longValue();
+        long moved = 0;
+        if (error == Layout.Error.OK) {
+            moved = (regions ? f.get("bytes") : f.get("dwords").shiftLeft(2)).longValue();
+            int id = regions ? Layout.KERNEL_ID_FIRST : bitstream.moverId(f, completions[toFpga ? 0 : 1]++);
+            registers.put(dir + "_LAST_MOVER_STATUS", StandInBitstream.moverStatus(id));
+        }
+        return bitstream.status(tag, error, 1 + moved / 64);
     }
 
     private Layout.Error raw(boolean toFpga, Map<String, BigInteger> f) {
@@ -238,14 +299,9 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
         long n = f.get("dwords").longValue() * 4;
         long gpu = toFpga ? src : dst;
         long fpga = toFpga ? dst : src;
-        if (f.get("flags").signum() != 0 || f.get("reserved").signum() != 0) {
-            return Layout.Error.RESERVED;
-        } else if (f.get("len_overflow").signum() != 0) {
-            return Layout.Error.TOO_LONG;
-        } else if (n == 0) {
-            return Layout.Error.ZERO_LENGTH;
-        } else if (f.get("id").signum() != 0) {
-            return Layout.Error.BAD_ID;
+        Layout.Error first = bitstream.firstChecks(f);
+        if (first != Layout.Error.OK) {
+            return first;
         } else if (((src | dst) & 3) != 0) {
             return Layout.Error.UNALIGNED;
         } else if (!inWindow(gpu, n, toFpga)) {

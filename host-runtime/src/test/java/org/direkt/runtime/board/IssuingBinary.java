@@ -13,9 +13,10 @@ import org.direkt.runtime.ffi.OpenCl;
 import org.direkt.runtime.ffi.OpenClException;
 
 /**
- * The runtime's issuing kernels ({@code direkt_issue.cl}) as a board's binary stands in for an
- * {@code .aocx} on PoCL: built from source against an overlay's header in the header's emulation
- * mode, its {@code CL_PROGRAM_BINARIES} written to a file that a {@link BoardDevice} then loads.
+ * The runtime's issuing kernels ({@code direkt_issue.cl}), or other kernels of a board's binary,
+ * as a binary stands in for an {@code .aocx} on PoCL: built from source against an overlay's header
+ * in the header's emulation mode, its {@code CL_PROGRAM_BINARIES} written to a file that a
+ * {@link BoardDevice} then loads.
  */
 public final class IssuingBinary {
     /** PoCL's platform name. */
@@ -39,11 +40,19 @@ public final class IssuingBinary {
 
     /** Builds the issuing kernels against {@code overlay}'s {@code include/direkt_dma.h} and writes the binary to {@code out}. */
     public static Path build(Path overlay, Path out) throws IOException {
-        String source;
         try (InputStream in = IssuingBinary.class.getResourceAsStream("/org/direkt/runtime/opencl/direkt_issue.cl")) {
-            source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return build(overlay, new String(in.readAllBytes(), StandardCharsets.UTF_8), out);
         }
-        String options = "-I " + overlay.resolve("include").toAbsolutePath() + " -DDIREKT_EMULATION -DDIREKT_EMU_SLOTS=1U";
+    }
+
+    /**
+     * Builds {@code source}, kernels written against the overlay's header (the bring-up kernel, a
+     * user's), as a {@link BridgeStandIn} takes them: in the header's emulation mode with its
+     * {@link BridgeStandIn#SLOTS} descriptors per channel; writes the binary to {@code out}.
+     */
+    public static Path build(Path overlay, String source, Path out) throws IOException {
+        String options = "-I " + overlay.resolve("include").toAbsolutePath() + " -DDIREKT_EMULATION -DDIREKT_EMU_SLOTS="
+                + BridgeStandIn.SLOTS + "U";
         try (ClContext cl = ClContext.openRequired(POCL); ClProgram p = cl.build(source, options)) {
             Files.write(out, p.binary());
         }

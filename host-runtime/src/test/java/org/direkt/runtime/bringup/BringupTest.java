@@ -111,6 +111,31 @@ class BringupTest {
         }
     }
 
+    /**
+     * A target's limits: a board's own parts keep the bridge's counts and list what the run leaves
+     * open; stand-ins are named, their counts are no latency, and the list is what only a board settles.
+     */
+    @Test
+    void theTargetsLimitsDecideWhatTheReportClaims() {
+        BringupReport r = analyse(Bridge.Params.defaults(), Bridge.Params.defaults(), Bridge.WordOrder.X0_LOW, LAYOUT);
+        String board = r.within(new BringupTarget.Limits(List.of(), List.of("the moved bytes: none compared"), "")).render();
+        assertTrue(board.contains("latency rd     MEASURED     14 dma_clk cycles"), board);
+        assertTrue(board.endsWith("result: every check OK\nleft open by this run:\n  - the moved bytes: none compared\n"), board);
+        assertFalse(board.contains("stand-in"), board);
+
+        BringupReport s = r.within(new BringupTarget.Limits(List.of("the bridge (a stand-in)"), List.of("word order: aoc's"),
+                "its counts are not timings"));
+        String text = s.render();
+        assertTrue(text.contains("\n  stand-ins, not a board: the bridge (a stand-in)\n"), text);
+        for (Direction d : Direction.values()) {
+            assertFalse(s.latency(d).measured(), text);
+        }
+        assertTrue(text.contains("latency wr     NOT MEASURED not measured: its counts are not timings\n"), text);
+        assertFalse(text.contains("dma_clk"), text);
+        assertTrue(text.endsWith("only a board can settle (this run had stand-ins for it):\n  - word order: aoc's\n"), text);
+        assertTrue(s.allOk(), "the checks stand as they are");
+    }
+
     @Test
     void aChannelInTheOtherWordOrderIsNamedWithEitherOverlayOrder() {
         for (Bridge.WordOrder o : Bridge.WordOrder.values()) {

@@ -9,7 +9,11 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import org.direkt.overlay.cli.Main;
+import org.direkt.runtime.device.OverlayManifest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +47,8 @@ class DirektRunTest {
         assertTrue(r.out().contains("direkt-run demo [--overlay DIR] [--bytes N] [--gpu auto|simulated|none] [--importer simulated|none|refusing|system]"),
                 r.out());
         assertTrue(r.out().contains("direkt-run bringup [--overlay DIR] [--inject SETTING]..."), r.out());
+        assertTrue(r.out().contains("direkt-run bringup --board --fpga D:B:D.F --binary FILE [--platform NAME] [--device PATH]"
+                + " [--overlay DIR]"), r.out());
         assertTrue(r.out().contains("word_order: ") && r.out().contains("status_mode: "), r.out());
         for (DirektRun.ExitCode c : DirektRun.ExitCode.values()) {
             assertTrue(r.out().contains("  " + c.code + "  " + c.meaning), r.out());
@@ -113,6 +119,38 @@ class DirektRunTest {
                 new PrintWriter(new StringWriter()), new PrintWriter(err));
         assertEquals(0, rc, err.toString());
         return overlay;
+    }
+
+    /**
+     * {@code bringup --board}: what it needs, named before anything opens; then, on a machine
+     * without the board, what is missing: the manifest's {@code board.csr} (bad input), the
+     * importer module (the back end). BringupBoardTest runs it on the board device with stand-ins.
+     */
+    @Test
+    void bringupOnABoardNamesWhatItNeedsAndWhatIsMissing() throws Exception {
+        assertBad("bringup --board: --inject makes a setting wrong in the simulation", "bringup", "--board", "--inject", "word_order");
+        assertBad("bringup --board needs --fpga D:B:D.F (the FPGA's PCI address, lspci -D -d 1172:) and --binary FILE",
+                "bringup", "--board", "--binary", "k.aocx");
+        assertBad("bringup: --fpga, --binary, --platform and --device name a board's parts: they go with --board",
+                "bringup", "--platform", "Intel(R) FPGA");
+        assertBad("bringup --board: --fpga: '3b:00' is not a PCI address", "bringup", "--board", "--fpga", "3b:00", "--binary", "k");
+        Path missing = tmp.resolve("missing.aocx");
+        assertBad("bringup --board: --binary " + missing + ": no such file", "bringup", "--board", "--fpga", "0000:3b:00.0",
+                "--binary", missing.toString());
+
+        Path overlay = overlay("default");
+        Path node = tmp.resolve("direkt_importer");
+        String[] board = {"bringup", "--board", "--overlay", overlay.toString(), "--fpga", "0000:3b:00.0", "--binary",
+            Files.writeString(tmp.resolve("direkt_bringup.aocx"), "a binary").toString(), "--device", node.toString()};
+        assertBad(overlay.resolve(OverlayManifest.FILE) + " has no board.csr section", board);
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode m = (ObjectNode) json.readTree(overlay.resolve(OverlayManifest.FILE).toFile());
+        m.putObject("board").putObject("csr").put("bar", 4).put("offset", "0x20000").put("bytes", 512).put("host", "board");
+        json.writeValue(overlay.resolve(OverlayManifest.FILE).toFile(), m);
+        Run r = run(board);
+        assertEquals(DirektRun.ExitCode.BACK_END, r.code(), r.out() + r.err());
+        assertTrue(r.err().startsWith("direkt-run: bringup --board: no " + node + ": the importer kernel module is not loaded")
+                && r.err().lines().count() == 1, r.err());
     }
 
     @Test
