@@ -186,7 +186,7 @@ formal-long: setup
 demo: build
 	@scripts/demo.sh
 
-CLASSPATH_GEN := hdl-dsl/target/classes:generators/target/classes
+CLASSPATH_GEN := contract/target/classes:hdl-dsl/target/classes:generators/target/classes
 
 ip: build
 	java -cp $(CLASSPATH_GEN) org.direkt.generators.Emit --ip ip

@@ -35,7 +35,7 @@ def tops(ip: Path) -> list[str]:
     2-input arbiter, are also instantiated inside the bridge, so "not instantiated" would miss them);
     without the built emitter, the modules no other module instantiates."""
     java = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")) / "bin" / "java"
-    cp = f"{REPO / 'hdl-dsl/target/classes'}:{REPO / 'generators/target/classes'}"
+    cp = f"{REPO / 'contract/target/classes'}:{REPO / 'hdl-dsl/target/classes'}:{REPO / 'generators/target/classes'}"
     try:
         out = subprocess.run([str(java), "-cp", cp, "org.direkt.generators.Emit", "--list-ip"],
                              capture_output=True, text=True, check=True, timeout=300).stdout.split()

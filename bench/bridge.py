@@ -580,7 +580,7 @@ def main() -> int:
     args = ap.parse_args()
     t0 = time.monotonic()
 
-    for mod in ("hdl-dsl", "generators"):
+    for mod in ("contract", "hdl-dsl", "generators"):
         if not (REPO / mod / "target" / "classes").is_dir():
             print(f"bridge: {mod}/target/classes is missing: run `make build` first", file=sys.stderr)
             return 2

@@ -295,7 +295,7 @@ def main() -> int:
         if top not in known or (ratio and ratio not in RATIOS):
             ap.error(f"--only {name}: not one of {sorted(known)} (with @<ratio> of {list(RATIOS)} for an async FIFO)")
 
-    for mod in ("hdl-dsl", "generators"):
+    for mod in ("contract", "hdl-dsl", "generators"):
         if not (REPO / mod / "target" / "classes").is_dir():
             print(f"fifo: {mod}/target/classes is missing: run `make build` first", file=sys.stderr)
             return 2

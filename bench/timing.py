@@ -132,7 +132,7 @@ def tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
 def java_command() -> list[str]:
     java = Path(os.environ.get("JAVA_HOME") or "/usr/lib/jvm/temurin-25-jdk-amd64") / "bin" / "java"
     cp = (os.environ.get("DIREKT_CLASSPATH", "").strip()
-          or f"{REPO / 'hdl-dsl/target/classes'}:{REPO / 'generators/target/classes'}")
+          or f"{REPO / 'contract/target/classes'}:{REPO / 'hdl-dsl/target/classes'}:{REPO / 'generators/target/classes'}")
     return [str(java), "-cp", cp, EMIT_CLASS]
 
 
@@ -422,7 +422,7 @@ def main() -> int:
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
 
-    for mod in ("hdl-dsl", "generators"):
+    for mod in ("contract", "hdl-dsl", "generators"):
         if not os.environ.get("DIREKT_CLASSPATH") and not (REPO / mod / "target" / "classes").is_dir():
             print(f"timing: {mod}/target/classes is missing: run `make build` first", file=sys.stderr)
             return 2

@@ -10,39 +10,39 @@
 `default_nettype none
 
 module direkt_bridge_check_pipe_wr_e4_mem200000000 (
-  input  wire         clk,       // @[CheckPipeline.java:51]
-  input  wire         rst,       // @[CheckPipeline.java:51]
-  input  wire [220:0] k_data,    // @[CheckPipeline.java:54]
-  input  wire         k_valid,   // @[CheckPipeline.java:54]
-  output wire         k_ready,   // @[CheckPipeline.java:54]
-  input  wire [175:0] win_base,  // @[CheckPipeline.java:55]
-  input  wire [111:0] win_mask,  // @[CheckPipeline.java:55]
-  input  wire [3:0]   win_allow, // @[CheckPipeline.java:55]
-  output wire [187:0] q_data,    // @[CheckPipeline.java:56]
-  output wire         q_valid,   // @[CheckPipeline.java:56]
-  input  wire         q_ready,   // @[CheckPipeline.java:56]
-  output wire         idle       // @[CheckPipeline.java:56]
+  input  wire         clk,       // @[CheckPipeline.java:53]
+  input  wire         rst,       // @[CheckPipeline.java:53]
+  input  wire [220:0] k_data,    // @[CheckPipeline.java:56]
+  input  wire         k_valid,   // @[CheckPipeline.java:56]
+  output wire         k_ready,   // @[CheckPipeline.java:56]
+  input  wire [175:0] win_base,  // @[CheckPipeline.java:57]
+  input  wire [111:0] win_mask,  // @[CheckPipeline.java:57]
+  input  wire [3:0]   win_allow, // @[CheckPipeline.java:57]
+  output wire [187:0] q_data,    // @[CheckPipeline.java:58]
+  output wire         q_valid,   // @[CheckPipeline.java:58]
+  input  wire         q_ready,   // @[CheckPipeline.java:58]
+  output wire         idle       // @[CheckPipeline.java:58]
 );
 
-  reg  [2:0]   room;                 // @[CheckPipeline.java:65]
-  reg          k_ready_q;            // @[CheckPipeline.java:67]
-  wire         take;                 // @[CheckPipeline.java:68]
-  wire         u_checks_out_valid;   // @[CheckPipeline.java:74]
-  wire [184:0] u_checks_out_data;    // @[CheckPipeline.java:74]
-  wire [43:0]  u_windows_pcie_first; // @[CheckPipeline.java:77]
-  wire         u_windows_crosses_1m; // @[CheckPipeline.java:77]
-  wire [3:0]   u_windows_hits;       // @[CheckPipeline.java:77]
-  wire         fpga_ok;              // @[CheckPipeline.java:95]
-  wire [187:0] checked;              // @[CheckPipeline.java:99]
-  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:105]
-  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:106]
-  reg  [2:0]   queue_count;          // @[CheckPipeline.java:107]
-  reg          queue_valid;          // @[CheckPipeline.java:108]
-  wire         queue_push;           // @[CheckPipeline.java:109]
-  wire         queue_pop;            // @[CheckPipeline.java:111]
-  reg  [187:0] queue [0:3];          // @[CheckPipeline.java:104]
+  reg  [2:0]   room;                 // @[CheckPipeline.java:67]
+  reg          k_ready_q;            // @[CheckPipeline.java:69]
+  wire         take;                 // @[CheckPipeline.java:70]
+  wire         u_checks_out_valid;   // @[CheckPipeline.java:76]
+  wire [184:0] u_checks_out_data;    // @[CheckPipeline.java:76]
+  wire [43:0]  u_windows_pcie_first; // @[CheckPipeline.java:79]
+  wire         u_windows_crosses_1m; // @[CheckPipeline.java:79]
+  wire [3:0]   u_windows_hits;       // @[CheckPipeline.java:79]
+  wire         fpga_ok;              // @[CheckPipeline.java:97]
+  wire [187:0] checked;              // @[CheckPipeline.java:101]
+  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:107]
+  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:108]
+  reg  [2:0]   queue_count;          // @[CheckPipeline.java:109]
+  reg          queue_valid;          // @[CheckPipeline.java:110]
+  wire         queue_push;           // @[CheckPipeline.java:111]
+  wire         queue_pop;            // @[CheckPipeline.java:113]
+  reg  [187:0] queue [0:3];          // @[CheckPipeline.java:106]
 
-  // @[CheckPipeline.java:122]
+  // @[CheckPipeline.java:124]
   always @(posedge clk) begin
     if (rst) begin
       room <= 3'd4;
@@ -51,7 +51,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:125]
+  // @[CheckPipeline.java:127]
   always @(posedge clk) begin
     if (rst) begin
       k_ready_q <= 1'b1;
@@ -60,17 +60,17 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  assign take = k_valid & k_ready_q; // @[CheckPipeline.java:69]
+  assign take = k_valid & k_ready_q; // @[CheckPipeline.java:71]
 
-  assign u_windows_pcie_first = k_data[127:84]; // @[CheckPipeline.java:80]
+  assign u_windows_pcie_first = k_data[127:84]; // @[CheckPipeline.java:82]
 
-  assign u_windows_crosses_1m = u_checks_out_data[182]; // @[CheckPipeline.java:85]
+  assign u_windows_crosses_1m = u_checks_out_data[182]; // @[CheckPipeline.java:87]
 
-  assign fpga_ok = u_checks_out_data[183] & ~u_checks_out_data[184]; // @[CheckPipeline.java:96]
+  assign fpga_ok = u_checks_out_data[183] & ~u_checks_out_data[184]; // @[CheckPipeline.java:98]
 
-  assign checked = {((u_checks_out_data[181:178] == 4'd0) & |u_windows_hits) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:100]
+  assign checked = {((u_checks_out_data[181:178] == 4'd0) & |u_windows_hits) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:102]
 
-  // @[CheckPipeline.java:114]
+  // @[CheckPipeline.java:116]
   always @(posedge clk) begin
     if (rst) begin
       queue_wr <= 3'd0;
@@ -81,7 +81,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:115]
+  // @[CheckPipeline.java:117]
   always @(posedge clk) begin
     if (rst) begin
       queue_rd <= 3'd0;
@@ -92,7 +92,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:116]
+  // @[CheckPipeline.java:118]
   always @(posedge clk) begin
     if (rst) begin
       queue_count <= 3'd0;
@@ -101,7 +101,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:118]
+  // @[CheckPipeline.java:120]
   always @(posedge clk) begin
     if (rst) begin
       queue_valid <= 1'b0;
@@ -110,26 +110,26 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:110]
+  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:112]
 
-  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:112]
+  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:114]
 
-  assign k_ready = k_ready_q; // @[CheckPipeline.java:70]
+  assign k_ready = k_ready_q; // @[CheckPipeline.java:72]
 
-  assign q_data = queue[queue_rd[1:0]]; // @[CheckPipeline.java:120]
+  assign q_data = queue[queue_rd[1:0]]; // @[CheckPipeline.java:122]
 
-  assign q_valid = queue_valid; // @[CheckPipeline.java:119]
+  assign q_valid = queue_valid; // @[CheckPipeline.java:121]
 
-  assign idle = room == 3'd4; // @[CheckPipeline.java:71]
+  assign idle = room == 3'd4; // @[CheckPipeline.java:73]
 
-  // @[CheckPipeline.java:113]
+  // @[CheckPipeline.java:115]
   always @(posedge clk) begin
     if (queue_push) begin
       queue[queue_wr[1:0]] <= checked;
     end
   end
 
-  // @[CheckPipeline.java:74]
+  // @[CheckPipeline.java:76]
   direkt_bridge_checks_wr_mem200000000 u_checks (
     .clk       (clk),
     .rst       (rst),
@@ -139,7 +139,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     .out_data  (u_checks_out_data)
   );
 
-  // @[CheckPipeline.java:77]
+  // @[CheckPipeline.java:79]
   direkt_bridge_windows_wr_e4 u_windows (
     .clk        (clk),
     .rst        (rst),

@@ -11,27 +11,27 @@
 `default_nettype none
 
 module direkt_bridge_checks_rd_mem200000000 (
-  input  wire         clk,       // @[DescChecks.java:179]
-  input  wire         rst,       // @[DescChecks.java:179]
-  input  wire         in_valid,  // @[DescChecks.java:180]
-  input  wire [220:0] in_data,   // @[DescChecks.java:180]
-  output wire         out_valid, // @[DescChecks.java:181]
-  output wire [184:0] out_data   // @[DescChecks.java:181]
+  input  wire         clk,       // @[DescChecks.java:181]
+  input  wire         rst,       // @[DescChecks.java:181]
+  input  wire         in_valid,  // @[DescChecks.java:182]
+  input  wire [220:0] in_data,   // @[DescChecks.java:182]
+  output wire         out_valid, // @[DescChecks.java:183]
+  output wire [184:0] out_data   // @[DescChecks.java:183]
 );
 
-  wire [63:0]  src;     // @[DescChecks.java:193]
-  wire [63:0]  dst;     // @[DescChecks.java:194]
-  wire [17:0]  dwords;  // @[DescChecks.java:195]
-  reg          a_valid; // @[DescChecks.java:232]
-  reg  [184:0] a_word;  // @[DescChecks.java:233]
+  wire [63:0]  src;     // @[DescChecks.java:195]
+  wire [63:0]  dst;     // @[DescChecks.java:196]
+  wire [17:0]  dwords;  // @[DescChecks.java:197]
+  reg          a_valid; // @[DescChecks.java:234]
+  reg  [184:0] a_word;  // @[DescChecks.java:235]
 
-  assign src = in_data[63:0]; // @[DescChecks.java:196]
+  assign src = in_data[63:0]; // @[DescChecks.java:198]
 
-  assign dst = in_data[127:64]; // @[DescChecks.java:197]
+  assign dst = in_data[127:64]; // @[DescChecks.java:199]
 
-  assign dwords = in_data[145:128]; // @[DescChecks.java:198]
+  assign dwords = in_data[145:128]; // @[DescChecks.java:200]
 
-  // @[DescChecks.java:234]
+  // @[DescChecks.java:236]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -40,16 +40,16 @@ module direkt_bridge_checks_rd_mem200000000 (
     end
   end
 
-  // @[DescChecks.java:235]
+  // @[DescChecks.java:237]
   always @(posedge clk) begin
     if (in_valid) begin
       a_word <= {(in_data[220] & |in_data[219:202]) & in_data[201], in_data[181], in_data[200] & |in_data[199:182], in_data[179] ? 4'd1 : (in_data[178] ? 4'd2 : (in_data[180] ? 4'd3 : (|(src[1:0] | dst[1:0]) ? 4'd5 : 4'd0))), in_data[177:146], dwords, dst, src};
     end
   end
 
-  assign out_valid = a_valid; // @[DescChecks.java:236]
+  assign out_valid = a_valid; // @[DescChecks.java:238]
 
-  assign out_data = a_word; // @[DescChecks.java:237]
+  assign out_data = a_word; // @[DescChecks.java:239]
 
 endmodule
 

@@ -10,57 +10,57 @@
 `default_nettype none
 
 module direkt_bridge_status_n16 (
-  input  wire        clk,          // @[StatusBuilder.java:66]
-  input  wire        rst,          // @[StatusBuilder.java:66]
-  input  wire        ms_valid,     // @[StatusBuilder.java:72]
-  input  wire [31:0] ms_data,      // @[StatusBuilder.java:72]
-  output wire        hs_valid,     // @[StatusBuilder.java:72]
-  output wire [31:0] hs_data,      // @[StatusBuilder.java:72]
-  input  wire [15:0] waiting,      // @[StatusBuilder.java:73]
-  input  wire        late,         // @[StatusBuilder.java:73]
-  input  wire [3:0]  late_slot,    // @[StatusBuilder.java:74]
-  input  wire        reject,       // @[StatusBuilder.java:74]
-  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:75]
-  input  wire [3:0]  reject_error, // @[StatusBuilder.java:76]
-  output wire        reject_taken, // @[StatusBuilder.java:76]
-  input  wire        stamp,        // @[StatusBuilder.java:76]
-  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:76]
-  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:77]
-  input  wire [31:0] now,          // @[StatusBuilder.java:77]
-  output wire        back,         // @[StatusBuilder.java:77]
-  output wire [3:0]  back_slot,    // @[StatusBuilder.java:78]
-  output wire        push,         // @[StatusBuilder.java:78]
-  output wire [3:0]  push_slot,    // @[StatusBuilder.java:78]
-  output wire [63:0] push_data,    // @[StatusBuilder.java:79]
-  output wire        ev_completed, // @[StatusBuilder.java:79]
-  output wire        ev_aborted,   // @[StatusBuilder.java:80]
-  output wire        ev_spurious   // @[StatusBuilder.java:80]
+  input  wire        clk,          // @[StatusBuilder.java:68]
+  input  wire        rst,          // @[StatusBuilder.java:68]
+  input  wire        ms_valid,     // @[StatusBuilder.java:74]
+  input  wire [31:0] ms_data,      // @[StatusBuilder.java:74]
+  output wire        hs_valid,     // @[StatusBuilder.java:74]
+  output wire [31:0] hs_data,      // @[StatusBuilder.java:74]
+  input  wire [15:0] waiting,      // @[StatusBuilder.java:75]
+  input  wire        late,         // @[StatusBuilder.java:75]
+  input  wire [3:0]  late_slot,    // @[StatusBuilder.java:76]
+  input  wire        reject,       // @[StatusBuilder.java:76]
+  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:77]
+  input  wire [3:0]  reject_error, // @[StatusBuilder.java:78]
+  output wire        reject_taken, // @[StatusBuilder.java:78]
+  input  wire        stamp,        // @[StatusBuilder.java:78]
+  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:78]
+  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:79]
+  input  wire [31:0] now,          // @[StatusBuilder.java:79]
+  output wire        back,         // @[StatusBuilder.java:79]
+  output wire [3:0]  back_slot,    // @[StatusBuilder.java:80]
+  output wire        push,         // @[StatusBuilder.java:80]
+  output wire [3:0]  push_slot,    // @[StatusBuilder.java:80]
+  output wire [63:0] push_data,    // @[StatusBuilder.java:81]
+  output wire        ev_completed, // @[StatusBuilder.java:81]
+  output wire        ev_aborted,   // @[StatusBuilder.java:82]
+  output wire        ev_spurious   // @[StatusBuilder.java:82]
 );
 
-  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:90]
-  wire                                                           ms_kernel;          // @[StatusBuilder.java:92]
-  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:95]
-  reg                                                            m1_valid;           // @[StatusBuilder.java:98]
-  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:99]
-  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:100]
-  reg                                                            m1_mover;           // @[StatusBuilder.java:101]
-  wire                                                           ms_legit;           // @[StatusBuilder.java:102]
-  wire                                                           reject_take;        // @[StatusBuilder.java:116]
-  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:124]
-  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:148]
-  wire                                                    [63:0] entry;              // @[StatusBuilder.java:150]
-  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:154]
-  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:159]
-  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:160]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:147]
+  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:92]
+  wire                                                           ms_kernel;          // @[StatusBuilder.java:94]
+  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:97]
+  reg                                                            m1_valid;           // @[StatusBuilder.java:100]
+  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:101]
+  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:102]
+  reg                                                            m1_mover;           // @[StatusBuilder.java:103]
+  wire                                                           ms_legit;           // @[StatusBuilder.java:104]
+  wire                                                           reject_take;        // @[StatusBuilder.java:118]
+  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:126]
+  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:150]
+  wire                                                    [63:0] entry;              // @[StatusBuilder.java:152]
+  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:156]
+  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:161]
+  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:162]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:149]
 
-  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:91]
+  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:93]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:94]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:96]
 
-  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:96]
+  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:98]
 
-  // @[StatusBuilder.java:128]
+  // @[StatusBuilder.java:130]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -69,7 +69,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:133]
+  // @[StatusBuilder.java:135]
   always @(posedge clk) begin
     if (rst) begin
       m1_slot <= 4'd0;
@@ -78,7 +78,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:138]
+  // @[StatusBuilder.java:140]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -87,7 +87,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:130]
+  // @[StatusBuilder.java:132]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -96,17 +96,17 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:107]
+  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:109]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:117]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:119]
 
-  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:126]
+  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:128]
 
-  assign elapsed = elapsed_q; // @[StatusBuilder.java:164]
+  assign elapsed = elapsed_q; // @[StatusBuilder.java:166]
 
-  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:158]
+  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:160]
 
-  // @[StatusBuilder.java:155]
+  // @[StatusBuilder.java:157]
   always @(posedge clk) begin
     if (rst) begin
       now_prev <= 32'hffffffff;
@@ -115,7 +115,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:162]
+  // @[StatusBuilder.java:164]
   always @(posedge clk) begin
     if (rst) begin
       tag_q <= 32'd0;
@@ -124,7 +124,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:163]
+  // @[StatusBuilder.java:165]
   always @(posedge clk) begin
     if (rst) begin
       elapsed_q <= 32'd0;
@@ -133,29 +133,29 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:112]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:114]
 
-  assign hs_data = ms_data; // @[StatusBuilder.java:113]
+  assign hs_data = ms_data; // @[StatusBuilder.java:115]
 
-  assign reject_taken = reject_take; // @[StatusBuilder.java:118]
+  assign reject_taken = reject_take; // @[StatusBuilder.java:120]
 
-  assign back = ms_legit; // @[StatusBuilder.java:140]
+  assign back = ms_legit; // @[StatusBuilder.java:142]
 
-  assign back_slot = ms_slot; // @[StatusBuilder.java:141]
+  assign back_slot = ms_slot; // @[StatusBuilder.java:143]
 
-  assign push = m1_valid; // @[StatusBuilder.java:186]
+  assign push = m1_valid; // @[StatusBuilder.java:188]
 
-  assign push_slot = m1_slot; // @[StatusBuilder.java:188]
+  assign push_slot = m1_slot; // @[StatusBuilder.java:190]
 
-  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:167]
+  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:169]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:191]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:193]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:192]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:194]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:193]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:195]
 
-  // @[StatusBuilder.java:156]
+  // @[StatusBuilder.java:158]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= {stamp_tag, now_prev};

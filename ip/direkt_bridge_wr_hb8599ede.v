@@ -10,122 +10,122 @@
 `default_nettype none
 
 module direkt_bridge_wr_hb8599ede (
-  input  wire         kernel_clk,           // @[BridgePath.java:139]
-  input  wire         kernel_resetn,        // @[BridgePath.java:139]
-  input  wire         dma_clk,              // @[BridgePath.java:140]
-  input  wire         dma_resetn,           // @[BridgePath.java:140]
-  input  wire [255:0] wr_desc_data,         // @[BridgePath.java:148]
-  input  wire         wr_desc_valid,        // @[BridgePath.java:148]
-  output wire         wr_desc_ready,        // @[BridgePath.java:148]
-  output wire [63:0]  wr_status_data,       // @[BridgePath.java:149]
-  output wire         wr_status_valid,      // @[BridgePath.java:149]
-  input  wire         wr_status_ready,      // @[BridgePath.java:149]
-  input  wire [159:0] wr_host_desc_data,    // @[BridgePath.java:151]
-  input  wire         wr_host_desc_valid,   // @[BridgePath.java:151]
-  output wire         wr_host_desc_ready,   // @[BridgePath.java:151]
-  output wire [159:0] wr_dma_desc_data,     // @[BridgePath.java:152]
-  output wire         wr_dma_desc_valid,    // @[BridgePath.java:152]
-  input  wire         wr_dma_desc_ready,    // @[BridgePath.java:152]
-  input  wire         wr_dma_status_valid,  // @[BridgePath.java:153]
-  input  wire [31:0]  wr_dma_status_data,   // @[BridgePath.java:154]
-  output wire         wr_host_status_valid, // @[BridgePath.java:155]
-  output wire [31:0]  wr_host_status_data,  // @[BridgePath.java:156]
-  input  wire [31:0]  now,                  // @[BridgePath.java:158]
-  input  wire [175:0] win_base,             // @[BridgePath.java:159]
-  input  wire [111:0] win_mask,             // @[BridgePath.java:160]
-  input  wire [3:0]   win_allow,            // @[BridgePath.java:161]
-  output wire         ev_kernel_issued,     // @[BridgePath.java:176]
-  output wire         ev_completed,         // @[BridgePath.java:176]
-  output wire         ev_rejected,          // @[BridgePath.java:176]
-  output wire         ev_aborted,           // @[BridgePath.java:176]
-  output wire         ev_host_issued,       // @[BridgePath.java:176]
-  output wire         ev_host_completed,    // @[BridgePath.java:176]
-  output wire         ev_spurious,          // @[BridgePath.java:176]
-  output wire         ev_overflow,          // @[BridgePath.java:176]
-  output wire         ev_host_overflow,     // @[BridgePath.java:176]
-  output wire [3:0]   ev_error,             // @[BridgePath.java:179]
-  output wire [4:0]   outstanding,          // @[BridgePath.java:180]
-  output wire [2:0]   host_buffered,        // @[BridgePath.java:181]
-  output wire [255:0] last_desc,            // @[BridgePath.java:182]
-  output wire [31:0]  last_mover_status     // @[BridgePath.java:183]
+  input  wire         kernel_clk,           // @[BridgePath.java:141]
+  input  wire         kernel_resetn,        // @[BridgePath.java:141]
+  input  wire         dma_clk,              // @[BridgePath.java:142]
+  input  wire         dma_resetn,           // @[BridgePath.java:142]
+  input  wire [255:0] wr_desc_data,         // @[BridgePath.java:150]
+  input  wire         wr_desc_valid,        // @[BridgePath.java:150]
+  output wire         wr_desc_ready,        // @[BridgePath.java:150]
+  output wire [63:0]  wr_status_data,       // @[BridgePath.java:151]
+  output wire         wr_status_valid,      // @[BridgePath.java:151]
+  input  wire         wr_status_ready,      // @[BridgePath.java:151]
+  input  wire [159:0] wr_host_desc_data,    // @[BridgePath.java:153]
+  input  wire         wr_host_desc_valid,   // @[BridgePath.java:153]
+  output wire         wr_host_desc_ready,   // @[BridgePath.java:153]
+  output wire [159:0] wr_dma_desc_data,     // @[BridgePath.java:154]
+  output wire         wr_dma_desc_valid,    // @[BridgePath.java:154]
+  input  wire         wr_dma_desc_ready,    // @[BridgePath.java:154]
+  input  wire         wr_dma_status_valid,  // @[BridgePath.java:155]
+  input  wire [31:0]  wr_dma_status_data,   // @[BridgePath.java:156]
+  output wire         wr_host_status_valid, // @[BridgePath.java:157]
+  output wire [31:0]  wr_host_status_data,  // @[BridgePath.java:158]
+  input  wire [31:0]  now,                  // @[BridgePath.java:160]
+  input  wire [175:0] win_base,             // @[BridgePath.java:161]
+  input  wire [111:0] win_mask,             // @[BridgePath.java:162]
+  input  wire [3:0]   win_allow,            // @[BridgePath.java:163]
+  output wire         ev_kernel_issued,     // @[BridgePath.java:178]
+  output wire         ev_completed,         // @[BridgePath.java:178]
+  output wire         ev_rejected,          // @[BridgePath.java:178]
+  output wire         ev_aborted,           // @[BridgePath.java:178]
+  output wire         ev_host_issued,       // @[BridgePath.java:178]
+  output wire         ev_host_completed,    // @[BridgePath.java:178]
+  output wire         ev_spurious,          // @[BridgePath.java:178]
+  output wire         ev_overflow,          // @[BridgePath.java:178]
+  output wire         ev_host_overflow,     // @[BridgePath.java:178]
+  output wire [3:0]   ev_error,             // @[BridgePath.java:181]
+  output wire [4:0]   outstanding,          // @[BridgePath.java:182]
+  output wire [2:0]   host_buffered,        // @[BridgePath.java:183]
+  output wire [255:0] last_desc,            // @[BridgePath.java:184]
+  output wire [31:0]  last_mover_status     // @[BridgePath.java:185]
 );
 
-  wire         u_wr_desc_chan_wr_desc_ready;     // @[BridgePath.java:204]
-  wire [255:0] u_wr_desc_chan_core_data;         // @[BridgePath.java:204]
-  wire         u_wr_desc_chan_core_valid;        // @[BridgePath.java:204]
-  wire         u_wr_desc_chan_core_ready;        // @[BridgePath.java:204]
-  wire [63:0]  u_wr_status_chan_wr_status_data;  // @[BridgePath.java:206]
-  wire         u_wr_status_chan_wr_status_valid; // @[BridgePath.java:206]
-  wire         u_wr_status_chan_core_ready;      // @[BridgePath.java:206]
-  wire [255:0] cldesc;                           // @[BridgePath.java:235]
-  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:501]
-  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:501]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:501]
-  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:501]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:501]
-  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:501]
-  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:501]
-  reg          k_reset_req;                      // @[BridgePath.java:505]
-  reg          k_reset_ack;                      // @[BridgePath.java:506]
-  wire         u_ack_sync_q;                     // @[BridgePath.java:507]
-  wire         u_req_sync_q;                     // @[BridgePath.java:508]
-  reg          k_hold;                           // @[BridgePath.java:513]
-  wire [220:0] u_checks_k_data;                  // @[BridgePath.java:274]
-  wire         u_checks_k_ready;                 // @[BridgePath.java:274]
-  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:274]
-  wire         u_checks_q_valid;                 // @[BridgePath.java:274]
-  wire         u_checks_idle;                    // @[BridgePath.java:274]
-  wire         u_issue_q_ready;                  // @[BridgePath.java:283]
-  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:283]
-  wire         u_issue_d_valid;                  // @[BridgePath.java:283]
-  wire         u_issue_d_ready;                  // @[BridgePath.java:283]
-  wire         u_issue_hs_valid;                 // @[BridgePath.java:283]
-  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:283]
-  wire         u_issue_ks_valid;                 // @[BridgePath.java:283]
-  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:283]
-  wire         u_issue_absorbing;                // @[BridgePath.java:283]
-  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:283]
-  wire         u_issue_drained;                  // @[BridgePath.java:283]
-  wire         u_issue_ev_rejected;              // @[BridgePath.java:283]
-  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:283]
-  wire         u_issue_ev_completed;             // @[BridgePath.java:283]
-  wire         u_issue_ev_aborted;               // @[BridgePath.java:283]
-  wire         u_issue_ev_spurious;              // @[BridgePath.java:283]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:527]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:527]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:527]
-  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:527]
-  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:527]
-  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:527]
-  wire         k_absorb;                         // @[BridgePath.java:301]
-  reg          k_drained;                        // @[BridgePath.java:305]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:547]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:547]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:547]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:547]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:547]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:547]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:560]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:560]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:560]
-  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:560]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:563]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:563]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:563]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:563]
-  wire         hand_over;                        // @[BridgePath.java:327]
-  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:358]
-  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:361]
+  wire         u_wr_desc_chan_wr_desc_ready;     // @[BridgePath.java:206]
+  wire [255:0] u_wr_desc_chan_core_data;         // @[BridgePath.java:206]
+  wire         u_wr_desc_chan_core_valid;        // @[BridgePath.java:206]
+  wire         u_wr_desc_chan_core_ready;        // @[BridgePath.java:206]
+  wire [63:0]  u_wr_status_chan_wr_status_data;  // @[BridgePath.java:208]
+  wire         u_wr_status_chan_wr_status_valid; // @[BridgePath.java:208]
+  wire         u_wr_status_chan_core_ready;      // @[BridgePath.java:208]
+  wire [255:0] cldesc;                           // @[BridgePath.java:237]
+  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:503]
+  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:503]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:503]
+  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:503]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:503]
+  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:503]
+  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:503]
+  reg          k_reset_req;                      // @[BridgePath.java:507]
+  reg          k_reset_ack;                      // @[BridgePath.java:508]
+  wire         u_ack_sync_q;                     // @[BridgePath.java:509]
+  wire         u_req_sync_q;                     // @[BridgePath.java:510]
+  reg          k_hold;                           // @[BridgePath.java:515]
+  wire [220:0] u_checks_k_data;                  // @[BridgePath.java:276]
+  wire         u_checks_k_ready;                 // @[BridgePath.java:276]
+  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:276]
+  wire         u_checks_q_valid;                 // @[BridgePath.java:276]
+  wire         u_checks_idle;                    // @[BridgePath.java:276]
+  wire         u_issue_q_ready;                  // @[BridgePath.java:285]
+  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:285]
+  wire         u_issue_d_valid;                  // @[BridgePath.java:285]
+  wire         u_issue_d_ready;                  // @[BridgePath.java:285]
+  wire         u_issue_hs_valid;                 // @[BridgePath.java:285]
+  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:285]
+  wire         u_issue_ks_valid;                 // @[BridgePath.java:285]
+  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:285]
+  wire         u_issue_absorbing;                // @[BridgePath.java:285]
+  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:285]
+  wire         u_issue_drained;                  // @[BridgePath.java:285]
+  wire         u_issue_ev_rejected;              // @[BridgePath.java:285]
+  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:285]
+  wire         u_issue_ev_completed;             // @[BridgePath.java:285]
+  wire         u_issue_ev_aborted;               // @[BridgePath.java:285]
+  wire         u_issue_ev_spurious;              // @[BridgePath.java:285]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:529]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:529]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:529]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:529]
+  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:529]
+  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:529]
+  wire         k_absorb;                         // @[BridgePath.java:303]
+  reg          k_drained;                        // @[BridgePath.java:307]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:549]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:549]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:549]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:549]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:549]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:549]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:562]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:562]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:562]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:562]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:565]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:565]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:565]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:565]
+  wire         hand_over;                        // @[BridgePath.java:329]
+  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:360]
+  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:363]
 
-  assign u_wr_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:517]
+  assign u_wr_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:519]
 
-  assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:236]
+  assign cldesc = u_wr_desc_chan_core_data; // @[BridgePath.java:238]
 
-  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~(|cldesc[63:33]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:516]
+  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, &{cldesc[32], cldesc[31:20]}, {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, ~(|cldesc[63:33]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:518]
 
-  assign u_desc_fifo_s_valid = u_wr_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:515]
+  assign u_desc_fifo_s_valid = u_wr_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:517]
 
-  // @[BridgePath.java:509]
+  // @[BridgePath.java:511]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_reset_req <= 1'b1;
@@ -134,7 +134,7 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  // @[BridgePath.java:307]
+  // @[BridgePath.java:309]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       k_reset_ack <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  // @[BridgePath.java:294]
+  // @[BridgePath.java:296]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_hold <= 1'b1;
@@ -152,13 +152,13 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:279]
+  assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:281]
 
-  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:574]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:576]
 
-  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:302]
+  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:304]
 
-  // @[BridgePath.java:306]
+  // @[BridgePath.java:308]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       k_drained <= 1'b0;
@@ -167,73 +167,73 @@ module direkt_bridge_wr_hb8599ede (
     end
   end
 
-  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:573]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:575]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:561]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:563]
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:567]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:569]
 
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:328]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:330]
 
-  // @[BridgePath.java:360]
+  // @[BridgePath.java:362]
   always @(posedge dma_clk) begin
     if (u_desc_fifo_m_valid & u_checks_k_ready) begin
       last_desc_q <= {u_desc_fifo_m_data[298:267], u_desc_fifo_m_data[266:235], u_desc_fifo_m_data[177:146], u_desc_fifo_m_data[234:229], u_desc_fifo_m_data[228:221], u_desc_fifo_m_data[145:128], u_desc_fifo_m_data[127:96], u_desc_fifo_m_data[95:64], u_desc_fifo_m_data[63:32], u_desc_fifo_m_data[31:0]};
     end
   end
 
-  // @[BridgePath.java:363]
+  // @[BridgePath.java:365]
   always @(posedge dma_clk) begin
     if (wr_dma_status_valid) begin
       last_mover_status_q <= wr_dma_status_data;
     end
   end
 
-  assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:208]
+  assign wr_desc_ready = u_wr_desc_chan_wr_desc_ready; // @[BridgePath.java:210]
 
-  assign wr_status_data = u_wr_status_chan_wr_status_data; // @[BridgePath.java:209]
+  assign wr_status_data = u_wr_status_chan_wr_status_data; // @[BridgePath.java:211]
 
-  assign wr_status_valid = u_wr_status_chan_wr_status_valid; // @[BridgePath.java:209]
+  assign wr_status_valid = u_wr_status_chan_wr_status_valid; // @[BridgePath.java:211]
 
-  assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:549]
+  assign wr_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:551]
 
-  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:575]
+  assign wr_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:577]
 
-  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:575]
+  assign wr_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:577]
 
-  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:317]
+  assign wr_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:319]
 
-  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:318]
+  assign wr_host_status_data = u_issue_hs_data; // @[BridgePath.java:320]
 
-  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:336]
+  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:338]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:336]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:338]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:336]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:338]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:336]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:338]
 
-  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:336]
+  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:338]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:336]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:338]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:336]
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:338]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:336]
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:338]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:336]
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:338]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:337]
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:339]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:338]
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:340]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:339]
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:341]
 
-  assign last_desc = last_desc_q; // @[BridgePath.java:364]
+  assign last_desc = last_desc_q; // @[BridgePath.java:366]
 
-  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:365]
+  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:367]
 
-  // @[BridgePath.java:204]
+  // @[BridgePath.java:206]
   direkt_chan_direkt_wr_desc_w256_hbaae255d u_wr_desc_chan (
     .wr_desc_data  (wr_desc_data),
     .wr_desc_valid (wr_desc_valid),
@@ -243,7 +243,7 @@ module direkt_bridge_wr_hb8599ede (
     .core_ready    (u_wr_desc_chan_core_ready)
   );
 
-  // @[BridgePath.java:206]
+  // @[BridgePath.java:208]
   direkt_chan_direkt_wr_status_w64_h875b3ef7 u_wr_status_chan (
     .wr_status_data  (u_wr_status_chan_wr_status_data),
     .wr_status_valid (u_wr_status_chan_wr_status_valid),
@@ -253,7 +253,7 @@ module direkt_bridge_wr_hb8599ede (
     .core_ready      (u_wr_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:501]
+  // @[BridgePath.java:503]
   direkt_async_fifo_w299_d16_r_la_we_sr u_desc_fifo (
     .wr_clk    (kernel_clk),
     .wr_rst    (~kernel_resetn),
@@ -269,7 +269,7 @@ module direkt_bridge_wr_hb8599ede (
     .wr_empty  (u_desc_fifo_wr_empty)
   );
 
-  // @[BridgePath.java:507]
+  // @[BridgePath.java:509]
   direkt_sync_w1_s2_rn u_ack_sync (
     .clk   (kernel_clk),
     .rst_n (kernel_resetn),
@@ -277,7 +277,7 @@ module direkt_bridge_wr_hb8599ede (
     .q     (u_ack_sync_q)
   );
 
-  // @[BridgePath.java:508]
+  // @[BridgePath.java:510]
   direkt_sync_w1_s2_rn u_req_sync (
     .clk   (dma_clk),
     .rst_n (dma_resetn),
@@ -285,7 +285,7 @@ module direkt_bridge_wr_hb8599ede (
     .q     (u_req_sync_q)
   );
 
-  // @[BridgePath.java:274]
+  // @[BridgePath.java:276]
   direkt_bridge_check_pipe_wr_e4_mem200000000 u_checks (
     .clk       (dma_clk),
     .rst       (~dma_resetn),
@@ -301,7 +301,7 @@ module direkt_bridge_wr_hb8599ede (
     .idle      (u_checks_idle)
   );
 
-  // @[BridgePath.java:283]
+  // @[BridgePath.java:285]
   direkt_bridge_issue_wr_e4_mem200000000_n16_s16 u_issue (
     .clk          (dma_clk),
     .rst          (~dma_resetn),
@@ -331,7 +331,7 @@ module direkt_bridge_wr_hb8599ede (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:527]
+  // @[BridgePath.java:529]
   direkt_async_fifo_w64_d16_p_la_sr u_status_fifo (
     .wr_clk    (dma_clk),
     .wr_rst    (~dma_resetn),
@@ -348,7 +348,7 @@ module direkt_bridge_wr_hb8599ede (
     .wr_ptr    (u_status_fifo_wr_ptr)
   );
 
-  // @[BridgePath.java:547]
+  // @[BridgePath.java:549]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -362,7 +362,7 @@ module direkt_bridge_wr_hb8599ede (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:560]
+  // @[BridgePath.java:562]
   direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -373,7 +373,7 @@ module direkt_bridge_wr_hb8599ede (
     .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:563]
+  // @[BridgePath.java:565]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

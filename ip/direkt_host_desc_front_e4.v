@@ -12,124 +12,124 @@
 `default_nettype none
 
 module direkt_host_desc_front_e4 (
-  input  wire         clk,                // @[HostDescFront.java:94]
-  input  wire         rst,                // @[HostDescFront.java:94]
-  input  wire [6:0]   regs_address,       // @[HostDescFront.java:96]
-  input  wire         regs_read,          // @[HostDescFront.java:96]
-  input  wire         regs_write,         // @[HostDescFront.java:96]
-  input  wire [31:0]  regs_writedata,     // @[HostDescFront.java:97]
-  output wire [31:0]  regs_readdata,      // @[HostDescFront.java:97]
-  output wire [63:0]  dcm_address,        // @[HostDescFront.java:98]
-  output wire         dcm_write,          // @[HostDescFront.java:98]
-  output wire [31:0]  dcm_writedata,      // @[HostDescFront.java:98]
-  input  wire         dcm_waitrequest,    // @[HostDescFront.java:99]
-  input  wire         rd_ms_valid,        // @[HostDescFront.java:103]
-  input  wire [31:0]  rd_ms_data,         // @[HostDescFront.java:103]
-  output wire         rd_bs_valid,        // @[HostDescFront.java:104]
-  output wire [31:0]  rd_bs_data,         // @[HostDescFront.java:104]
-  input  wire         rd_hs_valid,        // @[HostDescFront.java:105]
-  input  wire [31:0]  rd_hs_data,         // @[HostDescFront.java:105]
-  output wire [159:0] rd_host_desc_data,  // @[HostDescFront.java:106]
-  output wire         rd_host_desc_valid, // @[HostDescFront.java:106]
-  input  wire         rd_host_desc_ready, // @[HostDescFront.java:106]
-  input  wire         rd_dts_write,       // @[HostDescFront.java:107]
-  input  wire [7:0]   rd_dts_address,     // @[HostDescFront.java:107]
-  input  wire [4:0]   rd_dts_burstcount,  // @[HostDescFront.java:108]
-  input  wire [255:0] rd_dts_writedata,   // @[HostDescFront.java:108]
-  input  wire         wr_ms_valid,        // @[HostDescFront.java:103]
-  input  wire [31:0]  wr_ms_data,         // @[HostDescFront.java:103]
-  output wire         wr_bs_valid,        // @[HostDescFront.java:104]
-  output wire [31:0]  wr_bs_data,         // @[HostDescFront.java:104]
-  input  wire         wr_hs_valid,        // @[HostDescFront.java:105]
-  input  wire [31:0]  wr_hs_data,         // @[HostDescFront.java:105]
-  output wire [159:0] wr_host_desc_data,  // @[HostDescFront.java:106]
-  output wire         wr_host_desc_valid, // @[HostDescFront.java:106]
-  input  wire         wr_host_desc_ready, // @[HostDescFront.java:106]
-  input  wire         wr_dts_write,       // @[HostDescFront.java:107]
-  input  wire [7:0]   wr_dts_address,     // @[HostDescFront.java:107]
-  input  wire [4:0]   wr_dts_burstcount,  // @[HostDescFront.java:108]
-  input  wire [255:0] wr_dts_writedata    // @[HostDescFront.java:108]
+  input  wire         clk,                // @[HostDescFront.java:96]
+  input  wire         rst,                // @[HostDescFront.java:96]
+  input  wire [6:0]   regs_address,       // @[HostDescFront.java:98]
+  input  wire         regs_read,          // @[HostDescFront.java:98]
+  input  wire         regs_write,         // @[HostDescFront.java:98]
+  input  wire [31:0]  regs_writedata,     // @[HostDescFront.java:99]
+  output wire [31:0]  regs_readdata,      // @[HostDescFront.java:99]
+  output wire [63:0]  dcm_address,        // @[HostDescFront.java:100]
+  output wire         dcm_write,          // @[HostDescFront.java:100]
+  output wire [31:0]  dcm_writedata,      // @[HostDescFront.java:100]
+  input  wire         dcm_waitrequest,    // @[HostDescFront.java:101]
+  input  wire         rd_ms_valid,        // @[HostDescFront.java:105]
+  input  wire [31:0]  rd_ms_data,         // @[HostDescFront.java:105]
+  output wire         rd_bs_valid,        // @[HostDescFront.java:106]
+  output wire [31:0]  rd_bs_data,         // @[HostDescFront.java:106]
+  input  wire         rd_hs_valid,        // @[HostDescFront.java:107]
+  input  wire [31:0]  rd_hs_data,         // @[HostDescFront.java:107]
+  output wire [159:0] rd_host_desc_data,  // @[HostDescFront.java:108]
+  output wire         rd_host_desc_valid, // @[HostDescFront.java:108]
+  input  wire         rd_host_desc_ready, // @[HostDescFront.java:108]
+  input  wire         rd_dts_write,       // @[HostDescFront.java:109]
+  input  wire [7:0]   rd_dts_address,     // @[HostDescFront.java:109]
+  input  wire [4:0]   rd_dts_burstcount,  // @[HostDescFront.java:110]
+  input  wire [255:0] rd_dts_writedata,   // @[HostDescFront.java:110]
+  input  wire         wr_ms_valid,        // @[HostDescFront.java:105]
+  input  wire [31:0]  wr_ms_data,         // @[HostDescFront.java:105]
+  output wire         wr_bs_valid,        // @[HostDescFront.java:106]
+  output wire [31:0]  wr_bs_data,         // @[HostDescFront.java:106]
+  input  wire         wr_hs_valid,        // @[HostDescFront.java:107]
+  input  wire [31:0]  wr_hs_data,         // @[HostDescFront.java:107]
+  output wire [159:0] wr_host_desc_data,  // @[HostDescFront.java:108]
+  output wire         wr_host_desc_valid, // @[HostDescFront.java:108]
+  input  wire         wr_host_desc_ready, // @[HostDescFront.java:108]
+  input  wire         wr_dts_write,       // @[HostDescFront.java:109]
+  input  wire [7:0]   wr_dts_address,     // @[HostDescFront.java:109]
+  input  wire [4:0]   wr_dts_burstcount,  // @[HostDescFront.java:110]
+  input  wire [255:0] wr_dts_writedata    // @[HostDescFront.java:110]
 );
 
-  wire         u_rd_reg_we;          // @[HostDescFront.java:122]
-  wire [3:0]   u_rd_reg_index;       // @[HostDescFront.java:122]
-  wire [7:0]   u_rd_reg_last_ptr;    // @[HostDescFront.java:122]
-  wire [1:0]   u_rd_reg_table_size;  // @[HostDescFront.java:122]
-  wire [31:0]  u_rd_reg_diag;        // @[HostDescFront.java:122]
-  wire [31:0]  u_rd_reg_last_status; // @[HostDescFront.java:122]
-  wire [159:0] u_rd_fetch_data;      // @[HostDescFront.java:122]
-  wire         u_rd_fetch_valid;     // @[HostDescFront.java:122]
-  wire         u_rd_fetch_ready;     // @[HostDescFront.java:122]
-  wire         u_rd_fetch_done;      // @[HostDescFront.java:122]
-  wire         u_rd_fetch_failed;    // @[HostDescFront.java:122]
-  wire         u_rd_misrouted;       // @[HostDescFront.java:122]
-  wire [159:0] u_rd_entry_data;      // @[HostDescFront.java:122]
-  wire         u_rd_entry_valid;     // @[HostDescFront.java:122]
-  wire         u_rd_entry_ready;     // @[HostDescFront.java:122]
-  wire [63:0]  u_rd_flag_data;       // @[HostDescFront.java:122]
-  wire         u_rd_flag_valid;      // @[HostDescFront.java:122]
-  wire         u_rd_flag_ready;      // @[HostDescFront.java:122]
-  wire         u_wr_reg_we;          // @[HostDescFront.java:123]
-  wire [3:0]   u_wr_reg_index;       // @[HostDescFront.java:123]
-  wire [7:0]   u_wr_reg_last_ptr;    // @[HostDescFront.java:123]
-  wire [1:0]   u_wr_reg_table_size;  // @[HostDescFront.java:123]
-  wire [31:0]  u_wr_reg_diag;        // @[HostDescFront.java:123]
-  wire [31:0]  u_wr_reg_last_status; // @[HostDescFront.java:123]
-  wire [159:0] u_wr_fetch_data;      // @[HostDescFront.java:123]
-  wire         u_wr_fetch_valid;     // @[HostDescFront.java:123]
-  wire         u_wr_fetch_ready;     // @[HostDescFront.java:123]
-  wire         u_wr_fetch_done;      // @[HostDescFront.java:123]
-  wire         u_wr_fetch_failed;    // @[HostDescFront.java:123]
-  wire         u_wr_misrouted;       // @[HostDescFront.java:123]
-  wire [159:0] u_wr_entry_data;      // @[HostDescFront.java:123]
-  wire         u_wr_entry_valid;     // @[HostDescFront.java:123]
-  wire [63:0]  u_wr_flag_data;       // @[HostDescFront.java:123]
-  wire         u_wr_flag_valid;      // @[HostDescFront.java:123]
-  wire         u_wr_flag_ready;      // @[HostDescFront.java:123]
-  reg  [15:0]  reg_written;          // @[HostDescFront.java:140]
-  reg  [31:0]  regs_readdata_q;      // @[HostDescFront.java:154]
-  wire [7:0]   rd_ms_id;             // @[HostDescFront.java:163]
-  wire [7:0]   wr_ms_id;             // @[HostDescFront.java:165]
-  wire         rd_ms_fetch;          // @[HostDescFront.java:167]
-  wire         wr_ms_fetch;          // @[HostDescFront.java:169]
-  reg          dcm_write_q;          // @[HostDescFront.java:210]
-  reg  [63:0]  dcm_address_q;        // @[HostDescFront.java:211]
-  reg          dcm_last_wr;          // @[HostDescFront.java:212]
-  wire         dcm_free;             // @[HostDescFront.java:213]
-  wire         dcm_pick_wr;          // @[HostDescFront.java:215]
-  reg  [31:0]  reg_copies [0:15];    // @[HostDescFront.java:139]
+  wire         u_rd_reg_we;          // @[HostDescFront.java:124]
+  wire [3:0]   u_rd_reg_index;       // @[HostDescFront.java:124]
+  wire [7:0]   u_rd_reg_last_ptr;    // @[HostDescFront.java:124]
+  wire [1:0]   u_rd_reg_table_size;  // @[HostDescFront.java:124]
+  wire [31:0]  u_rd_reg_diag;        // @[HostDescFront.java:124]
+  wire [31:0]  u_rd_reg_last_status; // @[HostDescFront.java:124]
+  wire [159:0] u_rd_fetch_data;      // @[HostDescFront.java:124]
+  wire         u_rd_fetch_valid;     // @[HostDescFront.java:124]
+  wire         u_rd_fetch_ready;     // @[HostDescFront.java:124]
+  wire         u_rd_fetch_done;      // @[HostDescFront.java:124]
+  wire         u_rd_fetch_failed;    // @[HostDescFront.java:124]
+  wire         u_rd_misrouted;       // @[HostDescFront.java:124]
+  wire [159:0] u_rd_entry_data;      // @[HostDescFront.java:124]
+  wire         u_rd_entry_valid;     // @[HostDescFront.java:124]
+  wire         u_rd_entry_ready;     // @[HostDescFront.java:124]
+  wire [63:0]  u_rd_flag_data;       // @[HostDescFront.java:124]
+  wire         u_rd_flag_valid;      // @[HostDescFront.java:124]
+  wire         u_rd_flag_ready;      // @[HostDescFront.java:124]
+  wire         u_wr_reg_we;          // @[HostDescFront.java:125]
+  wire [3:0]   u_wr_reg_index;       // @[HostDescFront.java:125]
+  wire [7:0]   u_wr_reg_last_ptr;    // @[HostDescFront.java:125]
+  wire [1:0]   u_wr_reg_table_size;  // @[HostDescFront.java:125]
+  wire [31:0]  u_wr_reg_diag;        // @[HostDescFront.java:125]
+  wire [31:0]  u_wr_reg_last_status; // @[HostDescFront.java:125]
+  wire [159:0] u_wr_fetch_data;      // @[HostDescFront.java:125]
+  wire         u_wr_fetch_valid;     // @[HostDescFront.java:125]
+  wire         u_wr_fetch_ready;     // @[HostDescFront.java:125]
+  wire         u_wr_fetch_done;      // @[HostDescFront.java:125]
+  wire         u_wr_fetch_failed;    // @[HostDescFront.java:125]
+  wire         u_wr_misrouted;       // @[HostDescFront.java:125]
+  wire [159:0] u_wr_entry_data;      // @[HostDescFront.java:125]
+  wire         u_wr_entry_valid;     // @[HostDescFront.java:125]
+  wire [63:0]  u_wr_flag_data;       // @[HostDescFront.java:125]
+  wire         u_wr_flag_valid;      // @[HostDescFront.java:125]
+  wire         u_wr_flag_ready;      // @[HostDescFront.java:125]
+  reg  [15:0]  reg_written;          // @[HostDescFront.java:142]
+  reg  [31:0]  regs_readdata_q;      // @[HostDescFront.java:156]
+  wire [7:0]   rd_ms_id;             // @[HostDescFront.java:165]
+  wire [7:0]   wr_ms_id;             // @[HostDescFront.java:167]
+  wire         rd_ms_fetch;          // @[HostDescFront.java:169]
+  wire         wr_ms_fetch;          // @[HostDescFront.java:171]
+  reg          dcm_write_q;          // @[HostDescFront.java:212]
+  reg  [63:0]  dcm_address_q;        // @[HostDescFront.java:213]
+  reg          dcm_last_wr;          // @[HostDescFront.java:214]
+  wire         dcm_free;             // @[HostDescFront.java:215]
+  wire         dcm_pick_wr;          // @[HostDescFront.java:217]
+  reg  [31:0]  reg_copies [0:15];    // @[HostDescFront.java:141]
 
-  assign u_rd_reg_we = (regs_write & (regs_address[5:4] == 2'd0)) & ~regs_address[6]; // @[HostDescFront.java:132]
+  assign u_rd_reg_we = (regs_write & (regs_address[5:4] == 2'd0)) & ~regs_address[6]; // @[HostDescFront.java:134]
 
-  assign u_rd_reg_index = regs_address[3:0]; // @[HostDescFront.java:133]
+  assign u_rd_reg_index = regs_address[3:0]; // @[HostDescFront.java:135]
 
-  assign u_rd_fetch_ready = rd_host_desc_ready & u_rd_fetch_valid; // @[HostDescFront.java:203]
+  assign u_rd_fetch_ready = rd_host_desc_ready & u_rd_fetch_valid; // @[HostDescFront.java:205]
 
-  assign u_rd_fetch_done = rd_ms_valid & (rd_ms_id == 8'd254); // @[HostDescFront.java:172]
+  assign u_rd_fetch_done = rd_ms_valid & (rd_ms_id == 8'd254); // @[HostDescFront.java:174]
 
-  assign u_rd_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:174]
+  assign u_rd_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:176]
 
-  assign u_rd_misrouted = 1'b0; // @[HostDescFront.java:177]
+  assign u_rd_misrouted = 1'b0; // @[HostDescFront.java:179]
 
-  assign u_rd_entry_ready = rd_host_desc_ready & ~(u_rd_fetch_valid | u_wr_fetch_valid); // @[HostDescFront.java:205]
+  assign u_rd_entry_ready = rd_host_desc_ready & ~(u_rd_fetch_valid | u_wr_fetch_valid); // @[HostDescFront.java:207]
 
-  assign u_rd_flag_ready = dcm_free & ~dcm_pick_wr; // @[HostDescFront.java:217]
+  assign u_rd_flag_ready = dcm_free & ~dcm_pick_wr; // @[HostDescFront.java:219]
 
-  assign u_wr_reg_we = (regs_write & (regs_address[5:4] == 2'd0)) & regs_address[6]; // @[HostDescFront.java:132]
+  assign u_wr_reg_we = (regs_write & (regs_address[5:4] == 2'd0)) & regs_address[6]; // @[HostDescFront.java:134]
 
-  assign u_wr_reg_index = regs_address[3:0]; // @[HostDescFront.java:133]
+  assign u_wr_reg_index = regs_address[3:0]; // @[HostDescFront.java:135]
 
-  assign u_wr_fetch_ready = rd_host_desc_ready & (u_wr_fetch_valid & ~u_rd_fetch_valid); // @[HostDescFront.java:204]
+  assign u_wr_fetch_ready = rd_host_desc_ready & (u_wr_fetch_valid & ~u_rd_fetch_valid); // @[HostDescFront.java:206]
 
-  assign u_wr_fetch_done = rd_ms_valid & (rd_ms_id == 8'd255); // @[HostDescFront.java:173]
+  assign u_wr_fetch_done = rd_ms_valid & (rd_ms_id == 8'd255); // @[HostDescFront.java:175]
 
-  assign u_wr_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:175]
+  assign u_wr_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:177]
 
-  assign u_wr_misrouted = wr_ms_valid & wr_ms_fetch; // @[HostDescFront.java:178]
+  assign u_wr_misrouted = wr_ms_valid & wr_ms_fetch; // @[HostDescFront.java:180]
 
-  assign u_wr_flag_ready = dcm_free & dcm_pick_wr; // @[HostDescFront.java:218]
+  assign u_wr_flag_ready = dcm_free & dcm_pick_wr; // @[HostDescFront.java:220]
 
-  // @[HostDescFront.java:145]
+  // @[HostDescFront.java:147]
   always @(posedge clk) begin
     if (rst) begin
       reg_written <= 16'd0;
@@ -140,7 +140,7 @@ module direkt_host_desc_front_e4 (
     end
   end
 
-  // @[HostDescFront.java:155]
+  // @[HostDescFront.java:157]
   always @(posedge clk) begin
     if (rst) begin
       regs_readdata_q <= 32'd0;
@@ -149,15 +149,15 @@ module direkt_host_desc_front_e4 (
     end
   end
 
-  assign rd_ms_id = rd_ms_data[7:0]; // @[HostDescFront.java:164]
+  assign rd_ms_id = rd_ms_data[7:0]; // @[HostDescFront.java:166]
 
-  assign wr_ms_id = wr_ms_data[7:0]; // @[HostDescFront.java:166]
+  assign wr_ms_id = wr_ms_data[7:0]; // @[HostDescFront.java:168]
 
-  assign rd_ms_fetch = rd_ms_id >= 8'd254; // @[HostDescFront.java:168]
+  assign rd_ms_fetch = rd_ms_id >= 8'd254; // @[HostDescFront.java:170]
 
-  assign wr_ms_fetch = wr_ms_id >= 8'd254; // @[HostDescFront.java:170]
+  assign wr_ms_fetch = wr_ms_id >= 8'd254; // @[HostDescFront.java:172]
 
-  // @[HostDescFront.java:220]
+  // @[HostDescFront.java:222]
   always @(posedge clk) begin
     if (rst) begin
       dcm_write_q <= 1'b0;
@@ -168,7 +168,7 @@ module direkt_host_desc_front_e4 (
     end
   end
 
-  // @[HostDescFront.java:221]
+  // @[HostDescFront.java:223]
   always @(posedge clk) begin
     if (rst) begin
       dcm_address_q <= 64'd0;
@@ -179,7 +179,7 @@ module direkt_host_desc_front_e4 (
     end
   end
 
-  // @[HostDescFront.java:223]
+  // @[HostDescFront.java:225]
   always @(posedge clk) begin
     if (rst) begin
       dcm_last_wr <= 1'b0;
@@ -190,42 +190,42 @@ module direkt_host_desc_front_e4 (
     end
   end
 
-  assign dcm_free = ~dcm_write_q | ~dcm_waitrequest; // @[HostDescFront.java:214]
+  assign dcm_free = ~dcm_write_q | ~dcm_waitrequest; // @[HostDescFront.java:216]
 
-  assign dcm_pick_wr = u_wr_flag_valid & (~u_rd_flag_valid | ~dcm_last_wr); // @[HostDescFront.java:216]
+  assign dcm_pick_wr = u_wr_flag_valid & (~u_rd_flag_valid | ~dcm_last_wr); // @[HostDescFront.java:218]
 
-  assign regs_readdata = regs_readdata_q; // @[HostDescFront.java:156]
+  assign regs_readdata = regs_readdata_q; // @[HostDescFront.java:158]
 
-  assign dcm_address = dcm_address_q; // @[HostDescFront.java:225]
+  assign dcm_address = dcm_address_q; // @[HostDescFront.java:227]
 
-  assign dcm_write = dcm_write_q; // @[HostDescFront.java:224]
+  assign dcm_write = dcm_write_q; // @[HostDescFront.java:226]
 
-  assign dcm_writedata = 32'd1; // @[HostDescFront.java:226]
+  assign dcm_writedata = 32'd1; // @[HostDescFront.java:228]
 
-  assign rd_bs_valid = rd_ms_valid & ~rd_ms_fetch; // @[HostDescFront.java:179]
+  assign rd_bs_valid = rd_ms_valid & ~rd_ms_fetch; // @[HostDescFront.java:181]
 
-  assign rd_bs_data = rd_ms_data; // @[HostDescFront.java:180]
+  assign rd_bs_data = rd_ms_data; // @[HostDescFront.java:182]
 
-  assign rd_host_desc_data = u_rd_fetch_valid ? u_rd_fetch_data : ((u_wr_fetch_valid & ~u_rd_fetch_valid) ? u_wr_fetch_data : u_rd_entry_data); // @[HostDescFront.java:202]
+  assign rd_host_desc_data = u_rd_fetch_valid ? u_rd_fetch_data : ((u_wr_fetch_valid & ~u_rd_fetch_valid) ? u_wr_fetch_data : u_rd_entry_data); // @[HostDescFront.java:204]
 
-  assign rd_host_desc_valid = (u_rd_fetch_valid | u_wr_fetch_valid) | u_rd_entry_valid; // @[HostDescFront.java:201]
+  assign rd_host_desc_valid = (u_rd_fetch_valid | u_wr_fetch_valid) | u_rd_entry_valid; // @[HostDescFront.java:203]
 
-  assign wr_bs_valid = wr_ms_valid & ~wr_ms_fetch; // @[HostDescFront.java:181]
+  assign wr_bs_valid = wr_ms_valid & ~wr_ms_fetch; // @[HostDescFront.java:183]
 
-  assign wr_bs_data = wr_ms_data; // @[HostDescFront.java:182]
+  assign wr_bs_data = wr_ms_data; // @[HostDescFront.java:184]
 
-  assign wr_host_desc_data = u_wr_entry_data; // @[HostDescFront.java:206]
+  assign wr_host_desc_data = u_wr_entry_data; // @[HostDescFront.java:208]
 
-  assign wr_host_desc_valid = u_wr_entry_valid; // @[HostDescFront.java:206]
+  assign wr_host_desc_valid = u_wr_entry_valid; // @[HostDescFront.java:208]
 
-  // @[HostDescFront.java:144]
+  // @[HostDescFront.java:146]
   always @(posedge clk) begin
     if ((regs_write & (regs_address[5:4] == 2'd0)) & (~regs_address[3] & (regs_address[2:1] != 2'd2))) begin
       reg_copies[{regs_address[6], regs_address[2:0]}] <= regs_writedata;
     end
   end
 
-  // @[HostDescFront.java:122]
+  // @[HostDescFront.java:124]
   direkt_host_desc_rd_e4_f254 u_rd (
     .clk             (clk),
     .rst             (rst),
@@ -256,7 +256,7 @@ module direkt_host_desc_front_e4 (
     .flag_ready      (u_rd_flag_ready)
   );
 
-  // @[HostDescFront.java:123]
+  // @[HostDescFront.java:125]
   direkt_host_desc_wr_e4_f255 u_wr (
     .clk             (clk),
     .rst             (rst),

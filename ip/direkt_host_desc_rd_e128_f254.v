@@ -12,119 +12,119 @@
 `default_nettype none
 
 module direkt_host_desc_rd_e128_f254 (
-  input  wire         clk,             // @[HostDescSide.java:156]
-  input  wire         rst,             // @[HostDescSide.java:156]
-  input  wire         reg_we,          // @[HostDescSide.java:158]
-  input  wire [3:0]   reg_index,       // @[HostDescSide.java:158]
-  input  wire [31:0]  reg_wdata,       // @[HostDescSide.java:158]
-  output wire [7:0]   reg_last_ptr,    // @[HostDescSide.java:159]
-  output wire [6:0]   reg_table_size,  // @[HostDescSide.java:159]
-  output wire [31:0]  reg_diag,        // @[HostDescSide.java:159]
-  output wire [31:0]  reg_last_status, // @[HostDescSide.java:160]
-  input  wire         dts_write,       // @[HostDescSide.java:161]
-  input  wire [7:0]   dts_address,     // @[HostDescSide.java:161]
-  input  wire [4:0]   dts_burstcount,  // @[HostDescSide.java:162]
-  input  wire [255:0] dts_writedata,   // @[HostDescSide.java:162]
-  output wire [159:0] fetch_data,      // @[HostDescSide.java:163]
-  output wire         fetch_valid,     // @[HostDescSide.java:163]
-  input  wire         fetch_ready,     // @[HostDescSide.java:163]
-  input  wire         fetch_done,      // @[HostDescSide.java:163]
-  input  wire         fetch_failed,    // @[HostDescSide.java:163]
-  input  wire         misrouted,       // @[HostDescSide.java:164]
-  output wire [159:0] entry_data,      // @[HostDescSide.java:164]
-  output wire         entry_valid,     // @[HostDescSide.java:164]
-  input  wire         entry_ready,     // @[HostDescSide.java:164]
-  input  wire         hs_valid,        // @[HostDescSide.java:165]
-  input  wire [31:0]  hs_data,         // @[HostDescSide.java:165]
-  output wire [63:0]  flag_data,       // @[HostDescSide.java:165]
-  output wire         flag_valid,      // @[HostDescSide.java:165]
-  input  wire         flag_ready       // @[HostDescSide.java:165]
+  input  wire         clk,             // @[HostDescSide.java:158]
+  input  wire         rst,             // @[HostDescSide.java:158]
+  input  wire         reg_we,          // @[HostDescSide.java:160]
+  input  wire [3:0]   reg_index,       // @[HostDescSide.java:160]
+  input  wire [31:0]  reg_wdata,       // @[HostDescSide.java:160]
+  output wire [7:0]   reg_last_ptr,    // @[HostDescSide.java:161]
+  output wire [6:0]   reg_table_size,  // @[HostDescSide.java:161]
+  output wire [31:0]  reg_diag,        // @[HostDescSide.java:161]
+  output wire [31:0]  reg_last_status, // @[HostDescSide.java:162]
+  input  wire         dts_write,       // @[HostDescSide.java:163]
+  input  wire [7:0]   dts_address,     // @[HostDescSide.java:163]
+  input  wire [4:0]   dts_burstcount,  // @[HostDescSide.java:164]
+  input  wire [255:0] dts_writedata,   // @[HostDescSide.java:164]
+  output wire [159:0] fetch_data,      // @[HostDescSide.java:165]
+  output wire         fetch_valid,     // @[HostDescSide.java:165]
+  input  wire         fetch_ready,     // @[HostDescSide.java:165]
+  input  wire         fetch_done,      // @[HostDescSide.java:165]
+  input  wire         fetch_failed,    // @[HostDescSide.java:165]
+  input  wire         misrouted,       // @[HostDescSide.java:166]
+  output wire [159:0] entry_data,      // @[HostDescSide.java:166]
+  output wire         entry_valid,     // @[HostDescSide.java:166]
+  input  wire         entry_ready,     // @[HostDescSide.java:166]
+  input  wire         hs_valid,        // @[HostDescSide.java:167]
+  input  wire [31:0]  hs_data,         // @[HostDescSide.java:167]
+  output wire [63:0]  flag_data,       // @[HostDescSide.java:167]
+  output wire         flag_valid,      // @[HostDescSide.java:167]
+  input  wire         flag_ready       // @[HostDescSide.java:167]
 );
 
-  reg                                              [31:0]  rc_base_lo;        // @[HostDescSide.java:182]
-  reg                                              [31:0]  rc_base_hi;        // @[HostDescSide.java:183]
-  reg                                              [18:0]  ep_base_lo_high;   // @[HostDescSide.java:186]
-  reg                                              [4:0]   ep_base_lo_byte;   // @[HostDescSide.java:187]
-  reg                                              [31:0]  ep_base_hi;        // @[HostDescSide.java:188]
-  reg                                              [7:0]   last_ptr;          // @[HostDescSide.java:189]
-  reg                                              [6:0]   table_size;        // @[HostDescSide.java:190]
-  reg                                              [31:0]  last_host_status;  // @[HostDescSide.java:191]
-  wire                                                     last_ptr_ok;       // @[HostDescSide.java:204]
-  reg                                                      requested;         // @[HostDescSide.java:210]
-  reg                                              [7:0]   prev_id;           // @[HostDescSide.java:216]
-  reg                                              [6:0]   fetch_index;       // @[HostDescSide.java:217]
-  reg                                                      busy;              // @[HostDescSide.java:218]
-  reg                                              [6:0]   first_id;          // @[HostDescSide.java:219]
-  reg                                              [7:0]   count;             // @[HostDescSide.java:220]
-  reg                                              [6:0]   fetch_base;        // @[HostDescSide.java:221]
-  reg                                                      ends_table;        // @[HostDescSide.java:222]
-  reg                                              [6:0]   last_id;           // @[HostDescSide.java:223]
-  reg                                              [7:0]   arrived;           // @[HostDescSide.java:224]
-  reg                                              [7:0]   issued;            // @[HostDescSide.java:225]
-  reg                                                      fetch_reported;    // @[HostDescSide.java:226]
-  reg                                                      fetch_failed_q;    // @[HostDescSide.java:227]
-  reg                                                      fetch_pending;     // @[HostDescSide.java:228]
-  reg                                                      settled;           // @[HostDescSide.java:236]
-  reg                                                      ptr_differs;       // @[HostDescSide.java:237]
-  reg                                                      ptr_in_table;      // @[HostDescSide.java:239]
-  wire                                                     pending;           // @[HostDescSide.java:241]
-  wire                                                     restart;           // @[HostDescSide.java:243]
-  reg                                              [6:0]   start_id;          // @[HostDescSide.java:245]
-  reg                                              [6:0]   end_id;            // @[HostDescSide.java:247]
-  wire                                             [7:0]   size;              // @[HostDescSide.java:249]
-  wire                                                     start;             // @[HostDescSide.java:251]
-  reg                                              [50:0]  rc_base_high_inc;  // @[HostDescSide.java:264]
-  wire                                             [8:0]   fetch_src_low;     // @[HostDescSide.java:266]
-  reg                                              [8:0]   fetch_src_low_q;   // @[HostDescSide.java:268]
-  reg                                                      fetch_finish;      // @[HostDescSide.java:269]
-  wire                                             [50:0]  rc_high;           // @[HostDescSide.java:273]
-  reg                                              [4:0]   burst_left;        // @[HostDescSide.java:287]
-  reg                                                      burst_idle;        // @[HostDescSide.java:288]
-  reg                                              [7:0]   beat_next;         // @[HostDescSide.java:289]
-  wire                                             [7:0]   beat_address;      // @[HostDescSide.java:290]
-  reg                                              [7:0]   expected;          // @[HostDescSide.java:300]
-  reg                                              [7:0]   expected_before;   // @[HostDescSide.java:302]
-  reg                                                      next_hit;          // @[HostDescSide.java:303]
-  reg                                                      expecting;         // @[HostDescSide.java:304]
-  wire                                                     take;              // @[HostDescSide.java:305]
-  wire                                             [6:0]   entry_id;          // @[HostDescSide.java:314]
-  reg                                              [5:0]   handed_ptr;        // @[HostDescSide.java:338]
-  reg                                              [5:0]   completed_ptr;     // @[HostDescSide.java:339]
-  reg                                              [5:0]   flagged_ptr;       // @[HostDescSide.java:340]
-  reg                                              [5:0]   handed_held;       // @[HostDescSide.java:344]
-  reg                                                      ring_room;         // @[HostDescSide.java:345]
-  reg                                              [7:0]   read_index;        // @[HostDescSide.java:353]
-  reg                                                      read_valid;        // @[HostDescSide.java:354]
-  reg                                                      head_empty;        // @[HostDescSide.java:357]
-  wire                                                     head_valid;        // @[HostDescSide.java:358]
-  reg                                              [145:0] head_word;         // @[HostDescSide.java:360]
-  wire                                                     head_free;         // @[HostDescSide.java:361]
-  wire                                                     read_free;         // @[HostDescSide.java:363]
-  wire                                                     arrived_unread;    // @[HostDescSide.java:365]
-  reg                                              [145:0] read_word;         // @[HostDescSide.java:367]
-  wire                                             [6:0]   out_id;            // @[HostDescSide.java:374]
-  wire                                                     fetch_report;      // @[HostDescSide.java:390]
-  wire                                                     batch_done;        // @[HostDescSide.java:397]
-  wire                                             [7:0]   prev_done;         // @[HostDescSide.java:421]
-  wire                                             [7:0]   hs_id;             // @[HostDescSide.java:433]
-  reg                                              [6:0]   completed_head;    // @[HostDescSide.java:437]
-  wire                                                     complete;          // @[HostDescSide.java:438]
-  reg                                              [5:0]   completed_next;    // @[HostDescSide.java:441]
-  reg                                                      flag_q_valid;      // @[HostDescSide.java:454]
-  reg                                              [12:0]  flag_q_low;        // @[HostDescSide.java:455]
-  reg                                                      flag_q_carry;      // @[HostDescSide.java:456]
-  wire                                                     flag_shown;        // @[HostDescSide.java:457]
-  wire                                                     flag_fire;         // @[HostDescSide.java:459]
-  wire                                                     flag_load;         // @[HostDescSide.java:461]
-  wire                                             [13:0]  flag_low_sum;      // @[HostDescSide.java:463]
-  reg                                              [7:0]   diag;              // @[HostDescSide.java:482]
-  reg                                              [5:0]   diag_seen;         // @[HostDescSide.java:483]
-  reg                                                      diag_beat_taken;   // @[HostDescSide.java:486]
-  reg                                              [1:0]   diag_beat_checks;  // @[HostDescSide.java:488]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [145:0] entries [0:127];   // @[HostDescSide.java:322]
-  reg                                              [6:0]   handed_ids [0:31]; // @[HostDescSide.java:337]
+  reg                                              [31:0]  rc_base_lo;        // @[HostDescSide.java:184]
+  reg                                              [31:0]  rc_base_hi;        // @[HostDescSide.java:185]
+  reg                                              [18:0]  ep_base_lo_high;   // @[HostDescSide.java:188]
+  reg                                              [4:0]   ep_base_lo_byte;   // @[HostDescSide.java:189]
+  reg                                              [31:0]  ep_base_hi;        // @[HostDescSide.java:190]
+  reg                                              [7:0]   last_ptr;          // @[HostDescSide.java:191]
+  reg                                              [6:0]   table_size;        // @[HostDescSide.java:192]
+  reg                                              [31:0]  last_host_status;  // @[HostDescSide.java:193]
+  wire                                                     last_ptr_ok;       // @[HostDescSide.java:206]
+  reg                                                      requested;         // @[HostDescSide.java:212]
+  reg                                              [7:0]   prev_id;           // @[HostDescSide.java:218]
+  reg                                              [6:0]   fetch_index;       // @[HostDescSide.java:219]
+  reg                                                      busy;              // @[HostDescSide.java:220]
+  reg                                              [6:0]   first_id;          // @[HostDescSide.java:221]
+  reg                                              [7:0]   count;             // @[HostDescSide.java:222]
+  reg                                              [6:0]   fetch_base;        // @[HostDescSide.java:223]
+  reg                                                      ends_table;        // @[HostDescSide.java:224]
+  reg                                              [6:0]   last_id;           // @[HostDescSide.java:225]
+  reg                                              [7:0]   arrived;           // @[HostDescSide.java:226]
+  reg                                              [7:0]   issued;            // @[HostDescSide.java:227]
+  reg                                                      fetch_reported;    // @[HostDescSide.java:228]
+  reg                                                      fetch_failed_q;    // @[HostDescSide.java:229]
+  reg                                                      fetch_pending;     // @[HostDescSide.java:230]
+  reg                                                      settled;           // @[HostDescSide.java:238]
+  reg                                                      ptr_differs;       // @[HostDescSide.java:239]
+  reg                                                      ptr_in_table;      // @[HostDescSide.java:241]
+  wire                                                     pending;           // @[HostDescSide.java:243]
+  wire                                                     restart;           // @[HostDescSide.java:245]
+  reg                                              [6:0]   start_id;          // @[HostDescSide.java:247]
+  reg                                              [6:0]   end_id;            // @[HostDescSide.java:249]
+  wire                                             [7:0]   size;              // @[HostDescSide.java:251]
+  wire                                                     start;             // @[HostDescSide.java:253]
+  reg                                              [50:0]  rc_base_high_inc;  // @[HostDescSide.java:266]
+  wire                                             [8:0]   fetch_src_low;     // @[HostDescSide.java:268]
+  reg                                              [8:0]   fetch_src_low_q;   // @[HostDescSide.java:270]
+  reg                                                      fetch_finish;      // @[HostDescSide.java:271]
+  wire                                             [50:0]  rc_high;           // @[HostDescSide.java:275]
+  reg                                              [4:0]   burst_left;        // @[HostDescSide.java:289]
+  reg                                                      burst_idle;        // @[HostDescSide.java:290]
+  reg                                              [7:0]   beat_next;         // @[HostDescSide.java:291]
+  wire                                             [7:0]   beat_address;      // @[HostDescSide.java:292]
+  reg                                              [7:0]   expected;          // @[HostDescSide.java:302]
+  reg                                              [7:0]   expected_before;   // @[HostDescSide.java:304]
+  reg                                                      next_hit;          // @[HostDescSide.java:305]
+  reg                                                      expecting;         // @[HostDescSide.java:306]
+  wire                                                     take;              // @[HostDescSide.java:307]
+  wire                                             [6:0]   entry_id;          // @[HostDescSide.java:316]
+  reg                                              [5:0]   handed_ptr;        // @[HostDescSide.java:340]
+  reg                                              [5:0]   completed_ptr;     // @[HostDescSide.java:341]
+  reg                                              [5:0]   flagged_ptr;       // @[HostDescSide.java:342]
+  reg                                              [5:0]   handed_held;       // @[HostDescSide.java:346]
+  reg                                                      ring_room;         // @[HostDescSide.java:347]
+  reg                                              [7:0]   read_index;        // @[HostDescSide.java:355]
+  reg                                                      read_valid;        // @[HostDescSide.java:356]
+  reg                                                      head_empty;        // @[HostDescSide.java:359]
+  wire                                                     head_valid;        // @[HostDescSide.java:360]
+  reg                                              [145:0] head_word;         // @[HostDescSide.java:362]
+  wire                                                     head_free;         // @[HostDescSide.java:363]
+  wire                                                     read_free;         // @[HostDescSide.java:365]
+  wire                                                     arrived_unread;    // @[HostDescSide.java:367]
+  reg                                              [145:0] read_word;         // @[HostDescSide.java:369]
+  wire                                             [6:0]   out_id;            // @[HostDescSide.java:376]
+  wire                                                     fetch_report;      // @[HostDescSide.java:392]
+  wire                                                     batch_done;        // @[HostDescSide.java:399]
+  wire                                             [7:0]   prev_done;         // @[HostDescSide.java:423]
+  wire                                             [7:0]   hs_id;             // @[HostDescSide.java:435]
+  reg                                              [6:0]   completed_head;    // @[HostDescSide.java:439]
+  wire                                                     complete;          // @[HostDescSide.java:440]
+  reg                                              [5:0]   completed_next;    // @[HostDescSide.java:443]
+  reg                                                      flag_q_valid;      // @[HostDescSide.java:456]
+  reg                                              [12:0]  flag_q_low;        // @[HostDescSide.java:457]
+  reg                                                      flag_q_carry;      // @[HostDescSide.java:458]
+  wire                                                     flag_shown;        // @[HostDescSide.java:459]
+  wire                                                     flag_fire;         // @[HostDescSide.java:461]
+  wire                                                     flag_load;         // @[HostDescSide.java:463]
+  wire                                             [13:0]  flag_low_sum;      // @[HostDescSide.java:465]
+  reg                                              [7:0]   diag;              // @[HostDescSide.java:484]
+  reg                                              [5:0]   diag_seen;         // @[HostDescSide.java:485]
+  reg                                                      diag_beat_taken;   // @[HostDescSide.java:488]
+  reg                                              [1:0]   diag_beat_checks;  // @[HostDescSide.java:490]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [145:0] entries [0:127];   // @[HostDescSide.java:324]
+  reg                                              [6:0]   handed_ids [0:31]; // @[HostDescSide.java:339]
 
-  // @[HostDescSide.java:196]
+  // @[HostDescSide.java:198]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_lo <= 32'd0;
@@ -135,7 +135,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:197]
+  // @[HostDescSide.java:199]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_hi <= 32'd0;
@@ -146,7 +146,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:199]
+  // @[HostDescSide.java:201]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_lo_high <= 19'd0;
@@ -157,7 +157,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:200]
+  // @[HostDescSide.java:202]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_lo_byte <= 5'd0;
@@ -168,7 +168,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:202]
+  // @[HostDescSide.java:204]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_hi <= 32'd0;
@@ -179,7 +179,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:206]
+  // @[HostDescSide.java:208]
   always @(posedge clk) begin
     if (rst) begin
       last_ptr <= 8'd255;
@@ -190,7 +190,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:211]
+  // @[HostDescSide.java:213]
   always @(posedge clk) begin
     if (rst) begin
       table_size <= 7'd127;
@@ -201,7 +201,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:447]
+  // @[HostDescSide.java:449]
   always @(posedge clk) begin
     if (rst) begin
       last_host_status <= 32'd0;
@@ -212,9 +212,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:205]
+  assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:207]
 
-  // @[HostDescSide.java:418]
+  // @[HostDescSide.java:420]
   always @(posedge clk) begin
     if (rst) begin
       requested <= 1'b0;
@@ -231,7 +231,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:426]
+  // @[HostDescSide.java:428]
   always @(posedge clk) begin
     if (rst) begin
       prev_id <= 8'd255;
@@ -242,7 +242,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:427]
+  // @[HostDescSide.java:429]
   always @(posedge clk) begin
     if (rst) begin
       fetch_index <= 7'd0;
@@ -256,7 +256,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:403]
+  // @[HostDescSide.java:405]
   always @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0;
@@ -270,7 +270,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:405]
+  // @[HostDescSide.java:407]
   always @(posedge clk) begin
     if (rst) begin
       first_id <= 7'd0;
@@ -281,7 +281,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:406]
+  // @[HostDescSide.java:408]
   always @(posedge clk) begin
     if (rst) begin
       count <= 8'd0;
@@ -292,7 +292,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:407]
+  // @[HostDescSide.java:409]
   always @(posedge clk) begin
     if (rst) begin
       fetch_base <= 7'd0;
@@ -303,7 +303,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:408]
+  // @[HostDescSide.java:410]
   always @(posedge clk) begin
     if (rst) begin
       ends_table <= 1'b0;
@@ -314,7 +314,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:409]
+  // @[HostDescSide.java:411]
   always @(posedge clk) begin
     if (rst) begin
       last_id <= 7'd0;
@@ -325,7 +325,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:326]
+  // @[HostDescSide.java:328]
   always @(posedge clk) begin
     if (rst) begin
       arrived <= 8'd0;
@@ -339,7 +339,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:383]
+  // @[HostDescSide.java:385]
   always @(posedge clk) begin
     if (rst) begin
       issued <= 8'd0;
@@ -353,7 +353,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:393]
+  // @[HostDescSide.java:395]
   always @(posedge clk) begin
     if (rst) begin
       fetch_reported <= 1'b0;
@@ -367,7 +367,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:394]
+  // @[HostDescSide.java:396]
   always @(posedge clk) begin
     if (rst) begin
       fetch_failed_q <= 1'b0;
@@ -381,7 +381,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:389]
+  // @[HostDescSide.java:391]
   always @(posedge clk) begin
     if (rst) begin
       fetch_pending <= 1'b0;
@@ -395,7 +395,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:399]
+  // @[HostDescSide.java:401]
   always @(posedge clk) begin
     if (rst) begin
       settled <= 1'b0;
@@ -404,7 +404,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:238]
+  // @[HostDescSide.java:240]
   always @(posedge clk) begin
     if (rst) begin
       ptr_differs <= 1'b0;
@@ -413,7 +413,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:240]
+  // @[HostDescSide.java:242]
   always @(posedge clk) begin
     if (rst) begin
       ptr_in_table <= 1'b0;
@@ -422,11 +422,11 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:242]
+  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:244]
 
-  assign restart = (prev_id == 8'd255) | (prev_id >= {1'b0, table_size}); // @[HostDescSide.java:244]
+  assign restart = (prev_id == 8'd255) | (prev_id >= {1'b0, table_size}); // @[HostDescSide.java:246]
 
-  // @[HostDescSide.java:246]
+  // @[HostDescSide.java:248]
   always @(posedge clk) begin
     if (rst) begin
       start_id <= 7'd0;
@@ -435,7 +435,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:248]
+  // @[HostDescSide.java:250]
   always @(posedge clk) begin
     if (rst) begin
       end_id <= 7'd0;
@@ -444,11 +444,11 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 8'd1; // @[HostDescSide.java:250]
+  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 8'd1; // @[HostDescSide.java:252]
 
-  assign start = (~busy & pending) & settled; // @[HostDescSide.java:252]
+  assign start = (~busy & pending) & settled; // @[HostDescSide.java:254]
 
-  // @[HostDescSide.java:265]
+  // @[HostDescSide.java:267]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_high_inc <= 51'd1;
@@ -457,9 +457,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({2'd0, fetch_index} + 9'd16); // @[HostDescSide.java:267]
+  assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({2'd0, fetch_index} + 9'd16); // @[HostDescSide.java:269]
 
-  // @[HostDescSide.java:404]
+  // @[HostDescSide.java:406]
   always @(posedge clk) begin
     if (rst) begin
       fetch_src_low_q <= 9'd0;
@@ -470,7 +470,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:400]
+  // @[HostDescSide.java:402]
   always @(posedge clk) begin
     if (rst) begin
       fetch_finish <= 1'b0;
@@ -479,9 +479,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign rc_high = (fetch_pending ? fetch_src_low_q[8] : flag_q_carry) ? rc_base_high_inc : {rc_base_hi, rc_base_lo[31:13]}; // @[HostDescSide.java:475]
+  assign rc_high = (fetch_pending ? fetch_src_low_q[8] : flag_q_carry) ? rc_base_high_inc : {rc_base_hi, rc_base_lo[31:13]}; // @[HostDescSide.java:477]
 
-  // @[HostDescSide.java:294]
+  // @[HostDescSide.java:296]
   always @(posedge clk) begin
     if (rst) begin
       burst_left <= 5'd0;
@@ -492,7 +492,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:295]
+  // @[HostDescSide.java:297]
   always @(posedge clk) begin
     if (rst) begin
       burst_idle <= 1'b1;
@@ -503,7 +503,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:296]
+  // @[HostDescSide.java:298]
   always @(posedge clk) begin
     if (rst) begin
       beat_next <= 8'd0;
@@ -514,9 +514,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign beat_address = burst_idle ? dts_address : beat_next; // @[HostDescSide.java:291]
+  assign beat_address = burst_idle ? dts_address : beat_next; // @[HostDescSide.java:293]
 
-  // @[HostDescSide.java:308]
+  // @[HostDescSide.java:310]
   always @(posedge clk) begin
     if (rst) begin
       expected <= 8'd0;
@@ -530,7 +530,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:309]
+  // @[HostDescSide.java:311]
   always @(posedge clk) begin
     if (rst) begin
       expected_before <= 8'd255;
@@ -544,7 +544,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:312]
+  // @[HostDescSide.java:314]
   always @(posedge clk) begin
     if (rst) begin
       next_hit <= 1'b0;
@@ -553,7 +553,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:328]
+  // @[HostDescSide.java:330]
   always @(posedge clk) begin
     if (rst) begin
       expecting <= 1'b0;
@@ -570,11 +570,11 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign take = (dts_write & expecting) & (burst_idle ? (dts_address == expected) : next_hit); // @[HostDescSide.java:306]
+  assign take = (dts_write & expecting) & (burst_idle ? (dts_address == expected) : next_hit); // @[HostDescSide.java:308]
 
-  assign entry_id = first_id + arrived[6:0]; // @[HostDescSide.java:315]
+  assign entry_id = first_id + arrived[6:0]; // @[HostDescSide.java:317]
 
-  // @[HostDescSide.java:382]
+  // @[HostDescSide.java:384]
   always @(posedge clk) begin
     if (rst) begin
       handed_ptr <= 6'd0;
@@ -585,7 +585,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:444]
+  // @[HostDescSide.java:446]
   always @(posedge clk) begin
     if (rst) begin
       completed_ptr <= 6'd0;
@@ -596,7 +596,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:468]
+  // @[HostDescSide.java:470]
   always @(posedge clk) begin
     if (rst) begin
       flagged_ptr <= 6'd0;
@@ -607,7 +607,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:473]
+  // @[HostDescSide.java:475]
   always @(posedge clk) begin
     if (rst) begin
       handed_held <= 6'd0;
@@ -616,7 +616,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:474]
+  // @[HostDescSide.java:476]
   always @(posedge clk) begin
     if (rst) begin
       ring_room <= 1'b1;
@@ -625,7 +625,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:369]
+  // @[HostDescSide.java:371]
   always @(posedge clk) begin
     if (rst) begin
       read_index <= 8'd0;
@@ -639,7 +639,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:368]
+  // @[HostDescSide.java:370]
   always @(posedge clk) begin
     if (rst) begin
       read_valid <= 1'b0;
@@ -650,7 +650,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:371]
+  // @[HostDescSide.java:373]
   always @(posedge clk) begin
     if (rst) begin
       head_empty <= 1'b1;
@@ -664,32 +664,32 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign head_valid = ~head_empty; // @[HostDescSide.java:359]
+  assign head_valid = ~head_empty; // @[HostDescSide.java:361]
 
-  // @[HostDescSide.java:372]
+  // @[HostDescSide.java:374]
   always @(posedge clk) begin
     if (head_free) begin
       head_word <= read_word;
     end
   end
 
-  assign head_free = head_empty; // @[HostDescSide.java:362]
+  assign head_free = head_empty; // @[HostDescSide.java:364]
 
-  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:364]
+  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:366]
 
-  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:366]
+  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:368]
 
-  assign out_id = first_id + issued[6:0]; // @[HostDescSide.java:375]
+  assign out_id = first_id + issued[6:0]; // @[HostDescSide.java:377]
 
-  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:391]
+  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:393]
 
-  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:398]
+  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:400]
 
-  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:422]
+  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:424]
 
-  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:434]
+  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:436]
 
-  // @[HostDescSide.java:445]
+  // @[HostDescSide.java:447]
   always @(posedge clk) begin
     if (rst) begin
       completed_head <= 7'd0;
@@ -702,9 +702,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:439]
+  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:441]
 
-  // @[HostDescSide.java:442]
+  // @[HostDescSide.java:444]
   always @(posedge clk) begin
     if (rst) begin
       completed_next <= 6'd1;
@@ -713,7 +713,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:470]
+  // @[HostDescSide.java:472]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_valid <= 1'b0;
@@ -722,7 +722,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:466]
+  // @[HostDescSide.java:468]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_low <= 13'd0;
@@ -733,7 +733,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:467]
+  // @[HostDescSide.java:469]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_carry <= 1'b0;
@@ -744,15 +744,15 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign flag_shown = flag_q_valid & (~fetch_pending | (fetch_src_low_q[8] == flag_q_carry)); // @[HostDescSide.java:458]
+  assign flag_shown = flag_q_valid & (~fetch_pending | (fetch_src_low_q[8] == flag_q_carry)); // @[HostDescSide.java:460]
 
-  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:460]
+  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:462]
 
-  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_fire); // @[HostDescSide.java:462]
+  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_fire); // @[HostDescSide.java:464]
 
-  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:464]
+  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:466]
 
-  // @[HostDescSide.java:492]
+  // @[HostDescSide.java:494]
   always @(posedge clk) begin
     if (rst) begin
       diag <= 8'd0;
@@ -761,7 +761,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:484]
+  // @[HostDescSide.java:486]
   always @(posedge clk) begin
     if (rst) begin
       diag_seen <= 6'd0;
@@ -770,7 +770,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:487]
+  // @[HostDescSide.java:489]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_taken <= 1'b0;
@@ -779,7 +779,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:489]
+  // @[HostDescSide.java:491]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_checks <= 2'd0;
@@ -788,41 +788,41 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:498]
+  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:500]
 
-  assign reg_table_size = table_size; // @[HostDescSide.java:499]
+  assign reg_table_size = table_size; // @[HostDescSide.java:501]
 
-  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:500]
+  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:502]
 
-  assign reg_last_status = last_host_status; // @[HostDescSide.java:501]
+  assign reg_last_status = last_host_status; // @[HostDescSide.java:503]
 
-  assign fetch_data = {6'd0, 8'd254, {10'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {1'b0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:388]
+  assign fetch_data = {6'd0, 8'd254, {10'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {1'b0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:390]
 
-  assign fetch_valid = fetch_pending; // @[HostDescSide.java:387]
+  assign fetch_valid = fetch_pending; // @[HostDescSide.java:389]
 
-  assign entry_data = {6'd0, {1'b0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:377]
+  assign entry_data = {6'd0, {1'b0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:379]
 
-  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:376]
+  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:378]
 
-  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:477]
+  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:479]
 
-  assign flag_valid = flag_shown; // @[HostDescSide.java:476]
+  assign flag_valid = flag_shown; // @[HostDescSide.java:478]
 
-  // @[HostDescSide.java:323]
+  // @[HostDescSide.java:325]
   always @(posedge clk) begin
     if (expecting) begin
       entries[arrived[6:0]] <= {dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]};
     end
   end
 
-  // @[HostDescSide.java:367]
+  // @[HostDescSide.java:369]
   always @(posedge clk) begin
     if (read_free) begin
       read_word <= entries[read_index[6:0]];
     end
   end
 
-  // @[HostDescSide.java:379]
+  // @[HostDescSide.java:381]
   always @(posedge clk) begin
     if (entry_valid & entry_ready) begin
       handed_ids[handed_ptr[4:0]] <= out_id;

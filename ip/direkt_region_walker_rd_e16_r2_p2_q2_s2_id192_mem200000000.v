@@ -12,240 +12,240 @@
 `default_nettype none
 
 module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
-  input  wire         clk,               // @[RegionWalker.java:157]
-  input  wire         rst,               // @[RegionWalker.java:157]
-  input  wire [177:0] req_data,          // @[RegionWalker.java:159]
-  input  wire         req_valid,         // @[RegionWalker.java:159]
-  output wire         req_ready,         // @[RegionWalker.java:159]
-  output wire [63:0]  st_data,           // @[RegionWalker.java:160]
-  output wire         st_valid,          // @[RegionWalker.java:160]
-  input  wire         st_ready,          // @[RegionWalker.java:160]
-  input  wire         pt_we,             // @[RegionWalker.java:161]
-  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:161]
-  input  wire [47:0]  pt_data,           // @[RegionWalker.java:161]
-  output wire         pt_refused,        // @[RegionWalker.java:162]
-  input  wire         rg_we,             // @[RegionWalker.java:162]
-  input  wire         rg_idx,            // @[RegionWalker.java:162]
-  input  wire [63:0]  rg_data,           // @[RegionWalker.java:163]
-  input  wire         rg_read_idx,       // @[RegionWalker.java:164]
-  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:165]
-  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:166]
-  output wire         dma_desc_valid,    // @[RegionWalker.java:166]
-  input  wire         dma_desc_ready,    // @[RegionWalker.java:166]
-  input  wire         dma_status_valid,  // @[RegionWalker.java:167]
-  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:167]
-  output wire [1:0]   outstanding,       // @[RegionWalker.java:169]
-  output wire         walking,           // @[RegionWalker.java:169]
-  output wire         can_issue,         // @[RegionWalker.java:170]
-  output wire         spurious,          // @[RegionWalker.java:170]
-  output wire [31:0]  last_mover_status, // @[RegionWalker.java:171]
-  output wire         rg_read_busy,      // @[RegionWalker.java:171]
-  output wire         pt_conflict,       // @[RegionWalker.java:172]
-  output wire         idle,              // @[RegionWalker.java:172]
-  input  wire         abandon,           // @[RegionWalker.java:172]
-  output wire         ev_rejected,       // @[RegionWalker.java:172]
-  output wire [3:0]   ev_error,          // @[RegionWalker.java:173]
-  output wire         ev_completed,      // @[RegionWalker.java:174]
-  output wire         ev_aborted         // @[RegionWalker.java:175]
+  input  wire         clk,               // @[RegionWalker.java:159]
+  input  wire         rst,               // @[RegionWalker.java:159]
+  input  wire [177:0] req_data,          // @[RegionWalker.java:161]
+  input  wire         req_valid,         // @[RegionWalker.java:161]
+  output wire         req_ready,         // @[RegionWalker.java:161]
+  output wire [63:0]  st_data,           // @[RegionWalker.java:162]
+  output wire         st_valid,          // @[RegionWalker.java:162]
+  input  wire         st_ready,          // @[RegionWalker.java:162]
+  input  wire         pt_we,             // @[RegionWalker.java:163]
+  input  wire [3:0]   pt_addr,           // @[RegionWalker.java:163]
+  input  wire [47:0]  pt_data,           // @[RegionWalker.java:163]
+  output wire         pt_refused,        // @[RegionWalker.java:164]
+  input  wire         rg_we,             // @[RegionWalker.java:164]
+  input  wire         rg_idx,            // @[RegionWalker.java:164]
+  input  wire [63:0]  rg_data,           // @[RegionWalker.java:165]
+  input  wire         rg_read_idx,       // @[RegionWalker.java:166]
+  output wire [63:0]  rg_read_data,      // @[RegionWalker.java:167]
+  output wire [159:0] dma_desc_data,     // @[RegionWalker.java:168]
+  output wire         dma_desc_valid,    // @[RegionWalker.java:168]
+  input  wire         dma_desc_ready,    // @[RegionWalker.java:168]
+  input  wire         dma_status_valid,  // @[RegionWalker.java:169]
+  input  wire [31:0]  dma_status_data,   // @[RegionWalker.java:169]
+  output wire [1:0]   outstanding,       // @[RegionWalker.java:171]
+  output wire         walking,           // @[RegionWalker.java:171]
+  output wire         can_issue,         // @[RegionWalker.java:172]
+  output wire         spurious,          // @[RegionWalker.java:172]
+  output wire [31:0]  last_mover_status, // @[RegionWalker.java:173]
+  output wire         rg_read_busy,      // @[RegionWalker.java:173]
+  output wire         pt_conflict,       // @[RegionWalker.java:174]
+  output wire         idle,              // @[RegionWalker.java:174]
+  input  wire         abandon,           // @[RegionWalker.java:174]
+  output wire         ev_rejected,       // @[RegionWalker.java:174]
+  output wire [3:0]   ev_error,          // @[RegionWalker.java:175]
+  output wire         ev_completed,      // @[RegionWalker.java:176]
+  output wire         ev_aborted         // @[RegionWalker.java:177]
 );
 
-  reg                                                             pt_held_we;                // @[RegionWalker.java:219]
-  reg                                                             a_valid;                   // @[RegionWalker.java:222]
-  reg                                                     [177:0] a_req;                     // @[RegionWalker.java:223]
-  wire                                                            a_move;                    // @[RegionWalker.java:224]
-  reg                                                             b_valid;                   // @[RegionWalker.java:233]
-  reg                                                     [19:0]  b_offset;                  // @[RegionWalker.java:234]
-  reg                                                     [32:0]  b_fpga;                    // @[RegionWalker.java:237]
-  reg                                                     [31:0]  b_tag;                     // @[RegionWalker.java:238]
-  reg                                                     [7:0]   b_region;                  // @[RegionWalker.java:239]
-  reg                                                     [3:0]   b_request_error;           // @[RegionWalker.java:240]
-  reg                                                             b_more;                    // @[RegionWalker.java:241]
-  reg                                                             b_check;                   // @[RegionWalker.java:242]
-  reg                                                     [32:0]  b_end;                     // @[RegionWalker.java:243]
-  reg                                                             b_end_page_aligned;        // @[RegionWalker.java:246]
-  reg                                                             b_fpga_ok;                 // @[RegionWalker.java:247]
-  reg                                                             b_fpga_high;               // @[RegionWalker.java:248]
-  reg                                                             b_region_usable;           // @[RegionWalker.java:250]
-  reg                                                     [3:0]   b_region_first;            // @[RegionWalker.java:251]
-  reg                                                     [31:0]  b_region_bytes;            // @[RegionWalker.java:252]
-  wire                                                            b_move;                    // @[RegionWalker.java:253]
-  reg                                                             b_checked;                 // @[RegionWalker.java:260]
-  wire                                                    [34:0]  fpga_range_sum;            // @[RegionWalker.java:286]
-  wire                                                    [34:0]  fpga_range_carry;          // @[RegionWalker.java:288]
-  reg                                                             b_in_region;               // @[RegionWalker.java:316]
-  wire                                                    [3:0]   first_page;                // @[RegionWalker.java:320]
-  wire                                                    [4:0]   end_page;                  // @[RegionWalker.java:322]
-  wire                                                    [3:0]   more_pages;                // @[RegionWalker.java:327]
-  reg                                                             k_valid;                   // @[RegionWalker.java:336]
-  reg                                                     [3:0]   k_request_error;           // @[RegionWalker.java:337]
-  reg                                                             k_region_usable;           // @[RegionWalker.java:339]
-  reg                                                             k_in_region;               // @[RegionWalker.java:340]
-  reg                                                             k_fpga_ok;                 // @[RegionWalker.java:341]
-  wire                                                    [3:0]   k_error;                   // @[RegionWalker.java:342]
-  reg                                                             k_ok_but_range;            // @[RegionWalker.java:349]
-  wire                                                            k_ok;                      // @[RegionWalker.java:350]
-  reg                                                     [31:0]  k_tag;                     // @[RegionWalker.java:352]
-  reg                                                     [7:0]   k_region;                  // @[RegionWalker.java:353]
-  reg                                                     [3:0]   k_first_page;              // @[RegionWalker.java:354]
-  reg                                                     [4:0]   k_end_page;                // @[RegionWalker.java:355]
-  reg                                                     [3:0]   k_more_pages;              // @[RegionWalker.java:356]
-  reg                                                     [15:0]  k_first_offset;            // @[RegionWalker.java:357]
-  reg                                                     [14:0]  k_end_offset;              // @[RegionWalker.java:358]
-  reg                                                     [32:0]  k_fpga;                    // @[RegionWalker.java:359]
-  reg                                                             k_more;                    // @[RegionWalker.java:360]
-  reg                                                             k_check;                   // @[RegionWalker.java:361]
-  wire                                                            k_move;                    // @[RegionWalker.java:362]
-  reg                                                             chain_open;                // @[RegionWalker.java:368]
-  reg                                                             chain_skip;                // @[RegionWalker.java:369]
-  reg                                                             k_next_chain_open;         // @[RegionWalker.java:373]
-  reg                                                             k_next_chain_skip;         // @[RegionWalker.java:374]
-  reg                                                             k_moved;                   // @[RegionWalker.java:375]
-  wire                                                            chain_open_now;            // @[RegionWalker.java:376]
-  wire                                                            chain_skip_now;            // @[RegionWalker.java:377]
-  reg                                                             k_admits;                  // @[RegionWalker.java:384]
-  reg                                                             k_rejects;                 // @[RegionWalker.java:385]
-  reg                                                             k_joins;                   // @[RegionWalker.java:386]
-  reg                                                             k_consumed;                // @[RegionWalker.java:387]
-  reg                                                             k_admit_walks;             // @[RegionWalker.java:388]
-  reg                                                             b_same_region;             // @[RegionWalker.java:395]
-  wire                                                            k_admits_checked;          // @[RegionWalker.java:402]
-  wire                                                            k_admit_walks_checked;     // @[RegionWalker.java:404]
-  wire                                                            k_rejects_checked;         // @[RegionWalker.java:406]
-  wire                                                            k_joins_checked;           // @[RegionWalker.java:408]
-  wire                                                            k_consumed_checked;        // @[RegionWalker.java:410]
-  wire                                                            k_next_chain_open_checked; // @[RegionWalker.java:412]
-  wire                                                            k_next_chain_still_open;   // @[RegionWalker.java:414]
-  wire                                                            k_next_chain_skip_checked; // @[RegionWalker.java:416]
-  reg                                                     [1:0]   owed;                      // @[RegionWalker.java:447]
-  reg                                                             req0_valid;                // @[RegionWalker.java:456]
-  reg                                                             req0_open;                 // @[RegionWalker.java:457]
-  reg                                                     [1:0]   req0_pieces;               // @[RegionWalker.java:458]
-  reg                                                     [3:0]   req0_error;                // @[RegionWalker.java:459]
-  reg                                                             req0_region;               // @[RegionWalker.java:461]
-  reg                                                             req1_valid;                // @[RegionWalker.java:456]
-  reg                                                             req1_open;                 // @[RegionWalker.java:457]
-  reg                                                     [1:0]   req1_pieces;               // @[RegionWalker.java:458]
-  reg                                                     [3:0]   req1_error;                // @[RegionWalker.java:459]
-  reg                                                             req1_region;               // @[RegionWalker.java:461]
-  reg                                                             free_request;              // @[RegionWalker.java:468]
-  reg                                                             request_slot_ready;        // @[RegionWalker.java:469]
-  reg                                                             req0_next;                 // @[RegionWalker.java:480]
-  reg                                                             req1_next;                 // @[RegionWalker.java:480]
-  reg                                                             status_room;               // @[RegionWalker.java:485]
-  reg                                                             w_busy;                    // @[RegionWalker.java:491]
-  reg                                                             w_request;                 // @[RegionWalker.java:492]
-  reg                                                     [3:0]   w_page;                    // @[RegionWalker.java:493]
-  reg                                                     [4:0]   w_end_page;                // @[RegionWalker.java:494]
-  reg                                                     [3:0]   w_pages_left;              // @[RegionWalker.java:495]
-  reg                                                             w_first;                   // @[RegionWalker.java:496]
-  reg                                                     [15:0]  w_first_offset;            // @[RegionWalker.java:497]
-  reg                                                     [14:0]  w_end_offset;              // @[RegionWalker.java:498]
-  reg                                                             w_final;                   // @[RegionWalker.java:499]
-  wire                                                            admit;                     // @[RegionWalker.java:501]
-  wire                                                            reject;                    // @[RegionWalker.java:502]
-  reg                                                             completed;                 // @[RegionWalker.java:503]
-  reg                                                             status_valid;              // @[RegionWalker.java:504]
-  reg                                                             close_pending;             // @[RegionWalker.java:510]
-  reg                                                     [3:0]   chain_error;               // @[RegionWalker.java:511]
-  wire                                                            admit_when_free;           // @[RegionWalker.java:514]
-  wire                                                            entry_join;                // @[RegionWalker.java:517]
-  wire                                                            entry_consume;             // @[RegionWalker.java:519]
-  wire                                                            walk_start;                // @[RegionWalker.java:521]
-  reg                                                             reject_valid;              // @[RegionWalker.java:526]
-  reg                                                     [3:0]   reject_error;              // @[RegionWalker.java:527]
-  wire                                                            entry_failed;              // @[RegionWalker.java:531]
-  wire                                                            chain_abandoned;           // @[RegionWalker.java:534]
-  wire                                                            close_go;                  // @[RegionWalker.java:548]
-  wire                                                            completing;                // @[RegionWalker.java:552]
-  wire                                                            reject_go;                 // @[RegionWalker.java:553]
-  reg                                                             r0_valid;                  // @[RegionWalker.java:572]
-  reg                                                             rq_valid;                  // @[RegionWalker.java:573]
-  reg                                                             r1_valid;                  // @[RegionWalker.java:574]
-  reg                                                     [3:0]   chunk_fill;                // @[RegionWalker.java:575]
-  reg                                                             chunk_head_valid;          // @[RegionWalker.java:576]
-  wire                                                            r_load;                    // @[RegionWalker.java:577]
-  wire                                                            r_take;                    // @[RegionWalker.java:578]
-  wire                                                            o_go;                      // @[RegionWalker.java:583]
-  wire                                                            o_room;                    // @[RegionWalker.java:584]
-  wire                                                            chunk_head_moves;          // @[RegionWalker.java:586]
-  reg                                                     [3:0]   chunks_in_flight;          // @[RegionWalker.java:589]
-  reg                                                     [47:0]  page_frame;                // @[RegionWalker.java:595]
-  reg                                                     [34:0]  r0_chunk;                  // @[RegionWalker.java:603]
-  reg                                                     [34:0]  rq_chunk;                  // @[RegionWalker.java:604]
-  reg                                                     [34:0]  r1_chunk;                  // @[RegionWalker.java:605]
-  reg                                                     [47:0]  rq_frame;                  // @[RegionWalker.java:608]
-  reg                                                     [47:0]  r1_frame;                  // @[RegionWalker.java:609]
-  reg                                                     [16:0]  next_frame_low;            // @[RegionWalker.java:615]
-  reg                                                     [31:0]  next_frame_high;           // @[RegionWalker.java:616]
-  wire                                                            r1_frame_low_follows;      // @[RegionWalker.java:639]
-  wire                                                            r1_frame_high_same;        // @[RegionWalker.java:642]
-  reg                                                     [2:0]   chunk_wr;                  // @[RegionWalker.java:647]
-  reg                                                     [2:0]   chunk_rd;                  // @[RegionWalker.java:648]
-  reg                                                     [84:0]  chunk_head;                // @[RegionWalker.java:652]
-  wire                                                            chunk_head_load;           // @[RegionWalker.java:653]
-  reg                                                     [3:0]   pt_held_addr;              // @[RegionWalker.java:699]
-  reg                                                     [47:0]  pt_held_data;              // @[RegionWalker.java:700]
-  reg                                                             pt_held_conflict;          // @[RegionWalker.java:701]
-  wire                                                            pt_write_refused;          // @[RegionWalker.java:708]
-  reg                                                             c_valid;                   // @[RegionWalker.java:718]
-  reg                                                     [63:0]  c_pcie;                    // @[RegionWalker.java:719]
-  reg                                                             c_first;                   // @[RegionWalker.java:720]
-  reg                                                     [13:0]  c_start;                   // @[RegionWalker.java:723]
-  reg                                                     [14:0]  c_end;                     // @[RegionWalker.java:724]
-  reg                                                     [3:0]   c_more_pages;              // @[RegionWalker.java:725]
-  reg                                                             c_final;                   // @[RegionWalker.java:726]
-  reg                                                             c_request;                 // @[RegionWalker.java:727]
-  reg                                                             c_closed;                  // @[RegionWalker.java:730]
-  wire                                                            c_contiguous;              // @[RegionWalker.java:733]
-  wire                                                            c_go;                      // @[RegionWalker.java:735]
-  wire                                                            c_wants;                   // @[RegionWalker.java:736]
-  wire                                                            u_ids_free_slot;           // @[RegionWalker.java:762]
-  wire                                                            u_ids_any_free;            // @[RegionWalker.java:762]
-  wire                                                            u_ids_back;                // @[RegionWalker.java:762]
-  wire                                                    [1:0]   u_ids_issued;              // @[RegionWalker.java:762]
-  wire                                                            u_ids_late;                // @[RegionWalker.java:762]
-  wire                                                            u_ids_late_slot;           // @[RegionWalker.java:762]
-  reg                                                             o_valid;                   // @[RegionWalker.java:764]
-  reg                                                     [63:0]  o_pcie;                    // @[RegionWalker.java:765]
-  reg                                                     [32:0]  o_fpga;                    // @[RegionWalker.java:766]
-  reg                                                     [17:0]  o_dwords;                  // @[RegionWalker.java:767]
-  reg                                                             o_last;                    // @[RegionWalker.java:768]
-  reg                                                             o_request;                 // @[RegionWalker.java:769]
-  reg                                                             desc_ready_q;              // @[RegionWalker.java:773]
-  wire                                                            handover;                  // @[RegionWalker.java:776]
-  wire                                                    [17:0]  c_dwords;                  // @[RegionWalker.java:784]
-  reg                                                     [3:0]   entry_fpga_wr;             // @[RegionWalker.java:794]
-  reg                                                     [3:0]   entry_fpga_rd;             // @[RegionWalker.java:795]
-  reg                                                             mover_status_valid;        // @[RegionWalker.java:827]
-  reg                                                     [31:0]  mover_status_data;         // @[RegionWalker.java:828]
-  wire                                                            status_slot;               // @[RegionWalker.java:833]
-  wire                                                            status_believed;           // @[RegionWalker.java:844]
-  reg                                                     [31:0]  last_status;               // @[RegionWalker.java:854]
-  reg                                                     [31:0]  mover_status_data_q;       // @[RegionWalker.java:855]
-  reg                                                             status_taken;              // @[RegionWalker.java:862]
-  reg                                                             status_taken_slot;         // @[RegionWalker.java:863]
-  reg                                                             status_request;            // @[RegionWalker.java:864]
-  reg                                                             status_failed;             // @[RegionWalker.java:865]
-  reg                                                     [31:0]  now;                       // @[RegionWalker.java:890]
-  reg                                                             close_ready;               // @[RegionWalker.java:917]
-  reg                                                     [1:0]   completed_request;         // @[RegionWalker.java:948]
-  reg                                                             completed_rejection;       // @[RegionWalker.java:949]
-  reg                                                             completed_close;           // @[RegionWalker.java:950]
-  reg                                                     [31:0]  status_tag;                // @[RegionWalker.java:962]
-  reg                                                     [3:0]   status_error;              // @[RegionWalker.java:963]
-  reg                                                     [31:0]  status_elapsed;            // @[RegionWalker.java:964]
-  reg                                                             status_rejection;          // @[RegionWalker.java:965]
-  reg                                                     [1:0]   status_wr;                 // @[RegionWalker.java:981]
-  reg                                                     [1:0]   status_rd;                 // @[RegionWalker.java:982]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];        // @[RegionWalker.java:211]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];         // @[RegionWalker.java:218]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];         // @[RegionWalker.java:646]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];         // @[RegionWalker.java:793]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1];       // @[RegionWalker.java:821]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];       // @[RegionWalker.java:900]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];         // @[RegionWalker.java:980]
+  reg                                                             pt_held_we;                // @[RegionWalker.java:221]
+  reg                                                             a_valid;                   // @[RegionWalker.java:224]
+  reg                                                     [177:0] a_req;                     // @[RegionWalker.java:225]
+  wire                                                            a_move;                    // @[RegionWalker.java:226]
+  reg                                                             b_valid;                   // @[RegionWalker.java:235]
+  reg                                                     [19:0]  b_offset;                  // @[RegionWalker.java:236]
+  reg                                                     [32:0]  b_fpga;                    // @[RegionWalker.java:239]
+  reg                                                     [31:0]  b_tag;                     // @[RegionWalker.java:240]
+  reg                                                     [7:0]   b_region;                  // @[RegionWalker.java:241]
+  reg                                                     [3:0]   b_request_error;           // @[RegionWalker.java:242]
+  reg                                                             b_more;                    // @[RegionWalker.java:243]
+  reg                                                             b_check;                   // @[RegionWalker.java:244]
+  reg                                                     [32:0]  b_end;                     // @[RegionWalker.java:245]
+  reg                                                             b_end_page_aligned;        // @[RegionWalker.java:248]
+  reg                                                             b_fpga_ok;                 // @[RegionWalker.java:249]
+  reg                                                             b_fpga_high;               // @[RegionWalker.java:250]
+  reg                                                             b_region_usable;           // @[RegionWalker.java:252]
+  reg                                                     [3:0]   b_region_first;            // @[RegionWalker.java:253]
+  reg                                                     [31:0]  b_region_bytes;            // @[RegionWalker.java:254]
+  wire                                                            b_move;                    // @[RegionWalker.java:255]
+  reg                                                             b_checked;                 // @[RegionWalker.java:262]
+  wire                                                    [34:0]  fpga_range_sum;            // @[RegionWalker.java:288]
+  wire                                                    [34:0]  fpga_range_carry;          // @[RegionWalker.java:290]
+  reg                                                             b_in_region;               // @[RegionWalker.java:318]
+  wire                                                    [3:0]   first_page;                // @[RegionWalker.java:322]
+  wire                                                    [4:0]   end_page;                  // @[RegionWalker.java:324]
+  wire                                                    [3:0]   more_pages;                // @[RegionWalker.java:329]
+  reg                                                             k_valid;                   // @[RegionWalker.java:338]
+  reg                                                     [3:0]   k_request_error;           // @[RegionWalker.java:339]
+  reg                                                             k_region_usable;           // @[RegionWalker.java:341]
+  reg                                                             k_in_region;               // @[RegionWalker.java:342]
+  reg                                                             k_fpga_ok;                 // @[RegionWalker.java:343]
+  wire                                                    [3:0]   k_error;                   // @[RegionWalker.java:344]
+  reg                                                             k_ok_but_range;            // @[RegionWalker.java:351]
+  wire                                                            k_ok;                      // @[RegionWalker.java:352]
+  reg                                                     [31:0]  k_tag;                     // @[RegionWalker.java:354]
+  reg                                                     [7:0]   k_region;                  // @[RegionWalker.java:355]
+  reg                                                     [3:0]   k_first_page;              // @[RegionWalker.java:356]
+  reg                                                     [4:0]   k_end_page;                // @[RegionWalker.java:357]
+  reg                                                     [3:0]   k_more_pages;              // @[RegionWalker.java:358]
+  reg                                                     [15:0]  k_first_offset;            // @[RegionWalker.java:359]
+  reg                                                     [14:0]  k_end_offset;              // @[RegionWalker.java:360]
+  reg                                                     [32:0]  k_fpga;                    // @[RegionWalker.java:361]
+  reg                                                             k_more;                    // @[RegionWalker.java:362]
+  reg                                                             k_check;                   // @[RegionWalker.java:363]
+  wire                                                            k_move;                    // @[RegionWalker.java:364]
+  reg                                                             chain_open;                // @[RegionWalker.java:370]
+  reg                                                             chain_skip;                // @[RegionWalker.java:371]
+  reg                                                             k_next_chain_open;         // @[RegionWalker.java:375]
+  reg                                                             k_next_chain_skip;         // @[RegionWalker.java:376]
+  reg                                                             k_moved;                   // @[RegionWalker.java:377]
+  wire                                                            chain_open_now;            // @[RegionWalker.java:378]
+  wire                                                            chain_skip_now;            // @[RegionWalker.java:379]
+  reg                                                             k_admits;                  // @[RegionWalker.java:386]
+  reg                                                             k_rejects;                 // @[RegionWalker.java:387]
+  reg                                                             k_joins;                   // @[RegionWalker.java:388]
+  reg                                                             k_consumed;                // @[RegionWalker.java:389]
+  reg                                                             k_admit_walks;             // @[RegionWalker.java:390]
+  reg                                                             b_same_region;             // @[RegionWalker.java:397]
+  wire                                                            k_admits_checked;          // @[RegionWalker.java:404]
+  wire                                                            k_admit_walks_checked;     // @[RegionWalker.java:406]
+  wire                                                            k_rejects_checked;         // @[RegionWalker.java:408]
+  wire                                                            k_joins_checked;           // @[RegionWalker.java:410]
+  wire                                                            k_consumed_checked;        // @[RegionWalker.java:412]
+  wire                                                            k_next_chain_open_checked; // @[RegionWalker.java:414]
+  wire                                                            k_next_chain_still_open;   // @[RegionWalker.java:416]
+  wire                                                            k_next_chain_skip_checked; // @[RegionWalker.java:418]
+  reg                                                     [1:0]   owed;                      // @[RegionWalker.java:449]
+  reg                                                             req0_valid;                // @[RegionWalker.java:458]
+  reg                                                             req0_open;                 // @[RegionWalker.java:459]
+  reg                                                     [1:0]   req0_pieces;               // @[RegionWalker.java:460]
+  reg                                                     [3:0]   req0_error;                // @[RegionWalker.java:461]
+  reg                                                             req0_region;               // @[RegionWalker.java:463]
+  reg                                                             req1_valid;                // @[RegionWalker.java:458]
+  reg                                                             req1_open;                 // @[RegionWalker.java:459]
+  reg                                                     [1:0]   req1_pieces;               // @[RegionWalker.java:460]
+  reg                                                     [3:0]   req1_error;                // @[RegionWalker.java:461]
+  reg                                                             req1_region;               // @[RegionWalker.java:463]
+  reg                                                             free_request;              // @[RegionWalker.java:470]
+  reg                                                             request_slot_ready;        // @[RegionWalker.java:471]
+  reg                                                             req0_next;                 // @[RegionWalker.java:482]
+  reg                                                             req1_next;                 // @[RegionWalker.java:482]
+  reg                                                             status_room;               // @[RegionWalker.java:487]
+  reg                                                             w_busy;                    // @[RegionWalker.java:493]
+  reg                                                             w_request;                 // @[RegionWalker.java:494]
+  reg                                                     [3:0]   w_page;                    // @[RegionWalker.java:495]
+  reg                                                     [4:0]   w_end_page;                // @[RegionWalker.java:496]
+  reg                                                     [3:0]   w_pages_left;              // @[RegionWalker.java:497]
+  reg                                                             w_first;                   // @[RegionWalker.java:498]
+  reg                                                     [15:0]  w_first_offset;            // @[RegionWalker.java:499]
+  reg                                                     [14:0]  w_end_offset;              // @[RegionWalker.java:500]
+  reg                                                             w_final;                   // @[RegionWalker.java:501]
+  wire                                                            admit;                     // @[RegionWalker.java:503]
+  wire                                                            reject;                    // @[RegionWalker.java:504]
+  reg                                                             completed;                 // @[RegionWalker.java:505]
+  reg                                                             status_valid;              // @[RegionWalker.java:506]
+  reg                                                             close_pending;             // @[RegionWalker.java:512]
+  reg                                                     [3:0]   chain_error;               // @[RegionWalker.java:513]
+  wire                                                            admit_when_free;           // @[RegionWalker.java:516]
+  wire                                                            entry_join;                // @[RegionWalker.java:519]
+  wire                                                            entry_consume;             // @[RegionWalker.java:521]
+  wire                                                            walk_start;                // @[RegionWalker.java:523]
+  reg                                                             reject_valid;              // @[RegionWalker.java:528]
+  reg                                                     [3:0]   reject_error;              // @[RegionWalker.java:529]
+  wire                                                            entry_failed;              // @[RegionWalker.java:533]
+  wire                                                            chain_abandoned;           // @[RegionWalker.java:536]
+  wire                                                            close_go;                  // @[RegionWalker.java:550]
+  wire                                                            completing;                // @[RegionWalker.java:554]
+  wire                                                            reject_go;                 // @[RegionWalker.java:555]
+  reg                                                             r0_valid;                  // @[RegionWalker.java:574]
+  reg                                                             rq_valid;                  // @[RegionWalker.java:575]
+  reg                                                             r1_valid;                  // @[RegionWalker.java:576]
+  reg                                                     [3:0]   chunk_fill;                // @[RegionWalker.java:577]
+  reg                                                             chunk_head_valid;          // @[RegionWalker.java:578]
+  wire                                                            r_load;                    // @[RegionWalker.java:579]
+  wire                                                            r_take;                    // @[RegionWalker.java:580]
+  wire                                                            o_go;                      // @[RegionWalker.java:585]
+  wire                                                            o_room;                    // @[RegionWalker.java:586]
+  wire                                                            chunk_head_moves;          // @[RegionWalker.java:588]
+  reg                                                     [3:0]   chunks_in_flight;          // @[RegionWalker.java:591]
+  reg                                                     [47:0]  page_frame;                // @[RegionWalker.java:597]
+  reg                                                     [34:0]  r0_chunk;                  // @[RegionWalker.java:605]
+  reg                                                     [34:0]  rq_chunk;                  // @[RegionWalker.java:606]
+  reg                                                     [34:0]  r1_chunk;                  // @[RegionWalker.java:607]
+  reg                                                     [47:0]  rq_frame;                  // @[RegionWalker.java:610]
+  reg                                                     [47:0]  r1_frame;                  // @[RegionWalker.java:611]
+  reg                                                     [16:0]  next_frame_low;            // @[RegionWalker.java:617]
+  reg                                                     [31:0]  next_frame_high;           // @[RegionWalker.java:618]
+  wire                                                            r1_frame_low_follows;      // @[RegionWalker.java:641]
+  wire                                                            r1_frame_high_same;        // @[RegionWalker.java:644]
+  reg                                                     [2:0]   chunk_wr;                  // @[RegionWalker.java:649]
+  reg                                                     [2:0]   chunk_rd;                  // @[RegionWalker.java:650]
+  reg                                                     [84:0]  chunk_head;                // @[RegionWalker.java:654]
+  wire                                                            chunk_head_load;           // @[RegionWalker.java:655]
+  reg                                                     [3:0]   pt_held_addr;              // @[RegionWalker.java:701]
+  reg                                                     [47:0]  pt_held_data;              // @[RegionWalker.java:702]
+  reg                                                             pt_held_conflict;          // @[RegionWalker.java:703]
+  wire                                                            pt_write_refused;          // @[RegionWalker.java:710]
+  reg                                                             c_valid;                   // @[RegionWalker.java:720]
+  reg                                                     [63:0]  c_pcie;                    // @[RegionWalker.java:721]
+  reg                                                             c_first;                   // @[RegionWalker.java:722]
+  reg                                                     [13:0]  c_start;                   // @[RegionWalker.java:725]
+  reg                                                     [14:0]  c_end;                     // @[RegionWalker.java:726]
+  reg                                                     [3:0]   c_more_pages;              // @[RegionWalker.java:727]
+  reg                                                             c_final;                   // @[RegionWalker.java:728]
+  reg                                                             c_request;                 // @[RegionWalker.java:729]
+  reg                                                             c_closed;                  // @[RegionWalker.java:732]
+  wire                                                            c_contiguous;              // @[RegionWalker.java:735]
+  wire                                                            c_go;                      // @[RegionWalker.java:737]
+  wire                                                            c_wants;                   // @[RegionWalker.java:738]
+  wire                                                            u_ids_free_slot;           // @[RegionWalker.java:764]
+  wire                                                            u_ids_any_free;            // @[RegionWalker.java:764]
+  wire                                                            u_ids_back;                // @[RegionWalker.java:764]
+  wire                                                    [1:0]   u_ids_issued;              // @[RegionWalker.java:764]
+  wire                                                            u_ids_late;                // @[RegionWalker.java:764]
+  wire                                                            u_ids_late_slot;           // @[RegionWalker.java:764]
+  reg                                                             o_valid;                   // @[RegionWalker.java:766]
+  reg                                                     [63:0]  o_pcie;                    // @[RegionWalker.java:767]
+  reg                                                     [32:0]  o_fpga;                    // @[RegionWalker.java:768]
+  reg                                                     [17:0]  o_dwords;                  // @[RegionWalker.java:769]
+  reg                                                             o_last;                    // @[RegionWalker.java:770]
+  reg                                                             o_request;                 // @[RegionWalker.java:771]
+  reg                                                             desc_ready_q;              // @[RegionWalker.java:775]
+  wire                                                            handover;                  // @[RegionWalker.java:778]
+  wire                                                    [17:0]  c_dwords;                  // @[RegionWalker.java:786]
+  reg                                                     [3:0]   entry_fpga_wr;             // @[RegionWalker.java:796]
+  reg                                                     [3:0]   entry_fpga_rd;             // @[RegionWalker.java:797]
+  reg                                                             mover_status_valid;        // @[RegionWalker.java:829]
+  reg                                                     [31:0]  mover_status_data;         // @[RegionWalker.java:830]
+  wire                                                            status_slot;               // @[RegionWalker.java:835]
+  wire                                                            status_believed;           // @[RegionWalker.java:846]
+  reg                                                     [31:0]  last_status;               // @[RegionWalker.java:856]
+  reg                                                     [31:0]  mover_status_data_q;       // @[RegionWalker.java:857]
+  reg                                                             status_taken;              // @[RegionWalker.java:864]
+  reg                                                             status_taken_slot;         // @[RegionWalker.java:865]
+  reg                                                             status_request;            // @[RegionWalker.java:866]
+  reg                                                             status_failed;             // @[RegionWalker.java:867]
+  reg                                                     [31:0]  now;                       // @[RegionWalker.java:892]
+  reg                                                             close_ready;               // @[RegionWalker.java:919]
+  reg                                                     [1:0]   completed_request;         // @[RegionWalker.java:950]
+  reg                                                             completed_rejection;       // @[RegionWalker.java:951]
+  reg                                                             completed_close;           // @[RegionWalker.java:952]
+  reg                                                     [31:0]  status_tag;                // @[RegionWalker.java:964]
+  reg                                                     [3:0]   status_error;              // @[RegionWalker.java:965]
+  reg                                                     [31:0]  status_elapsed;            // @[RegionWalker.java:966]
+  reg                                                             status_rejection;          // @[RegionWalker.java:967]
+  reg                                                     [1:0]   status_wr;                 // @[RegionWalker.java:983]
+  reg                                                     [1:0]   status_rd;                 // @[RegionWalker.java:984]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [64:0]  region_table [0:1];        // @[RegionWalker.java:213]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg         [47:0]  page_table [0:15];         // @[RegionWalker.java:220]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [84:0]  chunk_queue [0:7];         // @[RegionWalker.java:648]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [32:0]  entry_fpga [0:15];         // @[RegionWalker.java:795]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg          piece_request [0:1];       // @[RegionWalker.java:823]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  request_stamp [0:3];       // @[RegionWalker.java:902]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0]  status_fifo [0:1];         // @[RegionWalker.java:982]
 
-  // @[RegionWalker.java:702]
+  // @[RegionWalker.java:704]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_we <= 1'b0;
@@ -254,7 +254,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:229]
+  // @[RegionWalker.java:231]
   always @(posedge clk) begin
     if (rst) begin
       a_valid <= 1'b0;
@@ -263,7 +263,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:228]
+  // @[RegionWalker.java:230]
   always @(posedge clk) begin
     if (rst) begin
       a_req <= 178'd0;
@@ -274,9 +274,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:261]
+  assign a_move = a_valid & (~b_valid | b_move); // @[RegionWalker.java:263]
 
-  // @[RegionWalker.java:309]
+  // @[RegionWalker.java:311]
   always @(posedge clk) begin
     if (rst) begin
       b_valid <= 1'b0;
@@ -285,7 +285,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:293]
+  // @[RegionWalker.java:295]
   always @(posedge clk) begin
     if (rst) begin
       b_offset <= 20'd0;
@@ -296,7 +296,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:294]
+  // @[RegionWalker.java:296]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga <= 33'd0;
@@ -307,7 +307,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:295]
+  // @[RegionWalker.java:297]
   always @(posedge clk) begin
     if (rst) begin
       b_tag <= 32'd0;
@@ -318,7 +318,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:296]
+  // @[RegionWalker.java:298]
   always @(posedge clk) begin
     if (rst) begin
       b_region <= 8'd0;
@@ -329,7 +329,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:297]
+  // @[RegionWalker.java:299]
   always @(posedge clk) begin
     if (rst) begin
       b_request_error <= 4'd0;
@@ -340,7 +340,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:303]
+  // @[RegionWalker.java:305]
   always @(posedge clk) begin
     if (rst) begin
       b_more <= 1'b0;
@@ -351,7 +351,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:304]
+  // @[RegionWalker.java:306]
   always @(posedge clk) begin
     if (rst) begin
       b_check <= 1'b0;
@@ -362,7 +362,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:299]
+  // @[RegionWalker.java:301]
   always @(posedge clk) begin
     if (rst) begin
       b_end <= 33'd0;
@@ -373,7 +373,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:300]
+  // @[RegionWalker.java:302]
   always @(posedge clk) begin
     if (rst) begin
       b_end_page_aligned <= 1'b1;
@@ -384,7 +384,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:301]
+  // @[RegionWalker.java:303]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_ok <= 1'b0;
@@ -395,7 +395,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:302]
+  // @[RegionWalker.java:304]
   always @(posedge clk) begin
     if (rst) begin
       b_fpga_high <= 1'b0;
@@ -406,7 +406,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:305]
+  // @[RegionWalker.java:307]
   always @(posedge clk) begin
     if (rst) begin
       b_region_usable <= 1'b0;
@@ -417,7 +417,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:306]
+  // @[RegionWalker.java:308]
   always @(posedge clk) begin
     if (rst) begin
       b_region_first <= 4'd0;
@@ -428,7 +428,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:307]
+  // @[RegionWalker.java:309]
   always @(posedge clk) begin
     if (rst) begin
       b_region_bytes <= 32'd0;
@@ -439,9 +439,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign b_move = (b_valid & b_checked) & ~k_valid; // @[RegionWalker.java:389]
+  assign b_move = (b_valid & b_checked) & ~k_valid; // @[RegionWalker.java:391]
 
-  // @[RegionWalker.java:318]
+  // @[RegionWalker.java:320]
   always @(posedge clk) begin
     if (rst) begin
       b_checked <= 1'b0;
@@ -450,11 +450,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign fpga_range_sum = ({2'd0, a_req[32:0]} ^ {3'd0, a_req[127:96]}) ^ 35'h5ffffffff; // @[RegionWalker.java:287]
+  assign fpga_range_sum = ({2'd0, a_req[32:0]} ^ {3'd0, a_req[127:96]}) ^ 35'h5ffffffff; // @[RegionWalker.java:289]
 
-  assign fpga_range_carry = {(({1'b0, a_req[32:0]} & {2'd0, a_req[127:96]}) | ({1'b0, a_req[32:0]} & 34'h1ffffffff)) | ({2'd0, a_req[127:96]} & 34'h1ffffffff), 1'b0}; // @[RegionWalker.java:289]
+  assign fpga_range_carry = {(({1'b0, a_req[32:0]} & {2'd0, a_req[127:96]}) | ({1'b0, a_req[32:0]} & 34'h1ffffffff)) | ({2'd0, a_req[127:96]} & 34'h1ffffffff), 1'b0}; // @[RegionWalker.java:291]
 
-  // @[RegionWalker.java:317]
+  // @[RegionWalker.java:319]
   always @(posedge clk) begin
     if (rst) begin
       b_in_region <= 1'b0;
@@ -463,13 +463,13 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:321]
+  assign first_page = b_region_first + b_offset[19:16]; // @[RegionWalker.java:323]
 
-  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, ~b_end_page_aligned}; // @[RegionWalker.java:323]
+  assign end_page = ({1'b0, b_region_first} + b_end[20:16]) + {4'd0, ~b_end_page_aligned}; // @[RegionWalker.java:325]
 
-  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, ~b_end_page_aligned}; // @[RegionWalker.java:328]
+  assign more_pages = (b_end[19:16] + ~b_offset[19:16]) + {3'd0, ~b_end_page_aligned}; // @[RegionWalker.java:330]
 
-  // @[RegionWalker.java:444]
+  // @[RegionWalker.java:446]
   always @(posedge clk) begin
     if (rst) begin
       k_valid <= 1'b0;
@@ -478,7 +478,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:419]
+  // @[RegionWalker.java:421]
   always @(posedge clk) begin
     if (rst) begin
       k_request_error <= 4'd0;
@@ -489,7 +489,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:420]
+  // @[RegionWalker.java:422]
   always @(posedge clk) begin
     if (rst) begin
       k_region_usable <= 1'b1;
@@ -500,7 +500,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:421]
+  // @[RegionWalker.java:423]
   always @(posedge clk) begin
     if (rst) begin
       k_in_region <= 1'b1;
@@ -511,7 +511,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:422]
+  // @[RegionWalker.java:424]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga_ok <= 1'b1;
@@ -522,9 +522,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:346]
+  assign k_error = (k_request_error != 4'd0) ? k_request_error : (~k_region_usable ? 4'd9 : (~k_in_region ? 4'd10 : (~k_fpga_ok ? 4'd7 : 4'd0))); // @[RegionWalker.java:348]
 
-  // @[RegionWalker.java:423]
+  // @[RegionWalker.java:425]
   always @(posedge clk) begin
     if (rst) begin
       k_ok_but_range <= 1'b1;
@@ -535,9 +535,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:351]
+  assign k_ok = k_ok_but_range & k_in_region; // @[RegionWalker.java:353]
 
-  // @[RegionWalker.java:433]
+  // @[RegionWalker.java:435]
   always @(posedge clk) begin
     if (rst) begin
       k_tag <= 32'd0;
@@ -548,7 +548,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:434]
+  // @[RegionWalker.java:436]
   always @(posedge clk) begin
     if (rst) begin
       k_region <= 8'd0;
@@ -559,7 +559,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:435]
+  // @[RegionWalker.java:437]
   always @(posedge clk) begin
     if (rst) begin
       k_first_page <= 4'd0;
@@ -570,7 +570,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:436]
+  // @[RegionWalker.java:438]
   always @(posedge clk) begin
     if (rst) begin
       k_end_page <= 5'd0;
@@ -581,7 +581,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:437]
+  // @[RegionWalker.java:439]
   always @(posedge clk) begin
     if (rst) begin
       k_more_pages <= 4'd0;
@@ -592,7 +592,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:438]
+  // @[RegionWalker.java:440]
   always @(posedge clk) begin
     if (rst) begin
       k_first_offset <= 16'd0;
@@ -603,7 +603,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:439]
+  // @[RegionWalker.java:441]
   always @(posedge clk) begin
     if (rst) begin
       k_end_offset <= 15'd0;
@@ -614,7 +614,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:440]
+  // @[RegionWalker.java:442]
   always @(posedge clk) begin
     if (rst) begin
       k_fpga <= 33'd0;
@@ -625,7 +625,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:441]
+  // @[RegionWalker.java:443]
   always @(posedge clk) begin
     if (rst) begin
       k_more <= 1'b0;
@@ -636,7 +636,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:442]
+  // @[RegionWalker.java:444]
   always @(posedge clk) begin
     if (rst) begin
       k_check <= 1'b0;
@@ -647,9 +647,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:529]
+  assign k_move = ((admit | reject) | entry_join) | entry_consume; // @[RegionWalker.java:531]
 
-  // @[RegionWalker.java:539]
+  // @[RegionWalker.java:541]
   always @(posedge clk) begin
     if (rst) begin
       chain_open <= 1'b0;
@@ -662,7 +662,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:540]
+  // @[RegionWalker.java:542]
   always @(posedge clk) begin
     if (rst) begin
       chain_skip <= 1'b0;
@@ -675,7 +675,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:431]
+  // @[RegionWalker.java:433]
   always @(posedge clk) begin
     if (rst) begin
       k_next_chain_open <= 1'b0;
@@ -686,7 +686,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:432]
+  // @[RegionWalker.java:434]
   always @(posedge clk) begin
     if (rst) begin
       k_next_chain_skip <= 1'b0;
@@ -697,7 +697,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:537]
+  // @[RegionWalker.java:539]
   always @(posedge clk) begin
     if (rst) begin
       k_moved <= 1'b0;
@@ -706,11 +706,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chain_open_now = k_moved ? k_next_chain_open : chain_open; // @[RegionWalker.java:378]
+  assign chain_open_now = k_moved ? k_next_chain_open : chain_open; // @[RegionWalker.java:380]
 
-  assign chain_skip_now = k_moved ? k_next_chain_skip : chain_skip; // @[RegionWalker.java:379]
+  assign chain_skip_now = k_moved ? k_next_chain_skip : chain_skip; // @[RegionWalker.java:381]
 
-  // @[RegionWalker.java:424]
+  // @[RegionWalker.java:426]
   always @(posedge clk) begin
     if (rst) begin
       k_admits <= 1'b0;
@@ -721,7 +721,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:426]
+  // @[RegionWalker.java:428]
   always @(posedge clk) begin
     if (rst) begin
       k_rejects <= 1'b0;
@@ -732,7 +732,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:427]
+  // @[RegionWalker.java:429]
   always @(posedge clk) begin
     if (rst) begin
       k_joins <= 1'b0;
@@ -743,7 +743,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:428]
+  // @[RegionWalker.java:430]
   always @(posedge clk) begin
     if (rst) begin
       k_consumed <= 1'b0;
@@ -754,7 +754,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:425]
+  // @[RegionWalker.java:427]
   always @(posedge clk) begin
     if (rst) begin
       k_admit_walks <= 1'b0;
@@ -765,7 +765,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:396]
+  // @[RegionWalker.java:398]
   always @(posedge clk) begin
     if (rst) begin
       b_same_region <= 1'b0;
@@ -776,23 +776,23 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign k_admits_checked = ~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:403]
+  assign k_admits_checked = ~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:405]
 
-  assign k_admit_walks_checked = (~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:405]
+  assign k_admit_walks_checked = (~(chain_open_now | chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:407]
 
-  assign k_rejects_checked = ~(chain_open_now | chain_skip_now) & ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:407]
+  assign k_rejects_checked = ~(chain_open_now | chain_skip_now) & ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:409]
 
-  assign k_joins_checked = ((chain_open_now & ~chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:409]
+  assign k_joins_checked = ((chain_open_now & ~chain_skip_now) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))) & ~b_check; // @[RegionWalker.java:411]
 
-  assign k_consumed_checked = ~(~(chain_open_now | chain_skip_now)) & ((chain_skip_now | b_check) | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:411]
+  assign k_consumed_checked = ~(~(chain_open_now | chain_skip_now)) & ((chain_skip_now | b_check) | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:413]
 
-  assign k_next_chain_open_checked = (b_more & ~(chain_open_now | chain_skip_now)) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:413]
+  assign k_next_chain_open_checked = (b_more & ~(chain_open_now | chain_skip_now)) & (((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high)); // @[RegionWalker.java:415]
 
-  assign k_next_chain_still_open = (b_more & ~(~(chain_open_now | chain_skip_now))) & chain_open_now; // @[RegionWalker.java:415]
+  assign k_next_chain_still_open = (b_more & ~(~(chain_open_now | chain_skip_now))) & chain_open_now; // @[RegionWalker.java:417]
 
-  assign k_next_chain_skip_checked = b_more & (chain_skip_now | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:417]
+  assign k_next_chain_skip_checked = b_more & (chain_skip_now | ~(((b_request_error == 4'd0) & (b_region_usable & (~chain_open_now | b_same_region))) & (b_fpga_ok & ~b_fpga_high))); // @[RegionWalker.java:419]
 
-  // @[RegionWalker.java:988]
+  // @[RegionWalker.java:990]
   always @(posedge clk) begin
     if (rst) begin
       owed <= 2'd0;
@@ -801,7 +801,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:931]
+  // @[RegionWalker.java:933]
   always @(posedge clk) begin
     if (rst) begin
       req0_valid <= 1'b0;
@@ -814,7 +814,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:932]
+  // @[RegionWalker.java:934]
   always @(posedge clk) begin
     if (rst) begin
       req0_open <= 1'b0;
@@ -827,7 +827,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:933]
+  // @[RegionWalker.java:935]
   always @(posedge clk) begin
     if (rst) begin
       req0_pieces <= 2'd0;
@@ -840,7 +840,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:935]
+  // @[RegionWalker.java:937]
   always @(posedge clk) begin
     if (rst) begin
       req0_error <= 4'd0;
@@ -853,7 +853,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:934]
+  // @[RegionWalker.java:936]
   always @(posedge clk) begin
     if (rst) begin
       req0_region <= 1'b0;
@@ -864,7 +864,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:931]
+  // @[RegionWalker.java:933]
   always @(posedge clk) begin
     if (rst) begin
       req1_valid <= 1'b0;
@@ -877,7 +877,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:932]
+  // @[RegionWalker.java:934]
   always @(posedge clk) begin
     if (rst) begin
       req1_open <= 1'b0;
@@ -890,7 +890,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:933]
+  // @[RegionWalker.java:935]
   always @(posedge clk) begin
     if (rst) begin
       req1_pieces <= 2'd0;
@@ -903,7 +903,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:935]
+  // @[RegionWalker.java:937]
   always @(posedge clk) begin
     if (rst) begin
       req1_error <= 4'd0;
@@ -916,7 +916,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:934]
+  // @[RegionWalker.java:936]
   always @(posedge clk) begin
     if (rst) begin
       req1_region <= 1'b0;
@@ -927,7 +927,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:486]
+  // @[RegionWalker.java:488]
   always @(posedge clk) begin
     if (rst) begin
       free_request <= 1'b0;
@@ -936,7 +936,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:487]
+  // @[RegionWalker.java:489]
   always @(posedge clk) begin
     if (rst) begin
       request_slot_ready <= 1'b0;
@@ -945,7 +945,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:481]
+  // @[RegionWalker.java:483]
   always @(posedge clk) begin
     if (rst) begin
       req0_next <= 1'b0;
@@ -954,7 +954,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:481]
+  // @[RegionWalker.java:483]
   always @(posedge clk) begin
     if (rst) begin
       req1_next <= 1'b0;
@@ -963,7 +963,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:488]
+  // @[RegionWalker.java:490]
   always @(posedge clk) begin
     if (rst) begin
       status_room <= 1'b0;
@@ -972,7 +972,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:681]
+  // @[RegionWalker.java:683]
   always @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0;
@@ -985,7 +985,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:679]
+  // @[RegionWalker.java:681]
   always @(posedge clk) begin
     if (rst) begin
       w_request <= 1'b0;
@@ -996,7 +996,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:622]
+  // @[RegionWalker.java:624]
   always @(posedge clk) begin
     if (rst) begin
       w_page <= 4'd0;
@@ -1010,7 +1010,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:684]
+  // @[RegionWalker.java:686]
   always @(posedge clk) begin
     if (rst) begin
       w_end_page <= 5'd0;
@@ -1021,7 +1021,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:623]
+  // @[RegionWalker.java:625]
   always @(posedge clk) begin
     if (rst) begin
       w_pages_left <= 4'd0;
@@ -1035,7 +1035,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:624]
+  // @[RegionWalker.java:626]
   always @(posedge clk) begin
     if (rst) begin
       w_first <= 1'b0;
@@ -1049,7 +1049,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:687]
+  // @[RegionWalker.java:689]
   always @(posedge clk) begin
     if (rst) begin
       w_first_offset <= 16'd0;
@@ -1060,7 +1060,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:688]
+  // @[RegionWalker.java:690]
   always @(posedge clk) begin
     if (rst) begin
       w_end_offset <= 15'd0;
@@ -1071,7 +1071,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:682]
+  // @[RegionWalker.java:684]
   always @(posedge clk) begin
     if (rst) begin
       w_final <= 1'b0;
@@ -1082,11 +1082,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit = admit_when_free & request_slot_ready; // @[RegionWalker.java:516]
+  assign admit = admit_when_free & request_slot_ready; // @[RegionWalker.java:518]
 
-  assign reject = ((k_valid & k_rejects) & status_room) & ~reject_valid; // @[RegionWalker.java:528]
+  assign reject = ((k_valid & k_rejects) & status_room) & ~reject_valid; // @[RegionWalker.java:530]
 
-  // @[RegionWalker.java:951]
+  // @[RegionWalker.java:953]
   always @(posedge clk) begin
     if (rst) begin
       completed <= 1'b0;
@@ -1095,7 +1095,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:966]
+  // @[RegionWalker.java:968]
   always @(posedge clk) begin
     if (rst) begin
       status_valid <= 1'b0;
@@ -1104,7 +1104,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:550]
+  // @[RegionWalker.java:552]
   always @(posedge clk) begin
     if (rst) begin
       close_pending <= 1'b0;
@@ -1117,7 +1117,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:545]
+  // @[RegionWalker.java:547]
   always @(posedge clk) begin
     if (rst) begin
       chain_error <= 4'd0;
@@ -1132,15 +1132,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign admit_when_free = ((k_valid & k_admits) & ~w_busy) & ~close_pending; // @[RegionWalker.java:515]
+  assign admit_when_free = ((k_valid & k_admits) & ~w_busy) & ~close_pending; // @[RegionWalker.java:517]
 
-  assign entry_join = (k_valid & k_joins) & ~w_busy; // @[RegionWalker.java:518]
+  assign entry_join = (k_valid & k_joins) & ~w_busy; // @[RegionWalker.java:520]
 
-  assign entry_consume = k_valid & k_consumed; // @[RegionWalker.java:520]
+  assign entry_consume = k_valid & k_consumed; // @[RegionWalker.java:522]
 
-  assign walk_start = ((((k_valid & k_admit_walks) & ~w_busy) & ~close_pending) & request_slot_ready) | entry_join; // @[RegionWalker.java:522]
+  assign walk_start = ((((k_valid & k_admit_walks) & ~w_busy) & ~close_pending) & request_slot_ready) | entry_join; // @[RegionWalker.java:524]
 
-  // @[RegionWalker.java:558]
+  // @[RegionWalker.java:560]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -1153,7 +1153,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:559]
+  // @[RegionWalker.java:561]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -1164,17 +1164,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:532]
+  assign entry_failed = (entry_consume & ~chain_skip) & ~k_ok; // @[RegionWalker.java:534]
 
-  assign chain_abandoned = (abandon & ~(~(chain_open_now | chain_skip_now))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:535]
+  assign chain_abandoned = (abandon & ~(~(chain_open_now | chain_skip_now))) & ~((a_valid | b_valid) | k_valid); // @[RegionWalker.java:537]
 
-  assign close_go = ((close_pending & close_ready) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:919]
+  assign close_go = ((close_pending & close_ready) & ~status_taken) & ~reject_valid; // @[RegionWalker.java:921]
 
-  assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:943]
+  assign completing = (1'b0 | (((status_taken & (status_request == 1'b0)) & (req0_pieces == 2'd1)) & ~req0_open)) | (((status_taken & (status_request == 1'b1)) & (req1_pieces == 2'd1)) & ~req1_open); // @[RegionWalker.java:945]
 
-  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:556]
+  assign reject_go = reject_valid & ~completing; // @[RegionWalker.java:558]
 
-  // @[RegionWalker.java:617]
+  // @[RegionWalker.java:619]
   always @(posedge clk) begin
     if (rst) begin
       r0_valid <= 1'b0;
@@ -1183,7 +1183,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:618]
+  // @[RegionWalker.java:620]
   always @(posedge clk) begin
     if (rst) begin
       rq_valid <= 1'b0;
@@ -1192,7 +1192,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:619]
+  // @[RegionWalker.java:621]
   always @(posedge clk) begin
     if (rst) begin
       r1_valid <= 1'b0;
@@ -1201,7 +1201,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:661]
+  // @[RegionWalker.java:663]
   always @(posedge clk) begin
     if (rst) begin
       chunk_fill <= 4'd0;
@@ -1210,7 +1210,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:660]
+  // @[RegionWalker.java:662]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head_valid <= 1'b0;
@@ -1219,17 +1219,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r_load = (w_busy & ~chunks_in_flight[3]) & ~pt_held_we; // @[RegionWalker.java:591]
+  assign r_load = (w_busy & ~chunks_in_flight[3]) & ~pt_held_we; // @[RegionWalker.java:593]
 
-  assign r_take = chunk_head_valid & chunk_head_moves; // @[RegionWalker.java:743]
+  assign r_take = chunk_head_valid & chunk_head_moves; // @[RegionWalker.java:745]
 
-  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:777]
+  assign o_go = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:779]
 
-  assign o_room = o_go | ~o_valid; // @[RegionWalker.java:779]
+  assign o_room = o_go | ~o_valid; // @[RegionWalker.java:781]
 
-  assign chunk_head_moves = (o_room | ~c_valid) | (~c_closed & (chunk_head[35] & chunk_head[36])); // @[RegionWalker.java:742]
+  assign chunk_head_moves = (o_room | ~c_valid) | (~c_closed & (chunk_head[35] & chunk_head[36])); // @[RegionWalker.java:744]
 
-  // @[RegionWalker.java:590]
+  // @[RegionWalker.java:592]
   always @(posedge clk) begin
     if (rst) begin
       chunks_in_flight <= 4'd0;
@@ -1238,7 +1238,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:621]
+  // @[RegionWalker.java:623]
   always @(posedge clk) begin
     if (rst) begin
       r0_chunk <= 35'd0;
@@ -1249,7 +1249,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:630]
+  // @[RegionWalker.java:632]
   always @(posedge clk) begin
     if (rst) begin
       rq_chunk <= 35'd0;
@@ -1260,7 +1260,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:631]
+  // @[RegionWalker.java:633]
   always @(posedge clk) begin
     if (rst) begin
       r1_chunk <= 35'd0;
@@ -1271,17 +1271,17 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:628]
+  // @[RegionWalker.java:630]
   always @(posedge clk) begin
     rq_frame <= page_frame;
   end
 
-  // @[RegionWalker.java:629]
+  // @[RegionWalker.java:631]
   always @(posedge clk) begin
     r1_frame <= rq_frame;
   end
 
-  // @[RegionWalker.java:633]
+  // @[RegionWalker.java:635]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_low <= 17'd0;
@@ -1292,7 +1292,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:634]
+  // @[RegionWalker.java:636]
   always @(posedge clk) begin
     if (rst) begin
       next_frame_high <= 32'd0;
@@ -1303,11 +1303,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign r1_frame_low_follows = ((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & ~r1_chunk[1]; // @[RegionWalker.java:640]
+  assign r1_frame_low_follows = ((r1_frame[15:0] == next_frame_low[15:0]) & ~next_frame_low[16]) & ~r1_chunk[1]; // @[RegionWalker.java:642]
 
-  assign r1_frame_high_same = r1_frame[47:16] == next_frame_high; // @[RegionWalker.java:643]
+  assign r1_frame_high_same = r1_frame[47:16] == next_frame_high; // @[RegionWalker.java:645]
 
-  // @[RegionWalker.java:650]
+  // @[RegionWalker.java:652]
   always @(posedge clk) begin
     if (rst) begin
       chunk_wr <= 3'd0;
@@ -1318,7 +1318,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:658]
+  // @[RegionWalker.java:660]
   always @(posedge clk) begin
     if (rst) begin
       chunk_rd <= 3'd0;
@@ -1329,7 +1329,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:657]
+  // @[RegionWalker.java:659]
   always @(posedge clk) begin
     if (rst) begin
       chunk_head <= 85'd0;
@@ -1340,9 +1340,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign chunk_head_load = (chunk_fill != 4'd0) & (~chunk_head_valid | chunk_head_moves); // @[RegionWalker.java:655]
+  assign chunk_head_load = (chunk_fill != 4'd0) & (~chunk_head_valid | chunk_head_moves); // @[RegionWalker.java:657]
 
-  // @[RegionWalker.java:705]
+  // @[RegionWalker.java:707]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_addr <= 4'd0;
@@ -1353,7 +1353,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:706]
+  // @[RegionWalker.java:708]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_data <= 48'd0;
@@ -1364,7 +1364,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:703]
+  // @[RegionWalker.java:705]
   always @(posedge clk) begin
     if (rst) begin
       pt_held_conflict <= 1'b0;
@@ -1373,9 +1373,9 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:709]
+  assign pt_write_refused = pt_held_we & pt_held_conflict; // @[RegionWalker.java:711]
 
-  // @[RegionWalker.java:759]
+  // @[RegionWalker.java:761]
   always @(posedge clk) begin
     if (rst) begin
       c_valid <= 1'b0;
@@ -1384,7 +1384,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:750]
+  // @[RegionWalker.java:752]
   always @(posedge clk) begin
     if (rst) begin
       c_pcie <= 64'd0;
@@ -1397,7 +1397,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:751]
+  // @[RegionWalker.java:753]
   always @(posedge clk) begin
     if (rst) begin
       c_first <= 1'b0;
@@ -1410,7 +1410,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:752]
+  // @[RegionWalker.java:754]
   always @(posedge clk) begin
     if (rst) begin
       c_start <= 14'd0;
@@ -1423,7 +1423,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:745]
+  // @[RegionWalker.java:747]
   always @(posedge clk) begin
     if (rst) begin
       c_end <= 15'd0;
@@ -1436,7 +1436,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:746]
+  // @[RegionWalker.java:748]
   always @(posedge clk) begin
     if (rst) begin
       c_more_pages <= 4'd0;
@@ -1449,7 +1449,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:748]
+  // @[RegionWalker.java:750]
   always @(posedge clk) begin
     if (rst) begin
       c_final <= 1'b0;
@@ -1462,7 +1462,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:757]
+  // @[RegionWalker.java:759]
   always @(posedge clk) begin
     if (rst) begin
       c_request <= 1'b0;
@@ -1475,7 +1475,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:747]
+  // @[RegionWalker.java:749]
   always @(posedge clk) begin
     if (rst) begin
       c_closed <= 1'b0;
@@ -1488,15 +1488,15 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign c_contiguous = (c_valid & ~c_closed) & (chunk_head[35] & chunk_head[36]); // @[RegionWalker.java:734]
+  assign c_contiguous = (c_valid & ~c_closed) & (chunk_head[35] & chunk_head[36]); // @[RegionWalker.java:736]
 
-  assign c_go = c_wants & o_room; // @[RegionWalker.java:738]
+  assign c_go = c_wants & o_room; // @[RegionWalker.java:740]
 
-  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:737]
+  assign c_wants = c_valid & (c_closed | (chunk_head_valid & ~c_contiguous)); // @[RegionWalker.java:739]
 
-  assign u_ids_back = mover_status_valid & (mover_status_data[7:1] == 7'd96); // @[RegionWalker.java:868]
+  assign u_ids_back = mover_status_valid & (mover_status_data[7:1] == 7'd96); // @[RegionWalker.java:870]
 
-  // @[RegionWalker.java:808]
+  // @[RegionWalker.java:810]
   always @(posedge clk) begin
     if (rst) begin
       o_valid <= 1'b0;
@@ -1505,7 +1505,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:802]
+  // @[RegionWalker.java:804]
   always @(posedge clk) begin
     if (rst) begin
       o_pcie <= 64'd0;
@@ -1516,7 +1516,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:803]
+  // @[RegionWalker.java:805]
   always @(posedge clk) begin
     if (rst) begin
       o_fpga <= 33'd0;
@@ -1527,7 +1527,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:804]
+  // @[RegionWalker.java:806]
   always @(posedge clk) begin
     if (rst) begin
       o_dwords <= 18'd0;
@@ -1538,7 +1538,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:805]
+  // @[RegionWalker.java:807]
   always @(posedge clk) begin
     if (rst) begin
       o_last <= 1'b0;
@@ -1549,7 +1549,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:806]
+  // @[RegionWalker.java:808]
   always @(posedge clk) begin
     if (rst) begin
       o_request <= 1'b0;
@@ -1560,7 +1560,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:774]
+  // @[RegionWalker.java:776]
   always @(posedge clk) begin
     if (rst) begin
       desc_ready_q <= 1'b0;
@@ -1569,11 +1569,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign handover = o_valid & o_go; // @[RegionWalker.java:778]
+  assign handover = o_valid & o_go; // @[RegionWalker.java:780]
 
-  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:785]
+  assign c_dwords = {c_more_pages + {3'd0, c_end[14]}, c_end[13:0]} - {4'd0, c_start}; // @[RegionWalker.java:787]
 
-  // @[RegionWalker.java:797]
+  // @[RegionWalker.java:799]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_wr <= 4'd0;
@@ -1584,7 +1584,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:798]
+  // @[RegionWalker.java:800]
   always @(posedge clk) begin
     if (rst) begin
       entry_fpga_rd <= 4'd0;
@@ -1595,7 +1595,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:829]
+  // @[RegionWalker.java:831]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_valid <= 1'b0;
@@ -1604,7 +1604,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:830]
+  // @[RegionWalker.java:832]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data <= 32'd0;
@@ -1613,11 +1613,11 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign status_slot = mover_status_data[0]; // @[RegionWalker.java:837]
+  assign status_slot = mover_status_data[0]; // @[RegionWalker.java:839]
 
-  assign status_believed = (mover_status_valid & (mover_status_data[7:1] == 7'd96)) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:845]
+  assign status_believed = (mover_status_valid & (mover_status_data[7:1] == 7'd96)) & (((u_ids_late & (u_ids_late_slot == status_slot)) | (u_ids_issued[0] & (status_slot == 1'b0))) | (u_ids_issued[1] & (status_slot == 1'b1))); // @[RegionWalker.java:847]
 
-  // @[RegionWalker.java:876]
+  // @[RegionWalker.java:878]
   always @(posedge clk) begin
     if (rst) begin
       last_status <= 32'd0;
@@ -1628,7 +1628,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:856]
+  // @[RegionWalker.java:858]
   always @(posedge clk) begin
     if (rst) begin
       mover_status_data_q <= 32'd0;
@@ -1637,7 +1637,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:872]
+  // @[RegionWalker.java:874]
   always @(posedge clk) begin
     if (rst) begin
       status_taken <= 1'b0;
@@ -1646,7 +1646,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:879]
+  // @[RegionWalker.java:881]
   always @(posedge clk) begin
     if (rst) begin
       status_taken_slot <= 1'b0;
@@ -1657,7 +1657,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:880]
+  // @[RegionWalker.java:882]
   always @(posedge clk) begin
     if (rst) begin
       status_request <= 1'b0;
@@ -1668,7 +1668,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:881]
+  // @[RegionWalker.java:883]
   always @(posedge clk) begin
     if (rst) begin
       status_failed <= 1'b0;
@@ -1679,7 +1679,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:891]
+  // @[RegionWalker.java:893]
   always @(posedge clk) begin
     if (rst) begin
       now <= 32'd0;
@@ -1688,7 +1688,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:918]
+  // @[RegionWalker.java:920]
   always @(posedge clk) begin
     if (rst) begin
       close_ready <= 1'b0;
@@ -1697,7 +1697,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:952]
+  // @[RegionWalker.java:954]
   always @(posedge clk) begin
     if (rst) begin
       completed_request <= 2'd0;
@@ -1706,7 +1706,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:953]
+  // @[RegionWalker.java:955]
   always @(posedge clk) begin
     if (rst) begin
       completed_rejection <= 1'b0;
@@ -1715,7 +1715,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:954]
+  // @[RegionWalker.java:956]
   always @(posedge clk) begin
     if (rst) begin
       completed_close <= 1'b0;
@@ -1724,7 +1724,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:968]
+  // @[RegionWalker.java:970]
   always @(posedge clk) begin
     if (rst) begin
       status_tag <= 32'd0;
@@ -1735,7 +1735,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:969]
+  // @[RegionWalker.java:971]
   always @(posedge clk) begin
     if (rst) begin
       status_error <= 4'd0;
@@ -1746,7 +1746,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:970]
+  // @[RegionWalker.java:972]
   always @(posedge clk) begin
     if (rst) begin
       status_elapsed <= 32'd0;
@@ -1757,7 +1757,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:971]
+  // @[RegionWalker.java:973]
   always @(posedge clk) begin
     if (rst) begin
       status_rejection <= 1'b0;
@@ -1768,7 +1768,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:984]
+  // @[RegionWalker.java:986]
   always @(posedge clk) begin
     if (rst) begin
       status_wr <= 2'd0;
@@ -1779,7 +1779,7 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  // @[RegionWalker.java:987]
+  // @[RegionWalker.java:989]
   always @(posedge clk) begin
     if (rst) begin
       status_rd <= 2'd0;
@@ -1790,101 +1790,101 @@ module direkt_region_walker_rd_e16_r2_p2_q2_s2_id192_mem200000000 (
     end
   end
 
-  assign req_ready = ~a_valid; // @[RegionWalker.java:227]
+  assign req_ready = ~a_valid; // @[RegionWalker.java:229]
 
-  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:986]
+  assign st_data = status_fifo[status_rd[0]]; // @[RegionWalker.java:988]
 
-  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:985]
+  assign st_valid = status_wr != status_rd; // @[RegionWalker.java:987]
 
-  assign pt_refused = pt_write_refused; // @[RegionWalker.java:713]
+  assign pt_refused = pt_write_refused; // @[RegionWalker.java:715]
 
-  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:214]
+  assign rg_read_data = region_table[rg_read_idx][63:0]; // @[RegionWalker.java:216]
 
-  assign dma_desc_data = {6'd0, {7'd96, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:814]
+  assign dma_desc_data = {6'd0, {7'd96, u_ids_free_slot}, o_dwords, {31'd0, o_fpga}, o_pcie}; // @[RegionWalker.java:816]
 
-  assign dma_desc_valid = handover; // @[RegionWalker.java:812]
+  assign dma_desc_valid = handover; // @[RegionWalker.java:814]
 
-  assign outstanding = owed; // @[RegionWalker.java:989]
+  assign outstanding = owed; // @[RegionWalker.java:991]
 
-  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:1009]
+  assign walking = ((((((w_busy | r0_valid) | rq_valid) | r1_valid) | (chunk_fill != 4'd0)) | chunk_head_valid) | c_valid) | o_valid; // @[RegionWalker.java:1011]
 
-  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:816]
+  assign can_issue = desc_ready_q & u_ids_any_free; // @[RegionWalker.java:818]
 
-  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:847]
+  assign spurious = mover_status_valid & ~status_believed; // @[RegionWalker.java:849]
 
-  assign last_mover_status = last_status; // @[RegionWalker.java:857]
+  assign last_mover_status = last_status; // @[RegionWalker.java:859]
 
-  assign rg_read_busy = (((b_valid & (b_region == {7'd0, rg_read_idx})) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:999]
+  assign rg_read_busy = (((b_valid & (b_region == {7'd0, rg_read_idx})) | (k_valid & (k_region == {7'd0, rg_read_idx}))) | (req0_valid & (req0_region == rg_read_idx))) | (req1_valid & (req1_region == rg_read_idx)); // @[RegionWalker.java:1001]
 
-  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:710]
+  assign pt_conflict = pt_held_conflict; // @[RegionWalker.java:712]
 
-  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open_now | chain_skip_now)) & (owed == 2'd0); // @[RegionWalker.java:1001]
+  assign idle = (~(((a_valid | b_valid) | k_valid) | close_pending) & ~(chain_open_now | chain_skip_now)) & (owed == 2'd0); // @[RegionWalker.java:1003]
 
-  assign ev_rejected = reject; // @[RegionWalker.java:1002]
+  assign ev_rejected = reject; // @[RegionWalker.java:1004]
 
-  assign ev_error = k_error; // @[RegionWalker.java:1003]
+  assign ev_error = k_error; // @[RegionWalker.java:1005]
 
-  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:1005]
+  assign ev_completed = status_valid & ~status_rejection; // @[RegionWalker.java:1007]
 
-  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:1006]
+  assign ev_aborted = (status_valid & ~status_rejection) & (status_error != 4'd0); // @[RegionWalker.java:1008]
 
-  // @[RegionWalker.java:212]
+  // @[RegionWalker.java:214]
   always @(posedge clk) begin
     if (rg_we) begin
       region_table[rg_idx] <= {((rg_data[63:50] == 14'd0) & (rg_data[31:0] != 32'd0)) & ((({1'b0, rg_data[47:32]} + {1'b0, rg_data[31:16]}) + {16'd0, |rg_data[15:0]}) <= 17'd16), rg_data};
     end
   end
 
-  // @[RegionWalker.java:711]
+  // @[RegionWalker.java:713]
   always @(posedge clk) begin
     if (pt_held_we & ~pt_write_refused) begin
       page_table[pt_held_addr] <= pt_held_data;
     end
   end
 
-  // @[RegionWalker.java:595]
+  // @[RegionWalker.java:597]
   always @(posedge clk) begin
     if (1'b1) begin
       page_frame <= page_table[w_page];
     end
   end
 
-  // @[RegionWalker.java:649]
+  // @[RegionWalker.java:651]
   always @(posedge clk) begin
     if (r1_valid) begin
       chunk_queue[chunk_wr] <= {r1_frame, r1_frame_high_same, r1_frame_low_follows, r1_chunk};
     end
   end
 
-  // @[RegionWalker.java:796]
+  // @[RegionWalker.java:798]
   always @(posedge clk) begin
     if (walk_start) begin
       entry_fpga[entry_fpga_wr] <= k_fpga;
     end
   end
 
-  // @[RegionWalker.java:822]
+  // @[RegionWalker.java:824]
   always @(posedge clk) begin
     if (handover) begin
       piece_request[u_ids_free_slot] <= o_request;
     end
   end
 
-  // @[RegionWalker.java:901]
+  // @[RegionWalker.java:903]
   always @(posedge clk) begin
     if (admit | reject) begin
       request_stamp[admit ? {1'b0, free_request} : 2'd2] <= {k_tag, now};
     end
   end
 
-  // @[RegionWalker.java:983]
+  // @[RegionWalker.java:985]
   always @(posedge clk) begin
     if (status_valid) begin
       status_fifo[status_wr[0]] <= {status_rejection ? 28'd0 : (|status_elapsed[31:28] ? 28'hfffffff : status_elapsed[27:0]), status_error, status_tag};
     end
   end
 
-  // @[RegionWalker.java:762]
+  // @[RegionWalker.java:764]
   direkt_bridge_id_pool_n2 u_ids (
     .clk         (clk),
     .rst         (rst),

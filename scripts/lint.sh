@@ -30,7 +30,7 @@ emit simple_ram width=160 depth=512
 gen() {
   local name=$1; shift
   local dir="$out/generators/$name${*:+_}$(IFS=_; echo "$*")"
-  "$JAVA" -cp "$cp_classes:generators/target/classes" org.direkt.generators.Emit "$name" "$@" --out "$dir" >/dev/null
+  "$JAVA" -cp "contract/target/classes:$cp_classes:generators/target/classes" org.direkt.generators.Emit "$name" "$@" --out "$dir" >/dev/null
 }
 gen sync_fifo width=1 depth=2
 gen sync_fifo width=64 depth=512 registered=true almost_full=500

@@ -42,7 +42,7 @@ DEFAULT_JAVA_HOME = "/usr/lib/jvm/temurin-25-jdk-amd64"
 # Each emitter: its main class and the Maven modules whose classes it needs.
 EMITTERS = {
     "examples": ("org.direkt.hdl.examples.Emit", ("hdl-dsl",)),
-    "generators": ("org.direkt.generators.Emit", ("hdl-dsl", "generators")),
+    "generators": ("org.direkt.generators.Emit", ("contract", "hdl-dsl", "generators")),
 }
 
 # Generous: a cold JVM on a busy 2-core machine plus elaboration.

@@ -6,10 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.HostDescController;
 import org.direkt.generators.bridge.HostDescFront;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.hdl.Module;
 import org.direkt.overlay.PlatformInterfaces.Interface;
 
@@ -53,7 +54,7 @@ public final class ControllerInterfaces {
                 PlatformInterfaces.port(top, "regs_readdata", "readdata")),
                 "the hard IP's descriptor controller registers (rd side at 0x000, wr at 0x100), for rxm_bar0 (BAR0)"));
 
-        for (Bridge.Direction dir : Bridge.Direction.values()) {
+        for (BridgeModes.Direction dir : BridgeModes.Direction.values()) {
             String t = dir.tag();
             Map<String, String> dts = new LinkedHashMap<>();
             dts.put("addressUnits", "WORDS");
@@ -77,7 +78,7 @@ public final class ControllerInterfaces {
                 PlatformInterfaces.port(top, "dcm_waitrequest", "waitrequest")),
                 "completion flags (1 to RC table base + 4 x ID) into host memory through txs"));
 
-        for (Bridge.Direction dir : Bridge.Direction.values()) {
+        for (BridgeModes.Direction dir : BridgeModes.Direction.values()) {
             String t = dir.tag();
             out.add(PlatformInterfaces.stream(top, t + "_dma_desc", true, "dma_clk", "dma_reset", Layout.MOVER_DESC.bits(),
                     p.descReadyLatency(), true, "descriptors to the hard IP's " + dir.describe() + " descriptor sink (" + t + "_ast_rx)"));

@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.hdl.Module;
 
@@ -66,7 +67,7 @@ public final class OverlayModel {
         // per direction, its ports' names as the header's functions carry them: rd, rd_p1, ...
         List<String> portNames = new ArrayList<>();
         for (int k = 0; k < p.ports(); k++) {
-            for (Bridge.Direction d : Bridge.Direction.values()) {
+            for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
                 portNames.add(Bridge.Params.portPrefix(d, k));
             }
         }
@@ -94,8 +95,8 @@ public final class OverlayModel {
             errors.add(em);
         }
         m.put("errors", errors);
-        m.put("tagged", p.statusMode() == Bridge.StatusMode.TAGGED);
-        m.put("managedIds", p.idMode() == Bridge.IdMode.MANAGED);
+        m.put("tagged", p.statusMode() == BridgeModes.StatusMode.TAGGED);
+        m.put("managedIds", p.idMode() == BridgeModes.IdMode.MANAGED);
         m.put("maxBytes", (long) Layout.MAX_DWORDS * 4);
         m.put("kernelIdFirst", Layout.KERNEL_ID_FIRST);
         m.put("kernelIdLast", Layout.KERNEL_ID_LAST);

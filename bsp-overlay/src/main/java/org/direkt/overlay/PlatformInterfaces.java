@@ -6,8 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Module;
@@ -57,7 +58,7 @@ public final class PlatformInterfaces {
 
     public static List<Interface> of(Bridge.Params p, Module top) {
         List<Interface> out = new ArrayList<>(kernelSide(p, top));
-        for (Bridge.Direction dir : Bridge.Direction.values()) {
+        for (BridgeModes.Direction dir : BridgeModes.Direction.values()) {
             String t = dir.tag();
             int descBits = Layout.MOVER_DESC.bits();
             int statusBits = Layout.MOVER_STATUS.bits();
@@ -98,7 +99,7 @@ public final class PlatformInterfaces {
                 port(top, "csr_readdatavalid", "readdatavalid")),
                 "window table and counters (host-programmed through the BSP's host bridge)"));
 
-        for (Bridge.Direction dir : Bridge.Direction.values()) {
+        for (BridgeModes.Direction dir : BridgeModes.Direction.values()) {
             for (int port = 0; port < p.ports(); port++) {
                 for (boolean desc : new boolean[] {true, false}) {
                     ChannelPort.Channel c = p.channel(dir, desc, port);

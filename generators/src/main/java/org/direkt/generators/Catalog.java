@@ -9,15 +9,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
+import org.direkt.contract.BridgeModes;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Credits;
 import org.direkt.generators.bridge.HostDescController;
 import org.direkt.generators.bridge.IdPool;
-import org.direkt.generators.bridge.StatusBuilder;
-import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.generators.bridge.Manifest;
 import org.direkt.generators.bridge.RegionWalker;
+import org.direkt.generators.bridge.StatusBuilder;
 import org.direkt.generators.fifo.AsyncFifo;
 import org.direkt.generators.fifo.SyncFifo;
 import org.direkt.generators.stream.ChannelPort;
@@ -185,7 +186,7 @@ public final class Catalog {
 
     /** Region walker parameters: the defaults of {@link RegionWalker.Params#of}, any overridden by name. */
     public static RegionWalker.Params walkerParams(Args a) {
-        Bridge.Direction d = a.choice("direction", Bridge.Direction.class, Bridge.Direction.RD);
+        BridgeModes.Direction d = a.choice("direction", BridgeModes.Direction.class, BridgeModes.Direction.RD);
         RegionWalker.Params x = RegionWalker.Params.of(d);
         String mem = a.text("fpga_mem_bytes", null);
         long memBytes;
@@ -244,7 +245,7 @@ public final class Catalog {
         // write-side pointers, lookahead)
         r.add(new AsyncFifo().elaborate(AsyncFifo.Params.of(160, 16).withSideReset()));
         int crossing = org.direkt.generators.bridge.Bridge.Params.defaults().descCrossingBits(
-                org.direkt.generators.bridge.Bridge.Direction.RD);
+                org.direkt.contract.BridgeModes.Direction.RD);
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(crossing, 16, 2, true, false, true, true, true)));
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(32, 16, 2, true, false, true, true, true)));
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(64, 16, 2, false, true, true, true)));
@@ -270,16 +271,16 @@ public final class Catalog {
         // the ID pool with 4 slots: small enough for `make formal` to prove every slot's life
         r.add(new IdPool().elaborate(new IdPool.Params(4)));
         // the paper preset's status builder (the kernel's IDs, cycle-count statuses), proved on its own
-        r.add(new StatusBuilder().elaborate(new StatusBuilder.Params(Bridge.IdMode.PAPER, 16, false, true)));
+        r.add(new StatusBuilder().elaborate(new StatusBuilder.Params(BridgeModes.IdMode.PAPER, 16, false, true)));
         r.add(new Bridge().elaborate(Bridge.Params.defaults()));
         // three kernel ports onto one request stream, 2 credits each, a 40-bit word (tag [35:4], more
         // bit 39): small enough for make formal to prove per-port credits and status routing
         r.add(new org.direkt.generators.bridge.PortMux().elaborate(new org.direkt.generators.bridge.PortMux.Params(3, 2,
                 Arbiter.Policy.ROUND_ROBIN, List.of(), 40, 4, 39)));
         // the GPU region walker in both directions, and its smallest build (proved in formal/)
-        r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.RD)));
-        r.add(new RegionWalker().elaborate(RegionWalker.Params.of(Bridge.Direction.WR)));
-        r.add(new RegionWalker().elaborate(new RegionWalker.Params(Bridge.Direction.RD, 16, 2, 2, 2, 2, 192, 8L << 30)));
+        r.add(new RegionWalker().elaborate(RegionWalker.Params.of(BridgeModes.Direction.RD)));
+        r.add(new RegionWalker().elaborate(RegionWalker.Params.of(BridgeModes.Direction.WR)));
+        r.add(new RegionWalker().elaborate(new RegionWalker.Params(BridgeModes.Direction.RD, 16, 2, 2, 2, 2, 192, 8L << 30)));
         // the descriptor controller the BSP's host software drives, around the default bridge, and its
         // front with 4-entry tables (proved in formal/)
         r.add(new HostDescController().elaborate(HostDescController.Params.defaults()));

@@ -5,7 +5,7 @@ import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 
 /**
  * Kernel descriptors (cldesc_t) and region requests (cldesc_region) packed with the one Layout:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.direkt.runtime;
 
-import org.direkt.generators.bridge.Layout;
+
+import org.direkt.contract.Layout;
 
 /** A kernel descriptor came back with an error code in its status word. */
 public final class DmaException extends RuntimeException {

@@ -5,7 +5,7 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.device.KernelCall;
 import org.direkt.runtime.pcie.Transfer;

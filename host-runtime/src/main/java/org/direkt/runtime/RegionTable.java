@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.pcie.Bytes;
 
 /**

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Bridge;
+import org.direkt.contract.BridgeSpec;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.pin.Lease;
 import org.direkt.runtime.pin.PinBudgetExceededException;
@@ -34,7 +34,7 @@ final class Regions {
     /** The direct buffers whose pages {@link #pins} may pin, by GPU range. */
     private final Map<PinRange, DirectBuffer> pinnable = new HashMap<>();
 
-    Regions(Bridge.Params bridge, FpgaDevice fpga, Duration busyLimit) {
+    Regions(BridgeSpec bridge, FpgaDevice fpga, Duration busyLimit) {
         this.fpga = fpga;
         this.table = new RegionTable(new RegionTable.Registers() {
             @Override

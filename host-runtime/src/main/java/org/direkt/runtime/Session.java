@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
-import org.direkt.generators.bridge.Bridge;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.device.FpgaDevice;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.ImportRefusedException;
@@ -217,11 +217,11 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * How the overlay's kernels name GPU memory: {@link Bridge.Addressing#RAW} (bus addresses inside
-     * the windows {@link #openWindow} opens) or {@link Bridge.Addressing#REGIONS} (regions
+     * How the overlay's kernels name GPU memory: {@link BridgeModes.Addressing#RAW} (bus addresses inside
+     * the windows {@link #openWindow} opens) or {@link BridgeModes.Addressing#REGIONS} (regions
      * {@link #openRegion} opens).
      */
-    public Bridge.Addressing addressing() {
+    public BridgeModes.Addressing addressing() {
         return state.manifest.bridge().addressing();
     }
 

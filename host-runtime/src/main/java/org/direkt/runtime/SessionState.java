@@ -10,10 +10,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
-import org.direkt.generators.bridge.Bridge;
-
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.device.FpgaDevice;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.Bytes;
 import org.direkt.runtime.pcie.WindowBlock;
@@ -65,7 +64,7 @@ final class SessionState {
         Objects.requireNonNull(importer, "importer: pass BusAddressImporter.none(reason) where there is none");
         Objects.requireNonNull(gpuChoice, "gpu: one of " + Arrays.toString(Session.Gpu.values()));
         OverlayManifest m = OverlayManifest.read(overlayDir);
-        if (m.bridge().idMode() != Bridge.IdMode.MANAGED || m.bridge().statusMode() != Bridge.StatusMode.TAGGED) {
+        if (m.bridge().idMode() != BridgeModes.IdMode.MANAGED || m.bridge().statusMode() != BridgeModes.StatusMode.TAGGED) {
             throw new IllegalArgumentException(m.file() + ": this runtime drives bridges with managed IDs and tagged status (the"
                     + " default and regions presets)");
         }

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
+import org.direkt.contract.WindowTable;
 import org.direkt.runtime.device.FpgaDevice;
-import org.direkt.runtime.device.WindowTable;
 import org.direkt.runtime.pcie.Bytes;
 import org.direkt.runtime.pcie.WindowBlock;
 

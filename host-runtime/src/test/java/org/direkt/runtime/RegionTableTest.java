@@ -15,7 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.pcie.AddressTable;
 import org.junit.jupiter.api.Test;
 

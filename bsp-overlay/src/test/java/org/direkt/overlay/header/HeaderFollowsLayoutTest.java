@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
-import org.direkt.generators.bridge.Layout;
 import org.junit.jupiter.api.Test;
+
+import org.direkt.contract.Layout;
 
 /** A field moved in Layout moves in the OpenCL header's status decoders. */
 class HeaderFollowsLayoutTest {

@@ -21,8 +21,9 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,8 +70,8 @@ class HeaderPoclTest {
     @EnumSource(Preset.class)
     void emulationMatchesTheLayout(Preset preset) throws IOException {
         Bridge.Params p = preset.params();
-        boolean managed = p.idMode() == Bridge.IdMode.MANAGED;
-        boolean tagged = p.statusMode() == Bridge.StatusMode.TAGGED;
+        boolean managed = p.idMode() == BridgeModes.IdMode.MANAGED;
+        boolean tagged = p.statusMode() == BridgeModes.StatusMode.TAGGED;
         Path dir = stage(preset, "emu");
         Random rnd = new Random(0xD1EC7L + preset.ordinal());
         List<Layout.Field> fields = Layout.CLDESC.fields();

@@ -8,8 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -35,7 +36,7 @@ class HeaderRenderTest {
             assertTrue(h.contains("#define DIREKT_ERR_" + e.name() + " " + e.code() + " "), "error " + e);
         }
         Bridge.Params p = preset.params();
-        for (Bridge.Direction d : Bridge.Direction.values()) {
+        for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
             String desc = p.descChannel(d);
             String status = p.statusChannel(d);
             assertTrue(h.contains("\nchannel cldesc_t " + desc + " __attribute__((depth(0))) __attribute__((io(\"" + desc + "\")));\n"),
@@ -50,8 +51,8 @@ class HeaderRenderTest {
         assertTrue(h.contains("typedef struct {\n    uint x0;"), "cldesc_t");
         assertTrue(h.contains("} cldesc_t;\n"), "cldesc_t");
         assertTrue(h.contains("typedef ulong direkt_status_t;\n"));
-        boolean managed = p.idMode() == Bridge.IdMode.MANAGED;
-        boolean tagged = p.statusMode() == Bridge.StatusMode.TAGGED;
+        boolean managed = p.idMode() == BridgeModes.IdMode.MANAGED;
+        boolean tagged = p.statusMode() == BridgeModes.StatusMode.TAGGED;
         assertTrue(h.contains("#define DIREKT_ID_MODE_MANAGED " + (managed ? 1 : 0) + "\n"));
         assertTrue(h.contains("#define DIREKT_ID_MODE_PAPER " + (managed ? 0 : 1) + "\n"));
         assertTrue(h.contains("#define DIREKT_STATUS_MODE_TAGGED " + (tagged ? 1 : 0) + "\n"));

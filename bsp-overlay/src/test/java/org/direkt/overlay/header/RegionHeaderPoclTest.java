@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.overlay.OverlayModel;
 import org.direkt.overlay.Templates;

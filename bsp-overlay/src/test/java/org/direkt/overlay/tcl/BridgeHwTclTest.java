@@ -19,8 +19,9 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.Signal;
 import org.direkt.overlay.Templates;
@@ -149,7 +150,7 @@ class BridgeHwTclTest {
         }
         assertEquals(4, channels);
 
-        for (Bridge.Direction dir : Bridge.Direction.values()) {
+        for (BridgeModes.Direction dir : BridgeModes.Direction.values()) {
             String t = dir.tag();
             for (String desc : List.of(t + "_host_desc", t + "_dma_desc")) {
                 HwComponent.Iface i = ifs.get(desc);

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.direkt.contract.BridgeModes;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.overlay.Templates;
@@ -122,7 +123,7 @@ class IntegrateTclTest {
         // The bridge between controller and movers; the direct connections are gone first.
         List<String> removed = run.calls("remove_connection").stream().map(c -> c.arg(0)).toList();
         Set<String> expectRemoved = new LinkedHashSet<>();
-        for (Bridge.Direction dir : Bridge.Direction.values()) {
+        for (BridgeModes.Direction dir : BridgeModes.Direction.values()) {
             String t = dir.tag();
             expectRemoved.add(CTRL + "." + t + "_ast_tx/" + HIP + "." + t + "_ast_rx");
             expectRemoved.add(HIP + "." + t + "_ast_tx/" + CTRL + "." + t + "_ast_rx");

@@ -9,14 +9,21 @@ import java.util.List;
 import java.util.SequencedMap;
 import java.util.function.Supplier;
 
+import org.direkt.contract.BridgeModes.Addressing;
+import org.direkt.contract.BridgeModes.Direction;
+import org.direkt.contract.BridgeModes.IdMode;
+import org.direkt.contract.BridgeModes.StatusMode;
+import org.direkt.contract.BridgeModes.WordOrder;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Generator;
 import org.direkt.hdl.ModuleBuilder;
-import org.direkt.hdl.Signal;
 import org.direkt.hdl.Reg;
+import org.direkt.hdl.Signal;
 
 /**
  * The descriptor-controller extension: it sits between the BSP's descriptor controller and the
@@ -26,43 +33,6 @@ import org.direkt.hdl.Reg;
  * holding the window table and counters.
  */
 public final class Bridge extends Generator<Bridge.Params> {
-
-    public enum Direction {
-        RD("rd", "GPU->FPGA (Read Data Mover)"), WR("wr", "FPGA->GPU (Write Data Mover)");
-
-        private final String tag;
-        private final String describe;
-
-        Direction(String tag, String describe) {
-            this.tag = tag;
-            this.describe = describe;
-        }
-
-        public String tag() {
-            return tag;
-        }
-
-        public String describe() {
-            return describe;
-        }
-    }
-
-    /** Managed: the bridge hands out IDs 128.. itself. Paper: the kernel's ID from x4 goes through. */
-    public enum IdMode { MANAGED, PAPER }
-
-    /** Tagged: tag, error code, elapsed cycles. Cycles: the elapsed cycles (high word all ones on error). */
-    public enum StatusMode { TAGGED, CYCLES }
-
-    /**
-     * Raw: kernels write descriptors with PCIe bus addresses, checked against the window table.
-     * Regions: kernels write region requests (region, offset, length, FPGA address), translated by a
-     * {@link RegionWalker} per direction through a page table the host programs; a kernel never names
-     * a bus address.
-     */
-    public enum Addressing { RAW, REGIONS }
-
-    /** Where cldesc word x0 sits on the 256-bit channel: bits [31:0] (default) or [255:224]. */
-    public enum WordOrder { X0_LOW, X0_HIGH }
 
     /** The four channel ids (what kernels name in {@code io("...")}). */
     public record ChannelIds(String rdDesc, String rdStatus, String wrDesc, String wrStatus) {
@@ -162,6 +132,12 @@ public final class Bridge extends Generator<Bridge.Params> {
                 require(portWeights.isEmpty() || portWeights.size() == 1, "Bridge", "portWeights", portWeights,
                         "one weight per port (ports = 1)");
             }
+        }
+
+        /** What host software sees of this bridge: the {@link BridgeSpec} its CSR map, header and runtime follow from. */
+        public BridgeSpec spec() {
+            return new BridgeSpec(idMode, statusMode, wordOrder, addressing, windowEntries, inflight, syncStages, fpgaMemBytes,
+                    counters, bringup, regions, regionPages, ports);
         }
 
         /** Whether kernels write region requests ({@link Addressing#REGIONS}) rather than raw descriptors. */

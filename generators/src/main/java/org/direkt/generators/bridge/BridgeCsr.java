@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.generators.Names;
@@ -94,9 +96,9 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Map<String, Long> f = new LinkedHashMap<>();
         f.put("window_entries", b.regionsAddressing() ? 0L : (long) b.windowEntries());
         f.put("inflight", (long) b.inflight());
-        f.put("paper_ids", b.idMode() == Bridge.IdMode.PAPER ? 1L : 0L);
-        f.put("cycles_status", b.statusMode() == Bridge.StatusMode.CYCLES ? 1L : 0L);
-        f.put("x0_high", b.wordOrder() == Bridge.WordOrder.X0_HIGH ? 1L : 0L);
+        f.put("paper_ids", b.idMode() == BridgeModes.IdMode.PAPER ? 1L : 0L);
+        f.put("cycles_status", b.statusMode() == BridgeModes.StatusMode.CYCLES ? 1L : 0L);
+        f.put("x0_high", b.wordOrder() == BridgeModes.WordOrder.X0_HIGH ? 1L : 0L);
         f.put("sync_stages", (long) b.syncStages());
         f.put("counters", b.counters() ? 1L : 0L);
         f.put("bringup", b.bringup() ? 1L : 0L);
@@ -160,7 +162,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Signal allowWr = raw ? at.out("win_allow_wr", e, cd) : null;
         Regions regions = null;
         if (!raw) {
-            RegionWalker.Params w = b.walker(Bridge.Direction.RD);
+            RegionWalker.Params w = b.walker(BridgeModes.Direction.RD);
             regions = new Regions(at.out("pt_we", 1, cd), at.out("pt_addr", w.entryBits(), cd),
                     at.out("pt_data", Layout.PAGE_ENTRY.bits(), cd), at.in("pt_conflict", 1, cd), at.out("rg_we", 1, cd),
                     at.out("rg_idx", w.regionBits(), cd), at.out("rg_data", Layout.REGION_ENTRY.bits(), cd), at.out("rg_open", 1, cd),
@@ -169,7 +171,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         }
         int ow = outstandingBits(b);
         List<Direction> dirs = new ArrayList<>();
-        for (Bridge.Direction d : Bridge.Direction.values()) {
+        for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
             String t = d.tag();
             Map<String, Signal> ev = new LinkedHashMap<>();
             for (String name : events(b)) {
@@ -185,7 +187,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
 
     /** Bits of a direction's OUTSTANDING count: the credit counter's, or the region walker's statuses owed. */
     static int outstandingBits(Bridge.Params b) {
-        return b.regionsAddressing() ? Check.indexWidth(b.walker(Bridge.Direction.RD).statusDepth() + 1)
+        return b.regionsAddressing() ? Check.indexWidth(b.walker(BridgeModes.Direction.RD).statusDepth() + 1)
                 : new Credits.Params(b.inflight(), b.statusFifoDepth()).countBits();
     }
 
@@ -262,7 +264,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Layout.Word al = Layout.CSR_ALARMS;
         Map<String, Expr> raised = new LinkedHashMap<>();
         for (int d = 0; d < dirs.size(); d++) {
-            String t = Bridge.Direction.values()[d].tag();
+            String t = BridgeModes.Direction.values()[d].tag();
             raised.put(t + "_overflow", dirs.get(d).events().get("overflow"));
             raised.put(t + "_host_overflow", dirs.get(d).events().get("host_overflow"));
         }
@@ -379,7 +381,7 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         Signal write = io.write();
         Signal writedata = io.writedata();
         Regions rg = io.regions();
-        RegionWalker.Params w = b.walker(Bridge.Direction.RD);
+        RegionWalker.Params w = b.walker(BridgeModes.Direction.RD);
         List<String> regs = Layout.CSR_REGION_REGS;
         int at = Layout.CSR_REGION_OFFSET;
         int idxAt = at + regs.indexOf("PAGE_INDEX");

@@ -13,8 +13,9 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import org.direkt.contract.BridgeModes.Direction;
+import org.direkt.contract.BridgeModes;
 import org.direkt.generators.arb.Arbiter;
-import org.direkt.generators.bridge.Bridge.Direction;
 import org.direkt.generators.bridge.Bridge.Params;
 import org.direkt.hdl.ClockDomain;
 
@@ -69,10 +70,10 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
             new BridgeParam<>("weights", "weights", "weights", Kind.INTS, "host,kernel, each 1..255; only with policy=weighted",
                     "consecutive grants each side may take under weighted arbitration",
                     "policy=weighted weights=3,1", Params::weights, Params.Builder::weights),
-            choice("id_mode", "idMode", "id_mode", Bridge.IdMode.class,
+            choice("id_mode", "idMode", "id_mode", BridgeModes.IdMode.class,
                     "managed: the bridge hands out IDs 128..; paper: the kernel's ID from x4 goes through",
                     "id_mode=paper", Params::idMode, Params.Builder::idMode),
-            choice("status_mode", "statusMode", "status_mode", Bridge.StatusMode.class,
+            choice("status_mode", "statusMode", "status_mode", BridgeModes.StatusMode.class,
                     "tagged: tag, error code, elapsed cycles; cycles: elapsed cycles alone (all ones on error)",
                     "status_mode=cycles", Params::statusMode, Params.Builder::statusMode),
             new BridgeParam<>("windows", "windowEntries", "window_entries", Kind.INT, "1..32",
@@ -86,7 +87,7 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
             new BridgeParam<>("fpga_mem", "fpgaMemBytes", "fpga_mem_bytes", Kind.BYTES, "bytes, a multiple of 4, at least 4096",
                     "FPGA memory size; a descriptor reaching past it is refused (FPGA_RANGE)",
                     "fpga_mem=0x40000000", Params::fpgaMemBytes, Params.Builder::fpgaMemBytes),
-            choice("word_order", "wordOrder", "word_order", Bridge.WordOrder.class,
+            choice("word_order", "wordOrder", "word_order", BridgeModes.WordOrder.class,
                     "where cldesc word x0 sits on the 256-bit channel: x0_low bits [31:0], x0_high [255:224]",
                     "word_order=x0_high", Params::wordOrder, Params.Builder::wordOrder),
             new BridgeParam<>("registered_channels", "registeredChannels", "registered_channels", Kind.FLAG, "true|false",
@@ -97,7 +98,7 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
             new BridgeParam<>("bringup", "bringup", "bringup", Kind.FLAG, "true|false",
                     "bring-up registers: the CSR keeps the last descriptor channel word and the last mover status per direction, raw",
                     "bringup=false", Params::bringup, Params.Builder::bringup),
-            choice("addressing", "addressing", "addressing", Bridge.Addressing.class,
+            choice("addressing", "addressing", "addressing", BridgeModes.Addressing.class,
                     "raw: kernels write descriptors with bus addresses, checked against the windows; regions: kernels write"
                             + " region requests, translated through the page table the host programs",
                     "addressing=regions inflight=4 bringup=false", Params::addressing, Params.Builder::addressing),
@@ -159,6 +160,22 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
             throw new IllegalArgumentException("bridge " + PRESET + " = " + name + ": must be one of " + Params.PRESETS.keySet());
         }
         return p.get().toBuilder();
+    }
+
+    /**
+     * The parameters of {@code p} that differ from the default preset's, as {@code key=value} text
+     * by name: what a simulation of {@code p} passes the generator over the default preset (the
+     * manifest's {@code bridge.generator_params}).
+     */
+    public static Map<String, Object> overDefault(Params p) {
+        Params base = preset(Params.DEFAULT_PRESET).build();
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (BridgeParam<?> d : ALL) {
+            if (!d.text(p).equals(d.text(base))) {
+                out.put(d.name(), d.text(p));
+            }
+        }
+        return out;
     }
 
     /** The unknown-key message, naming every key there is. */

@@ -6,8 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes.Direction;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.arb.Arbiter;
-import org.direkt.generators.bridge.Bridge.Direction;
 import org.direkt.generators.fifo.AsyncFifo;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.generators.stream.ReadyLatencyAdapter;
@@ -99,14 +101,14 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     }
 
     /** Where bit {@code lsb} of a cldesc sits on the channel in word order {@code order}. */
-    private static int channelBit(int lsb, Bridge.WordOrder order) {
+    private static int channelBit(int lsb, BridgeModes.WordOrder order) {
         int wb = Layout.CLDESC_WORD_BITS;
-        return order == Bridge.WordOrder.X0_LOW ? lsb : (Layout.CLDESC_WORDS - 1 - lsb / wb) * wb + lsb % wb;
+        return order == BridgeModes.WordOrder.X0_LOW ? lsb : (Layout.CLDESC_WORDS - 1 - lsb / wb) * wb + lsb % wb;
     }
 
     /** The channel word for a cldesc and back (the word order is its own inverse). */
-    private static Expr channelOrder(Expr w, Bridge.WordOrder order) {
-        if (order == Bridge.WordOrder.X0_LOW) {
+    private static Expr channelOrder(Expr w, BridgeModes.WordOrder order) {
+        if (order == BridgeModes.WordOrder.X0_LOW) {
             return w;
         }
         List<Expr> words = new ArrayList<>();
@@ -236,7 +238,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         cldesc.set(channelOrder(core.data(), b.wordOrder()));
         Layout.Word c = Layout.CLDESC;
         Expr overflow = HdlWords.get(cldesc, c, "len_overflow").orR();
-        Expr tooLong = b.idMode() == Bridge.IdMode.MANAGED ? overflow.or(HdlWords.get(cldesc, c, "id").orR()) : overflow;
+        Expr tooLong = b.idMode() == BridgeModes.IdMode.MANAGED ? overflow.or(HdlWords.get(cldesc, c, "id").orR()) : overflow;
         Expr reservedSet = HdlWords.get(cldesc, c, "flags").orR().or(HdlWords.get(cldesc, c, "reserved").orR());
         if (!cp.tagged()) {
             // Cycles status has no room for a tag: x5 must be 0, as the published kernel packs it.
@@ -246,7 +248,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         fields.put("src", Expr.cat(HdlWords.get(cldesc, c, "src_hi"), HdlWords.get(cldesc, c, "src_lo")));
         fields.put("dst", Expr.cat(HdlWords.get(cldesc, c, "dst_hi"), HdlWords.get(cldesc, c, "dst_lo")));
         fields.put("dwords", HdlWords.get(cldesc, c, "dwords"));
-        if (b.idMode() == Bridge.IdMode.PAPER) {
+        if (b.idMode() == BridgeModes.IdMode.PAPER) {
             fields.put("id", HdlWords.get(cldesc, c, "id"));
         }
         if (cp.tagged()) {

@@ -6,6 +6,8 @@ import static org.direkt.generators.Check.require;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
@@ -76,7 +78,7 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         a.inData().set(io.k().data());
         WindowCheck.Io w = m.sub("u_windows", new WindowCheck(), p.window()).clock(cd).io();
         Layout.Word cross = DescChecks.crossWord(cp);
-        String pcie = cp.direction() == Bridge.Direction.RD ? "src" : "dst";
+        String pcie = cp.direction() == BridgeModes.Direction.RD ? "src" : "dst";
         w.pcie().set(HdlWords.get(io.k().data(), cross, pcie).bits(63, Layout.WINDOW_MIN_LOG2));
         w.winBase().set(io.winBase());
         w.winMask().set(io.winMask());

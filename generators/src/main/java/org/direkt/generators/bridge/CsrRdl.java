@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import org.direkt.contract.Layout;
 import org.direkt.hdl.DirektVersion;
 import org.direkt.hdl.GeneratedLicence;
 

@@ -9,9 +9,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes.Direction;
+import org.direkt.contract.BridgeModes.IdMode;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Domains;
-import org.direkt.generators.bridge.Bridge.Direction;
-import org.direkt.generators.bridge.Bridge.IdMode;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
 import org.direkt.hdl.ModuleBuilder;

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.Layout;
 import org.direkt.hdl.Expr;
 import org.direkt.hdl.ModuleBuilder;
 

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Json;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.AvalonSt;
@@ -58,8 +60,8 @@ public final class HostDescController extends Generator<HostDescController.Param
         public Params {
             require(bridge != null, "HostDescController", "bridge", bridge, "must be given");
             require(bridge.tableFetchIds() == HostDescFront.FETCH_IDS, "HostDescController", "bridge.tableFetchIds", bridge.tableFetchIds(),
-                    "must be " + HostDescFront.FETCH_IDS + ": the table fetches use kernel IDs " + HostDescFront.fetchId(Bridge.Direction.RD)
-                            + " and " + HostDescFront.fetchId(Bridge.Direction.WR) + " (build the parameters with HostDescController.Params.of)");
+                    "must be " + HostDescFront.FETCH_IDS + ": the table fetches use kernel IDs " + HostDescFront.fetchId(BridgeModes.Direction.RD)
+                            + " and " + HostDescFront.fetchId(BridgeModes.Direction.WR) + " (build the parameters with HostDescController.Params.of)");
             require(descReadyLatency >= MIN_READY_LATENCY && descReadyLatency <= MAX_READY_LATENCY, "HostDescController",
                     "descReadyLatency", descReadyLatency, "must be in " + MIN_READY_LATENCY + ".." + MAX_READY_LATENCY
                             + " (the hard IP's rd_ast_rx/wr_ast_rx ready latency: 1 per the user guide, 3 in Intel's 17.1 example)");
@@ -98,7 +100,7 @@ public final class HostDescController extends Generator<HostDescController.Param
                 0x100 wr), table fetches into rd_dts / wr_dts (IDs %d, %d on the Read Data Mover), completion flags
                 through dcm, with the bridge %s inside (kernel channels %s, csr). Descriptor sinks of ready latency %d.
                 MSI is not generated (INT_CONTROL is stored; host software polls the last ID's status word).""",
-                HostDescFront.fetchId(Bridge.Direction.RD), HostDescFront.fetchId(Bridge.Direction.WR), new Bridge().moduleName(b),
+                HostDescFront.fetchId(BridgeModes.Direction.RD), HostDescFront.fetchId(BridgeModes.Direction.WR), new Bridge().moduleName(b),
                 b.channels().all(), p.descReadyLatency()));
         ClockDomain kernel = m.domain(ChannelPort.KERNEL);
         ClockDomain dma = m.domain(b.dmaDomain());
@@ -113,7 +115,7 @@ public final class HostDescController extends Generator<HostDescController.Param
             m.output(out, bridge.pin(out).width(), dma).set(bridge.pin(out));
         }
         for (int k = 0; k < b.ports(); k++) {
-            for (Bridge.Direction d : Bridge.Direction.values()) {
+            for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
                 String pre = Bridge.Params.portPrefix(d, k);
                 Stream desc = bridge.stream(pre + "_desc");
                 Stream status = bridge.stream(pre + "_status");
@@ -136,7 +138,7 @@ public final class HostDescController extends Generator<HostDescController.Param
         m.output("dcm_writedata", 32, dma).set(dcm.writedata());
         dcm.waitrequest().set(m.input("dcm_waitrequest", 1, dma));
 
-        for (Bridge.Direction d : Bridge.Direction.values()) {
+        for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
             String t = d.tag();
             HostDescFront.Mover mv = front.mover(d);
             HostDescSide.Dts dts = mv.dts();
@@ -183,8 +185,8 @@ public final class HostDescController extends Generator<HostDescController.Param
         c.put("desc_ready_latency", p.descReadyLatency());
         c.put("regs_read_latency", HostDescFront.REGS_READ_LATENCY);
         c.put("table_entries", ENTRIES);
-        c.put("fetch_ids", Manifest.ordered("rd", HostDescFront.fetchId(Bridge.Direction.RD), "wr",
-                HostDescFront.fetchId(Bridge.Direction.WR)));
+        c.put("fetch_ids", Manifest.ordered("rd", HostDescFront.fetchId(BridgeModes.Direction.RD), "wr",
+                HostDescFront.fetchId(BridgeModes.Direction.WR)));
         c.put("registers", HostDescSide.REGISTERS);
         root.put("controller", c);
         return root;

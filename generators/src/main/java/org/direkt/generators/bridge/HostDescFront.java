@@ -3,6 +3,8 @@ package org.direkt.generators.bridge;
 
 import static org.direkt.generators.Check.require;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
@@ -46,7 +48,7 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
     public static final int FETCH_IDS = 2;
 
     /** The table-fetch ID of side {@code d}: 254 (rd), 255 (wr). */
-    public static int fetchId(Bridge.Direction d) {
+    public static int fetchId(BridgeModes.Direction d) {
         return Layout.KERNEL_ID_LAST + 1 - FETCH_IDS + d.ordinal();
     }
 
@@ -57,7 +59,7 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
                     entries, "must be a power of two in 4.." + (Layout.HOST_ID_LAST + 1) + " (host IDs)");
         }
 
-        public HostDescSide.Params side(Bridge.Direction d) {
+        public HostDescSide.Params side(BridgeModes.Direction d) {
             return new HostDescSide.Params(d, entries, fetchId(d));
         }
     }
@@ -79,8 +81,8 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
     }
 
     public record Io(Regs regs, Dcm dcm, Mover rd, Mover wr) {
-        public Mover mover(Bridge.Direction d) {
-            return d == Bridge.Direction.RD ? rd : wr;
+        public Mover mover(BridgeModes.Direction d) {
+            return d == BridgeModes.Direction.RD ? rd : wr;
         }
     }
 
@@ -98,7 +100,7 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         Dcm dcm = new Dcm(at.out("dcm_address", 64, cd), at.out("dcm_write", 1, cd), at.out("dcm_writedata", 32, cd),
                 at.in("dcm_waitrequest", 1, cd));
         Mover[] movers = new Mover[2];
-        for (Bridge.Direction d : Bridge.Direction.values()) {
+        for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
             String t = d.tag();
             movers[d.ordinal()] = new Mover(new Status(at.in(t + "_ms_valid", 1, cd), at.in(t + "_ms_data", sb, cd)),
                     new Status(at.out(t + "_bs_valid", 1, cd), at.out(t + "_bs_data", sb, cd)),
@@ -115,10 +117,10 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         m.doc(String.format("""
                 Host descriptor controller front, %d-entry tables: registers (rd side at word 0, wr side at word 64),
                 table fetches with IDs %d (rd) and %d (wr) on the Read Data Mover, statuses routed by ID range,
-                completion flags on one write-only host.""", p.entries(), fetchId(Bridge.Direction.RD), fetchId(Bridge.Direction.WR)));
+                completion flags on one write-only host.""", p.entries(), fetchId(BridgeModes.Direction.RD), fetchId(BridgeModes.Direction.WR)));
         ClockDomain cd = Domains.MAIN;
-        Bridge.Direction rdDir = Bridge.Direction.RD;
-        Bridge.Direction wrDir = Bridge.Direction.WR;
+        BridgeModes.Direction rdDir = BridgeModes.Direction.RD;
+        BridgeModes.Direction wrDir = BridgeModes.Direction.WR;
         HostDescSide.Io rd = m.sub("u_rd", new HostDescSide(), p.side(rdDir)).clock(cd).io();
         HostDescSide.Io wr = m.sub("u_wr", new HostDescSide(), p.side(wrDir)).clock(cd).io();
 
@@ -184,7 +186,7 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         rd.hsData().set(io.rd().hostStatus().data());
         wr.hsValid().set(io.wr().hostStatus().valid());
         wr.hsData().set(io.wr().hostStatus().data());
-        for (Bridge.Direction d : Bridge.Direction.values()) {
+        for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
             HostDescSide.Dts from = io.mover(d).dts();
             HostDescSide.Dts to = (d == rdDir ? rd : wr).dts();
             to.write().set(from.write());

@@ -6,6 +6,8 @@ import static org.direkt.generators.Check.require;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
@@ -60,7 +62,7 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
      * @param entries descriptor table entries, IDs 0..entries-1 (128 for the host protocol; fewer for proofs)
      * @param fetchId the ID of this side's table fetches (a kernel-range ID the bridge keeps)
      */
-    public record Params(Bridge.Direction side, int entries, int fetchId) {
+    public record Params(BridgeModes.Direction side, int entries, int fetchId) {
         public Params {
             require(side != null, "HostDescSide", "side", side, "must be RD or WR");
             require(Check.isPowerOfTwo(entries) && entries >= 4 && entries <= Layout.HOST_ID_LAST + 1, "HostDescSide",

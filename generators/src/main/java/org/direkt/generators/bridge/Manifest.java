@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Json;
 import org.direkt.generators.stream.ChannelPort;
 import org.direkt.hdl.DirektVersion;
@@ -142,11 +144,12 @@ public final class Manifest {
         clocks.put("kernel", ordered("clock", ChannelPort.KERNEL.clock(), "reset", ChannelPort.KERNEL.reset(), "reset_active_low", true));
         clocks.put("dma", ordered("clock", p.dmaDomain().clock(), "reset", p.dmaDomain().reset(),
                 "reset_active_low", p.dmaResetPolarity() == org.direkt.hdl.ClockDomain.ResetPolarity.ACTIVE_LOW));
+        b.put("generator_params", BridgeParam.overDefault(p));
         b.put("clocks", clocks);
         List<Object> channels = new ArrayList<>();
         // port 0's four channels first, then each further port's
         for (int k = 0; k < p.ports(); k++) {
-            for (Bridge.Direction d : Bridge.Direction.values()) {
+            for (BridgeModes.Direction d : BridgeModes.Direction.values()) {
                 for (boolean desc : new boolean[] {true, false}) {
                     ChannelPort.Channel c = p.channel(d, desc, k);
                     Map<String, Object> cm = new LinkedHashMap<>();

@@ -7,9 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes.Direction;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
-import org.direkt.generators.bridge.Bridge.Direction;
 import org.direkt.hdl.AvalonSt;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;

@@ -5,9 +5,11 @@ import static org.direkt.generators.Check.require;
 
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes.IdMode;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
-import org.direkt.generators.bridge.Bridge.IdMode;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
 import org.direkt.hdl.Memory;

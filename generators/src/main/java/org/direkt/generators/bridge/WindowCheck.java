@@ -6,6 +6,8 @@ import static org.direkt.generators.Check.require;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.ClockDomain;
 import org.direkt.hdl.Expr;
@@ -59,7 +61,7 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
     public String moduleName(Params p) {
         DescChecks.Params c = p.checks();
         return "direkt_bridge_windows_" + c.direction().tag() + "_e" + p.windows()
-                + (c.idMode() == Bridge.IdMode.PAPER ? "_pid" : "") + (c.tagged() ? "" : "_cyc") + c.fetchTag();
+                + (c.idMode() == BridgeModes.IdMode.PAPER ? "_pid" : "") + (c.tagged() ? "" : "_cyc") + c.fetchTag();
     }
 
     @Override

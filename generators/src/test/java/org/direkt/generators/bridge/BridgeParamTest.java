@@ -148,7 +148,7 @@ class BridgeParamTest {
         assertEquals(List.of("top", "instance", "desc_fifo_depth", "status_fifo_depth", "inflight", "policy", "weights", "id_mode",
                 "status_mode", "window_entries", "sync_stages", "fpga_mem_bytes", "word_order", "registered_channels", "counters",
                 "bringup", "addressing", "region_pages", "regions", "ports", "port_credits", "port_policy", "port_weights",
-                "table_fetch_ids", "clocks", "channels"), List.copyOf(section.keySet()));
+                "table_fetch_ids", "generator_params", "clocks", "channels"), List.copyOf(section.keySet()));
         assertEquals("fixed_priority", section.get("policy"));
         assertEquals(List.of(), section.get("weights"));
         assertEquals("paper", section.get("id_mode"));
@@ -159,6 +159,9 @@ class BridgeParamTest {
         assertEquals(1, section.get("window_entries"));
         assertEquals("raw", section.get("addressing"));
         assertEquals("regions", Manifest.bridge(Bridge.Params.regionsPreset()).get("addressing"));
+        // what a simulation passes the generator over the default preset to build this bridge
+        assertEquals(BridgeParam.overDefault(Bridge.Params.paper()), section.get("generator_params"));
+        assertEquals("paper", ((Map<?, ?>) section.get("generator_params")).get("id_mode"));
     }
 
     @Test

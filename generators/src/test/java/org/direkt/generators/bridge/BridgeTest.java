@@ -10,6 +10,8 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Catalog;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.hdl.ClockDomain;
@@ -142,8 +144,8 @@ class BridgeTest {
     void thePaperPresetIsThePublishedDesign() {
         Bridge.Params p = Bridge.Params.paper();
         assertEquals(List.of("rdcldesc", "rdclmstatus", "wrcldesc", "wrclmstatus"), p.channels().all());
-        assertEquals(Bridge.IdMode.PAPER, p.idMode());
-        assertEquals(Bridge.StatusMode.CYCLES, p.statusMode());
+        assertEquals(BridgeModes.IdMode.PAPER, p.idMode());
+        assertEquals(BridgeModes.StatusMode.CYCLES, p.statusMode());
         assertEquals(Arbiter.Policy.FIXED_PRIORITY, p.policy(), "the published priority encoder");
         assertEquals(ClockDomain.ResetPolarity.ACTIVE_LOW, p.dmaResetPolarity());
     }

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.direkt.contract.Layout;
+
 /**
  * The SystemRDL export of the CSR map: every register at 4 x its word offset, in order, with the
  * fields, resets and accesses a register of its kind has. (make rdl-check compiles it with

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Catalog;
 import org.direkt.generators.stream.ReadyLatencyAdapter;
 import org.direkt.hdl.AvalonSt;
@@ -149,16 +151,16 @@ class HostDescControllerTest {
         refused(() -> Bridge.Params.defaults().toBuilder().tableFetchIds(17).build(), "tableFetchIds = 17", "0..16");
         refused(() -> new HostDescFront.Params(2), "entries = 2", "power of two in 4..128");
         refused(() -> new HostDescFront.Params(256), "entries = 256");
-        refused(() -> new HostDescSide.Params(Bridge.Direction.RD, 128, 127), "fetchId = 127", "kernel-range");
-        refused(() -> new DescChecks.Params(Bridge.Direction.RD, Bridge.IdMode.MANAGED, true, 1L << 30, 2), "fetchIds = 2",
+        refused(() -> new HostDescSide.Params(BridgeModes.Direction.RD, 128, 127), "fetchId = 127", "kernel-range");
+        refused(() -> new DescChecks.Params(BridgeModes.Direction.RD, BridgeModes.IdMode.MANAGED, true, 1L << 30, 2), "fetchIds = 2",
                 "managed");
     }
 
     @Test
     void theTableFetchIdsAreCarvedFromTheKernelRangeAndTheManifestSaysSo() {
         HostDescController.Params p = HostDescController.Params.of(Bridge.Params.paper(), 1);
-        assertEquals(254, HostDescFront.fetchId(Bridge.Direction.RD));
-        assertEquals(255, HostDescFront.fetchId(Bridge.Direction.WR));
+        assertEquals(254, HostDescFront.fetchId(BridgeModes.Direction.RD));
+        assertEquals(255, HostDescFront.fetchId(BridgeModes.Direction.WR));
         assertEquals(254, p.bridge().tableFetchFirst());
         @SuppressWarnings("unchecked")
         Map<String, Object> ids = (Map<String, Object>) ((Map<String, Object>) HostDescController.manifest(p).get("layout")).get("ids");

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.Layout;
 import org.direkt.hdl.VerilogEmitter;
 import org.junit.jupiter.api.Test;
 

@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes.Direction;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.Catalog;
-import org.direkt.generators.bridge.Bridge.Direction;
 import org.direkt.hdl.Module;
 import org.direkt.hdl.Signal;
 import org.direkt.hdl.VerilogEmitter;

@@ -19,11 +19,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Stream;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.device.KernelCall;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.ffi.ClBuffer;
 import org.direkt.runtime.ffi.ClContext;
 import org.direkt.runtime.ffi.ClKernel;

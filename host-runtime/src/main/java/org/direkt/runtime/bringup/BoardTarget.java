@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.DataPath;
 import org.direkt.runtime.Session;
 import org.direkt.runtime.board.BoardDevice;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.device.KernelCall;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.BusAddressImporter;
 

@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
-import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.bringup.BringupReport.Check;
 import org.direkt.runtime.bringup.BringupReport.Latency;
 import org.direkt.runtime.pcie.Bytes;
@@ -52,9 +53,9 @@ public final class Bringup {
      * setting, see {@link Injection}); without any, the simulated hardware is what the overlay describes.
      */
     public static BringupReport simulated(BridgeConfig config, Set<Injection> injections, SimulatedBridge bridge) {
-        Bridge.Params hardware = config.params();
+        BridgeSpec hardware = config.params();
         BridgeConfig believed = config;
-        Bridge.WordOrder channel = hardware.wordOrder();
+        BridgeModes.WordOrder channel = hardware.wordOrder();
         List<String> injected = new ArrayList<>();
         for (Injection i : Injection.values()) {
             if (!injections.contains(i)) {
@@ -62,12 +63,11 @@ public final class Bringup {
             }
             switch (i) {
                 case WORD_ORDER -> channel = other(hardware.wordOrder());
-                case STATUS_MODE -> believed = believed.believing(believed.params().toBuilder()
-                        .statusMode(other(hardware.statusMode())).build());
+                case STATUS_MODE -> believed = believed.believing(believed.params().withStatusMode(other(hardware.statusMode())));
             }
             injected.add(i.key() + ": " + i.describe);
         }
-        return run(believed, new SimulatedTarget(bridge, hardware, channel), injected);
+        return run(believed, new SimulatedTarget(bridge, hardware, config.generatorParams(), channel), injected);
     }
 
     /** Plans for {@code config} on {@code target}'s buffers, runs it and analyses what it showed, within the target's limits. */
@@ -76,12 +76,12 @@ public final class Bringup {
         return analyse(plan, target.run(plan), target.describe(), injected).within(target.limits());
     }
 
-    private static Bridge.WordOrder other(Bridge.WordOrder o) {
-        return o == Bridge.WordOrder.X0_LOW ? Bridge.WordOrder.X0_HIGH : Bridge.WordOrder.X0_LOW;
+    private static BridgeModes.WordOrder other(BridgeModes.WordOrder o) {
+        return o == BridgeModes.WordOrder.X0_LOW ? BridgeModes.WordOrder.X0_HIGH : BridgeModes.WordOrder.X0_LOW;
     }
 
-    private static Bridge.StatusMode other(Bridge.StatusMode m) {
-        return m == Bridge.StatusMode.TAGGED ? Bridge.StatusMode.CYCLES : Bridge.StatusMode.TAGGED;
+    private static BridgeModes.StatusMode other(BridgeModes.StatusMode m) {
+        return m == BridgeModes.StatusMode.TAGGED ? BridgeModes.StatusMode.CYCLES : BridgeModes.StatusMode.TAGGED;
     }
 
     private static String text(Enum<?> e) {
@@ -94,7 +94,7 @@ public final class Bringup {
      * What the bitstream's CONFIG register says the bridge is; {@code blocked}, when not null, why
      * nothing more can be decided from the registers.
      */
-    private record Hardware(Bridge.WordOrder wordOrder, boolean paperIds, boolean cycles, String blocked) {
+    private record Hardware(BridgeModes.WordOrder wordOrder, boolean paperIds, boolean cycles, String blocked) {
         static Hardware blocked(String why) {
             return new Hardware(null, false, false, why);
         }
@@ -131,8 +131,8 @@ public final class Bringup {
             return new BringupReport(overlay, target, injected, issued, checks, latencies);
         }
 
-        Map<Direction, Bridge.WordOrder> placement = wordOrder(plan, obs.registers(), checks);
-        Bridge.StatusMode mode = null;
+        Map<Direction, BridgeModes.WordOrder> placement = wordOrder(plan, obs.registers(), checks);
+        BridgeModes.StatusMode mode = null;
         String unknown;
         if (placement.size() != Direction.values().length) {
             unknown = "how the bridge read the descriptors is not known (see word order)";
@@ -143,10 +143,10 @@ public final class Bringup {
         }
         Map<Direction, List<BringupPlan.Probe>> completed = new EnumMap<>(Direction.class);
         if (mode != null) {
-            Bridge.StatusMode m = mode;
+            BridgeModes.StatusMode m = mode;
             for (Direction d : Direction.values()) {
                 completed.put(d, plan.probes(d).stream()
-                        .filter(p -> expected(view(p, placement.get(d), hw), m == Bridge.StatusMode.CYCLES, hw.paperIds())
+                        .filter(p -> expected(view(p, placement.get(d), hw), m == BridgeModes.StatusMode.CYCLES, hw.paperIds())
                                 == Layout.Error.OK).toList());
             }
         }
@@ -177,13 +177,13 @@ public final class Bringup {
         }
         Map<String, BigInteger> cfg = Layout.CSR_CONFIG.unpack(BigInteger.valueOf(regs.get("CONFIG")));
         Function<String, Long> f = name -> cfg.get(name).longValueExact();
-        Hardware hw = new Hardware(f.apply("x0_high") != 0 ? Bridge.WordOrder.X0_HIGH : Bridge.WordOrder.X0_LOW,
+        Hardware hw = new Hardware(f.apply("x0_high") != 0 ? BridgeModes.WordOrder.X0_HIGH : BridgeModes.WordOrder.X0_LOW,
                 f.apply("paper_ids") != 0, f.apply("cycles_status") != 0, null);
         Map<String, String> built = new LinkedHashMap<>();
         built.put("windows", Long.toString(f.apply("window_entries")));
         built.put("inflight", Long.toString(f.apply("inflight")));
-        built.put("id_mode", text(hw.paperIds() ? Bridge.IdMode.PAPER : Bridge.IdMode.MANAGED));
-        built.put("status_mode", text(hw.cycles() ? Bridge.StatusMode.CYCLES : Bridge.StatusMode.TAGGED));
+        built.put("id_mode", text(hw.paperIds() ? BridgeModes.IdMode.PAPER : BridgeModes.IdMode.MANAGED));
+        built.put("status_mode", text(hw.cycles() ? BridgeModes.StatusMode.CYCLES : BridgeModes.StatusMode.TAGGED));
         built.put("word_order", text(hw.wordOrder()));
         built.put("sync_stages", Long.toString(f.apply("sync_stages")));
         built.put("counters", Boolean.toString(f.apply("counters") != 0));
@@ -214,18 +214,18 @@ public final class Bringup {
     // ------------------------------------------------------------------ word order
 
     /** Each direction's channel word order as LAST_DESC shows it; a direction missing from the map showed neither. */
-    private static Map<Direction, Bridge.WordOrder> wordOrder(BringupPlan plan, Map<String, Long> regs, List<Check> checks) {
-        Bridge.WordOrder configured = plan.config().params().wordOrder();
-        Map<Direction, Bridge.WordOrder> found = new EnumMap<>(Direction.class);
+    private static Map<Direction, BridgeModes.WordOrder> wordOrder(BringupPlan plan, Map<String, Long> regs, List<Check> checks) {
+        BridgeModes.WordOrder configured = plan.config().params().wordOrder();
+        Map<Direction, BridgeModes.WordOrder> found = new EnumMap<>(Direction.class);
         List<String> problems = new ArrayList<>();
         List<String> changes = new ArrayList<>();
         for (Direction d : Direction.values()) {
             long[] sent = plan.probes(d).getLast().words();
             long[] got = BringupPlan.lastDesc(d).stream().mapToLong(regs::get).toArray();
             if (java.util.Arrays.equals(got, sent)) {
-                found.put(d, Bridge.WordOrder.X0_LOW);
+                found.put(d, BridgeModes.WordOrder.X0_LOW);
             } else if (java.util.Arrays.equals(got, BringupPlan.reversed(sent))) {
-                found.put(d, Bridge.WordOrder.X0_HIGH);
+                found.put(d, BridgeModes.WordOrder.X0_HIGH);
             } else if (java.util.Arrays.stream(got).allMatch(v -> v == 0)) {
                 problems.add(d.tag() + ": LAST_DESC reads 0: no descriptor reached the bridge's " + d.tag() + " channel");
                 changes.add("check the kernel's " + d.tag() + " descriptor channel reaches the bridge (board_spec.xml, "
@@ -241,8 +241,8 @@ public final class Bringup {
                     .distinct().toList())));
             return found;
         }
-        Bridge.WordOrder rd = found.get(Direction.RD);
-        Bridge.WordOrder wr = found.get(Direction.WR);
+        BridgeModes.WordOrder rd = found.get(Direction.RD);
+        BridgeModes.WordOrder wr = found.get(Direction.WR);
         if (rd != wr) {
             checks.add(Check.mismatch(BringupReport.WORD_ORDER, "the directions differ: rd carries x0 " + SimulatedTarget.where(rd)
                     + ", wr " + SimulatedTarget.where(wr), "check both descriptor channels are declared as cldesc_t of the "
@@ -250,7 +250,7 @@ public final class Bringup {
             return found;
         }
         String seen = "rd, wr: LAST_DESC holds the last descriptor with x0 " + SimulatedTarget.where(rd) + " (LAST_DESC_"
-                + (rd == Bridge.WordOrder.X0_LOW ? 0 : Layout.CSR_LAST_DESC_REGS - 1) + ")";
+                + (rd == BridgeModes.WordOrder.X0_LOW ? 0 : Layout.CSR_LAST_DESC_REGS - 1) + ")";
         if (rd == configured) {
             checks.add(Check.ok(BringupReport.WORD_ORDER, seen + ", as word_order=" + text(configured) + " says"));
         } else {
@@ -280,7 +280,7 @@ public final class Bringup {
     // ------------------------------------------------------------------ kernel status
 
     /** The words as the bridge read them: as written when the channel's order is the bridge's own, reversed otherwise. */
-    private static long[] view(BringupPlan.Probe p, Bridge.WordOrder channel, Hardware hw) {
+    private static long[] view(BringupPlan.Probe p, BridgeModes.WordOrder channel, Hardware hw) {
         return channel == hw.wordOrder() ? p.words() : BringupPlan.reversed(p.words());
     }
 
@@ -316,9 +316,9 @@ public final class Bringup {
     }
 
     /** Why {@code raw} is not the status {@code mode} gives for a descriptor read as {@code view}; null when it is. */
-    private static String disagreement(long raw, long[] view, Bridge.StatusMode mode, boolean paperIds) {
+    private static String disagreement(long raw, long[] view, BridgeModes.StatusMode mode, boolean paperIds) {
         BigInteger s = new BigInteger(Long.toUnsignedString(raw));
-        boolean cycles = mode == Bridge.StatusMode.CYCLES;
+        boolean cycles = mode == BridgeModes.StatusMode.CYCLES;
         Layout.Error want = expected(view, cycles, paperIds);
         List<String> wrong = new ArrayList<>();
         if (!cycles) {
@@ -354,11 +354,11 @@ public final class Bringup {
     }
 
     /** Adds the kernel status check; returns the status mode the statuses decode with, or null if neither. */
-    private static Bridge.StatusMode kernelStatus(BringupPlan plan, BringupTarget.Observation obs, Hardware hw,
-                                                  Map<Direction, Bridge.WordOrder> placement, List<Check> checks) {
-        Bridge.StatusMode configured = plan.config().params().statusMode();
-        Map<Bridge.StatusMode, String> firstWrong = new EnumMap<>(Bridge.StatusMode.class);
-        for (Bridge.StatusMode m : List.of(configured, other(configured))) {
+    private static BridgeModes.StatusMode kernelStatus(BringupPlan plan, BringupTarget.Observation obs, Hardware hw,
+                                                  Map<Direction, BridgeModes.WordOrder> placement, List<Check> checks) {
+        BridgeModes.StatusMode configured = plan.config().params().statusMode();
+        Map<BridgeModes.StatusMode, String> firstWrong = new EnumMap<>(BridgeModes.StatusMode.class);
+        for (BridgeModes.StatusMode m : List.of(configured, other(configured))) {
             for (BringupPlan.Probe p : plan.probes()) {
                 long raw = obs.statuses().get(p.index());
                 String why = disagreement(raw, view(p, placement.get(p.direction()), hw), m, hw.paperIds());
@@ -368,11 +368,11 @@ public final class Bringup {
                 }
             }
         }
-        String layout = configured == Bridge.StatusMode.TAGGED ? "tagged (tag, error, elapsed)" : "cycles (cycles, failed)";
+        String layout = configured == BridgeModes.StatusMode.TAGGED ? "tagged (tag, error, elapsed)" : "cycles (cycles, failed)";
         if (!firstWrong.containsKey(configured)) {
             Map<Layout.Error, Integer> counts = new EnumMap<>(Layout.Error.class);
             for (BringupPlan.Probe p : plan.probes()) {
-                counts.merge(expected(view(p, placement.get(p.direction()), hw), configured == Bridge.StatusMode.CYCLES,
+                counts.merge(expected(view(p, placement.get(p.direction()), hw), configured == BridgeModes.StatusMode.CYCLES,
                         hw.paperIds()), 1, Integer::sum);
             }
             List<String> what = new ArrayList<>();
@@ -382,7 +382,7 @@ public final class Bringup {
                     + String.join(", ", what)));
             return configured;
         }
-        Bridge.StatusMode alt = other(configured);
+        BridgeModes.StatusMode alt = other(configured);
         if (!firstWrong.containsKey(alt)) {
             checks.add(Check.mismatch(BringupReport.KERNEL_STATUS, "the statuses do not decode as status_mode=" + text(configured)
                     + " says (" + firstWrong.get(configured) + ") but all decode as status_mode=" + text(alt),
@@ -399,7 +399,7 @@ public final class Bringup {
 
     // ------------------------------------------------------------------ mover status
 
-    private static void moverStatus(Map<String, Long> regs, Bridge.StatusMode mode, Map<Direction, List<BringupPlan.Probe>> completed,
+    private static void moverStatus(Map<String, Long> regs, BridgeModes.StatusMode mode, Map<Direction, List<BringupPlan.Probe>> completed,
                                     String unknown, List<Check> checks) {
         if (mode == null) {
             checks.add(Check.notChecked(BringupReport.MOVER_STATUS, "which descriptors completed is not known: " + unknown));
@@ -449,13 +449,13 @@ public final class Bringup {
 
     // ------------------------------------------------------------------ latency
 
-    private static Latency latency(Direction d, BringupTarget.Observation obs, Bridge.StatusMode mode,
+    private static Latency latency(Direction d, BringupTarget.Observation obs, BridgeModes.StatusMode mode,
                                    List<BringupPlan.Probe> completed, String unknown) {
         if (mode == null || completed.isEmpty()) {
             return new Latency(d, List.of(), List.of(), BringupPlan.BYTES, obs.dmaClockPs(), mode == null
                     ? unknown : "no descriptor completed on " + d.tag());
         }
-        Layout.Field elapsed = mode == Bridge.StatusMode.TAGGED ? Layout.KERNEL_STATUS_TAGGED.field("elapsed")
+        Layout.Field elapsed = mode == BridgeModes.StatusMode.TAGGED ? Layout.KERNEL_STATUS_TAGGED.field("elapsed")
                 : Layout.KERNEL_STATUS_CYCLES.field("cycles");
         List<Long> dma = new ArrayList<>();
         List<Long> kernel = new ArrayList<>();

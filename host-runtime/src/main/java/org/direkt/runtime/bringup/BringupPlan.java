@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.Descriptors;
 import org.direkt.runtime.pcie.Bytes;
 import org.direkt.runtime.pcie.WindowBlock;
@@ -129,7 +130,7 @@ public record BringupPlan(BridgeConfig config, BringupTarget.Buffers buffers, Wi
      *                                  the descriptors (the message says which and why)
      */
     public static BringupPlan of(BridgeConfig config, BringupTarget.Buffers buffers) {
-        Bridge.Params p = config.params();
+        BridgeSpec p = config.params();
         requireBringup(config);
         long fpgaSpan = (long) PER_DIRECTION * BYTES;
         long gpuSpan = 2 * fpgaSpan;
@@ -186,16 +187,16 @@ public record BringupPlan(BridgeConfig config, BringupTarget.Buffers buffers, Wi
     }
 
     /** The kernel's rule for direction {@code d}'s slot {@code slot}. */
-    private static Probe probe(Bridge.Params p, KernelArgs a, Direction d, int slot, int index) {
+    private static Probe probe(BridgeSpec p, KernelArgs a, Direction d, int slot, int index) {
         long off = (long) slot * a.bytes();
         long gpu = a.gpuPaddr() + off + (d == Direction.WR ? (long) PER_DIRECTION * a.bytes() : 0);
         long fpga = a.fpgaAddr() + off;
         long src = d == Direction.RD ? gpu : fpga;
         long dst = d == Direction.RD ? fpga : gpu;
         Kind kind = Kind.ofSlot(slot);
-        long tag = kind == Kind.TAG_ZERO || p.statusMode() == Bridge.StatusMode.CYCLES ? 0
+        long tag = kind == Kind.TAG_ZERO || p.statusMode() == BridgeModes.StatusMode.CYCLES ? 0
                 : (a.tagBase() + 16L * d.ordinal() + slot) & 0xFFFF_FFFFL;
-        int id = p.idMode() == Bridge.IdMode.PAPER ? Layout.KERNEL_ID_FIRST + slot : 0;
+        int id = p.idMode() == BridgeModes.IdMode.PAPER ? Layout.KERNEL_ID_FIRST + slot : 0;
         long[] words = Layout.cldescWords(Descriptors.cldesc(src, dst, a.bytes(), id, tag));
         return new Probe(index, d, slot, kind, src, dst, a.bytes(), id, tag, kind == Kind.REVERSED ? reversed(words) : words);
     }

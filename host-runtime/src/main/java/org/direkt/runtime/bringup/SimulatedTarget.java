@@ -6,16 +6,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.BridgeParam;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.sim.ReplayJob;
 import org.direkt.runtime.sim.ReplayResult;
 import org.direkt.runtime.sim.SimulatedBridge;
 
 /**
- * The bring-up on the simulated back end: the bridge the simulation builds has {@code hardware}'s
- * parameters (an overlay's, passed as the generator parameters that differ from the default preset,
- * so the default overlay shares the default build), one 64 KB GPU page is mapped at {@link #GPU_BUS},
+ * The bring-up on the simulated back end: the bridge the simulation builds is {@code hardware}, built
+ * from {@code generatorParams} (an overlay's generator parameters that differ from the default
+ * preset, so the default overlay shares the default build), one 64 KB GPU page is mapped at {@link #GPU_BUS},
  * and the simulated kernel issues the plan's descriptors one at a time, as the bring-up kernel does.
  * {@code channelWordOrder} is where the simulated kernel toolchain puts cldesc word x0 on the channel:
  * the bridge's own order, or the other one to model a toolchain that lays {@code cldesc_t} out
@@ -29,12 +30,15 @@ public final class SimulatedTarget implements BringupTarget {
     public static final long FPGA_ADDRESS = 0x1000;
 
     private final SimulatedBridge bridge;
-    private final Bridge.Params hardware;
-    private final Bridge.WordOrder channelWordOrder;
+    private final BridgeSpec hardware;
+    private final Map<String, Object> generatorParams;
+    private final BridgeModes.WordOrder channelWordOrder;
 
-    public SimulatedTarget(SimulatedBridge bridge, Bridge.Params hardware, Bridge.WordOrder channelWordOrder) {
+    public SimulatedTarget(SimulatedBridge bridge, BridgeSpec hardware, Map<String, Object> generatorParams,
+            BridgeModes.WordOrder channelWordOrder) {
         this.bridge = bridge;
         this.hardware = hardware;
+        this.generatorParams = Map.copyOf(generatorParams);
         this.channelWordOrder = channelWordOrder;
     }
 
@@ -44,8 +48,8 @@ public final class SimulatedTarget implements BringupTarget {
                 : ", its kernel toolchain putting x0 " + where(channelWordOrder));
     }
 
-    static String where(Bridge.WordOrder o) {
-        return o == Bridge.WordOrder.X0_LOW ? "at channel bits [31:0]" : "at channel bits [255:224]";
+    static String where(BridgeModes.WordOrder o) {
+        return o == BridgeModes.WordOrder.X0_LOW ? "at channel bits [31:0]" : "at channel bits [255:224]";
     }
 
     @Override
@@ -55,8 +59,8 @@ public final class SimulatedTarget implements BringupTarget {
 
     @Override
     public Observation run(BringupPlan plan) {
-        ReplayJob.Builder job = ReplayJob.builder().preset(Bridge.Params.DEFAULT_PRESET).sequential();
-        BridgeConfig.generatorParams(hardware).forEach(job::param);
+        ReplayJob.Builder job = ReplayJob.builder().preset(OverlayManifest.GENERATOR_PRESET).sequential();
+        generatorParams.forEach(job::param);
         byte[] page = new byte[(int) GPU_BYTES];
         for (int i = 0; i < page.length; i++) {
             page[i] = (byte) (i * 7 + 1);
@@ -64,8 +68,7 @@ public final class SimulatedTarget implements BringupTarget {
         job.gpuPage(GPU_BUS, page);
         plan.windowWrites().forEach(w -> job.csrWrite(w.name(), w.value()));
         if (channelWordOrder != hardware.wordOrder()) {
-            job.channelWordOrder(BridgeParam.named("word_order").orElseThrow()
-                    .text(hardware.toBuilder().wordOrder(channelWordOrder).build()));
+            job.channelWordOrder(BridgeSpec.text(channelWordOrder));
         }
         for (BringupPlan.Probe p : plan.probes()) {
             job.descriptor(new ReplayJob.Descriptor(p.direction(), p.words(), false));

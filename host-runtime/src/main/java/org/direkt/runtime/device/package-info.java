@@ -6,6 +6,9 @@
  * FPGA ({@link org.direkt.runtime.sim.SimulatedFpga}) and a board
  * ({@link org.direkt.runtime.board.BoardDevice}); the kernel calls it launches
  * ({@link org.direkt.runtime.device.KernelCall}); and the overlay's manifest, read in this one place
- * ({@link org.direkt.runtime.device.OverlayManifest}).
+ * ({@link org.direkt.contract.OverlayManifest}).
  */
 package org.direkt.runtime.device;
+
+
+import org.direkt.contract.OverlayManifest;

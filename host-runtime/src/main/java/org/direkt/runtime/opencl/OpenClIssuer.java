@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.ffi.ClBuffer;
 import org.direkt.runtime.ffi.ClContext;
 import org.direkt.runtime.ffi.ClKernel;

@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
-import org.direkt.generators.bridge.Layout;
+
+import org.direkt.contract.Layout;
 
 /**
  * The PCIe bus addresses behind a pinned GPU range, and the splitting of transfers into pieces the

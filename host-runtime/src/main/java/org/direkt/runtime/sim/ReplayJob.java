@@ -14,8 +14,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonValue;
 
-import org.direkt.generators.bridge.BridgeParam;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.pcie.WindowBlock;
 
 /**
@@ -86,7 +87,7 @@ public record ReplayJob(
         windows = List.copyOf(windows);
         csrWrites = List.copyOf(csrWrites);
         if (channelWordOrder != null) {
-            BridgeParam.named("word_order").orElseThrow().parse(channelWordOrder);
+            BridgeSpec.parse("word_order", BridgeModes.WordOrder.class, channelWordOrder);
         }
         descriptors = List.copyOf(descriptors);
         hostDescriptors = List.copyOf(hostDescriptors);

@@ -6,7 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 
 /**
  * What a replay produced: one {@link Status} per job descriptor (job order), one {@link HostStatus}

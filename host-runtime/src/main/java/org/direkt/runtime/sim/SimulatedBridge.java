@@ -23,7 +23,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 
 /**
  * The simulated back end: runs a {@link ReplayJob}'s kernel DMA descriptors through the bridge's
@@ -46,7 +46,7 @@ import org.direkt.generators.bridge.Layout;
  * {@link SimulatedDevice}, one FPGA that lives across many requests (what a session uses).
  *
  * <p>Needs {@code make setup} (the Python venv with cocotb and pytest, Verilator or Icarus) and the
- * compiled emitter ({@code hdl-dsl} and {@code generators} {@code target/classes}).
+ * compiled emitter ({@code contract}, {@code hdl-dsl} and {@code generators} {@code target/classes}).
  */
 public final class SimulatedBridge {
     /** Simulators the bench supports. */
@@ -161,7 +161,7 @@ public final class SimulatedBridge {
             throw new SimulationException("simulator " + simulator + " not found: no " + exe + " on PATH; run make setup");
         }
         if (blank(System.getenv("DIREKT_CLASSPATH")) && blank(System.getenv("DIREKT_EMIT_CMD"))) {
-            for (String m : List.of("hdl-dsl", "generators")) {
+            for (String m : List.of("contract", "hdl-dsl", "generators")) {
                 if (!Files.isDirectory(repo.resolve(m).resolve("target/classes"))) {
                     throw new SimulationException("the bridge emitter is not built: " + repo.resolve(m).resolve("target/classes")
                             + " is missing; run make build");

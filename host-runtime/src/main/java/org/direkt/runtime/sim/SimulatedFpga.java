@@ -8,14 +8,13 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
-import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.Descriptors;
 import org.direkt.runtime.DmaException;
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.device.KernelCall;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.pcie.AddressTable;
 import org.direkt.runtime.pcie.Bytes;
 
@@ -54,7 +53,7 @@ public final class SimulatedFpga implements FpgaDevice {
      * @throws SimulationException the simulation could not be built or started (the message says why)
      */
     public static SimulatedFpga start(SimulatedBridge bench, OverlayManifest manifest) {
-        return new SimulatedFpga(bench.device(Bridge.Params.DEFAULT_PRESET, manifest.generatorParams()));
+        return new SimulatedFpga(bench.device(OverlayManifest.GENERATOR_PRESET, manifest.generatorParams()));
     }
 
     /** {@link #start(SimulatedBridge, OverlayManifest)} on the bench of the repository this runtime runs from. */

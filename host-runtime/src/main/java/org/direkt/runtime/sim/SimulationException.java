@@ -4,7 +4,7 @@ package org.direkt.runtime.sim;
 /**
  * A replay could not be run or did not finish: the Python environment or the simulator is missing,
  * the bench failed (the message carries the tail of its output), it timed out, or its result is
- * inconsistent with this runtime's {@link org.direkt.generators.bridge.Layout}.
+ * inconsistent with this runtime's {@link org.direkt.contract.Layout}.
  */
 public class SimulationException extends RuntimeException {
     private static final long serialVersionUID = 1L;

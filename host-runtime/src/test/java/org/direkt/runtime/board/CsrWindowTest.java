@@ -10,10 +10,10 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.ffi.CsrDevice;
-import org.direkt.runtime.pcie.PciAddress;
 import org.direkt.runtime.pcie.HeaderAbi;
+import org.direkt.runtime.pcie.PciAddress;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -7,9 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.direkt.generators.bridge.Layout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import org.direkt.contract.Layout;
 
 class AddressTableTest {
     private static final long P = AddressTable.PAGE_SIZE;

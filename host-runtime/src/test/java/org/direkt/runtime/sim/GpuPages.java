@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 
 /**
  * Test helper: a GPU BAR of equal pages at given bus addresses (a page table), with random initial

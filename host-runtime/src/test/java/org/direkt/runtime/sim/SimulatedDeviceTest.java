@@ -17,7 +17,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
 import org.direkt.runtime.Descriptors;
 
 /**

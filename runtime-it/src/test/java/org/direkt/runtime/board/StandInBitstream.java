@@ -4,8 +4,9 @@ package org.direkt.runtime.board;
 import java.math.BigInteger;
 import java.util.Map;
 
-import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.Layout;
 
 /**
  * The bitstream a {@link BridgeStandIn} plays: the parameters its bridge was built with (which
@@ -16,19 +17,19 @@ import org.direkt.generators.bridge.Layout;
  * @param built   the bridge's parameters
  * @param channel where the kernel compiler puts x0: {@code X0_LOW} at channel bits [31:0], {@code X0_HIGH} at [255:224]
  */
-record StandInBitstream(Bridge.Params built, Bridge.WordOrder channel) {
+record StandInBitstream(BridgeSpec built, BridgeModes.WordOrder channel) {
 
     /** A bitstream built from {@code p}, compiled kernels putting x0 where its bridge takes it. */
-    static StandInBitstream of(Bridge.Params p) {
+    static StandInBitstream of(BridgeSpec p) {
         return new StandInBitstream(p, p.wordOrder());
     }
 
     /** CONFIG, as the bridge answers it. */
     long config() {
-        Bridge.Params p = built;
+        BridgeSpec p = built;
         return Layout.CSR_CONFIG.pack(Map.of("window_entries", p.windowEntries(), "inflight", p.inflight(),
-                "paper_ids", flag(p.idMode() == Bridge.IdMode.PAPER), "cycles_status", cycles() ? 1 : 0,
-                "x0_high", flag(p.wordOrder() == Bridge.WordOrder.X0_HIGH), "sync_stages", p.syncStages(),
+                "paper_ids", flag(p.idMode() == BridgeModes.IdMode.PAPER), "cycles_status", cycles() ? 1 : 0,
+                "x0_high", flag(p.wordOrder() == BridgeModes.WordOrder.X0_HIGH), "sync_stages", p.syncStages(),
                 "counters", flag(p.counters()), "bringup", flag(p.bringup()), "regions", flag(p.regionsAddressing()))).longValueExact();
     }
 
@@ -37,17 +38,17 @@ record StandInBitstream(Bridge.Params built, Bridge.WordOrder channel) {
     }
 
     boolean cycles() {
-        return built.statusMode() == Bridge.StatusMode.CYCLES;
+        return built.statusMode() == BridgeModes.StatusMode.CYCLES;
     }
 
     /** The channel's eight 32-bit words, word i its bits [32i+31:32i] (what LAST_DESC_i shows), for the words x0..x7 a kernel wrote. */
     long[] onChannel(long[] written) {
-        return channel == Bridge.WordOrder.X0_LOW ? written.clone() : reversed(written);
+        return channel == BridgeModes.WordOrder.X0_LOW ? written.clone() : reversed(written);
     }
 
     /** Words x0..x7 as the bridge reads them off {@code onChannel}: in its own word order. */
     long[] asRead(long[] onChannel) {
-        return built.wordOrder() == Bridge.WordOrder.X0_LOW ? onChannel.clone() : reversed(onChannel);
+        return built.wordOrder() == BridgeModes.WordOrder.X0_LOW ? onChannel.clone() : reversed(onChannel);
     }
 
     private static long[] reversed(long[] w) {
@@ -64,7 +65,7 @@ record StandInBitstream(Bridge.Params built, Bridge.WordOrder channel) {
      * BAD_ID (paper IDs below the kernel range); OK when it passes them.
      */
     Layout.Error firstChecks(Map<String, BigInteger> f) {
-        boolean paper = built.idMode() == Bridge.IdMode.PAPER;
+        boolean paper = built.idMode() == BridgeModes.IdMode.PAPER;
         if (f.get("flags").signum() != 0 || f.get("reserved").signum() != 0 || cycles() && f.get("tag").signum() != 0) {
             return Layout.Error.RESERVED;
         } else if (f.get("len_overflow").signum() != 0 || !paper && f.get("id").signum() != 0) {
@@ -91,7 +92,7 @@ record StandInBitstream(Bridge.Params built, Bridge.WordOrder channel) {
      * kernel's own ID with paper IDs, else one of the bridge's kernel IDs, one per slot in flight.
      */
     int moverId(Map<String, BigInteger> f, long n) {
-        return built.idMode() == Bridge.IdMode.PAPER ? f.get("id").intValue()
+        return built.idMode() == BridgeModes.IdMode.PAPER ? f.get("id").intValue()
                 : Layout.KERNEL_ID_FIRST + (int) (n % built.inflight());
     }
 

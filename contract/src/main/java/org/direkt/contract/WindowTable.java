@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.direkt.runtime.device;
+package org.direkt.contract;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package org.direkt.generators.bridge;
+package org.direkt.contract;
 
 import java.math.BigInteger;
 import java.util.ArrayList;

@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import org.direkt.contract.OverlayManifest;
 import org.direkt.overlay.cli.Main;
-import org.direkt.runtime.device.OverlayManifest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

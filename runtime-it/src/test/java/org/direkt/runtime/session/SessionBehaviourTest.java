@@ -17,8 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.BouncedBuffer;
 import org.direkt.runtime.DataPath;
@@ -315,7 +316,7 @@ class SessionBehaviourTest {
     @EnumSource(Device.class)
     void copiesThroughRegionsAreCheckedAndTranslatedByTheBridge(Device device) throws IOException {
         try (Session s = open(device, regions, importer())) {
-            assertEquals(Bridge.Addressing.REGIONS, s.addressing());
+            assertEquals(BridgeModes.Addressing.REGIONS, s.addressing());
             Session.GpuBuffer g = s.allocateGpu(5 * PAGE);
             Session.Region r = s.openRegion(g, true, true);
             Session.Region readOnly = s.openRegion(g, true, false);

@@ -22,13 +22,13 @@ import java.util.Random;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.Layout;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.Descriptors;
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.device.KernelCall;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.pcie.PciAddress;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.BiFunction;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.Session;
@@ -26,7 +28,6 @@ import org.direkt.runtime.bringup.BoardTarget;
 import org.direkt.runtime.bringup.BridgeConfig;
 import org.direkt.runtime.bringup.BringupPlan;
 import org.direkt.runtime.bringup.BringupTarget;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.pcie.SimulatedImporter;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -137,7 +138,7 @@ class BringupBoardTest {
     /** As {@code --inject word_order} on the simulated target: only the word order is wrong, and the fix is the overlay's. */
     @Test
     void aKernelCompilerPuttingX0AtTheOtherEndIsTheWordOrdersMismatch() {
-        Run r = bringup((b, m) -> b.channel(Bridge.WordOrder.X0_HIGH), binary);
+        Run r = bringup((b, m) -> b.channel(BridgeModes.WordOrder.X0_HIGH), binary);
         assertEquals(DirektRun.ExitCode.FAILED, r.code(), r.out() + r.err());
         r.line("bitstream", "OK");
         String line = r.line("word order", "MISMATCH");
@@ -152,7 +153,7 @@ class BringupBoardTest {
     /** A bitstream built from an overlay of the other status mode: CONFIG and the statuses both say which, as in the simulation. */
     @Test
     void aBitstreamOfTheOtherStatusModeIsTheBitstreamsAndTheStatusesMismatch() {
-        Run r = bringup((b, m) -> b.built(m.bridge().toBuilder().statusMode(Bridge.StatusMode.CYCLES).build()), binary);
+        Run r = bringup((b, m) -> b.built(m.bridge().withStatusMode(BridgeModes.StatusMode.CYCLES)), binary);
         assertEquals(DirektRun.ExitCode.FAILED, r.code(), r.out() + r.err());
         assertTrue(r.line("bitstream", "MISMATCH").contains("status_mode: bitstream cycles, overlay tagged"), r.out());
         r.line("word order", "OK");

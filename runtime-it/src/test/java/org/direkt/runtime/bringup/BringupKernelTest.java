@@ -13,8 +13,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.hdl.Module;
 import org.direkt.hdl.VerilogEmitter;
 import org.direkt.overlay.OverlayModel;
@@ -61,8 +63,8 @@ class BringupKernelTest {
         return switch (config) {
             case "default" -> Bridge.Params.defaults();
             case "paper" -> Bridge.Params.paper().toBuilder().bringup(true).build();
-            case "paper_ids_tagged" -> Bridge.Params.defaults().toBuilder().idMode(Bridge.IdMode.PAPER).build();
-            case "cycles" -> Bridge.Params.defaults().toBuilder().statusMode(Bridge.StatusMode.CYCLES).build();
+            case "paper_ids_tagged" -> Bridge.Params.defaults().toBuilder().idMode(BridgeModes.IdMode.PAPER).build();
+            case "cycles" -> Bridge.Params.defaults().toBuilder().statusMode(BridgeModes.StatusMode.CYCLES).build();
             default -> throw new IllegalArgumentException(config);
         };
     }
@@ -72,7 +74,7 @@ class BringupKernelTest {
         for (Layout.CsrReg r : Layout.csrMap(p.windowEntries(), p.counters(), p.bringup())) {
             regs.put(r.name(), r.offset());
         }
-        return new BridgeConfig(Path.of("direkt-overlay.json"), p, regs);
+        return new BridgeConfig(Path.of("direkt-overlay.json"), p.spec(), BridgeParam.overDefault(p), regs);
     }
 
     private static byte[] longs(long... v) {

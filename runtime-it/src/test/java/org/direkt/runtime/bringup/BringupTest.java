@@ -16,8 +16,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.generators.bridge.BridgeParam;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.bringup.BringupReport.Verdict;
 import org.direkt.runtime.sim.Direction;
@@ -39,16 +41,16 @@ class BringupTest {
     static final BringupTarget.Buffers BUFFERS = new BringupTarget.Buffers(0x38_0000_0000L, 1 << 16, 0x1000, 1 << 20);
 
     /** What a bridge built with {@code hw} shows when the kernel's channel carries x0 {@code channel}; its mover's status word from {@code mover}. */
-    static BringupTarget.Observation model(BringupPlan plan, Bridge.Params hw, Bridge.WordOrder channel, MoverWord mover) {
-        boolean cycles = hw.statusMode() == Bridge.StatusMode.CYCLES;
-        boolean paper = hw.idMode() == Bridge.IdMode.PAPER;
+    static BringupTarget.Observation model(BringupPlan plan, Bridge.Params hw, BridgeModes.WordOrder channel, MoverWord mover) {
+        boolean cycles = hw.statusMode() == BridgeModes.StatusMode.CYCLES;
+        boolean paper = hw.idMode() == BridgeModes.IdMode.PAPER;
         List<Long> statuses = new ArrayList<>();
         List<Long> kernel = new ArrayList<>();
         Map<String, Long> regs = new LinkedHashMap<>();
         int nextId = Layout.KERNEL_ID_FIRST;
         for (BringupPlan.Probe p : plan.probes()) {
-            long[] onChannel = channel == Bridge.WordOrder.X0_LOW ? p.words() : BringupPlan.reversed(p.words());
-            long[] view = hw.wordOrder() == Bridge.WordOrder.X0_LOW ? onChannel : BringupPlan.reversed(onChannel);
+            long[] onChannel = channel == BridgeModes.WordOrder.X0_LOW ? p.words() : BringupPlan.reversed(p.words());
+            long[] view = hw.wordOrder() == BridgeModes.WordOrder.X0_LOW ? onChannel : BringupPlan.reversed(onChannel);
             Layout.Error e = Bringup.expected(view, cycles, paper);
             long elapsed = e == Layout.Error.OK ? 14 : 2;
             BigInteger s = cycles
@@ -69,7 +71,7 @@ class BringupTest {
         regs.put("MAGIC", Layout.CSR_MAGIC);
         regs.put("VERSION", (long) Layout.VERSION);
         regs.put("CONFIG", Layout.CSR_CONFIG.pack(Map.of("window_entries", hw.windowEntries(), "inflight", hw.inflight(),
-                "paper_ids", paper ? 1 : 0, "cycles_status", cycles ? 1 : 0, "x0_high", hw.wordOrder() == Bridge.WordOrder.X0_HIGH ? 1 : 0,
+                "paper_ids", paper ? 1 : 0, "cycles_status", cycles ? 1 : 0, "x0_high", hw.wordOrder() == BridgeModes.WordOrder.X0_HIGH ? 1 : 0,
                 "sync_stages", hw.syncStages(), "counters", hw.counters() ? 1 : 0, "bringup", hw.bringup() ? 1 : 0)).longValueExact());
         return new BringupTarget.Observation(statuses, regs, kernel, 4000);
     }
@@ -81,7 +83,7 @@ class BringupTest {
 
     static final MoverWord LAYOUT = id -> Layout.MOVER_STATUS.pack(Map.of("id", id, "completed", 1)).longValueExact();
 
-    static BringupReport analyse(Bridge.Params believed, Bridge.Params hw, Bridge.WordOrder channel, MoverWord mover) {
+    static BringupReport analyse(Bridge.Params believed, Bridge.Params hw, BridgeModes.WordOrder channel, MoverWord mover) {
         BringupPlan plan = BringupPlan.of(BringupKernelTest.config(believed), BUFFERS);
         return Bringup.analyse(plan, model(plan, hw, channel, mover), "model", List.of());
     }
@@ -98,7 +100,7 @@ class BringupTest {
     void aBridgeAsConfiguredPassesEveryCheck() {
         for (String name : List.of("default", "paper", "paper_ids_tagged", "cycles")) {
             Bridge.Params p = BringupKernelTest.params(name);
-            for (Bridge.WordOrder o : Bridge.WordOrder.values()) {
+            for (BridgeModes.WordOrder o : BridgeModes.WordOrder.values()) {
                 Bridge.Params q = p.toBuilder().wordOrder(o).build();
                 BringupReport r = analyse(q, q, o, LAYOUT);
                 assertTrue(r.allOk(), name + ", " + o + ":\n" + r.render());
@@ -117,7 +119,7 @@ class BringupTest {
      */
     @Test
     void theTargetsLimitsDecideWhatTheReportClaims() {
-        BringupReport r = analyse(Bridge.Params.defaults(), Bridge.Params.defaults(), Bridge.WordOrder.X0_LOW, LAYOUT);
+        BringupReport r = analyse(Bridge.Params.defaults(), Bridge.Params.defaults(), BridgeModes.WordOrder.X0_LOW, LAYOUT);
         String board = r.within(new BringupTarget.Limits(List.of(), List.of("the moved bytes: none compared"), "")).render();
         assertTrue(board.contains("latency rd     MEASURED     14 dma_clk cycles"), board);
         assertTrue(board.endsWith("result: every check OK\nleft open by this run:\n  - the moved bytes: none compared\n"), board);
@@ -138,9 +140,9 @@ class BringupTest {
 
     @Test
     void aChannelInTheOtherWordOrderIsNamedWithEitherOverlayOrder() {
-        for (Bridge.WordOrder o : Bridge.WordOrder.values()) {
+        for (BridgeModes.WordOrder o : BridgeModes.WordOrder.values()) {
             Bridge.Params p = Bridge.Params.defaults().toBuilder().wordOrder(o).build();
-            Bridge.WordOrder channel = o == Bridge.WordOrder.X0_LOW ? Bridge.WordOrder.X0_HIGH : Bridge.WordOrder.X0_LOW;
+            BridgeModes.WordOrder channel = o == BridgeModes.WordOrder.X0_LOW ? BridgeModes.WordOrder.X0_HIGH : BridgeModes.WordOrder.X0_LOW;
             BringupReport r = analyse(p, p, channel, LAYOUT);
             assertVerdicts(r, Verdict.OK, Verdict.MISMATCH, Verdict.OK, Verdict.OK);
             String want = channel.name().toLowerCase(java.util.Locale.ROOT);
@@ -155,7 +157,7 @@ class BringupTest {
     void aCyclesBridgeUnderATaggedOverlayIsNamed() {
         // The reverse of the simulated injection: the bitstream returns cycles statuses, the overlay says tagged.
         Bridge.Params hw = BringupKernelTest.params("paper");
-        Bridge.Params believed = hw.toBuilder().statusMode(Bridge.StatusMode.TAGGED).build();
+        Bridge.Params believed = hw.toBuilder().statusMode(BridgeModes.StatusMode.TAGGED).build();
         BringupReport r = analyse(believed, hw, hw.wordOrder(), LAYOUT);
         assertVerdicts(r, Verdict.MISMATCH, Verdict.OK, Verdict.MISMATCH, Verdict.OK);
         assertTrue(r.check(BringupReport.KERNEL_STATUS).change().startsWith("status_mode=cycles: "), r.render());
@@ -167,8 +169,8 @@ class BringupTest {
     @Test
     void bothWrongAtOnceAreBothNamed() {
         Bridge.Params hw = Bridge.Params.defaults();
-        Bridge.Params believed = hw.toBuilder().statusMode(Bridge.StatusMode.CYCLES).build();
-        BringupReport r = analyse(believed, hw, Bridge.WordOrder.X0_HIGH, LAYOUT);
+        Bridge.Params believed = hw.toBuilder().statusMode(BridgeModes.StatusMode.CYCLES).build();
+        BringupReport r = analyse(believed, hw, BridgeModes.WordOrder.X0_HIGH, LAYOUT);
         assertVerdicts(r, Verdict.MISMATCH, Verdict.MISMATCH, Verdict.MISMATCH, Verdict.OK);
         assertTrue(r.check(BringupReport.WORD_ORDER).change().startsWith("word_order=x0_high"), r.render());
         assertTrue(r.check(BringupReport.KERNEL_STATUS).change().startsWith("status_mode=tagged"), r.render());
@@ -178,7 +180,7 @@ class BringupTest {
     void aChannelInNeitherOrderStopsTheChecksThatNeedIt() {
         Bridge.Params p = Bridge.Params.defaults();
         BringupPlan plan = BringupPlan.of(BringupKernelTest.config(p), BUFFERS);
-        BringupTarget.Observation good = model(plan, p, Bridge.WordOrder.X0_LOW, LAYOUT);
+        BringupTarget.Observation good = model(plan, p, BridgeModes.WordOrder.X0_LOW, LAYOUT);
         Map<String, Long> regs = new LinkedHashMap<>(good.registers());
         for (String r : BringupPlan.lastDesc(Direction.WR)) {
             regs.put(r, Long.reverseBytes(regs.get(r)) >>> 32);  // each word byte-swapped
@@ -203,7 +205,7 @@ class BringupTest {
     void aMoverStatusInAnotherFormatIsNamed() {
         // A hard IP that reports completion in bit 9 instead of bit 8: the bridge's statuses still flow.
         MoverWord other = id -> id | 1L << 9;
-        BringupReport r = analyse(Bridge.Params.defaults(), Bridge.Params.defaults(), Bridge.WordOrder.X0_LOW, other);
+        BringupReport r = analyse(Bridge.Params.defaults(), Bridge.Params.defaults(), BridgeModes.WordOrder.X0_LOW, other);
         assertVerdicts(r, Verdict.OK, Verdict.OK, Verdict.OK, Verdict.MISMATCH);
         assertTrue(r.check(BringupReport.MOVER_STATUS).finding().contains("completed 0"), r.render());
         assertTrue(r.check(BringupReport.MOVER_STATUS).change().contains("Layout.MOVER_STATUS"), r.render());
@@ -213,7 +215,7 @@ class BringupTest {
     void registersThatAreNotABridgesStopEverything() {
         Bridge.Params p = Bridge.Params.defaults();
         BringupPlan plan = BringupPlan.of(BringupKernelTest.config(p), BUFFERS);
-        BringupTarget.Observation good = model(plan, p, Bridge.WordOrder.X0_LOW, LAYOUT);
+        BringupTarget.Observation good = model(plan, p, BridgeModes.WordOrder.X0_LOW, LAYOUT);
         Map<String, Long> regs = new LinkedHashMap<>(good.registers());
         regs.put("MAGIC", 0xFFFF_FFFFL);
         BringupReport r = Bringup.analyse(plan, new BringupTarget.Observation(good.statuses(), regs, good.kernelCycles(), 0),
@@ -223,7 +225,7 @@ class BringupTest {
 
         // A bitstream without bring-up registers: named in CONFIG, nothing decided from their zeros.
         Bridge.Params without = p.toBuilder().bringup(false).build();
-        r = Bringup.analyse(plan, model(plan, without, Bridge.WordOrder.X0_LOW, LAYOUT), "model", List.of());
+        r = Bringup.analyse(plan, model(plan, without, BridgeModes.WordOrder.X0_LOW, LAYOUT), "model", List.of());
         assertVerdicts(r, Verdict.MISMATCH, Verdict.NOT_CHECKED, Verdict.NOT_CHECKED, Verdict.NOT_CHECKED);
         assertTrue(r.check(BringupReport.BITSTREAM).finding().contains("bringup: bitstream false, overlay true"), r.render());
     }
@@ -239,7 +241,9 @@ class BringupTest {
                     new PrintWriter(new StringWriter()), new PrintWriter(err));
             assertEquals(0, rc, err.toString());
             BridgeConfig c = BridgeConfig.read(out);
-            assertEquals(Bridge.Params.PRESETS.get(preset).get(), c.params(), preset);
+            Bridge.Params built = Bridge.Params.PRESETS.get(preset).get();
+            assertEquals(built.spec(), c.params(), preset);
+            assertEquals(BridgeParam.overDefault(built), c.generatorParams(), preset);
             if (preset.equals("paper")) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BringupPlan.of(c, BUFFERS));
                 assertTrue(e.getMessage().contains("no bring-up registers (bringup=false)"), e.getMessage());
@@ -263,7 +267,7 @@ class BringupTest {
         Files.writeString(f, "{\"format\": \"direkt-overlay\", \"layout\": {\"version\": " + Layout.VERSION
                 + "}, \"bridge\": {\"inflight\": 16}}");
         e = assertThrows(IllegalArgumentException.class, () -> BridgeConfig.read(tmp));
-        assertTrue(e.getMessage().contains("bridge.instance is missing"), e.getMessage());
+        assertTrue(e.getMessage().contains("bridge.id_mode is missing"), e.getMessage());
     }
 
     @Test

@@ -17,8 +17,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.DataPath;
 import org.direkt.runtime.Descriptors;
@@ -121,7 +122,7 @@ class RegionSessionTest {
 
     @Test
     void aRegionOverScatteredPagesCopiesGpuToFpgaAndBackByteExact() {
-        assertEquals(Bridge.Addressing.REGIONS, s.addressing());
+        assertEquals(BridgeModes.Addressing.REGIONS, s.addressing());
         try (Session.GpuBuffer g = s.allocateGpu(5 * PAGE); Session.Region r = s.openRegion(g, true, true)) {
             assertEquals(DataPath.DIRECT, g.path(), g.pathReason());
             assertTrue(g.table().segmentCount() > 2, "scattered pages: " + g.table());

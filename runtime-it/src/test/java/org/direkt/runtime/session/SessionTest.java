@@ -18,8 +18,9 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.DataPath;
 import org.direkt.runtime.DmaException;
@@ -114,7 +115,7 @@ class SessionTest {
     @Test
     void regionsAreRefusedOnAnOverlayWithWindows() throws Exception {
         try (Session s = Session.open(overlay, importer(), Session.Gpu.SIMULATED)) {
-            assertEquals(Bridge.Addressing.RAW, s.addressing());
+            assertEquals(BridgeModes.Addressing.RAW, s.addressing());
             Session.GpuBuffer g = s.allocateGpu(65_536);
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> s.openRegion(g, true, true));
             assertTrue(e.getMessage().contains("has raw addressing") && e.getMessage().contains("--preset regions"), e.getMessage());

@@ -13,11 +13,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.BridgeSpec;
+import org.direkt.contract.Layout;
+import org.direkt.contract.OverlayManifest;
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.KernelCall;
-import org.direkt.runtime.device.OverlayManifest;
 import org.direkt.runtime.ffi.ClBuffer;
 import org.direkt.runtime.ffi.ClContext;
 import org.direkt.runtime.ffi.CsrDevice;
@@ -81,12 +82,12 @@ public final class BridgeStandIn implements CsrAccess, Fabric {
     }
 
     /** Plays a bitstream whose bridge was built with {@code params} (another overlay's), kernels still putting x0 where it takes it. */
-    public BridgeStandIn built(Bridge.Params params) {
+    public BridgeStandIn built(BridgeSpec params) {
         return play(StandInBitstream.of(params));
     }
 
     /** Kernels put cldesc word x0 at the channel's {@code x0} end, wherever the bridge takes it (another kernel compiler's layout). */
-    public BridgeStandIn channel(Bridge.WordOrder x0) {
+    public BridgeStandIn channel(BridgeModes.WordOrder x0) {
         return play(new StandInBitstream(bitstream.built(), x0));
     }
 

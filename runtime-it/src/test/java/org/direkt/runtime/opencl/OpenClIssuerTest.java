@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import org.direkt.contract.BridgeModes;
+import org.direkt.contract.Layout;
 import org.direkt.generators.bridge.Bridge;
-import org.direkt.generators.bridge.Layout;
 import org.direkt.hdl.Module;
 import org.direkt.hdl.VerilogEmitter;
 import org.direkt.overlay.OverlayModel;
@@ -54,10 +55,10 @@ class OpenClIssuerTest {
         f.put("dst_lo", dst & 0xFFFF_FFFFL);
         f.put("dst_hi", dst >>> 32);
         f.put("dwords", Integer.toUnsignedLong(r.bytes()) >>> 2);
-        if (p.idMode() == Bridge.IdMode.PAPER) {
+        if (p.idMode() == BridgeModes.IdMode.PAPER) {
             f.put("id", r.id());
         }
-        if (p.statusMode() == Bridge.StatusMode.TAGGED) {
+        if (p.statusMode() == BridgeModes.StatusMode.TAGGED) {
             f.put("tag", Integer.toUnsignedLong(r.tag()));
         }
         return Layout.CLDESC.pack(f);
