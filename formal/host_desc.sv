@@ -46,7 +46,6 @@
 //@tap f_rd_flag_q   = dut.u_rd.flag_q_valid
 //@tap f_rd_flag_lo  = dut.u_rd.flag_q_low
 //@tap f_rd_flag_c   = dut.u_rd.flag_q_carry
-//@tap f_rd_hinc     = dut.u_rd.rc_base_high_inc
 //@tap f_rd_lastid   = dut.u_rd.last_id
 //@tap f_rd_held     = dut.u_rd.handed_held
 //@tap f_rd_flag_r   = dut.u_rd_flag_ready
@@ -88,7 +87,6 @@
 //@tap f_wr_flag_q   = dut.u_wr.flag_q_valid
 //@tap f_wr_flag_lo  = dut.u_wr.flag_q_low
 //@tap f_wr_flag_c   = dut.u_wr.flag_q_carry
-//@tap f_wr_hinc     = dut.u_wr.rc_base_high_inc
 //@tap f_wr_lastid   = dut.u_wr.last_id
 //@tap f_wr_held     = dut.u_wr.handed_held
 //@tap f_wr_flag_r   = dut.u_wr_flag_ready
@@ -178,7 +176,6 @@ module fv_host_desc (
   wire [159:0] f_rd_fdesc, f_rd_entry_d;
   wire         f_rd_flag_q, f_wr_flag_q, f_rd_flag_c, f_wr_flag_c;
   wire [12:0]  f_rd_flag_lo, f_wr_flag_lo;
-  wire [50:0]  f_rd_hinc, f_wr_hinc;
   wire [1:0]   f_rd_lastid, f_wr_lastid;
   wire [2:0]   f_rd_held, f_wr_held;
   wire         f_rd_flag_v, f_rd_flag_r, f_rd_entry_v, f_rd_entry_r, f_rd_done;
@@ -226,7 +223,7 @@ module fv_host_desc (
     .ring0(f_rd_ring0), .ring1(f_rd_ring1), .ring2(f_rd_ring2), .ring3(f_rd_ring3),
     .rc({f_rd_rc_hi, f_rd_rc_lo}), .fpend(f_rd_fpend), .fdesc(f_rd_fdesc), .reported(f_rd_reported), .failed(f_rd_failed),
     .ridx(f_rd_ridx), .rvalid(f_rd_rvalid), .hvalid(f_rd_hvalid), .expecting(f_rd_expect),
-    .flag_v(f_rd_flag_v), .flag_q(f_rd_flag_q), .flag_lo(f_rd_flag_lo), .flag_c(f_rd_flag_c), .hinc(f_rd_hinc), .lastid(f_rd_lastid), .held_ids(f_rd_held), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
+    .flag_v(f_rd_flag_v), .flag_q(f_rd_flag_q), .flag_lo(f_rd_flag_lo), .flag_c(f_rd_flag_c), .lastid(f_rd_lastid), .held_ids(f_rd_held), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
     .entry_v(f_rd_entry_v), .entry_r(f_rd_entry_r), .entry_d(f_rd_entry_d), .idle(f_idle_rd),
     .flags(f_rd_flags), .unwritten(f_rd_unwritten), .moving(f_rd_moving)
   );
@@ -241,7 +238,7 @@ module fv_host_desc (
     .ring0(f_wr_ring0), .ring1(f_wr_ring1), .ring2(f_wr_ring2), .ring3(f_wr_ring3),
     .rc({f_wr_rc_hi, f_wr_rc_lo}), .fpend(f_wr_fpend), .fdesc(f_wr_fdesc), .reported(f_wr_reported), .failed(f_wr_failed),
     .ridx(f_wr_ridx), .rvalid(f_wr_rvalid), .hvalid(f_wr_hvalid), .expecting(f_wr_expect),
-    .flag_v(f_wr_flag_v), .flag_q(f_wr_flag_q), .flag_lo(f_wr_flag_lo), .flag_c(f_wr_flag_c), .hinc(f_wr_hinc), .lastid(f_wr_lastid), .held_ids(f_wr_held), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
+    .flag_v(f_wr_flag_v), .flag_q(f_wr_flag_q), .flag_lo(f_wr_flag_lo), .flag_c(f_wr_flag_c), .lastid(f_wr_lastid), .held_ids(f_wr_held), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
     .entry_v(f_wr_entry_v), .entry_r(f_wr_entry_r), .entry_d(f_wr_entry_d), .idle(f_idle_wr),
     .flags(f_wr_flags), .unwritten(f_wr_unwritten), .moving(f_wr_moving)
   );
@@ -304,7 +301,6 @@ module fv_host_desc_side #(
   input wire [159:0]  fdesc, entry_d,
   input wire          flag_v, flag_q, flag_r, entry_v, entry_r, flag_c,
   input wire [12:0]   flag_lo,
-  input wire [50:0]   hinc,
   input wire [1:0]    lastid,
   input wire [2:0]    held_ids,
   input wire [63:0]   flag_d,
@@ -393,11 +389,10 @@ module fv_host_desc_side #(
     h_flag_reg: assert (!flag_v || flag_d == rc + {60'd0, f_fire[1:0], 2'b00});
     // a flag held back only while a fetch with the other carry waits for the mover
     h_flag_shown: assert (!flag_q || flag_v || fpend);
-    // the held flag's address: its low bits and carry, and the RC base's bits above plus 1 beside them
-    h_flag_q: assert (!flag_q || {flag_c ? hinc : rc[63:13], flag_lo} == rc + {60'd0, f_fire[1:0], 2'b00});
+    // the held flag's address: its low bits, and its carry into the RC base's bits above
+    h_flag_q: assert (!flag_q || {rc[63:13] + {50'd0, flag_c}, flag_lo} == rc + {60'd0, f_fire[1:0], 2'b00});
     // the batch's last ID, kept from its start
     h_last: assert (!busy || lastid == end_id[1:0]);
-    h_hinc: assert (idle || hinc == rc[63:13] + 51'd1);   // a cycle behind the RC base, which changes only when idle (E2)
     h_order: assert (cptr - fptr <= live && live <= 3'd4 && {1'b0, f_req - f_iss} + {1'b0, live} <= 4'd4
                      && f_req - f_flag <= 3'd4);
     h_flags: assert (f_fire - f_flag <= 3'd1 && (f_fire != f_flag) == dcm_pending);

@@ -12,119 +12,119 @@
 `default_nettype none
 
 module direkt_host_desc_rd_e128_f254 (
-  input  wire         clk,             // @[HostDescSide.java:158]
-  input  wire         rst,             // @[HostDescSide.java:158]
-  input  wire         reg_we,          // @[HostDescSide.java:160]
-  input  wire [3:0]   reg_index,       // @[HostDescSide.java:160]
-  input  wire [31:0]  reg_wdata,       // @[HostDescSide.java:160]
-  output wire [7:0]   reg_last_ptr,    // @[HostDescSide.java:161]
-  output wire [6:0]   reg_table_size,  // @[HostDescSide.java:161]
-  output wire [31:0]  reg_diag,        // @[HostDescSide.java:161]
-  output wire [31:0]  reg_last_status, // @[HostDescSide.java:162]
-  input  wire         dts_write,       // @[HostDescSide.java:163]
-  input  wire [7:0]   dts_address,     // @[HostDescSide.java:163]
-  input  wire [4:0]   dts_burstcount,  // @[HostDescSide.java:164]
-  input  wire [255:0] dts_writedata,   // @[HostDescSide.java:164]
-  output wire [159:0] fetch_data,      // @[HostDescSide.java:165]
-  output wire         fetch_valid,     // @[HostDescSide.java:165]
-  input  wire         fetch_ready,     // @[HostDescSide.java:165]
-  input  wire         fetch_done,      // @[HostDescSide.java:165]
-  input  wire         fetch_failed,    // @[HostDescSide.java:165]
-  input  wire         misrouted,       // @[HostDescSide.java:166]
-  output wire [159:0] entry_data,      // @[HostDescSide.java:166]
-  output wire         entry_valid,     // @[HostDescSide.java:166]
-  input  wire         entry_ready,     // @[HostDescSide.java:166]
-  input  wire         hs_valid,        // @[HostDescSide.java:167]
-  input  wire [31:0]  hs_data,         // @[HostDescSide.java:167]
-  output wire [63:0]  flag_data,       // @[HostDescSide.java:167]
-  output wire         flag_valid,      // @[HostDescSide.java:167]
-  input  wire         flag_ready       // @[HostDescSide.java:167]
+  input  wire         clk,             // @[HostDescSide.java:160]
+  input  wire         rst,             // @[HostDescSide.java:160]
+  input  wire         reg_we,          // @[HostDescSide.java:162]
+  input  wire [3:0]   reg_index,       // @[HostDescSide.java:162]
+  input  wire [31:0]  reg_wdata,       // @[HostDescSide.java:162]
+  output wire [7:0]   reg_last_ptr,    // @[HostDescSide.java:163]
+  output wire [6:0]   reg_table_size,  // @[HostDescSide.java:163]
+  output wire [31:0]  reg_diag,        // @[HostDescSide.java:163]
+  output wire [31:0]  reg_last_status, // @[HostDescSide.java:164]
+  input  wire         dts_write,       // @[HostDescSide.java:165]
+  input  wire [7:0]   dts_address,     // @[HostDescSide.java:165]
+  input  wire [4:0]   dts_burstcount,  // @[HostDescSide.java:166]
+  input  wire [255:0] dts_writedata,   // @[HostDescSide.java:166]
+  output wire [159:0] fetch_data,      // @[HostDescSide.java:167]
+  output wire         fetch_valid,     // @[HostDescSide.java:167]
+  input  wire         fetch_ready,     // @[HostDescSide.java:167]
+  input  wire         fetch_done,      // @[HostDescSide.java:167]
+  input  wire         fetch_failed,    // @[HostDescSide.java:167]
+  input  wire         misrouted,       // @[HostDescSide.java:168]
+  output wire [159:0] entry_data,      // @[HostDescSide.java:168]
+  output wire         entry_valid,     // @[HostDescSide.java:168]
+  input  wire         entry_ready,     // @[HostDescSide.java:168]
+  input  wire         hs_valid,        // @[HostDescSide.java:169]
+  input  wire [31:0]  hs_data,         // @[HostDescSide.java:169]
+  output wire [63:0]  flag_data,       // @[HostDescSide.java:169]
+  output wire         flag_valid,      // @[HostDescSide.java:169]
+  input  wire         flag_ready       // @[HostDescSide.java:169]
 );
 
-  reg                                              [31:0]  rc_base_lo;        // @[HostDescSide.java:184]
-  reg                                              [31:0]  rc_base_hi;        // @[HostDescSide.java:185]
-  reg                                              [18:0]  ep_base_lo_high;   // @[HostDescSide.java:188]
-  reg                                              [4:0]   ep_base_lo_byte;   // @[HostDescSide.java:189]
-  reg                                              [31:0]  ep_base_hi;        // @[HostDescSide.java:190]
-  reg                                              [7:0]   last_ptr;          // @[HostDescSide.java:191]
-  reg                                              [6:0]   table_size;        // @[HostDescSide.java:192]
-  reg                                              [31:0]  last_host_status;  // @[HostDescSide.java:193]
-  wire                                                     last_ptr_ok;       // @[HostDescSide.java:206]
-  reg                                                      requested;         // @[HostDescSide.java:212]
-  reg                                              [7:0]   prev_id;           // @[HostDescSide.java:218]
-  reg                                              [6:0]   fetch_index;       // @[HostDescSide.java:219]
-  reg                                                      busy;              // @[HostDescSide.java:220]
-  reg                                              [6:0]   first_id;          // @[HostDescSide.java:221]
-  reg                                              [7:0]   count;             // @[HostDescSide.java:222]
-  reg                                              [6:0]   fetch_base;        // @[HostDescSide.java:223]
-  reg                                                      ends_table;        // @[HostDescSide.java:224]
-  reg                                              [6:0]   last_id;           // @[HostDescSide.java:225]
-  reg                                              [7:0]   arrived;           // @[HostDescSide.java:226]
-  reg                                              [7:0]   issued;            // @[HostDescSide.java:227]
-  reg                                                      fetch_reported;    // @[HostDescSide.java:228]
-  reg                                                      fetch_failed_q;    // @[HostDescSide.java:229]
-  reg                                                      fetch_pending;     // @[HostDescSide.java:230]
-  reg                                                      settled;           // @[HostDescSide.java:238]
-  reg                                                      ptr_differs;       // @[HostDescSide.java:239]
-  reg                                                      ptr_in_table;      // @[HostDescSide.java:241]
-  wire                                                     pending;           // @[HostDescSide.java:243]
-  wire                                                     restart;           // @[HostDescSide.java:245]
-  reg                                              [6:0]   start_id;          // @[HostDescSide.java:247]
-  reg                                              [6:0]   end_id;            // @[HostDescSide.java:249]
-  wire                                             [7:0]   size;              // @[HostDescSide.java:251]
-  wire                                                     start;             // @[HostDescSide.java:253]
-  reg                                              [50:0]  rc_base_high_inc;  // @[HostDescSide.java:266]
-  wire                                             [8:0]   fetch_src_low;     // @[HostDescSide.java:268]
-  reg                                              [8:0]   fetch_src_low_q;   // @[HostDescSide.java:270]
-  reg                                                      fetch_finish;      // @[HostDescSide.java:271]
-  wire                                             [50:0]  rc_high;           // @[HostDescSide.java:275]
-  reg                                              [4:0]   burst_left;        // @[HostDescSide.java:289]
-  reg                                                      burst_idle;        // @[HostDescSide.java:290]
-  reg                                              [7:0]   beat_next;         // @[HostDescSide.java:291]
-  wire                                             [7:0]   beat_address;      // @[HostDescSide.java:292]
-  reg                                              [7:0]   expected;          // @[HostDescSide.java:302]
-  reg                                              [7:0]   expected_before;   // @[HostDescSide.java:304]
-  reg                                                      next_hit;          // @[HostDescSide.java:305]
-  reg                                                      expecting;         // @[HostDescSide.java:306]
-  wire                                                     take;              // @[HostDescSide.java:307]
-  wire                                             [6:0]   entry_id;          // @[HostDescSide.java:316]
-  reg                                              [5:0]   handed_ptr;        // @[HostDescSide.java:340]
-  reg                                              [5:0]   completed_ptr;     // @[HostDescSide.java:341]
-  reg                                              [5:0]   flagged_ptr;       // @[HostDescSide.java:342]
-  reg                                              [5:0]   handed_held;       // @[HostDescSide.java:346]
-  reg                                                      ring_room;         // @[HostDescSide.java:347]
-  reg                                              [7:0]   read_index;        // @[HostDescSide.java:355]
-  reg                                                      read_valid;        // @[HostDescSide.java:356]
-  reg                                                      head_empty;        // @[HostDescSide.java:359]
-  wire                                                     head_valid;        // @[HostDescSide.java:360]
-  reg                                              [145:0] head_word;         // @[HostDescSide.java:362]
-  wire                                                     head_free;         // @[HostDescSide.java:363]
-  wire                                                     read_free;         // @[HostDescSide.java:365]
-  wire                                                     arrived_unread;    // @[HostDescSide.java:367]
-  reg                                              [145:0] read_word;         // @[HostDescSide.java:369]
-  wire                                             [6:0]   out_id;            // @[HostDescSide.java:376]
-  wire                                                     fetch_report;      // @[HostDescSide.java:392]
-  wire                                                     batch_done;        // @[HostDescSide.java:399]
-  wire                                             [7:0]   prev_done;         // @[HostDescSide.java:423]
-  wire                                             [7:0]   hs_id;             // @[HostDescSide.java:435]
-  reg                                              [6:0]   completed_head;    // @[HostDescSide.java:439]
-  wire                                                     complete;          // @[HostDescSide.java:440]
-  reg                                              [5:0]   completed_next;    // @[HostDescSide.java:443]
-  reg                                                      flag_q_valid;      // @[HostDescSide.java:456]
-  reg                                              [12:0]  flag_q_low;        // @[HostDescSide.java:457]
-  reg                                                      flag_q_carry;      // @[HostDescSide.java:458]
-  wire                                                     flag_shown;        // @[HostDescSide.java:459]
-  wire                                                     flag_fire;         // @[HostDescSide.java:461]
-  wire                                                     flag_load;         // @[HostDescSide.java:463]
-  wire                                             [13:0]  flag_low_sum;      // @[HostDescSide.java:465]
-  reg                                              [7:0]   diag;              // @[HostDescSide.java:484]
-  reg                                              [5:0]   diag_seen;         // @[HostDescSide.java:485]
-  reg                                                      diag_beat_taken;   // @[HostDescSide.java:488]
-  reg                                              [1:0]   diag_beat_checks;  // @[HostDescSide.java:490]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [145:0] entries [0:127];   // @[HostDescSide.java:324]
-  reg                                              [6:0]   handed_ids [0:31]; // @[HostDescSide.java:339]
+  reg                                              [31:0]  rc_base_lo;         // @[HostDescSide.java:186]
+  reg                                              [31:0]  rc_base_hi;         // @[HostDescSide.java:187]
+  reg                                              [18:0]  ep_base_lo_high;    // @[HostDescSide.java:190]
+  reg                                              [4:0]   ep_base_lo_byte;    // @[HostDescSide.java:191]
+  reg                                              [31:0]  ep_base_hi;         // @[HostDescSide.java:192]
+  reg                                              [7:0]   last_ptr;           // @[HostDescSide.java:193]
+  reg                                              [6:0]   table_size;         // @[HostDescSide.java:194]
+  reg                                              [31:0]  last_host_status;   // @[HostDescSide.java:195]
+  wire                                                     last_ptr_ok;        // @[HostDescSide.java:208]
+  reg                                                      requested;          // @[HostDescSide.java:214]
+  reg                                              [7:0]   prev_id;            // @[HostDescSide.java:220]
+  reg                                              [6:0]   fetch_index;        // @[HostDescSide.java:221]
+  reg                                                      busy;               // @[HostDescSide.java:222]
+  reg                                              [6:0]   first_id;           // @[HostDescSide.java:223]
+  reg                                              [7:0]   count;              // @[HostDescSide.java:224]
+  reg                                              [6:0]   fetch_base;         // @[HostDescSide.java:225]
+  reg                                                      ends_table;         // @[HostDescSide.java:226]
+  reg                                              [6:0]   last_id;            // @[HostDescSide.java:227]
+  reg                                              [7:0]   arrived;            // @[HostDescSide.java:228]
+  reg                                              [7:0]   issued;             // @[HostDescSide.java:229]
+  reg                                                      fetch_reported;     // @[HostDescSide.java:230]
+  reg                                                      fetch_failed_q;     // @[HostDescSide.java:231]
+  reg                                                      fetch_pending;      // @[HostDescSide.java:232]
+  reg                                                      settled;            // @[HostDescSide.java:240]
+  reg                                                      ptr_differs;        // @[HostDescSide.java:241]
+  reg                                                      ptr_in_table;       // @[HostDescSide.java:243]
+  wire                                                     pending;            // @[HostDescSide.java:245]
+  wire                                                     restart;            // @[HostDescSide.java:247]
+  reg                                              [6:0]   start_id;           // @[HostDescSide.java:249]
+  reg                                              [6:0]   end_id;             // @[HostDescSide.java:251]
+  wire                                             [7:0]   size;               // @[HostDescSide.java:253]
+  wire                                                     start;              // @[HostDescSide.java:255]
+  wire                                             [8:0]   fetch_src_low;      // @[HostDescSide.java:268]
+  reg                                              [8:0]   fetch_src_low_q;    // @[HostDescSide.java:270]
+  reg                                                      fetch_finish;       // @[HostDescSide.java:271]
+  wire                                             [50:0]  rc_high;            // @[HostDescSide.java:275]
+  reg                                              [4:0]   burst_left;         // @[HostDescSide.java:289]
+  reg                                                      burst_idle;         // @[HostDescSide.java:290]
+  reg                                              [7:0]   beat_next;          // @[HostDescSide.java:291]
+  wire                                             [7:0]   beat_address;       // @[HostDescSide.java:292]
+  reg                                              [7:0]   expected;           // @[HostDescSide.java:302]
+  reg                                              [7:0]   expected_before;    // @[HostDescSide.java:304]
+  reg                                                      next_hit;           // @[HostDescSide.java:305]
+  reg                                                      expecting;          // @[HostDescSide.java:306]
+  wire                                                     take;               // @[HostDescSide.java:307]
+  reg                                              [5:0]   handed_ptr;         // @[HostDescSide.java:337]
+  reg                                              [5:0]   completed_ptr;      // @[HostDescSide.java:338]
+  reg                                              [5:0]   flagged_ptr;        // @[HostDescSide.java:339]
+  reg                                              [5:0]   handed_held;        // @[HostDescSide.java:343]
+  reg                                                      ring_room;          // @[HostDescSide.java:344]
+  reg                                              [7:0]   read_index;         // @[HostDescSide.java:352]
+  reg                                                      read_valid;         // @[HostDescSide.java:353]
+  reg                                                      head_empty;         // @[HostDescSide.java:356]
+  wire                                                     head_valid;         // @[HostDescSide.java:357]
+  reg                                              [152:0] head_word;          // @[HostDescSide.java:359]
+  wire                                                     head_free;          // @[HostDescSide.java:360]
+  wire                                                     read_free;          // @[HostDescSide.java:362]
+  wire                                                     arrived_unread;     // @[HostDescSide.java:364]
+  reg                                              [152:0] read_word;          // @[HostDescSide.java:366]
+  wire                                             [6:0]   out_id;             // @[HostDescSide.java:373]
+  wire                                                     fetch_report;       // @[HostDescSide.java:389]
+  wire                                                     batch_done;         // @[HostDescSide.java:396]
+  wire                                             [7:0]   prev_done;          // @[HostDescSide.java:420]
+  wire                                             [7:0]   hs_id;              // @[HostDescSide.java:432]
+  reg                                              [6:0]   completed_head;     // @[HostDescSide.java:436]
+  wire                                                     complete;           // @[HostDescSide.java:437]
+  reg                                              [5:0]   completed_next;     // @[HostDescSide.java:440]
+  reg                                                      flag_q_valid;       // @[HostDescSide.java:453]
+  reg                                              [12:0]  flag_q_low;         // @[HostDescSide.java:454]
+  reg                                                      flag_q_carry;       // @[HostDescSide.java:455]
+  wire                                                     flag_shown;         // @[HostDescSide.java:456]
+  wire                                                     flag_fire;          // @[HostDescSide.java:458]
+  wire                                                     flag_load;          // @[HostDescSide.java:460]
+  wire                                             [13:0]  flag_low_sum;       // @[HostDescSide.java:462]
+  wire                                                     rc_high_carry;      // @[HostDescSide.java:474]
+  reg                                              [7:0]   diag;               // @[HostDescSide.java:483]
+  reg                                              [5:0]   diag_seen;          // @[HostDescSide.java:484]
+  reg                                                      diag_beat_taken;    // @[HostDescSide.java:487]
+  reg                                                      diag_beat_reserved; // @[HostDescSide.java:489]
+  reg                                                      diag_entry_id;      // @[HostDescSide.java:492]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [152:0] entries [0:127];    // @[HostDescSide.java:322]
+  reg                                              [6:0]   handed_ids [0:31];  // @[HostDescSide.java:336]
 
-  // @[HostDescSide.java:198]
+  // @[HostDescSide.java:200]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_lo <= 32'd0;
@@ -135,7 +135,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:199]
+  // @[HostDescSide.java:201]
   always @(posedge clk) begin
     if (rst) begin
       rc_base_hi <= 32'd0;
@@ -146,7 +146,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:201]
+  // @[HostDescSide.java:203]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_lo_high <= 19'd0;
@@ -157,7 +157,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:202]
+  // @[HostDescSide.java:204]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_lo_byte <= 5'd0;
@@ -168,7 +168,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:204]
+  // @[HostDescSide.java:206]
   always @(posedge clk) begin
     if (rst) begin
       ep_base_hi <= 32'd0;
@@ -179,7 +179,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:208]
+  // @[HostDescSide.java:210]
   always @(posedge clk) begin
     if (rst) begin
       last_ptr <= 8'd255;
@@ -190,7 +190,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:213]
+  // @[HostDescSide.java:215]
   always @(posedge clk) begin
     if (rst) begin
       table_size <= 7'd127;
@@ -201,7 +201,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:449]
+  // @[HostDescSide.java:446]
   always @(posedge clk) begin
     if (rst) begin
       last_host_status <= 32'd0;
@@ -212,9 +212,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:207]
+  assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:209]
 
-  // @[HostDescSide.java:420]
+  // @[HostDescSide.java:417]
   always @(posedge clk) begin
     if (rst) begin
       requested <= 1'b0;
@@ -231,7 +231,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:428]
+  // @[HostDescSide.java:425]
   always @(posedge clk) begin
     if (rst) begin
       prev_id <= 8'd255;
@@ -242,7 +242,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:429]
+  // @[HostDescSide.java:426]
   always @(posedge clk) begin
     if (rst) begin
       fetch_index <= 7'd0;
@@ -256,7 +256,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:405]
+  // @[HostDescSide.java:402]
   always @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0;
@@ -270,7 +270,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:407]
+  // @[HostDescSide.java:404]
   always @(posedge clk) begin
     if (rst) begin
       first_id <= 7'd0;
@@ -281,7 +281,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:408]
+  // @[HostDescSide.java:405]
   always @(posedge clk) begin
     if (rst) begin
       count <= 8'd0;
@@ -292,7 +292,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:409]
+  // @[HostDescSide.java:406]
   always @(posedge clk) begin
     if (rst) begin
       fetch_base <= 7'd0;
@@ -303,7 +303,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:410]
+  // @[HostDescSide.java:407]
   always @(posedge clk) begin
     if (rst) begin
       ends_table <= 1'b0;
@@ -314,7 +314,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:411]
+  // @[HostDescSide.java:408]
   always @(posedge clk) begin
     if (rst) begin
       last_id <= 7'd0;
@@ -325,7 +325,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:328]
+  // @[HostDescSide.java:326]
   always @(posedge clk) begin
     if (rst) begin
       arrived <= 8'd0;
@@ -339,7 +339,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:385]
+  // @[HostDescSide.java:382]
   always @(posedge clk) begin
     if (rst) begin
       issued <= 8'd0;
@@ -353,7 +353,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:395]
+  // @[HostDescSide.java:392]
   always @(posedge clk) begin
     if (rst) begin
       fetch_reported <= 1'b0;
@@ -367,7 +367,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:396]
+  // @[HostDescSide.java:393]
   always @(posedge clk) begin
     if (rst) begin
       fetch_failed_q <= 1'b0;
@@ -381,7 +381,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:391]
+  // @[HostDescSide.java:388]
   always @(posedge clk) begin
     if (rst) begin
       fetch_pending <= 1'b0;
@@ -395,7 +395,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:401]
+  // @[HostDescSide.java:398]
   always @(posedge clk) begin
     if (rst) begin
       settled <= 1'b0;
@@ -404,7 +404,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:240]
+  // @[HostDescSide.java:242]
   always @(posedge clk) begin
     if (rst) begin
       ptr_differs <= 1'b0;
@@ -413,7 +413,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:242]
+  // @[HostDescSide.java:244]
   always @(posedge clk) begin
     if (rst) begin
       ptr_in_table <= 1'b0;
@@ -422,11 +422,11 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:244]
+  assign pending = (requested & ptr_differs) & ptr_in_table; // @[HostDescSide.java:246]
 
-  assign restart = (prev_id == 8'd255) | (prev_id >= {1'b0, table_size}); // @[HostDescSide.java:246]
+  assign restart = (prev_id == 8'd255) | (prev_id >= {1'b0, table_size}); // @[HostDescSide.java:248]
 
-  // @[HostDescSide.java:248]
+  // @[HostDescSide.java:250]
   always @(posedge clk) begin
     if (rst) begin
       start_id <= 7'd0;
@@ -435,7 +435,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:250]
+  // @[HostDescSide.java:252]
   always @(posedge clk) begin
     if (rst) begin
       end_id <= 7'd0;
@@ -444,22 +444,13 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 8'd1; // @[HostDescSide.java:252]
+  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 8'd1; // @[HostDescSide.java:254]
 
-  assign start = (~busy & pending) & settled; // @[HostDescSide.java:254]
-
-  // @[HostDescSide.java:267]
-  always @(posedge clk) begin
-    if (rst) begin
-      rc_base_high_inc <= 51'd1;
-    end else begin
-      rc_base_high_inc <= {rc_base_hi, rc_base_lo[31:13]} + 51'd1;
-    end
-  end
+  assign start = (~busy & pending) & settled; // @[HostDescSide.java:256]
 
   assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({2'd0, fetch_index} + 9'd16); // @[HostDescSide.java:269]
 
-  // @[HostDescSide.java:406]
+  // @[HostDescSide.java:403]
   always @(posedge clk) begin
     if (rst) begin
       fetch_src_low_q <= 9'd0;
@@ -470,7 +461,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:402]
+  // @[HostDescSide.java:399]
   always @(posedge clk) begin
     if (rst) begin
       fetch_finish <= 1'b0;
@@ -479,7 +470,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign rc_high = (fetch_pending ? fetch_src_low_q[8] : flag_q_carry) ? rc_base_high_inc : {rc_base_hi, rc_base_lo[31:13]}; // @[HostDescSide.java:477]
+  assign rc_high = {rc_base_hi, rc_base_lo[31:13]} + {50'd0, rc_high_carry}; // @[HostDescSide.java:476]
 
   // @[HostDescSide.java:296]
   always @(posedge clk) begin
@@ -553,7 +544,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:330]
+  // @[HostDescSide.java:328]
   always @(posedge clk) begin
     if (rst) begin
       expecting <= 1'b0;
@@ -572,9 +563,7 @@ module direkt_host_desc_rd_e128_f254 (
 
   assign take = (dts_write & expecting) & (burst_idle ? (dts_address == expected) : next_hit); // @[HostDescSide.java:308]
 
-  assign entry_id = first_id + arrived[6:0]; // @[HostDescSide.java:317]
-
-  // @[HostDescSide.java:384]
+  // @[HostDescSide.java:381]
   always @(posedge clk) begin
     if (rst) begin
       handed_ptr <= 6'd0;
@@ -585,7 +574,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:446]
+  // @[HostDescSide.java:443]
   always @(posedge clk) begin
     if (rst) begin
       completed_ptr <= 6'd0;
@@ -596,7 +585,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:470]
+  // @[HostDescSide.java:467]
   always @(posedge clk) begin
     if (rst) begin
       flagged_ptr <= 6'd0;
@@ -607,7 +596,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:475]
+  // @[HostDescSide.java:472]
   always @(posedge clk) begin
     if (rst) begin
       handed_held <= 6'd0;
@@ -616,7 +605,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:476]
+  // @[HostDescSide.java:473]
   always @(posedge clk) begin
     if (rst) begin
       ring_room <= 1'b1;
@@ -625,7 +614,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:371]
+  // @[HostDescSide.java:368]
   always @(posedge clk) begin
     if (rst) begin
       read_index <= 8'd0;
@@ -639,7 +628,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:370]
+  // @[HostDescSide.java:367]
   always @(posedge clk) begin
     if (rst) begin
       read_valid <= 1'b0;
@@ -650,7 +639,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:373]
+  // @[HostDescSide.java:370]
   always @(posedge clk) begin
     if (rst) begin
       head_empty <= 1'b1;
@@ -664,32 +653,32 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign head_valid = ~head_empty; // @[HostDescSide.java:361]
+  assign head_valid = ~head_empty; // @[HostDescSide.java:358]
 
-  // @[HostDescSide.java:374]
+  // @[HostDescSide.java:371]
   always @(posedge clk) begin
     if (head_free) begin
       head_word <= read_word;
     end
   end
 
-  assign head_free = head_empty; // @[HostDescSide.java:364]
+  assign head_free = head_empty; // @[HostDescSide.java:361]
 
-  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:366]
+  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:363]
 
-  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:368]
+  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:365]
 
-  assign out_id = first_id + issued[6:0]; // @[HostDescSide.java:377]
+  assign out_id = first_id + issued[6:0]; // @[HostDescSide.java:374]
 
-  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:393]
+  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:390]
 
-  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:400]
+  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:397]
 
-  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:424]
+  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:421]
 
-  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:436]
+  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:433]
 
-  // @[HostDescSide.java:447]
+  // @[HostDescSide.java:444]
   always @(posedge clk) begin
     if (rst) begin
       completed_head <= 7'd0;
@@ -702,9 +691,9 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:441]
+  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:438]
 
-  // @[HostDescSide.java:444]
+  // @[HostDescSide.java:441]
   always @(posedge clk) begin
     if (rst) begin
       completed_next <= 6'd1;
@@ -713,7 +702,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:472]
+  // @[HostDescSide.java:469]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_valid <= 1'b0;
@@ -722,7 +711,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:468]
+  // @[HostDescSide.java:465]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_low <= 13'd0;
@@ -733,7 +722,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:469]
+  // @[HostDescSide.java:466]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_carry <= 1'b0;
@@ -744,24 +733,26 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  assign flag_shown = flag_q_valid & (~fetch_pending | (fetch_src_low_q[8] == flag_q_carry)); // @[HostDescSide.java:460]
+  assign flag_shown = flag_q_valid & (~fetch_pending | (fetch_src_low_q[8] == flag_q_carry)); // @[HostDescSide.java:457]
 
-  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:462]
+  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:459]
 
-  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_fire); // @[HostDescSide.java:464]
+  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_fire); // @[HostDescSide.java:461]
 
-  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:466]
+  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:463]
 
-  // @[HostDescSide.java:494]
+  assign rc_high_carry = fetch_pending ? fetch_src_low_q[8] : flag_q_carry; // @[HostDescSide.java:475]
+
+  // @[HostDescSide.java:496]
   always @(posedge clk) begin
     if (rst) begin
       diag <= 8'd0;
     end else begin
-      diag <= (reg_we & (reg_index == 4'd8)) ? 8'd0 : (diag | {diag_seen[5:2], diag_beat_taken & diag_beat_checks[1], diag_beat_taken & diag_beat_checks[0], diag_seen[1] & ~diag_beat_taken, diag_seen[0]});
+      diag <= (reg_we & (reg_index == 4'd8)) ? 8'd0 : (diag | {diag_seen[5:2], diag_beat_taken & diag_beat_reserved, diag_entry_id, diag_seen[1] & ~diag_beat_taken, diag_seen[0]});
     end
   end
 
-  // @[HostDescSide.java:486]
+  // @[HostDescSide.java:485]
   always @(posedge clk) begin
     if (rst) begin
       diag_seen <= 6'd0;
@@ -770,7 +761,7 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:489]
+  // @[HostDescSide.java:488]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_taken <= 1'b0;
@@ -779,50 +770,59 @@ module direkt_host_desc_rd_e128_f254 (
     end
   end
 
-  // @[HostDescSide.java:491]
+  // @[HostDescSide.java:490]
   always @(posedge clk) begin
     if (rst) begin
-      diag_beat_checks <= 2'd0;
+      diag_beat_reserved <= 1'b0;
     end else begin
-      diag_beat_checks <= {|dts_writedata[255:153], dts_writedata[152:146] != entry_id};
+      diag_beat_reserved <= |dts_writedata[255:153];
     end
   end
 
-  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:500]
+  // @[HostDescSide.java:493]
+  always @(posedge clk) begin
+    if (rst) begin
+      diag_entry_id <= 1'b0;
+    end else begin
+      diag_entry_id <= (entry_valid & entry_ready) & (head_word[152:146] != out_id);
+    end
+  end
 
-  assign reg_table_size = table_size; // @[HostDescSide.java:501]
+  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:502]
 
-  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:502]
+  assign reg_table_size = table_size; // @[HostDescSide.java:503]
 
-  assign reg_last_status = last_host_status; // @[HostDescSide.java:503]
+  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:504]
 
-  assign fetch_data = {6'd0, 8'd254, {10'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {1'b0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:390]
+  assign reg_last_status = last_host_status; // @[HostDescSide.java:505]
 
-  assign fetch_valid = fetch_pending; // @[HostDescSide.java:389]
+  assign fetch_data = {6'd0, 8'd254, {10'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {1'b0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:387]
 
-  assign entry_data = {6'd0, {1'b0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:379]
+  assign fetch_valid = fetch_pending; // @[HostDescSide.java:386]
 
-  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:378]
+  assign entry_data = {6'd0, {1'b0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:376]
 
-  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:479]
+  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:375]
 
-  assign flag_valid = flag_shown; // @[HostDescSide.java:478]
+  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:478]
 
-  // @[HostDescSide.java:325]
+  assign flag_valid = flag_shown; // @[HostDescSide.java:477]
+
+  // @[HostDescSide.java:323]
   always @(posedge clk) begin
     if (expecting) begin
-      entries[arrived[6:0]] <= {dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]};
+      entries[arrived[6:0]] <= {dts_writedata[152:146], dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]};
     end
   end
 
-  // @[HostDescSide.java:369]
+  // @[HostDescSide.java:366]
   always @(posedge clk) begin
     if (read_free) begin
       read_word <= entries[read_index[6:0]];
     end
   end
 
-  // @[HostDescSide.java:381]
+  // @[HostDescSide.java:378]
   always @(posedge clk) begin
     if (entry_valid & entry_ready) begin
       handed_ids[handed_ptr[4:0]] <= out_id;

@@ -29,7 +29,7 @@ batch's ID, and is written exactly once per batch, in ID order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from cocotb.triggers import ClockCycles
 
@@ -92,6 +92,8 @@ class A10DmaSide:
         self.flags = 0  # flag writes seen
         self.ep_written = False
         self.timeout_cycles = 2_000_000
+        # a test's changes to an entry as host software got it wrong: ID -> f(words) -> words
+        self.tamper: dict[int, Callable[[list[int]], list[int]]] = {}
 
     # ----------------------------------------------------------------- the host table
 
@@ -112,6 +114,8 @@ class A10DmaSide:
 
     def _write_entry(self, index: int, ident: int, src: int, dst: int, nbytes: int) -> None:
         words = [src & 0xFFFF_FFFF, src >> 32, dst & 0xFFFF_FFFF, dst >> 32, (nbytes // 4) | (ident << 18), 0, 0, 0]
+        if ident in self.tamper:
+            words = self.tamper[ident](list(words))
         raw = b"".join(w.to_bytes(4, "little") for w in words)
         self.host.mem.write(self._mem_off(self.table_bus + HEADER_BYTES + ENTRY_BYTES * index), raw)
 

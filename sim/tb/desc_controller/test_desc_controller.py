@@ -334,6 +334,30 @@ async def table_fetch_ids_are_not_the_kernels(dut):
     ctl.check_models()
 
 
+@cocotb.test(**TIMEOUT)
+async def malformed_entries(dut):
+    """Entries host software got wrong still move their bytes, with the controller's own IDs and
+    flags, and DIAG says what was wrong: an entry whose ID field is not its ID sets entry_id (bit 2)
+    as it goes to the mover; one with a reserved bit set (a reserved dword, or control [31:25])
+    sets entry_reserved (bit 3) as it arrives. Each alone, then the other side's DIAG clean, a write
+    clearing it, and a well-formed batch after leaving it clean."""
+    ctl = Controller(dut, "malformed_entries")
+    await ctl.start()
+    side = ctl.sides["rd"]
+    wrong_id = {1: lambda w: w[:4] + [(w[4] & 0x3FFFF) | (9 << 18)] + w[5:]}
+    reserved = {5: lambda w: w[:6] + [1 << 17] + w[7:], 6: lambda w: w[:4] + [w[4] | 1 << 25] + w[5:]}
+    for what, tamper, bit in (("entry_id", wrong_id, 0x04), ("entry_reserved", reserved, 0x08)):
+        side.tamper = tamper
+        await run_host(ctl, "rd", host_plan(ctl, "rd", 4, 0, HOST_SIZE // 4), 1)
+        side.tamper = {}
+        assert await ctl.diag("rd") & DIAG_STICKY == bit, f"DIAG.{what} after a batch with {sorted(tamper)} wrong"
+        assert await ctl.diag("wr") & DIAG_STICKY == 0, "the other side's DIAG"
+        await side.write(DIAG, 0)
+    await run_host(ctl, "rd", host_plan(ctl, "rd", 4, 0, HOST_SIZE // 4), 1)
+    await ctl.check_diag_clean("malformed_entries, then a batch well formed")
+    ctl.check_models()
+
+
 # --------------------------------------------------------------------------- pytest
 
 # One emitted configuration each (one Verilator build).

@@ -45,7 +45,8 @@ import org.direkt.hdl.Unit;
  *     the word the batch expects next, so an entry goes to the mover only after its own beat
  *     arrived, and a beat of nothing expected is dropped (DIAG.stray_dts).</li>
  * <li>Entries go to the mover in ID order, each once, with the controller's ID for it (the entry's
- *     own ID field is compared, DIAG.entry_id; its reserved bits must be 0, DIAG.entry_reserved).</li>
+ *     own ID field, kept beside it, is compared as it goes, DIAG.entry_id; its reserved bits must be
+ *     0 as it arrives, DIAG.entry_reserved).</li>
  * <li>Completion: a host status counts only when it names the oldest ID handed to the mover and not
  *     yet completed (the movers complete in order); then that ID's flag is written once, in the
  *     order the IDs were handed over. Any other status writes nothing (DIAG.stray_status). At most
@@ -143,10 +144,11 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
      * An entry as it waits for the mover: the mover descriptor's addresses and length. Its ID is the
      * batch's first plus the entries handed over before it (the store holds one batch at a time).
      */
-    static final Layout.Word ENTRY = new Layout.Word("host_entry", 146, List.of(
+    static final Layout.Word ENTRY = new Layout.Word("host_entry", 153, List.of(
             new Layout.Field("src", 0, 64, "source address"),
             new Layout.Field("dst", 64, 64, "destination address"),
-            new Layout.Field("dwords", 128, 18, "length in dwords")));
+            new Layout.Field("dwords", 128, 18, "length in dwords"),
+            new Layout.Field("id", 146, 7, "the entry's own ID field (control [24:18]), compared when it goes to the mover")));
 
     @Override
     public String moduleName(Params p) {
@@ -263,8 +265,6 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         int sb = SPAN_BITS;
         int hb = 64 - sb;
         Expr rcHigh = rcBase.bits(63, sb);
-        Reg rcHighInc = m.reg("rc_base_high_inc", hb, cd).init(1);
-        rcHighInc.set(rcHigh.plus(1));
         Signal srcLow = m.wire("fetch_src_low", sb - 5 + 1);
         srcLow.set(rcBase.bits(sb - 1, 5).zext(sb - 4).plus(fetchIdx.zext(sb - 4).plus(m.lit(0x200 >> 5, sb - 4))));
         Reg srcLowQ = m.reg("fetch_src_low_q", sb - 4, cd).init(0);
@@ -313,8 +313,6 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         m.when(take, () -> expectedBefore.set(expected));
         nextHit.set(busy.and(take.or(Expr.mux(io.dts().write(), beat.eq(expectedBefore), nextHit))));
         Expr entry = io.dts().writedata();
-        Signal entryId = m.wire("entry_id", w);
-        entryId.set(first.plus(arrived.bits(w - 1, 0)));
         // ---- the batch's entries, by their place in it: entry k of the batch at word k. While the
         // batch expects one, the word at arrived is written every cycle with the beat's data; a
         // beat taken keeps it (arrived moves on), so the RAM's write port hangs on flip-flops and
@@ -323,14 +321,13 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Layout.Word ew = ENTRY;
         Memory store = m.memory("entries", ew.bits(), e, cd).noReadWriteCheck();
         store.write(arrived.trunc(w), HdlWords.pack(m, ew, Map.of("src", entry.bits(63, 0), "dst", entry.bits(127, 64),
-                "dwords", entry.bits(145, 128))), expecting);
+                "dwords", entry.bits(145, 128), "id", entry.bits(152, 146))), expecting);
         m.when(take, () -> {
             arrived.set(arrived.plus(1));
             expected.set(expected.plus(1));
             expecting.set(arrived.plus(1).ne(count));
         });
         // control dword [24:18] is the entry's ID; [31:25] and dwords 5..7 are reserved
-        Expr idMismatch = entry.bits(152, 146).ne(entryId.zext(7));
         Expr reservedSet = entry.bits(255, 153).orR();
 
         // ---- IDs handed to the mover, in order: issued (w), completed (c), flagged (f)
@@ -474,7 +471,9 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Expr handOut = flagLoad.and(out.fire().not());
         held.set(held.upDownSelected(out.fire(), flagLoad));
         room.set(Expr.mux(room, held.eq(places - 2).and(handIn).not(), handOut));
-        high.set(Expr.mux(Expr.mux(fetchValid, srcLowQ.bit(sb - 5), flagCarry), rcHighInc, rcHigh));
+        Signal highCarry = m.wire("rc_high_carry", 1);
+        highCarry.set(Expr.mux(fetchValid, srcLowQ.bit(sb - 5), flagCarry));
+        high.set(rcHigh.plus(highCarry.zext(hb)).bits(hb - 1, 0));
         io.flag().valid().set(flagShown);
         io.flag().data().set(Expr.cat(high, flagLow));
 
@@ -487,9 +486,12 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
                 io.hsValid().and(complete.not()), report.and(io.fetchFailed()), io.dts().write(), write[4].and(ptrOk.not())));
         Reg beatTaken = m.reg("diag_beat_taken", 1, cd).init(0);
         beatTaken.set(take);
-        Reg beatChecks = m.reg("diag_beat_checks", 2, cd).init(0);
-        beatChecks.set(Expr.cat(reservedSet, idMismatch));
-        Expr diagEvents = Expr.cat(seen.bits(5, 2), beatTaken.and(beatChecks.bit(1)), beatTaken.and(beatChecks.bit(0)),
+        Reg beatReserved = m.reg("diag_beat_reserved", 1, cd).init(0);
+        beatReserved.set(reservedSet);
+        // an entry's own ID field, kept beside it in the store, against the ID it goes to the mover with
+        Reg idMismatch = m.reg("diag_entry_id", 1, cd).init(0);
+        idMismatch.set(out.fire().and(HdlWords.get(head, ew, "id").ne(outId.zext(7))));
+        Expr diagEvents = Expr.cat(seen.bits(5, 2), beatTaken.and(beatReserved), idMismatch,
                 seen.bit(1).and(beatTaken.not()), seen.bit(0));
         diag.set(Expr.mux(write[8], m.lit(0, 8), diag.or(diagEvents)));
         Expr diagWord = HdlWords.pack(m, DIAG, Map.of("bad_last_ptr", diag.bit(0), "stray_dts", diag.bit(1), "entry_id", diag.bit(2),
