@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.direkt.contract;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,21 +40,26 @@ public record BridgeSpec(IdMode idMode, StatusMode statusMode, WordOrder wordOrd
         int ports) {
 
     /**
-     * The settings {@link #setting} names, by the generator's parameter name: what the bridge's
-     * CONFIG register reports, and so what a bring-up compares with a bitstream.
+     * Each setting {@link #setting} names, by the generator's parameter name, in order: what the
+     * bridge's CONFIG register reports, and so what a bring-up compares with a bitstream.
      */
-    public static final List<String> CONFIG_SETTINGS = List.of("windows", "inflight", "id_mode", "status_mode", "word_order",
-            "sync_stages", "counters", "bringup");
+    private static final Map<String, Function<BridgeSpec, String>> SETTINGS = settings();
 
-    private static final Map<String, Function<BridgeSpec, String>> SETTINGS = Map.of(
-            "windows", s -> Integer.toString(s.windowEntries),
-            "inflight", s -> Integer.toString(s.inflight),
-            "id_mode", s -> text(s.idMode),
-            "status_mode", s -> text(s.statusMode),
-            "word_order", s -> text(s.wordOrder),
-            "sync_stages", s -> Integer.toString(s.syncStages),
-            "counters", s -> Boolean.toString(s.counters),
-            "bringup", s -> Boolean.toString(s.bringup));
+    /** The names of {@link #SETTINGS}, in order. */
+    public static final List<String> CONFIG_SETTINGS = List.copyOf(SETTINGS.keySet());
+
+    private static Map<String, Function<BridgeSpec, String>> settings() {
+        Map<String, Function<BridgeSpec, String>> m = new LinkedHashMap<>();
+        m.put("windows", s -> Integer.toString(s.windowEntries));
+        m.put("inflight", s -> Integer.toString(s.inflight));
+        m.put("id_mode", s -> text(s.idMode));
+        m.put("status_mode", s -> text(s.statusMode));
+        m.put("word_order", s -> text(s.wordOrder));
+        m.put("sync_stages", s -> Integer.toString(s.syncStages));
+        m.put("counters", s -> Boolean.toString(s.counters));
+        m.put("bringup", s -> Boolean.toString(s.bringup));
+        return Collections.unmodifiableMap(m);
+    }
 
     public BridgeSpec {
         if (idMode == null || statusMode == null || wordOrder == null || addressing == null) {

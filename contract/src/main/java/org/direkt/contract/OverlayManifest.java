@@ -99,7 +99,7 @@ public record OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> 
             default -> throw new IllegalArgumentException(f + ": layout.csr.addressing '" + csr.path("addressing").asText()
                     + "': word or byte");
         };
-        Optional<WindowTable> windows = p.regionsAddressing() ? Optional.empty() : Optional.of(WindowTable.of(f, m));
+        Optional<WindowTable> windows = p.regionsAddressing() ? Optional.empty() : Optional.of(WindowTable.of(f, m, p.windowEntries()));
         return new OverlayManifest(f, p, generatorParams(f, m.path("bridge")), regs, unit, windows, boardCsr(f, m.path("board").path("csr")));
     }
 

@@ -23,9 +23,9 @@ public record WindowTable(int entries, int minLog2, int maxLog2, List<List<Strin
         names = List.copyOf(names);
     }
 
-    static WindowTable of(Path f, JsonNode m) {
+    /** The table of a bridge with {@code entries} windows (its spec, already read), as {@code layout.csr} of manifest {@code m} places it. */
+    static WindowTable of(Path f, JsonNode m, int entries) {
         JsonNode csr = m.path("layout").path("csr");
-        int entries = m.path("bridge").path("window_entries").asInt(-1);
         int minLog2 = csr.path("window_min_log2").asInt(-1);
         int maxLog2 = csr.path("window_max_log2").asInt(-1);
         int offset = csr.path("window_offset").asInt(-1);
