@@ -40,16 +40,19 @@ static void window_free(struct csr_window *w)
 	csr_count--;
 }
 
-/* The identity registers, read once: 0, or why the range is not a direkt bridge of that version. */
-static int identify(void __iomem *regs, struct direkt_csr_open *req)
+/*
+ * The identity registers at regs (the start of a CSR range), read once each: 0, or why the range
+ * is not a direkt bridge of that version. What they read goes to *found_magic and *found_version.
+ */
+int csr_identify(void __iomem *regs, u32 version, u32 *found_magic, u32 *found_version)
 {
-	req->found_magic = ioread32(regs + DIREKT_CSR_MAGIC_OFFSET);
-	req->found_version = ioread32(regs + DIREKT_CSR_VERSION_OFFSET);
-	if (req->found_magic == ~0u)
+	*found_magic = ioread32(regs + DIREKT_CSR_MAGIC_OFFSET);
+	*found_version = ioread32(regs + DIREKT_CSR_VERSION_OFFSET);
+	if (*found_magic == ~0u)
 		return -EIO; /* no answer: a function in reset, powered down or gone reads all ones */
-	if (req->found_magic != DIREKT_CSR_MAGIC)
+	if (*found_magic != DIREKT_CSR_MAGIC)
 		return -EMEDIUMTYPE;
-	if (req->found_version != req->version)
+	if (*found_version != version)
 		return -EPROTO;
 	return 0;
 }
@@ -84,7 +87,7 @@ long csr_open(struct importer_file *f, struct direkt_csr_open __user *uarg)
 		ret = -ENOMEM;
 		goto put;
 	}
-	ret = identify(w->regs, &req);
+	ret = csr_identify(w->regs, req.version, &req.found_magic, &req.found_version);
 	if (ret)
 		goto unmap;
 	ret = xa_alloc(&f->csr_windows, &req.handle, w, xa_limit_32b, GFP_KERNEL);

@@ -4,8 +4,9 @@
  *
  * A process imports a range of a dma-buf (for example GPU memory an exporter such as NVIDIA's
  * driver hands out) for the FPGA named by its PCI address, and gets the bus addresses the FPGA's
- * DMA engine must use for that range, as (bus address, length) segments in buffer order; and it
- * reads and writes the registers of direkt's bridge through a CSR window.
+ * DMA engine must use for that range, as (bus address, length) segments in buffer order; it
+ * reads and writes the registers of direkt's bridge through a CSR window; and it maps a range of
+ * the FPGA's memory BAR into the process through an aperture, for a GPU to read and write.
  */
 #ifndef DIREKT_IMPORTER_H
 #define DIREKT_IMPORTER_H
@@ -76,6 +77,16 @@ struct direkt_stats2 {
 	__u32 csr_windows;   /* out: CSR windows open now, in every file */
 };
 
+/* DIREKT_IOC_STATS3: the same request number, grown by the apertures' count. */
+struct direkt_stats3 {
+	__u32 abi;
+	__u32 attachments;
+	__u32 mappings;
+	__u32 revoked;
+	__u32 csr_windows;
+	__u32 apertures;     /* out: apertures alive now (an fd open or a mapping left), in every process */
+};
+
 /*
  * A process programs direkt's bridge on an FPGA whose PCI function another driver (the BSP's)
  * owns, through a CSR window: the byte range of a memory BAR the overlay's manifest names
@@ -122,15 +133,62 @@ struct direkt_csr_close {
 	__u32 reserved;      /* 0 */
 };
 
+/*
+ * A process maps the FPGA memory that a BAR of the bridge's function exposes flat (for a GPU to
+ * reach it once CUDA registers the mapping as I/O memory), through an aperture: a file whose mmap
+ * maps exactly the byte range the overlay's manifest declares, granted only on a function whose
+ * CSR range reads as a direkt bridge of the expected layout version (as for DIREKT_IOC_CSR_OPEN).
+ *
+ * DIREKT_IOC_APERTURE_OPEN refuses with:
+ *   EFAULT       the request is not readable/writable memory
+ *   EINVAL       flags or a reserved field not zero; pci_device > 31, pci_function > 7, csr.bar or
+ *                bar > 5; csr.offset or csr.length not a multiple of 4, csr.length < 8; offset or
+ *                length not a multiple of the page size, or length 0
+ *   ENODEV       no PCI function at that address
+ *   ENXIO        csr.bar or bar is not a memory BAR (I/O, not implemented, a 64-bit BAR's upper
+ *                half, never assigned)
+ *   ERANGE       the CSR range or the aperture's range wraps 2^64 or ends past its BAR
+ *   EIO          the function does not decode memory, or MAGIC reads all ones
+ *   EMEDIUMTYPE  MAGIC is not DIREKT_CSR_MAGIC: not a direkt bridge (found_magic says what it read)
+ *   EPROTO       VERSION is not version (found_version says what it read)
+ *   EADDRINUSE   the aperture shares a page with the CSR range: registers are reached only
+ *                through a CSR window, never through a write-combined mapping
+ *   EMFILE, ENFILE, ENOMEM  no file descriptor, file or memory left
+ * The aperture's file, through mmap(2), refuses with:
+ *   EINVAL       a private (copy-on-write) mapping: only MAP_SHARED
+ *   ERANGE       the mapping's offset plus its length ends past the aperture
+ *   EPERM        an executable mapping (PROT_EXEC)
+ *   ENODEV       the PCI function was removed since the aperture opened
+ */
+#define DIREKT_APERTURE_UC 1 /* mapped uncached: the BAR is not prefetchable */
+#define DIREKT_APERTURE_WC 2 /* mapped write-combining: the BAR is prefetchable */
+
+/* DIREKT_IOC_APERTURE_OPEN */
+struct direkt_aperture_open {
+	struct direkt_bar_range csr; /* in: the function, and its bridge's CSR range as for DIREKT_IOC_CSR_OPEN */
+	__u32 version;       /* in: the layout version VERSION must read (the manifest's layout.version) */
+	__u32 flags;         /* in: 0 */
+	__u32 bar;           /* in: the aperture's BAR of the same function, 0..5, a memory BAR */
+	__s32 fd;            /* out: the aperture's file (close-on-exec); mmap it MAP_SHARED, offset 0 = the aperture's first byte */
+	__u64 offset;        /* in: the aperture's first byte, from the BAR's start: a multiple of the page size */
+	__u64 length;        /* in: bytes, a multiple of the page size, > 0; offset + length <= the BAR's size */
+	__u32 found_magic;   /* out, also with EIO, EMEDIUMTYPE and EPROTO: what MAGIC read */
+	__u32 found_version; /* out, likewise: what VERSION read */
+	__u32 caching;       /* out: DIREKT_APERTURE_WC or DIREKT_APERTURE_UC, how mmap maps it */
+	__u32 reserved;      /* in: 0 */
+};
+
 #define DIREKT_IOC_MAGIC 0xD7
 #define DIREKT_IOC_IMPORT      _IOWR(DIREKT_IOC_MAGIC, 1, struct direkt_import)
 #define DIREKT_IOC_RELEASE     _IOW(DIREKT_IOC_MAGIC, 2, struct direkt_release)
 #define DIREKT_IOC_REVOCATIONS _IOWR(DIREKT_IOC_MAGIC, 3, struct direkt_revocations)
 #define DIREKT_IOC_STATS       _IOR(DIREKT_IOC_MAGIC, 4, struct direkt_stats)
 #define DIREKT_IOC_STATS2      _IOR(DIREKT_IOC_MAGIC, 4, struct direkt_stats2)
+#define DIREKT_IOC_STATS3      _IOR(DIREKT_IOC_MAGIC, 4, struct direkt_stats3)
 #define DIREKT_IOC_CSR_OPEN    _IOWR(DIREKT_IOC_MAGIC, 5, struct direkt_csr_open)
 #define DIREKT_IOC_CSR_READ    _IOWR(DIREKT_IOC_MAGIC, 6, struct direkt_csr_io)
 #define DIREKT_IOC_CSR_WRITE   _IOW(DIREKT_IOC_MAGIC, 7, struct direkt_csr_io)
 #define DIREKT_IOC_CSR_CLOSE   _IOW(DIREKT_IOC_MAGIC, 8, struct direkt_csr_close)
+#define DIREKT_IOC_APERTURE_OPEN _IOWR(DIREKT_IOC_MAGIC, 9, struct direkt_aperture_open)
 
 #endif

@@ -351,7 +351,7 @@ void import_release_all(struct importer_file *f)
 	xa_destroy(&f->imports);
 }
 
-void import_counts(struct direkt_stats2 *s)
+void import_counts(struct direkt_stats3 *s)
 {
 	s->attachments = atomic_read(&stat_attachments);
 	s->mappings = atomic_read(&stat_mappings);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * What the parts of direkt_importer share: main.c (the device, its file and its ioctls), import.c
- * (dma-buf imports), csr.c (CSR windows) and bar.c (ranges of another driver's BAR). The ABI is
- * direkt_importer.h; docs/importer-contract.md documents it.
+ * (dma-buf imports), csr.c (CSR windows), aperture.c (apertures) and bar.c (ranges of another
+ * driver's BAR). The ABI is direkt_importer.h; docs/importer-contract.md documents it.
  */
 #ifndef DIREKT_INTERNAL_H
 #define DIREKT_INTERNAL_H
@@ -27,7 +27,7 @@ long import_range(struct importer_file *f, struct direkt_import __user *uarg);
 long import_release(struct importer_file *f, struct direkt_release __user *uarg);
 long import_revocations(struct importer_file *f, struct direkt_revocations __user *uarg);
 void import_release_all(struct importer_file *f);
-void import_counts(struct direkt_stats2 *s);
+void import_counts(struct direkt_stats3 *s);
 
 int csr_init(void);
 void csr_exit(void);
@@ -37,8 +37,15 @@ long csr_access(struct importer_file *f, struct direkt_csr_io __user *uarg, bool
 long csr_close(struct importer_file *f, struct direkt_csr_close __user *uarg);
 void csr_close_all(struct importer_file *f);
 u32 csr_window_count(void);
+int csr_identify(void __iomem *regs, u32 version, u32 *found_magic, u32 *found_version);
+
+int aperture_init(void);
+void aperture_exit(void);
+long aperture_open(struct direkt_aperture_open __user *uarg);
+u32 aperture_count(void);
 
 int bar_range_get(const struct direkt_bar_range *r, struct pci_dev **pdev);
+int bar_range_check(struct pci_dev *pdev, unsigned int bar, u64 offset, u64 length);
 bool bar_decodes_memory(struct pci_dev *pdev);
 
 #endif

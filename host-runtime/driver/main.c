@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * direkt importer: the misc device /dev/direkt_importer, its open files and its ioctls. A file
- * holds dma-buf imports (import.c) and CSR windows (csr.c); closing it ends all of them. The
+ * holds dma-buf imports (import.c) and CSR windows (csr.c); closing it ends all of them. An
+ * aperture (aperture.c) is a file of its own, which lives on after the device's file is closed. The
  * contract, every ioctl and errno, the locking and the lifetime are in docs/importer-contract.md.
  */
 #include <linux/build_bug.h>
@@ -14,15 +15,19 @@
 
 #include "internal.h"
 
-/* STATS and STATS2 share a number: the old request gets the first fields of the new struct. */
+/* STATS, STATS2 and STATS3 share a number: an older request gets the first fields of the newest struct. */
 static_assert(offsetof(struct direkt_stats2, revoked) == offsetof(struct direkt_stats, revoked) &&
 	      sizeof(struct direkt_stats) == offsetof(struct direkt_stats2, csr_windows));
+static_assert(offsetof(struct direkt_stats3, csr_windows) == offsetof(struct direkt_stats2, csr_windows) &&
+	      offsetof(struct direkt_stats3, revoked) == offsetof(struct direkt_stats2, revoked) &&
+	      sizeof(struct direkt_stats2) == offsetof(struct direkt_stats3, apertures));
 
 static long do_stats(void __user *uarg, size_t size)
 {
-	struct direkt_stats2 s = {
+	struct direkt_stats3 s = {
 		.abi = DIREKT_IMPORTER_ABI,
 		.csr_windows = csr_window_count(),
+		.apertures = aperture_count(),
 	};
 
 	import_counts(&s);
@@ -45,6 +50,8 @@ static long importer_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return do_stats(uarg, sizeof(struct direkt_stats));
 	case DIREKT_IOC_STATS2:
 		return do_stats(uarg, sizeof(struct direkt_stats2));
+	case DIREKT_IOC_STATS3:
+		return do_stats(uarg, sizeof(struct direkt_stats3));
 	case DIREKT_IOC_CSR_OPEN:
 		return csr_open(f, uarg);
 	case DIREKT_IOC_CSR_READ:
@@ -53,6 +60,8 @@ static long importer_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return csr_access(f, uarg, true);
 	case DIREKT_IOC_CSR_CLOSE:
 		return csr_close(f, uarg);
+	case DIREKT_IOC_APERTURE_OPEN:
+		return aperture_open(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -102,21 +111,28 @@ static int __init importer_init(void)
 
 	if (ret)
 		return ret;
-	ret = misc_register(&importer_misc);
+	ret = aperture_init();
 	if (ret)
-		csr_exit();
+		goto csr;
+	ret = misc_register(&importer_misc);
+	if (!ret)
+		return 0;
+	aperture_exit();
+csr:
+	csr_exit();
 	return ret;
 }
 
 static void __exit importer_exit(void)
 {
 	misc_deregister(&importer_misc);
+	aperture_exit();
 	csr_exit();
 }
 
 module_init(importer_init);
 module_exit(importer_exit);
 
-MODULE_DESCRIPTION("direkt: dma-buf importer that gives an FPGA the bus addresses of GPU memory, and CSR windows onto direkt's bridge");
+MODULE_DESCRIPTION("direkt: dma-buf importer that gives an FPGA the bus addresses of GPU memory, CSR windows onto direkt's bridge, and apertures onto FPGA memory");
 MODULE_LICENSE("Dual MIT/GPL");
 MODULE_IMPORT_NS(DMA_BUF);

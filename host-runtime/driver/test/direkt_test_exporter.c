@@ -7,7 +7,8 @@
  * struct pages, like a GPU's BAR1), mapped per piece with dma_map_resource; static or dynamic
  * (pin/unpin), with switches that make it refuse or fail the way exporters do. It also drives
  * QEMU's edu device, which plays the FPGA: the importer maps buffers for edu, and edu's DMA engine
- * reads the returned bus addresses back, through the IOMMU when there is one.
+ * reads the returned bus addresses back, through the IOMMU when there is one; and edu reads
+ * ivshmem's BAR 2 peer to peer, where the aperture cases wrote through a process's mapping.
  */
 #include <linux/delay.h>
 #include <linux/dma-buf.h>
@@ -451,10 +452,44 @@ static int edu_dma(u64 src, u64 dst, u32 len, bool to_ram)
 	return 0;
 }
 
-/* edu reads [bus, bus + len): its buffer is poisoned first, so a read that faults cannot pass. */
+/* edu reads [bus, bus + len) into data: its buffer is poisoned first, so a read that faults cannot pass. */
+static int edu_read(u64 bus, void __user *data, u32 len)
+{
+	int ret;
+
+	mutex_lock(&edu.lock);
+	memset(edu.poison, 0xa5, EDU_BUFFER_SIZE);
+	ret = edu_dma(edu.poison_dma, EDU_BUFFER, len, false);
+	if (!ret)
+		ret = edu_dma(bus, EDU_BUFFER, len, false);
+	if (!ret)
+		ret = edu_dma(EDU_BUFFER, edu.result_dma, len, true);
+	if (!ret && copy_to_user(data, edu.result, len))
+		ret = -EFAULT;
+	mutex_unlock(&edu.lock);
+	return ret;
+}
+
 static long dtx_dma_read(struct dtx_dma_read __user *uarg)
 {
 	struct dtx_dma_read req;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!req.len || req.len > EDU_DMA_MAX || req.reserved)
+		return -EINVAL;
+	if (!edu.pdev)
+		return -ENODEV;
+	return edu_read(req.bus, u64_to_user_ptr(req.data), req.len);
+}
+
+/* edu reads ivshmem's BAR memory peer to peer, mapped for it as an FPGA's own driver would map it. */
+static long dtx_bar_dma_read(struct dtx_bar_read __user *uarg)
+{
+	struct dtx_bar_read req;
+	phys_addr_t bar;
+	dma_addr_t bus;
+	u64 size;
 	int ret;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
@@ -463,16 +498,19 @@ static long dtx_dma_read(struct dtx_dma_read __user *uarg)
 		return -EINVAL;
 	if (!edu.pdev)
 		return -ENODEV;
-	mutex_lock(&edu.lock);
-	memset(edu.poison, 0xa5, EDU_BUFFER_SIZE);
-	ret = edu_dma(edu.poison_dma, EDU_BUFFER, req.len, false);
-	if (!ret)
-		ret = edu_dma(req.bus, EDU_BUFFER, req.len, false);
-	if (!ret)
-		ret = edu_dma(EDU_BUFFER, edu.result_dma, req.len, true);
-	if (!ret && copy_to_user(u64_to_user_ptr(req.data), edu.result, req.len))
+	ret = ivshmem_bar(&bar, &size);
+	if (ret)
+		return ret;
+	if (req.bar_offset >= size || req.len > size - req.bar_offset)
+		return -ERANGE;
+	bus = dma_map_resource(&edu.pdev->dev, bar + req.bar_offset, req.len, DMA_TO_DEVICE, 0);
+	if (dma_mapping_error(&edu.pdev->dev, bus))
+		return -EIO;
+	ret = edu_read(bus, u64_to_user_ptr(req.data), req.len);
+	dma_unmap_resource(&edu.pdev->dev, bus, req.len, DMA_TO_DEVICE, 0);
+	req.bus = bus;
+	if (!ret && copy_to_user(uarg, &req, sizeof(req)))
 		ret = -EFAULT;
-	mutex_unlock(&edu.lock);
 	return ret;
 }
 
@@ -514,6 +552,8 @@ static long dtx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return dtx_add_fence(uarg);
 	case DTX_IOC_DMA_READ:
 		return dtx_dma_read(uarg);
+	case DTX_IOC_BAR_DMA_READ:
+		return dtx_bar_dma_read(uarg);
 	case DTX_IOC_INFO:
 		return dtx_info(uarg);
 	default:

@@ -3,7 +3,8 @@
  * direkt_test_exporter: the ioctl interface of /dev/direkt_test_exporter, a test-only module for
  * the importer's VM test. It exports dma-bufs the way a GPU driver does (system memory in pieces,
  * or BAR memory without struct pages), and drives QEMU's edu device, which plays the FPGA: the
- * importer maps buffers for edu, and edu's DMA engine reads what the returned bus addresses hold.
+ * importer maps buffers for edu, and edu's DMA engine reads what the returned bus addresses hold
+ * (or, for the aperture cases, what ivshmem's BAR 2 holds).
  */
 #ifndef DIREKT_TEST_EXPORTER_H
 #define DIREKT_TEST_EXPORTER_H
@@ -59,6 +60,19 @@ struct dtx_dma_read {
 	__u32 reserved;
 };
 
+/*
+ * DTX_IOC_BAR_DMA_READ: edu reads len bytes (1..2048) of ivshmem's BAR 2 from bar_offset into data
+ * (a user pointer), at the bus address dma_map_resource gives edu for them (an IOVA when the IOMMU
+ * translates); bus says which address edu used.
+ */
+struct dtx_bar_read {
+	__u64 bar_offset;
+	__u64 data;
+	__u32 len;
+	__u32 reserved;
+	__u64 bus;         /* out */
+};
+
 struct dtx_info {
 	__u32 edu_domain;  /* the FPGA stand-in, as the importer's request names it */
 	__u8 edu_bus, edu_device, edu_function, reserved;
@@ -78,5 +92,6 @@ struct dtx_info {
 #define DTX_IOC_DMA_READ _IOW(DTX_IOC_MAGIC, 3, struct dtx_dma_read)
 #define DTX_IOC_INFO     _IOR(DTX_IOC_MAGIC, 4, struct dtx_info)
 #define DTX_IOC_FENCE    _IOW(DTX_IOC_MAGIC, 5, struct dtx_fd)
+#define DTX_IOC_BAR_DMA_READ _IOWR(DTX_IOC_MAGIC, 6, struct dtx_bar_read)
 
 #endif

@@ -3,15 +3,18 @@
  * The importer's VM test, run as root inside the test VM (host-runtime/driver/test/vmtest.py boots
  * it): imports buffers of the test exporter for QEMU's edu device (the FPGA stand-in) through
  * /dev/direkt_importer, has edu DMA-read every returned segment and compares the bytes with what
- * the exporter wrote, and drives every error path, revocation and close. It opens CSR windows on
- * ivshmem's BAR 2 (the FPGA's BAR's stand-in, filled as vmtest_bar.h says) and on other devices'
- * BARs. After each case the attachment, mapping and CSR window counts must be back to zero.
+ * the exporter wrote, and drives every error path, revocation and close. It opens CSR windows and
+ * apertures on ivshmem's BAR 2 (the FPGA's BAR's stand-in, filled as vmtest_bar.h says) and on
+ * other devices' BARs, maps apertures and has edu read what was written through them. After each
+ * case the attachment, mapping, CSR window and aperture counts must be back to zero.
  *
  *   vmtest iommu|noiommu      the boot's IOMMU setting decides which segments are expected
  *   vmtest java               the same device through the Java runtime (/java/importer.sh, /java/csr.sh)
  *
  * Every word a case writes through a CSR window is printed as "csr: wrote 0x<value> at BAR 2
- * + 0x<offset>"; vmtest.py checks the BAR's backing file against those lines after the boot.
+ * + 0x<offset>", and the aperture's range, once written through a mapping, as "aperture: wrote
+ * BAR_APERTURE_WORD over BAR 2 + [0x<offset>, +0x<bytes>)"; vmtest.py checks the BAR's backing
+ * file against those lines after the boot.
  *
  * Prints "PASS <case>" or "FAIL <case>: <why>" per case, then "vmtest: N passed, N failed".
  */
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -135,19 +139,19 @@ static int release(uint32_t handle)
 	return ioctl(imp_fd, DIREKT_IOC_RELEASE, &r) ? errno : 0;
 }
 
-static int stats(struct direkt_stats2 *s)
+static int stats(struct direkt_stats3 *s)
 {
-	if (ioctl(imp_fd, DIREKT_IOC_STATS2, s))
-		return fail("DIREKT_IOC_STATS2: %s", err(errno));
+	if (ioctl(imp_fd, DIREKT_IOC_STATS3, s))
+		return fail("DIREKT_IOC_STATS3: %s", err(errno));
 	if (ioctl(dtx_fd, DTX_IOC_INFO, &info))
 		return fail("DTX_IOC_INFO: %s", err(errno));
 	return 1;
 }
 
-/* Both modules hold no attachment and no mapping, and no CSR window is open. */
+/* Both modules hold no attachment and no mapping, and no CSR window or aperture is open. */
 static int idle(const char *when)
 {
-	struct direkt_stats2 s;
+	struct direkt_stats3 s;
 
 	if (!stats(&s))
 		return 0;
@@ -156,6 +160,8 @@ static int idle(const char *when)
 			    s.attachments, s.mappings, info.attachments, info.mappings, info.pins);
 	if (s.csr_windows)
 		return fail("%s: %u CSR windows are open", when, s.csr_windows);
+	if (s.apertures)
+		return fail("%s: %u apertures are open", when, s.apertures);
 	return 1;
 }
 
@@ -268,7 +274,7 @@ static int import_case(uint32_t kind, uint32_t flags, uint64_t size, uint64_t pi
 			  (uint64_t)got[0].bus_addr);
 	}
 	memcpy(segs, got, r.nr_segments * sizeof(*got));
-	if (ok && stats(&(struct direkt_stats2){ 0 }) && info.max_seg_size < 0xffffffffu)
+	if (ok && stats(&(struct direkt_stats3){ 0 }) && info.max_seg_size < 0xffffffffu)
 		ok = fail("the exporter mapped for a device whose max segment size is %u (the importer raises it to 4 GB - 1)",
 			  info.max_seg_size);
 	if (ok)
@@ -482,7 +488,7 @@ static int double_release(void)
 	ok = expect_err("first release", release(r.handle), 0) && expect_err("second release", release(r.handle), ENOENT) &&
 	     expect_err("release of handle 0 (never given)", release(0), ENOENT) &&
 	     expect_err("release of an unknown handle", release(r.handle + 1000), ENOENT);
-	if (!stats(&(struct direkt_stats2){ 0 }))
+	if (!stats(&(struct direkt_stats3){ 0 }))
 		return 0;
 	return ok && idle("after double release") && (info.buffers == 0 || fail("%u buffers alive", info.buffers));
 }
@@ -515,7 +521,7 @@ static int revocation(void)
 	static struct direkt_segment c_segs[16];
 	struct direkt_import a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
 	uint32_t h[8], h2[8], n, n2, more, more2, before;
-	struct direkt_stats2 s;
+	struct direkt_stats3 s;
 	int ok = 1;
 
 	if (x < 0 || y < 0 || !stats(&s))
@@ -555,7 +561,7 @@ static int close_with_imports(void)
 {
 	int saved = imp_fd, f = open(DIREKT_IMPORTER_DEVICE, O_RDWR), x = create(DTX_SYSMEM, 0, 1 * MB, 64 * KB, 0, 10);
 	int y = create(DTX_BAR, DTX_DYNAMIC, 128 * KB, 64 * KB, 0, 11), ok = 1, i;
-	struct direkt_stats2 s;
+	struct direkt_stats3 s;
 
 	if (f < 0)
 		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
@@ -643,18 +649,26 @@ static int pending_work(void)
 	return ok && idle("after the fenced import");
 }
 
-/* STATS (ABI 1's 16 bytes) and STATS2 (grown by the CSR window count) answer alike. */
+/* STATS (ABI 1's 16 bytes), STATS2 (grown by the CSR window count) and STATS3 (grown by the
+ * aperture count) answer alike. */
 static int stats_abi(void)
 {
 	struct direkt_stats v1 = { 0 };
-	struct direkt_stats2 s;
+	struct direkt_stats2 v2 = { 0 };
+	struct direkt_stats3 s;
 
 	if (ioctl(imp_fd, DIREKT_IOC_STATS, &v1))
 		return fail("DIREKT_IOC_STATS: %s", err(errno));
+	if (ioctl(imp_fd, DIREKT_IOC_STATS2, &v2))
+		return fail("DIREKT_IOC_STATS2: %s", err(errno));
 	return stats(&s) && (s.abi == DIREKT_IMPORTER_ABI || fail("ABI %u, this test speaks %u", s.abi, DIREKT_IMPORTER_ABI)) &&
 	       ((v1.abi == s.abi && v1.attachments == s.attachments && v1.mappings == s.mappings && v1.revoked == s.revoked) ||
-		fail("STATS says ABI %u, %u/%u/%u; STATS2 says %u, %u/%u/%u", v1.abi, v1.attachments, v1.mappings, v1.revoked,
-		     s.abi, s.attachments, s.mappings, s.revoked));
+		fail("STATS says ABI %u, %u/%u/%u; STATS3 says %u, %u/%u/%u", v1.abi, v1.attachments, v1.mappings, v1.revoked,
+		     s.abi, s.attachments, s.mappings, s.revoked)) &&
+	       ((v2.abi == s.abi && v2.attachments == s.attachments && v2.mappings == s.mappings && v2.revoked == s.revoked &&
+		 v2.csr_windows == s.csr_windows) ||
+		fail("STATS2 says ABI %u, %u/%u/%u/%u; STATS3 says %u, %u/%u/%u/%u", v2.abi, v2.attachments, v2.mappings,
+		     v2.revoked, v2.csr_windows, s.abi, s.attachments, s.mappings, s.revoked, s.csr_windows));
 }
 
 /*
@@ -784,7 +798,7 @@ static int csr_close_on(int fd, uint32_t handle)
 
 static int csr_windows(uint32_t want, const char *when)
 {
-	struct direkt_stats2 s;
+	struct direkt_stats3 s;
 
 	return stats(&s) && (s.csr_windows == want || fail("%s: %u CSR windows open, want %u", when, s.csr_windows, want));
 }
@@ -969,9 +983,450 @@ static int csr_close_file(void)
 	return ok && idle("after the file closed");
 }
 
-/* A removed PCI function's windows are unmapped at once: their accesses fail, their handles close. */
+/*
+ * Apertures. ivshmem's BAR 2 holds a direkt bridge's CSR at BAR_CSR_AT, so the function is given
+ * apertures; the cases map [BAR_APERTURE_AT, +BAR_APERTURE_BYTES) of the same BAR, which vmtest.py
+ * fills with BAR_FILL before the boot, and write BAR_APERTURE_WORD over all of it.
+ */
+static uint64_t page_size;
+
+static struct direkt_bar_range range_of(struct pci p, uint32_t bar, uint64_t offset, uint64_t length)
+{
+	return (struct direkt_bar_range){ .pci_domain = p.domain, .pci_bus = p.bus, .pci_device = p.device,
+					  .pci_function = p.function, .bar = (uint8_t)bar, .offset = offset, .length = length };
+}
+
+/* The bridge's CSR on ivshmem: what makes ivshmem a function that may have apertures. */
+static struct direkt_bar_range bridge(void)
+{
+	return range_of(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES);
+}
+
+/* DIREKT_IOC_APERTURE_OPEN on fd; returns 0 or the errno, the request as the module left it in
+ * *out (without out, an aperture given is closed at once). */
+static int aperture_open_on(int fd, struct direkt_bar_range csr, uint32_t version, uint32_t bar, uint64_t offset,
+			    uint64_t length, struct direkt_aperture_open *out)
+{
+	struct direkt_aperture_open r = {
+		.csr = csr, .version = version, .bar = bar, .offset = offset, .length = length, .fd = -1,
+	};
+	int ret = ioctl(fd, DIREKT_IOC_APERTURE_OPEN, &r) ? errno : 0;
+
+	if (out)
+		*out = r;
+	else if (!ret)
+		close(r.fd);
+	return ret;
+}
+
+/* An aperture of ivshmem's BAR bar, [offset, +length), vouched for by the bridge's CSR. */
+static int aperture_open(uint32_t bar, uint64_t offset, uint64_t length, struct direkt_aperture_open *out)
+{
+	return aperture_open_on(imp_fd, bridge(), BAR_CSR_VERSION, bar, offset, length, out);
+}
+
+static int apertures(uint32_t want, const char *when)
+{
+	struct direkt_stats3 s;
+
+	return stats(&s) && (s.apertures == want || fail("%s: %u apertures open, want %u", when, s.apertures, want));
+}
+
+/* mmap of [offset, +length) of an aperture's fd: the mapping, or NULL with errno set. */
+static volatile uint32_t *map(int fd, uint64_t offset, uint64_t length, int prot, int flags)
+{
+	void *p = mmap(NULL, length, prot, flags, fd, (off_t)offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The same, unmapped again at once: 0 or the errno. */
+static int map_err(int fd, uint64_t offset, uint64_t length, int prot, int flags)
+{
+	void *p = mmap(NULL, length, prot, flags, fd, (off_t)offset);
+
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, length);
+	return 0;
+}
+
+#define RW (PROT_READ | PROT_WRITE)
+
+/* The words of [p, +bytes) are want(BAR_APERTURE_AT + offset + 4 i); what mapped them is named in what. */
+static int expect_words(const volatile uint32_t *p, uint64_t offset, uint64_t bytes, uint32_t (*want)(uint64_t),
+			const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < bytes / 4; i++) {
+		uint64_t o = BAR_APERTURE_AT + offset + 4 * i;
+		uint32_t v = p[i];
+
+		if (v != want(o))
+			return fail("%s: aperture offset 0x%" PRIx64 " (BAR 2 + 0x%" PRIx64 ") reads 0x%08x, want 0x%08x", what,
+				    offset + 4 * i, o, v, want(o));
+	}
+	return 1;
+}
+
+static uint32_t fill_word(uint64_t o)
+{
+	return BAR_FILL(o);
+}
+
+static uint32_t aperture_word(uint64_t o)
+{
+	return BAR_APERTURE_WORD(o);
+}
+
+/* The smaps entry of the mapping that starts at p: its VmFlags and its path; *n counts the mappings
+ * that overlap [p, p + bytes). */
+static int smaps(const volatile void *p, uint64_t bytes, char *flags, size_t flags_cap, char *path, size_t path_cap,
+		 int *n)
+{
+	unsigned long start = (unsigned long)p, end = start + bytes, lo, hi;
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int ours = 0;
+
+	if (!f)
+		return fail("open /proc/self/smaps: %s", err(errno));
+	*n = 0;
+	flags[0] = path[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			ours = lo == start;
+			*n += lo < end && start < hi;
+			if (ours) {
+				const char *name = strchr(line, '/') ? strchr(line, '/') : strstr(line, "anon_inode:");
+
+				snprintf(path, path_cap, "%s", name ? name : "(no name)");
+			}
+		} else if (ours && !strncmp(line, "VmFlags:", 8)) {
+			snprintf(flags, flags_cap, "%s ", line + 8);
+		}
+	}
+	fclose(f);
+	return flags[0] || fail("/proc/self/smaps has no mapping at %p", (const void *)p);
+}
+
+/* Whether the space-separated flags hold the two-letter flag f. */
+static int has_flag(const char *flags, const char *f)
+{
+	char word[8];
+
+	snprintf(word, sizeof(word), " %s ", f);
+	return strstr(flags, word) != NULL;
+}
+
+/* The aperture opens on the bridge's function, maps as one VM_IO|VM_PFNMAP mapping and reads the
+ * BAR's range at its offsets. */
+static int aperture_maps(void)
+{
+	static const char *const want[] = { "io", "pf", "de", "dd", "sh", "rd", "wr" };
+	static const char *const unwanted[] = { "ex", "me" };
+	struct direkt_aperture_open a;
+	volatile uint32_t *m = NULL;
+	char flags[520], path[520];
+	int e = aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &a), ok, fdflags, n = 0;
+	unsigned int i;
+
+	if (e)
+		return fail("open of the aperture at BAR 2 + 0x%x: %s", BAR_APERTURE_AT, err(e));
+	fdflags = fcntl(a.fd, F_GETFD);
+	ok = ((a.found_magic == DIREKT_CSR_MAGIC && a.found_version == BAR_CSR_VERSION) ||
+	      fail("the open reports MAGIC 0x%08x, VERSION %u", a.found_magic, a.found_version)) &&
+	     (a.caching == DIREKT_APERTURE_WC ||
+	      fail("caching %u for ivshmem's prefetchable BAR 2, want DIREKT_APERTURE_WC", a.caching)) &&
+	     ((fdflags >= 0 && (fdflags & FD_CLOEXEC)) || fail("the aperture's fd %d is not close-on-exec", a.fd)) &&
+	     apertures(1, "with one aperture open");
+	if (ok && !(m = map(a.fd, 0, BAR_APERTURE_BYTES, RW, MAP_SHARED)))
+		ok = fail("mmap of the whole aperture: %s", err(errno));
+	ok = ok && smaps(m, BAR_APERTURE_BYTES, flags, sizeof(flags), path, sizeof(path), &n) &&
+	     (n == 1 || fail("%d mappings cover the aperture's range, want 1", n));
+	for (i = 0; ok && i < sizeof(want) / sizeof(want[0]); i++)
+		if (!has_flag(flags, want[i]))
+			ok = fail("the mapping's VmFlags (%s) lack %s", flags, want[i]);
+	for (i = 0; ok && i < sizeof(unwanted) / sizeof(unwanted[0]); i++)
+		if (has_flag(flags, unwanted[i]))
+			ok = fail("the mapping's VmFlags (%s) hold %s", flags, unwanted[i]);
+	if (ok) {
+		int len = (int)strlen(flags);
+
+		while (len > 0 && flags[len - 1] == ' ')
+			len--;
+		printf("aperture: %s at %p, VmFlags%.*s\n", path, (const void *)m, len, flags);
+	}
+	ok = ok && expect_words(m, 0, BAR_APERTURE_BYTES, fill_word, "the mapping");
+	if (m)
+		munmap((void *)m, BAR_APERTURE_BYTES);
+	close(a.fd);
+	return ok && idle("after munmap and close");
+}
+
+/* Stores through the mapping land in the BAR: read back through it and through other mappings at
+ * other offsets; vmtest.py finds them in the BAR's file, and the pages either side untouched. */
+static int aperture_writes(void)
+{
+	struct direkt_aperture_open a;
+	volatile uint32_t *m = NULL, *mid = NULL, *last = NULL;
+	uint64_t mid_at = 3 * page_size, mid_bytes = 5 * page_size, last_at = BAR_APERTURE_BYTES - page_size, i;
+	int e = aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &a), ok = 1;
+
+	if (e)
+		return fail("open of the aperture: %s", err(e));
+	if (!(m = map(a.fd, 0, BAR_APERTURE_BYTES, RW, MAP_SHARED)))
+		ok = fail("mmap of the whole aperture: %s", err(errno));
+	for (i = 0; ok && i < BAR_APERTURE_BYTES / 4; i++)
+		m[i] = BAR_APERTURE_WORD(BAR_APERTURE_AT + 4 * i);
+	/* the mapping is write-combining: stores may wait in the CPU's buffers until a fence */
+	__sync_synchronize();
+	ok = ok && expect_words(m, 0, BAR_APERTURE_BYTES, aperture_word, "the mapping written");
+	if (ok && !(mid = map(a.fd, mid_at, mid_bytes, PROT_READ, MAP_SHARED)))
+		ok = fail("mmap of [0x%" PRIx64 ", +0x%" PRIx64 ") read-only: %s", mid_at, mid_bytes, err(errno));
+	if (ok && !(last = map(a.fd, last_at, page_size, RW, MAP_SHARED)))
+		ok = fail("mmap of the last page: %s", err(errno));
+	ok = ok && expect_words(mid, mid_at, mid_bytes, aperture_word, "a second mapping from page 3") &&
+	     expect_words(last, last_at, page_size, aperture_word, "a mapping of the last page");
+	if (ok)
+		printf("aperture: wrote BAR_APERTURE_WORD over BAR 2 + [0x%x, +0x%x)\n", BAR_APERTURE_AT, BAR_APERTURE_BYTES);
+	if (last)
+		munmap((void *)last, page_size);
+	if (mid)
+		munmap((void *)mid, mid_bytes);
+	if (m)
+		munmap((void *)m, BAR_APERTURE_BYTES);
+	close(a.fd);
+	return ok && idle("after munmap and close");
+}
+
+/* edu's DMA engine reads the BAR where the process wrote: at the aperture's start, across a page
+ * boundary and at its end, each right after a store it has not seen before. */
+static int aperture_edu(void)
+{
+	static const uint64_t at[] = { 0, BAR_APERTURE_BYTES / 2 - 1024, BAR_APERTURE_BYTES - 2048 };
+	static uint32_t got[512];
+	struct direkt_aperture_open a;
+	volatile uint32_t *m = NULL;
+	int e = aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &a), ok = 1;
+	unsigned int k, i;
+
+	if (e)
+		return fail("open of the aperture: %s", err(e));
+	if (!(m = map(a.fd, 0, BAR_APERTURE_BYTES, RW, MAP_SHARED)))
+		ok = fail("mmap of the whole aperture: %s", err(errno));
+	for (k = 0; ok && k < sizeof(at) / sizeof(at[0]); k++) {
+		struct dtx_bar_read r = { .bar_offset = BAR_APERTURE_AT + at[k], .data = (uintptr_t)got, .len = sizeof(got) };
+		volatile uint32_t *w = m + at[k] / 4;
+		uint32_t fresh = 0xE0000000u | k << 16 | (uint32_t)(at[k] >> 12);
+
+		for (i = 0; i < sizeof(got) / 4; i++)
+			w[i] = BAR_APERTURE_WORD(r.bar_offset + 4 * i);
+		w[1] = fresh;
+		__sync_synchronize();
+		if (ioctl(dtx_fd, DTX_IOC_BAR_DMA_READ, &r)) {
+			ok = fail("edu DMA read of BAR 2 + 0x%" PRIx64 ": %s", (uint64_t)r.bar_offset, err(errno));
+			break;
+		}
+		w[1] = BAR_APERTURE_WORD(r.bar_offset + 4);
+		__sync_synchronize();
+		if (iommu ? r.bus == info.bar_phys + r.bar_offset : r.bus != info.bar_phys + r.bar_offset)
+			ok = fail("edu read BAR 2 + 0x%" PRIx64 " at bus address 0x%" PRIx64 " (BAR at 0x%" PRIx64 "): %s",
+				  (uint64_t)r.bar_offset, (uint64_t)r.bus, (uint64_t)info.bar_phys,
+				  iommu ? "untranslated while the IOMMU translates" : "not the physical address");
+		for (i = 0; ok && i < sizeof(got) / 4; i++) {
+			uint32_t want = i == 1 ? fresh : BAR_APERTURE_WORD(r.bar_offset + 4 * i);
+
+			if (got[i] != want)
+				ok = fail("edu reads 0x%08x at BAR 2 + 0x%" PRIx64 " (bus 0x%" PRIx64 "), the process wrote 0x%08x",
+					  got[i], (uint64_t)(r.bar_offset + 4 * i), (uint64_t)(r.bus + 4 * i), want);
+		}
+	}
+	if (m)
+		munmap((void *)m, BAR_APERTURE_BYTES);
+	close(a.fd);
+	return ok && idle("after munmap and close");
+}
+
+/* mmap maps the aperture's pages only, shared only, never executable; the mapping cannot grow. */
+static int aperture_mmap_refused(void)
+{
+	struct direkt_aperture_open a;
+	volatile uint32_t *m = NULL;
+	int e = aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &a), ok;
+	uint64_t bytes = BAR_APERTURE_BYTES;
+
+	if (e)
+		return fail("open of the aperture: %s", err(e));
+	ok = expect_err("a mapping a page longer than the aperture", map_err(a.fd, 0, bytes + page_size, RW, MAP_SHARED),
+			ERANGE) &&
+	     expect_err("the aperture's length from its second page", map_err(a.fd, page_size, bytes, RW, MAP_SHARED), ERANGE) &&
+	     expect_err("a page at the aperture's end", map_err(a.fd, bytes, page_size, RW, MAP_SHARED), ERANGE) &&
+	     expect_err("a page 1 TB into the aperture", map_err(a.fd, 1ull << 40, page_size, RW, MAP_SHARED), ERANGE) &&
+	     expect_err("MAP_PRIVATE", map_err(a.fd, 0, page_size, RW, MAP_PRIVATE), EINVAL) &&
+	     expect_err("MAP_PRIVATE, read-only", map_err(a.fd, 0, page_size, PROT_READ, MAP_PRIVATE), EINVAL) &&
+	     expect_err("PROT_EXEC", map_err(a.fd, 0, page_size, PROT_READ | PROT_EXEC, MAP_SHARED), EPERM) &&
+	     expect_err("the last page alone", map_err(a.fd, bytes - page_size, page_size, RW, MAP_SHARED), 0) &&
+	     apertures(1, "after refused mappings");
+	if (ok && !(m = map(a.fd, 0, 2 * page_size, RW, MAP_SHARED)))
+		ok = fail("mmap of two pages: %s", err(errno));
+	ok = ok &&
+	     expect_err("mprotect to PROT_EXEC", mprotect((void *)m, page_size, PROT_READ | PROT_EXEC) ? errno : 0, EACCES) &&
+	     expect_err("mremap to three pages", mremap((void *)m, 2 * page_size, 3 * page_size, 0) == MAP_FAILED ? errno : 0,
+			EFAULT);
+	if (m)
+		munmap((void *)m, 2 * page_size);
+	close(a.fd);
+	return ok && idle("after munmap and close");
+}
+
+/* The lowest fd free now: an open that is refused must leave it so. */
+static int next_fd(void)
+{
+	int fd = dup(0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+/* The wrong BAR or range, and malformed requests: no aperture, no fd. */
+static int aperture_wrong_place(void)
+{
+	struct direkt_aperture_open r = { .csr = bridge(), .version = BAR_CSR_VERSION, .bar = 2,
+					  .offset = BAR_APERTURE_AT, .length = BAR_APERTURE_BYTES };
+	uint64_t pg = page_size, csr_end = BAR_CSR_AT + BAR_CSR_BYTES;
+	int fd0 = next_fd(), ok;
+
+	ok = expect_err("an offset 4 bytes past a page", aperture_open(2, BAR_APERTURE_AT + 4, pg, NULL), EINVAL) &&
+	     expect_err("a page and 4 bytes", aperture_open(2, BAR_APERTURE_AT, pg + 4, NULL), EINVAL) &&
+	     expect_err("half a page", aperture_open(2, BAR_APERTURE_AT, pg / 2, NULL), EINVAL) &&
+	     expect_err("length 0", aperture_open(2, BAR_APERTURE_AT, 0, NULL), EINVAL) &&
+	     expect_err("BAR 6", aperture_open(6, 0, pg, NULL), EINVAL) &&
+	     expect_err("ivshmem's BAR 1 (not implemented)", aperture_open(1, 0, pg, NULL), ENXIO) &&
+	     expect_err("ivshmem's BAR 3 (BAR 2's upper half)", aperture_open(3, 0, pg, NULL), ENXIO) &&
+	     expect_err("ivshmem's BAR 0 (256 bytes of registers)", aperture_open(0, 0, pg, NULL), ERANGE) &&
+	     expect_err("a range past the BAR's end", aperture_open(2, ivshmem_bar_size - pg, 2 * pg, NULL), ERANGE) &&
+	     expect_err("a range starting at the BAR's end", aperture_open(2, ivshmem_bar_size, pg, NULL), ERANGE) &&
+	     expect_err("offset + length wrapping 2^64", aperture_open(2, 0 - pg, 2 * pg, NULL), ERANGE) &&
+	     expect_err("the CSR's page", aperture_open(2, BAR_CSR_AT, pg, NULL), EADDRINUSE) &&
+	     expect_err("a range ending in the CSR's page", aperture_open(2, BAR_CSR_AT - pg, 2 * pg, NULL), EADDRINUSE) &&
+	     expect_err("a range over the whole BAR", aperture_open(2, 0, ivshmem_bar_size, NULL), EADDRINUSE) &&
+	     expect_err("the page before the CSR", aperture_open(2, BAR_CSR_AT - pg, pg, NULL), 0) &&
+	     expect_err("the page after the CSR", aperture_open(2, csr_end, pg, NULL), 0) &&
+	     expect_err("CSR length 4", aperture_open_on(imp_fd, range_of(ivshmem, 2, BAR_CSR_AT, 4), BAR_CSR_VERSION, 2,
+							  BAR_APERTURE_AT, pg, NULL), EINVAL) &&
+	     expect_err("an unaligned CSR offset", aperture_open_on(imp_fd, range_of(ivshmem, 2, BAR_CSR_AT + 2, 64),
+								     BAR_CSR_VERSION, 2, BAR_APERTURE_AT, pg, NULL), EINVAL) &&
+	     expect_err("device 32", aperture_open_on(imp_fd, range_of((struct pci){ 0, 0, 32, 0 }, 0, 0, 64),
+						       BAR_CSR_VERSION, 0, 0, pg, NULL), EINVAL);
+	r.flags = 1;
+	ok = ok && expect_err("flags 1", ioctl(imp_fd, DIREKT_IOC_APERTURE_OPEN, &r) ? errno : 0, EINVAL);
+	r.flags = 0;
+	r.reserved = 1;
+	ok = ok && expect_err("reserved 1", ioctl(imp_fd, DIREKT_IOC_APERTURE_OPEN, &r) ? errno : 0, EINVAL) &&
+	     expect_err("open from an unmapped argument", ioctl(imp_fd, DIREKT_IOC_APERTURE_OPEN, (void *)8) ? errno : 0,
+			EFAULT) &&
+	     (next_fd() == fd0 || fail("the refused opens left fd %d open", fd0));
+	return ok && idle("after refused places");
+}
+
+/* A function whose CSR range is not a direkt bridge of that version gets no aperture. */
+static int aperture_identity(void)
+{
+	struct pci absent = { 0, 0xfe, 31, 7 };
+	struct direkt_aperture_open a;
+	uint64_t pg = page_size;
+	int fd0 = next_fd(), ok;
+
+	ok = expect_err("MAGIC in the other byte order", aperture_open_on(imp_fd, range_of(ivshmem, 2, BAR_SWAPPED_AT, 64),
+									  BAR_CSR_VERSION, 2, BAR_APERTURE_AT, pg, &a),
+			EMEDIUMTYPE) &&
+	     (a.found_magic == 0x544B5244u || fail("EMEDIUMTYPE reports MAGIC 0x%08x, the BAR holds 0x544B5244", a.found_magic)) &&
+	     (a.fd == -1 || fail("EMEDIUMTYPE gives fd %d, want -1", a.fd)) &&
+	     expect_err("a bridge of the previous layout", aperture_open_on(imp_fd, range_of(ivshmem, 2, BAR_OLD_AT, 64),
+									   BAR_CSR_VERSION, 2, BAR_APERTURE_AT, pg, &a),
+			EPROTO) &&
+	     ((a.found_magic == DIREKT_CSR_MAGIC && a.found_version == BAR_CSR_VERSION - 1) ||
+	      fail("EPROTO reports MAGIC 0x%08x, VERSION %u", a.found_magic, a.found_version)) &&
+	     expect_err("the bridge, a later layout expected",
+			aperture_open_on(imp_fd, bridge(), BAR_CSR_VERSION + 1, 2, BAR_APERTURE_AT, pg, &a), EPROTO) &&
+	     expect_err("a range that reads all ones", aperture_open_on(imp_fd, range_of(ivshmem, 2, BAR_SILENT_AT, 64),
+								       BAR_CSR_VERSION, 2, BAR_APERTURE_AT, pg, NULL),
+			EIO) &&
+	     expect_err("edu (its registers are not a direkt bridge)",
+			aperture_open_on(imp_fd, range_of(edu(), 0, 0, 64), BAR_CSR_VERSION, 0, 0, pg, &a), EMEDIUMTYPE) &&
+	     (a.found_magic == 0x010000edu || fail("edu's ID register reads 0x%08x, want 0x010000ed", a.found_magic)) &&
+	     expect_err("no device at 0000:fe:1f.7",
+			aperture_open_on(imp_fd, range_of(absent, 0, 0, 64), BAR_CSR_VERSION, 0, 0, pg, NULL), ENODEV) &&
+	     (next_fd() == fd0 || fail("the refused opens left fd %d open", fd0));
+	return ok && idle("after refused identities");
+}
+
+/* An aperture outlives the device's file that opened it, and its own fd while a mapping is left;
+ * the count is back to zero once both are gone. */
+static int aperture_lifetime(void)
+{
+	int other = open(DIREKT_IMPORTER_DEVICE, O_RDWR), ok;
+	struct direkt_aperture_open a = { .fd = -1 }, b = { .fd = -1 };
+	volatile uint32_t *m = NULL;
+	uint32_t before = 0;
+
+	if (other < 0)
+		return fail("open %s: %s", DIREKT_IMPORTER_DEVICE, err(errno));
+	ok = expect_err("open through a second file of the device",
+			aperture_open_on(other, bridge(), BAR_CSR_VERSION, 2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &a), 0) &&
+	     expect_err("a second aperture on the same range", aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &b), 0) &&
+	     apertures(2, "with two apertures open");
+	close(other);
+	ok = ok && apertures(2, "after the device's file that opened one closed");
+	if (ok && !(m = map(a.fd, 0, page_size, RW, MAP_SHARED)))
+		ok = fail("mmap after the device's file closed: %s", err(errno));
+	if (ok)
+		before = m[0];
+	if (b.fd >= 0)
+		close(b.fd);
+	ok = ok && apertures(1, "after the second aperture's fd closed");
+	if (a.fd >= 0)
+		close(a.fd);
+	ok = ok && apertures(1, "with the fd closed and a mapping left") &&
+	     (m[0] == before || fail("the mapping reads 0x%08x after its fd closed, 0x%08x before", m[0], before));
+	if (m)
+		munmap((void *)m, page_size);
+	ok = ok && apertures(0, "after the munmap");
+	return ok && idle("after munmap and close");
+}
+
+/* A child's read of *p: 1 when it dies of SIGBUS, as a read of a zapped aperture must. */
+static int read_faults(const volatile uint32_t *p)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return fail("fork: %s", err(errno));
+	if (pid == 0) {
+		(void)*p;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid: %s", err(errno));
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGBUS)
+		return fail("a read of the removed function's aperture %s, want SIGBUS",
+			    WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "succeeded");
+	return 1;
+}
+
+/*
+ * A removed PCI function's windows are unmapped and its apertures' mappings zapped at once: window
+ * accesses fail, mapping reads fault, new mmaps are refused; handles and fds close as usual.
+ */
 static int csr_removed(void)
 {
+	struct direkt_aperture_open a = { .fd = -1 };
+	volatile uint32_t *m = NULL;
 	struct pci again;
 	struct direkt_csr_open w;
 	char sysfs[300], path[320];
@@ -981,7 +1436,12 @@ static int csr_removed(void)
 	if (!find_pci(0x1af4, 0x1110, &again, sysfs, sizeof(sysfs)))
 		return fail("ivshmem is not in /sys/bus/pci/devices");
 	ok = expect_err("open", csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, &w), 0) &&
-	     csr_expect(imp_fd, w.handle, 0, DIREKT_CSR_MAGIC);
+	     csr_expect(imp_fd, w.handle, 0, DIREKT_CSR_MAGIC) &&
+	     expect_err("open of the aperture", aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, &a), 0);
+	if (ok && !(m = map(a.fd, 0, BAR_APERTURE_BYTES, RW, MAP_SHARED)))
+		ok = fail("mmap of the aperture: %s", err(errno));
+	ok = ok && (m[0] == BAR_APERTURE_WORD(BAR_APERTURE_AT) ||
+		    fail("the aperture reads 0x%08x before the removal, want 0x%08x", m[0], BAR_APERTURE_WORD(BAR_APERTURE_AT)));
 	snprintf(path, sizeof(path), "%s/remove", sysfs);
 	fd = open(path, O_WRONLY);
 	if (ok && (fd < 0 || write(fd, "1", 1) != 1))
@@ -992,10 +1452,18 @@ static int csr_removed(void)
 	     expect_err("write after the removal", csr_write_on(imp_fd, w.handle, 8, 1), ENODEV) &&
 	     csr_windows(1, "the handle stays until closed") && expect_err("close", csr_close_on(imp_fd, w.handle), 0) &&
 	     expect_err("open on the removed function",
-			csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, NULL), ENODEV);
+			csr_open(ivshmem, 2, BAR_CSR_AT, BAR_CSR_BYTES, BAR_CSR_VERSION, NULL), ENODEV) &&
+	     read_faults(m) && read_faults(m + BAR_APERTURE_BYTES / 4 - 1) &&
+	     expect_err("mmap of the aperture after the removal", map_err(a.fd, 0, page_size, RW, MAP_SHARED), ENODEV) &&
+	     apertures(1, "the aperture stays until unmapped and closed");
+	if (m)
+		munmap((void *)m, BAR_APERTURE_BYTES);
+	if (a.fd >= 0)
+		close(a.fd);
+	ok = ok && expect_err("aperture open on the removed function",
+			      aperture_open(2, BAR_APERTURE_AT, BAR_APERTURE_BYTES, NULL), ENODEV);
 	return ok && idle("after the removal");
 }
-
 
 /*
  * The Java boot: the same device driven by the runtime's Java importer (direkt-run importer, a
@@ -1095,7 +1563,7 @@ static int java_import(uint32_t kind, uint64_t size)
 	uint32_t seed = (uint32_t)(size * 7 + kind);
 	int fd = create(kind, 0, size, 64 * KB, 0, seed), ok = 1, code;
 	char line[512], *args[] = { "--fd", num(fd), "--length", num(size), "--fpga", pci_text(edu()), "--hold", NULL };
-	struct direkt_stats2 s;
+	struct direkt_stats3 s;
 	struct java_run j;
 
 	if (fd < 0 || !java_start(&j, java_importer, args))
@@ -1277,6 +1745,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ivshmem_bar_size = info.bar_size;
+	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	why[0] = 0;
 	if (!strcmp(argv[1], "java")) {
 		run("Java importer: system memory, revoked while held", java_sysmem);
@@ -1324,7 +1793,16 @@ int main(int argc, char **argv)
 	run("CSR window: not a direkt bridge refused (EMEDIUMTYPE, EPROTO, EIO)", csr_identity);
 	run("CSR window: wrong device, BAR or range refused (ENODEV, ENXIO, ERANGE, EINVAL)", csr_wrong_place);
 	run("CSR window: closing the file closes its windows", csr_close_file);
-	run("CSR window: unmapped when the PCI function is removed (ENODEV)", csr_removed);
+	run("aperture: one VM_IO|VM_PFNMAP mapping, close-on-exec fd, reads the BAR's range", aperture_maps);
+	run("aperture: writes land, read back through mappings at other offsets", aperture_writes);
+	run("aperture: edu's DMA reads what the process wrote", aperture_edu);
+	run("aperture: mmap beyond the range, private, executable refused (ERANGE, EINVAL, EPERM); no growth",
+	    aperture_mmap_refused);
+	run("aperture: unaligned, empty, non-memory BAR, outside the BAR, over the CSR refused "
+	    "(EINVAL, ENXIO, ERANGE, EADDRINUSE)", aperture_wrong_place);
+	run("aperture: not a direkt bridge refused (EMEDIUMTYPE, EPROTO, EIO, ENODEV)", aperture_identity);
+	run("aperture: outlives the device's file, and its fd while mapped; count back to zero", aperture_lifetime);
+	run("CSR window and aperture: unmapped when the PCI function is removed (ENODEV, SIGBUS)", csr_removed);
 	run("counts back to zero", all_idle);
 	close(imp_fd);
 	close(dtx_fd);

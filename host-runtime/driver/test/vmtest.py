@@ -7,9 +7,9 @@ Boots: ``noiommu`` (bus address = physical address), ``iommu`` (an emulated Inte
 invalidation: every address is an IOVA), and ``java`` (the Java importer, a jlinked runtime,
 against the same device; needs ``--java-bundle``). QEMU's ``edu`` device plays the FPGA (its DMA
 engine reads the returned bus addresses) and ``ivshmem-plain`` gives BAR memory without struct
-pages. That BAR also stands in for the FPGA's BAR in the CSR-window cases: its backing file is
-filled as vmtest_bar.h says before each boot, and checked after it against the words the test
-reports writing. Each boot's serial console is kept under the work directory; the counts are
+pages. That BAR also stands in for the FPGA's BAR in the CSR-window and aperture cases: its
+backing file is filled as vmtest_bar.h says before each boot, and checked after it against the words
+the test reports writing (through CSR windows, and through an aperture's mapping). Each boot's serial console is kept under the work directory; the counts are
 printed as ``importer VM test: N passed, N failed``.
 """
 import argparse
@@ -185,11 +185,24 @@ def bar_fill(o: int) -> int:
     return 0xC5000000 | (o // 4 & 0xFFFFFF)
 
 
+def aperture_word(o: int) -> int:
+    """BAR_APERTURE_WORD(o) of vmtest_bar.h."""
+    return 0x5A000000 | (o // 4 & 0xFFFFFF)
+
+
+def fill_ranges(fx: dict):
+    """The filled ranges of the fixture: around the CSR, and around the aperture."""
+    return (range(fx["BAR_FILL_FROM"], fx["BAR_FILL_TO"], 4),
+            range(fx["BAR_APERTURE_FILL_FROM"], fx["BAR_APERTURE_FILL_TO"], 4))
+
+
 def write_bar(path: Path, fx: dict):
-    """ivshmem's backing file: zeros, the fill around a direkt bridge's CSR, and the wrong identities."""
+    """ivshmem's backing file: zeros, the fill around a direkt bridge's CSR and around the aperture,
+    and the wrong identities."""
     bar = bytearray(BAR_BYTES)
-    for o in range(fx["BAR_FILL_FROM"], fx["BAR_FILL_TO"], 4):
-        struct.pack_into("<I", bar, o, bar_fill(o))
+    for r in fill_ranges(fx):
+        for o in r:
+            struct.pack_into("<I", bar, o, bar_fill(o))
     struct.pack_into("<II", bar, fx["BAR_CSR_AT"], CSR_MAGIC, fx["BAR_CSR_VERSION"])
     struct.pack_into("<II", bar, fx["BAR_SWAPPED_AT"], int.from_bytes(CSR_MAGIC.to_bytes(4, "little"), "big"),
                      fx["BAR_CSR_VERSION"])
@@ -198,24 +211,31 @@ def write_bar(path: Path, fx: dict):
     path.write_bytes(bar)
 
 
-def check_bar(path: Path, fx: dict, console: str) -> tuple[str, str]:
-    """After the boot: the words the test reported writing ("csr: wrote 0x.. at BAR 2 + 0x..") are
-    in the file at their offsets, and every other word of the fixture is as filled."""
+def check_bar(path: Path, fx: dict, console: str, apertures: bool) -> tuple[str, str]:
+    """After the boot: the words the test reported writing ("csr: wrote 0x.. at BAR 2 + 0x..", and
+    "aperture: wrote BAR_APERTURE_WORD over BAR 2 + [0x.., +0x..)" when the boot has the aperture
+    cases) are in the file at their offsets, and every other word of the fixture is as filled."""
     bar = path.read_bytes()
     wrote = {int(m.group(2), 16): int(m.group(1), 16)
              for m in re.finditer(r"^csr: wrote 0x([0-9a-f]+) at BAR 2 \+ 0x([0-9a-f]+)\s*$", console, re.M)}
     if not wrote:
         return "FAIL", "BAR file: the test reported no CSR write"
-    want = {o: bar_fill(o) for o in range(fx["BAR_FILL_FROM"], fx["BAR_FILL_TO"], 4)}
+    spans = [(int(m.group(1), 16), int(m.group(2), 16)) for m in re.finditer(
+        r"^aperture: wrote BAR_APERTURE_WORD over BAR 2 \+ \[0x([0-9a-f]+), \+0x([0-9a-f]+)\)\s*$", console, re.M)]
+    if apertures and not spans:
+        return "FAIL", "BAR file: the test reported no write through an aperture"
+    want = {o: bar_fill(o) for r in fill_ranges(fx) for o in r}
     want[fx["BAR_CSR_AT"]] = CSR_MAGIC
     want[fx["BAR_CSR_AT"] + 4] = fx["BAR_CSR_VERSION"]
     want.update(wrote)
+    through = {o: aperture_word(o) for at, n in spans for o in range(at, at + n, 4)}
+    want.update(through)
     for o, w in sorted(want.items()):
         got = struct.unpack_from("<I", bar, o)[0]
         if got != w:
             return "FAIL", f"BAR file: the word at BAR 2 + {o:#x} is {got:#010x}, want {w:#010x}"
-    return "PASS", (f"BAR file: {len(wrote)} CSR writes at their offsets, the other "
-                    f"{len(want) - len(wrote)} words of the fixture as filled")
+    return "PASS", (f"BAR file: {len(wrote)} CSR writes and {len(through)} words written through an aperture "
+                    f"at their offsets, the other {len(want) - len(wrote) - len(through)} words of the fixture as filled")
 
 
 def boot(work: Path, name: str, parts: dict, image: Path, iommu: bool, memory_mb: int) -> tuple[int, int, float]:
@@ -248,7 +268,7 @@ def boot(work: Path, name: str, parts: dict, image: Path, iommu: bool, memory_mb
             timed_out = True
     secs = time.monotonic() - t0
     text = log.read_text(errors="replace")
-    verdict, what = check_bar(bar_file, fx, text)
+    verdict, what = check_bar(bar_file, fx, text, apertures=name != "java")
     text += f"{verdict} {what}\n"
     with open(log, "a") as out:
         out.write(f"vmtest.py: {verdict} {what}\n")
