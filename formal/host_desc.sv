@@ -46,6 +46,8 @@
 //@tap f_rd_flag_q   = dut.u_rd.flag_q_valid
 //@tap f_rd_flag_lo  = dut.u_rd.flag_q_low
 //@tap f_rd_flag_c   = dut.u_rd.flag_q_carry
+//@tap f_rd_hcarry  = dut.u_rd.rc_high_carry
+//@tap f_rd_owed    = dut.u_rd.flag_owed
 //@tap f_rd_lastid   = dut.u_rd.last_id
 //@tap f_rd_held     = dut.u_rd.handed_held
 //@tap f_rd_flag_r   = dut.u_rd_flag_ready
@@ -87,6 +89,8 @@
 //@tap f_wr_flag_q   = dut.u_wr.flag_q_valid
 //@tap f_wr_flag_lo  = dut.u_wr.flag_q_low
 //@tap f_wr_flag_c   = dut.u_wr.flag_q_carry
+//@tap f_wr_hcarry  = dut.u_wr.rc_high_carry
+//@tap f_wr_owed    = dut.u_wr.flag_owed
 //@tap f_wr_lastid   = dut.u_wr.last_id
 //@tap f_wr_held     = dut.u_wr.handed_held
 //@tap f_wr_flag_r   = dut.u_wr_flag_ready
@@ -174,7 +178,7 @@ module fv_host_desc (
   wire [7:0]   f_rd_last, f_rd_prev;
   wire [31:0]  f_rd_rc_lo, f_rd_rc_hi;
   wire [159:0] f_rd_fdesc, f_rd_entry_d;
-  wire         f_rd_flag_q, f_wr_flag_q, f_rd_flag_c, f_wr_flag_c;
+  wire         f_rd_flag_q, f_wr_flag_q, f_rd_flag_c, f_wr_flag_c, f_rd_hcarry, f_wr_hcarry, f_rd_owed, f_wr_owed;
   wire [12:0]  f_rd_flag_lo, f_wr_flag_lo;
   wire [1:0]   f_rd_lastid, f_wr_lastid;
   wire [2:0]   f_rd_held, f_wr_held;
@@ -223,7 +227,7 @@ module fv_host_desc (
     .ring0(f_rd_ring0), .ring1(f_rd_ring1), .ring2(f_rd_ring2), .ring3(f_rd_ring3),
     .rc({f_rd_rc_hi, f_rd_rc_lo}), .fpend(f_rd_fpend), .fdesc(f_rd_fdesc), .reported(f_rd_reported), .failed(f_rd_failed),
     .ridx(f_rd_ridx), .rvalid(f_rd_rvalid), .hvalid(f_rd_hvalid), .expecting(f_rd_expect),
-    .flag_v(f_rd_flag_v), .flag_q(f_rd_flag_q), .flag_lo(f_rd_flag_lo), .flag_c(f_rd_flag_c), .lastid(f_rd_lastid), .held_ids(f_rd_held), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
+    .flag_v(f_rd_flag_v), .flag_q(f_rd_flag_q), .flag_lo(f_rd_flag_lo), .flag_c(f_rd_flag_c), .hcarry(f_rd_hcarry), .fowed(f_rd_owed), .lastid(f_rd_lastid), .held_ids(f_rd_held), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
     .entry_v(f_rd_entry_v), .entry_r(f_rd_entry_r), .entry_d(f_rd_entry_d), .idle(f_idle_rd),
     .flags(f_rd_flags), .unwritten(f_rd_unwritten), .moving(f_rd_moving)
   );
@@ -238,7 +242,7 @@ module fv_host_desc (
     .ring0(f_wr_ring0), .ring1(f_wr_ring1), .ring2(f_wr_ring2), .ring3(f_wr_ring3),
     .rc({f_wr_rc_hi, f_wr_rc_lo}), .fpend(f_wr_fpend), .fdesc(f_wr_fdesc), .reported(f_wr_reported), .failed(f_wr_failed),
     .ridx(f_wr_ridx), .rvalid(f_wr_rvalid), .hvalid(f_wr_hvalid), .expecting(f_wr_expect),
-    .flag_v(f_wr_flag_v), .flag_q(f_wr_flag_q), .flag_lo(f_wr_flag_lo), .flag_c(f_wr_flag_c), .lastid(f_wr_lastid), .held_ids(f_wr_held), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
+    .flag_v(f_wr_flag_v), .flag_q(f_wr_flag_q), .flag_lo(f_wr_flag_lo), .flag_c(f_wr_flag_c), .hcarry(f_wr_hcarry), .fowed(f_wr_owed), .lastid(f_wr_lastid), .held_ids(f_wr_held), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
     .entry_v(f_wr_entry_v), .entry_r(f_wr_entry_r), .entry_d(f_wr_entry_d), .idle(f_idle_wr),
     .flags(f_wr_flags), .unwritten(f_wr_unwritten), .moving(f_wr_moving)
   );
@@ -299,7 +303,7 @@ module fv_host_desc_side #(
   input wire [7:0]    last_ptr, prev,
   input wire [63:0]   rc,
   input wire [159:0]  fdesc, entry_d,
-  input wire          flag_v, flag_q, flag_r, entry_v, entry_r, flag_c,
+  input wire          flag_v, flag_q, flag_r, entry_v, entry_r, flag_c, hcarry, fowed,
   input wire [12:0]   flag_lo,
   input wire [1:0]    lastid,
   input wire [2:0]    held_ids,
@@ -387,8 +391,10 @@ module fv_host_desc_side #(
     h_held: assert (held_ids == live && live <= 3'd3 && room == (live <= 3'd2));
     h_chead: assert (cptr == wptr || chead == cptr[1:0]);
     h_flag_reg: assert (!flag_v || flag_d == rc + {60'd0, f_fire[1:0], 2'b00});
-    // a flag held back only while a fetch with the other carry waits for the mover
-    h_flag_shown: assert (!flag_q || flag_v || fpend);
+    // a flag is offered only with no fetch waiting and its own carry into the RC base's high bits
+    h_flag_shown: assert (!flag_v || (flag_q && !fpend && hcarry == flag_c));
+    // a flag owed (from the pointers of the cycle before) is owed still, or was taken into the register
+    h_flag_owed: assert (!fowed || flag_q || fptr != cptr);
     // the held flag's address: its low bits, and its carry into the RC base's bits above
     h_flag_q: assert (!flag_q || {rc[63:13] + {50'd0, flag_c}, flag_lo} == rc + {60'd0, f_fire[1:0], 2'b00});
     // the batch's last ID, kept from its start

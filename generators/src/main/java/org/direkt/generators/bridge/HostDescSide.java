@@ -395,7 +395,8 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         // Aborted: what arrived goes on; the rest of the batch is given up.
         Signal done = m.wire("batch_done", 1);
         done.set(busy.and(reported).and(issued.eq(count).or(failed.and(issued.eq(arrived)))));
-        settled.set(done.or(write[2]).or(write[4].and(ptrOk)).or(write[5]).not());
+        // (a batch that ends leaves busy set in its last cycle: what its end changes settles by then)
+        settled.set(busy.or(write[2]).or(write[4].and(ptrOk)).or(write[5]).not());
         finish.set(start);
         m.when(finish, () -> fetchValid.set(1));
         m.when(start, () -> {
@@ -453,12 +454,17 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Reg flagValid = m.reg("flag_q_valid", 1, cd).init(0);
         Reg flagLow = m.reg("flag_q_low", sb, cd).init(0);
         Reg flagCarry = m.reg("flag_q_carry", 1, cd).init(0);
-        Signal flagShown = m.wire("flag_shown", 1);
-        flagShown.set(flagValid.and(fetchValid.not().or(srcLowQ.bit(sb - 5).eq(flagCarry))));
+        // Whether the flag is offered, in a register set from the next cycle's state: it is, unless the
+        // fetch waits with the other carry.
+        Reg flagShown = m.reg("flag_shown", 1, cd).init(0);
         Signal flagFire = m.wire("flag_fire", 1);
         flagFire.set(flagShown.and(io.flag().ready()));
         Signal flagLoad = m.wire("flag_load", 1);
-        flagLoad.set(fPtr.ne(cPtr).and(flagValid.not().or(flagFire)));
+        // A completed ID waits for its flag: from the pointers of the cycle before (a load sets
+        // flag_q_valid for the cycle after, and completed_ptr only moves away from flagged_ptr).
+        Reg owed = m.reg("flag_owed", 1, cd).init(0);
+        owed.set(fPtr.ne(cPtr));
+        flagLoad.set(owed.and(flagValid.not()));
         Signal flagSum = m.wire("flag_low_sum", sb + 1);
         flagSum.set(rcBase.bits(sb - 1, 0).zext(sb + 1).plus(ring.readAsync(fPtr.trunc(ra)).zext(sb + 1).shl(2)));
         m.when(flagLoad, () -> {
@@ -471,8 +477,15 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Expr handOut = flagLoad.and(out.fire().not());
         held.set(held.upDownSelected(out.fire(), flagLoad));
         room.set(Expr.mux(room, held.eq(places - 2).and(handIn).not(), handOut));
-        Signal highCarry = m.wire("rc_high_carry", 1);
-        highCarry.set(Expr.mux(fetchValid, srcLowQ.bit(sb - 5), flagCarry));
+        // The carry into the RC base's high bits in a register of its own, set from what the fetch
+        // and the flag registers take in the same cycle: the fetch's from fetch_finish (its low sum
+        // was taken the cycle before) while it waits, else the flag's, so the adder starts at
+        // flip-flops alone.
+        Reg highCarry = m.reg("rc_high_carry", 1, cd).init(0);
+        Signal fetchWaits = m.wire("fetch_waits", 1);
+        fetchWaits.set(finish.or(fetchValid.and(io.fetch().fire().not())));
+        highCarry.set(Expr.mux(fetchWaits, srcLowQ.bit(sb - 5), flagCarry));
+        flagShown.set(flagValid.and(flagFire.not()).and(fetchWaits.not()));
         high.set(rcHigh.plus(highCarry.zext(hb)).bits(hb - 1, 0));
         io.flag().valid().set(flagShown);
         io.flag().data().set(Expr.cat(high, flagLow));
