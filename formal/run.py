@@ -168,6 +168,16 @@ def status_paper(n, k, cover_k):
                 defines=dict(DUT=module), props=STATUS_PAPER_PROPS)
 
 
+APERTURE_PROPS = ["buffer_room", "commands", "helpers", "reachable"]
+
+
+def aperture(k, cover_k):
+    # the GPU-master aperture's PCIe side: a 256-byte BAR, 32-bit data, bursts of up to 4, 32 response beats
+    module = "direkt_aperture_front_a8_w32_b4_r32"
+    return dict(name=module.replace("direkt_", ""), harness="aperture.sv", top="fv_aperture",
+                ip=[module], multiclock=False, depth=k, cover_depth=cover_k, defines=dict(DUT=module), props=APERTURE_PROPS)
+
+
 HOST_DESC_PROPS = ["issued_in_order", "flag_once_in_order", "status_routing", "fetch_ids", "helpers", "reachable"]
 
 
@@ -258,7 +268,9 @@ CONFIGS = [
     region_walker(k=4, cover_k=14, status=True),
     # the descriptor controller: each host ID handed over once and flagged once, in LAST_PTR order;
     # statuses routed by ID range
-    host_desc(k=2, cover_k=20),
+    host_desc(k=2, cover_k=26),
+    # the GPU-master aperture: the response buffer never overflows; the commands the memory side follows
+    aperture(k=4, cover_k=16),
 ]
 
 # The rebuilt admission unit's harness (bridge_issue.sv) is not yet inductive: its helper invariants

@@ -103,24 +103,26 @@ module direkt_host_desc_wr_e128_f255 (
   wire                                             [6:0]   out_id;             // @[HostDescSide.java:373]
   wire                                                     fetch_report;       // @[HostDescSide.java:389]
   wire                                                     batch_done;         // @[HostDescSide.java:396]
-  wire                                             [7:0]   prev_done;          // @[HostDescSide.java:420]
-  wire                                             [7:0]   hs_id;              // @[HostDescSide.java:432]
-  reg                                              [6:0]   completed_head;     // @[HostDescSide.java:436]
-  wire                                                     complete;           // @[HostDescSide.java:437]
-  reg                                              [5:0]   completed_next;     // @[HostDescSide.java:440]
-  reg                                                      flag_q_valid;       // @[HostDescSide.java:453]
-  reg                                              [12:0]  flag_q_low;         // @[HostDescSide.java:454]
-  reg                                                      flag_q_carry;       // @[HostDescSide.java:455]
-  wire                                                     flag_shown;         // @[HostDescSide.java:456]
-  wire                                                     flag_fire;          // @[HostDescSide.java:458]
-  wire                                                     flag_load;          // @[HostDescSide.java:460]
-  wire                                             [13:0]  flag_low_sum;       // @[HostDescSide.java:462]
-  wire                                                     rc_high_carry;      // @[HostDescSide.java:474]
-  reg                                              [7:0]   diag;               // @[HostDescSide.java:483]
-  reg                                              [5:0]   diag_seen;          // @[HostDescSide.java:484]
-  reg                                                      diag_beat_taken;    // @[HostDescSide.java:487]
-  reg                                                      diag_beat_reserved; // @[HostDescSide.java:489]
-  reg                                                      diag_entry_id;      // @[HostDescSide.java:492]
+  wire                                             [7:0]   prev_done;          // @[HostDescSide.java:421]
+  wire                                             [7:0]   hs_id;              // @[HostDescSide.java:433]
+  reg                                              [6:0]   completed_head;     // @[HostDescSide.java:437]
+  wire                                                     complete;           // @[HostDescSide.java:438]
+  reg                                              [5:0]   completed_next;     // @[HostDescSide.java:441]
+  reg                                                      flag_q_valid;       // @[HostDescSide.java:454]
+  reg                                              [12:0]  flag_q_low;         // @[HostDescSide.java:455]
+  reg                                                      flag_q_carry;       // @[HostDescSide.java:456]
+  reg                                                      flag_shown;         // @[HostDescSide.java:459]
+  wire                                                     flag_fire;          // @[HostDescSide.java:460]
+  wire                                                     flag_load;          // @[HostDescSide.java:462]
+  reg                                                      flag_owed;          // @[HostDescSide.java:465]
+  wire                                             [13:0]  flag_low_sum;       // @[HostDescSide.java:468]
+  reg                                                      rc_high_carry;      // @[HostDescSide.java:484]
+  wire                                                     fetch_waits;        // @[HostDescSide.java:485]
+  reg                                              [7:0]   diag;               // @[HostDescSide.java:496]
+  reg                                              [5:0]   diag_seen;          // @[HostDescSide.java:497]
+  reg                                                      diag_beat_taken;    // @[HostDescSide.java:500]
+  reg                                                      diag_beat_reserved; // @[HostDescSide.java:502]
+  reg                                                      diag_entry_id;      // @[HostDescSide.java:505]
   (* no_rw_check, ramstyle = "no_rw_check" *) reg  [152:0] entries [0:127];    // @[HostDescSide.java:322]
   reg                                              [6:0]   handed_ids [0:31];  // @[HostDescSide.java:336]
 
@@ -201,7 +203,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:446]
+  // @[HostDescSide.java:447]
   always @(posedge clk) begin
     if (rst) begin
       last_host_status <= 32'd0;
@@ -214,7 +216,7 @@ module direkt_host_desc_wr_e128_f255 (
 
   assign last_ptr_ok = reg_wdata[7:0] <= {1'b0, table_size}; // @[HostDescSide.java:209]
 
-  // @[HostDescSide.java:417]
+  // @[HostDescSide.java:418]
   always @(posedge clk) begin
     if (rst) begin
       requested <= 1'b0;
@@ -231,7 +233,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:425]
+  // @[HostDescSide.java:426]
   always @(posedge clk) begin
     if (rst) begin
       prev_id <= 8'd255;
@@ -242,7 +244,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:426]
+  // @[HostDescSide.java:427]
   always @(posedge clk) begin
     if (rst) begin
       fetch_index <= 7'd0;
@@ -256,7 +258,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:402]
+  // @[HostDescSide.java:403]
   always @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0;
@@ -270,7 +272,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:404]
+  // @[HostDescSide.java:405]
   always @(posedge clk) begin
     if (rst) begin
       first_id <= 7'd0;
@@ -281,7 +283,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:405]
+  // @[HostDescSide.java:406]
   always @(posedge clk) begin
     if (rst) begin
       count <= 8'd0;
@@ -292,7 +294,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:406]
+  // @[HostDescSide.java:407]
   always @(posedge clk) begin
     if (rst) begin
       fetch_base <= 7'd0;
@@ -303,7 +305,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:407]
+  // @[HostDescSide.java:408]
   always @(posedge clk) begin
     if (rst) begin
       ends_table <= 1'b0;
@@ -314,7 +316,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:408]
+  // @[HostDescSide.java:409]
   always @(posedge clk) begin
     if (rst) begin
       last_id <= 7'd0;
@@ -395,12 +397,12 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:398]
+  // @[HostDescSide.java:399]
   always @(posedge clk) begin
     if (rst) begin
       settled <= 1'b0;
     end else begin
-      settled <= ~(((batch_done | (reg_we & (reg_index == 4'd2))) | ((reg_we & (reg_index == 4'd4)) & last_ptr_ok)) | (reg_we & (reg_index == 4'd5)));
+      settled <= ~(((busy | (reg_we & (reg_index == 4'd2))) | ((reg_we & (reg_index == 4'd4)) & last_ptr_ok)) | (reg_we & (reg_index == 4'd5)));
     end
   end
 
@@ -450,7 +452,7 @@ module direkt_host_desc_wr_e128_f255 (
 
   assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({2'd0, fetch_index} + 9'd16); // @[HostDescSide.java:269]
 
-  // @[HostDescSide.java:403]
+  // @[HostDescSide.java:404]
   always @(posedge clk) begin
     if (rst) begin
       fetch_src_low_q <= 9'd0;
@@ -461,7 +463,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:399]
+  // @[HostDescSide.java:400]
   always @(posedge clk) begin
     if (rst) begin
       fetch_finish <= 1'b0;
@@ -470,7 +472,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  assign rc_high = {rc_base_hi, rc_base_lo[31:13]} + {50'd0, rc_high_carry}; // @[HostDescSide.java:476]
+  assign rc_high = {rc_base_hi, rc_base_lo[31:13]} + {50'd0, rc_high_carry}; // @[HostDescSide.java:489]
 
   // @[HostDescSide.java:296]
   always @(posedge clk) begin
@@ -574,7 +576,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:443]
+  // @[HostDescSide.java:444]
   always @(posedge clk) begin
     if (rst) begin
       completed_ptr <= 6'd0;
@@ -585,7 +587,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:467]
+  // @[HostDescSide.java:473]
   always @(posedge clk) begin
     if (rst) begin
       flagged_ptr <= 6'd0;
@@ -596,7 +598,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:472]
+  // @[HostDescSide.java:478]
   always @(posedge clk) begin
     if (rst) begin
       handed_held <= 6'd0;
@@ -605,7 +607,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:473]
+  // @[HostDescSide.java:479]
   always @(posedge clk) begin
     if (rst) begin
       ring_room <= 1'b1;
@@ -674,11 +676,11 @@ module direkt_host_desc_wr_e128_f255 (
 
   assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:397]
 
-  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:421]
+  assign prev_done = ends_table ? 8'd255 : {1'b0, last_id}; // @[HostDescSide.java:422]
 
-  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:433]
+  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:434]
 
-  // @[HostDescSide.java:444]
+  // @[HostDescSide.java:445]
   always @(posedge clk) begin
     if (rst) begin
       completed_head <= 7'd0;
@@ -691,9 +693,9 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:438]
+  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {1'b0, completed_head}); // @[HostDescSide.java:439]
 
-  // @[HostDescSide.java:441]
+  // @[HostDescSide.java:442]
   always @(posedge clk) begin
     if (rst) begin
       completed_next <= 6'd1;
@@ -702,7 +704,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:469]
+  // @[HostDescSide.java:475]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_valid <= 1'b0;
@@ -711,7 +713,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:465]
+  // @[HostDescSide.java:471]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_low <= 13'd0;
@@ -722,7 +724,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:466]
+  // @[HostDescSide.java:472]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_carry <= 1'b0;
@@ -733,17 +735,42 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  assign flag_shown = flag_q_valid & (~fetch_pending | (fetch_src_low_q[8] == flag_q_carry)); // @[HostDescSide.java:457]
+  // @[HostDescSide.java:488]
+  always @(posedge clk) begin
+    if (rst) begin
+      flag_shown <= 1'b0;
+    end else begin
+      flag_shown <= (flag_q_valid & ~flag_fire) & ~fetch_waits;
+    end
+  end
 
-  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:459]
+  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:461]
 
-  assign flag_load = (flagged_ptr != completed_ptr) & (~flag_q_valid | flag_fire); // @[HostDescSide.java:461]
+  assign flag_load = flag_owed & ~flag_q_valid; // @[HostDescSide.java:467]
 
-  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:463]
+  // @[HostDescSide.java:466]
+  always @(posedge clk) begin
+    if (rst) begin
+      flag_owed <= 1'b0;
+    end else begin
+      flag_owed <= flagged_ptr != completed_ptr;
+    end
+  end
 
-  assign rc_high_carry = fetch_pending ? fetch_src_low_q[8] : flag_q_carry; // @[HostDescSide.java:475]
+  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({7'd0, handed_ids[flagged_ptr[4:0]]} << 2); // @[HostDescSide.java:469]
 
-  // @[HostDescSide.java:496]
+  // @[HostDescSide.java:487]
+  always @(posedge clk) begin
+    if (rst) begin
+      rc_high_carry <= 1'b0;
+    end else begin
+      rc_high_carry <= fetch_waits ? fetch_src_low_q[8] : flag_q_carry;
+    end
+  end
+
+  assign fetch_waits = fetch_finish | (fetch_pending & ~(fetch_valid & fetch_ready)); // @[HostDescSide.java:486]
+
+  // @[HostDescSide.java:509]
   always @(posedge clk) begin
     if (rst) begin
       diag <= 8'd0;
@@ -752,7 +779,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:485]
+  // @[HostDescSide.java:498]
   always @(posedge clk) begin
     if (rst) begin
       diag_seen <= 6'd0;
@@ -761,7 +788,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:488]
+  // @[HostDescSide.java:501]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_taken <= 1'b0;
@@ -770,7 +797,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:490]
+  // @[HostDescSide.java:503]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_reserved <= 1'b0;
@@ -779,7 +806,7 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  // @[HostDescSide.java:493]
+  // @[HostDescSide.java:506]
   always @(posedge clk) begin
     if (rst) begin
       diag_entry_id <= 1'b0;
@@ -788,13 +815,13 @@ module direkt_host_desc_wr_e128_f255 (
     end
   end
 
-  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:502]
+  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:515]
 
-  assign reg_table_size = table_size; // @[HostDescSide.java:503]
+  assign reg_table_size = table_size; // @[HostDescSide.java:516]
 
-  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:504]
+  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:517]
 
-  assign reg_last_status = last_host_status; // @[HostDescSide.java:505]
+  assign reg_last_status = last_host_status; // @[HostDescSide.java:518]
 
   assign fetch_data = {6'd0, 8'd255, {10'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {1'b0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:387]
 
@@ -804,9 +831,9 @@ module direkt_host_desc_wr_e128_f255 (
 
   assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:375]
 
-  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:478]
+  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:491]
 
-  assign flag_valid = flag_shown; // @[HostDescSide.java:477]
+  assign flag_valid = flag_shown; // @[HostDescSide.java:490]
 
   // @[HostDescSide.java:323]
   always @(posedge clk) begin

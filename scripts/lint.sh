@@ -51,6 +51,9 @@ gen bridge preset=regions ports=4 port_policy=weighted port_weights=4,2,1,1
 gen bridge preset=regions ports=3 port_credits=2 word_order=x0_high registered_channels=true
 gen host_desc_controller preset=paper desc_ready_latency=3
 gen host_desc_controller preset=regions ports=2 reset=active_high desc_ready_latency=2
+gen aperture
+gen aperture bar_bytes=4096 fpga_base=0x3000 mem_address_bits=14 data_bits=64 max_burst=1 response_beats=32
+gen aperture bar_bytes=0x10000000 fpga_base=0x30000000 mem_address_bits=34 data_bits=512 max_burst=64 response_beats=1024
 
 dirs=()
 while IFS= read -r d; do dirs+=("$d"); done < <(

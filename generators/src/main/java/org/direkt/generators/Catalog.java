@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import org.direkt.contract.BridgeModes;
+import org.direkt.generators.aperture.Aperture;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.generators.bridge.BridgeParam;
@@ -62,6 +63,19 @@ public final class Catalog {
                 return Integer.parseInt(v.trim());
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(generator + " " + key + " = " + v + ": must be an integer");
+            }
+        }
+
+        public long longInteger(String key, long dflt) {
+            used.add(key);
+            String v = values.get(key);
+            if (v == null) {
+                return dflt;
+            }
+            try {
+                return Long.decode(v.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(generator + " " + key + " = " + v + ": must be an integer (decimal or 0x hex)");
             }
         }
 
@@ -179,6 +193,19 @@ public final class Catalog {
     }
 
     static {
+        ENTRIES.put("aperture", new Entry("bar_bytes=1073741824 fpga_base=0 mem_address_bits=33 data_bits=256 max_burst=16 "
+                + "response_beats=256", a -> new Aperture().elaborate(apertureParams(a))));
+    }
+
+    /** Aperture parameters: {@link Aperture.Params#defaults}, any overridden by name. */
+    public static Aperture.Params apertureParams(Args a) {
+        Aperture.Params d = Aperture.Params.defaults();
+        return new Aperture.Params(a.longInteger("bar_bytes", d.barBytes()), a.longInteger("fpga_base", d.fpgaBase()),
+                a.integer("mem_address_bits", d.memAddressBits()), a.integer("data_bits", d.dataBits()),
+                a.integer("max_burst", d.maxBurst()), a.integer("response_beats", d.responseBeats()));
+    }
+
+    static {
         ENTRIES.put("region_walker", new Entry("direction=rd|wr entries=1024 regions=16 pieces=16 requests=4 status_depth=8 "
                 + "id_base=192 fpga_mem_bytes=8589934592", a -> new RegionWalker().elaborate(walkerParams(a)),
                 a -> Map.of(RegionWalker.DESCRIPTION_FILE, RegionWalker.describe(walkerParams(a)))));
@@ -250,6 +277,9 @@ public final class Catalog {
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(32, 16, 2, true, false, true, true, true)));
         r.add(new AsyncFifo().elaborate(new AsyncFifo.Params(64, 16, 2, false, true, true, true)));
         r.add(new SyncFifo().elaborate(SyncFifo.Params.of(160, 16)));
+        // the GPU-master aperture's PCIe side at the size formal/aperture.sv proves
+        r.add(new org.direkt.generators.aperture.ApertureFront().elaborate(
+                new org.direkt.generators.aperture.ApertureFront.Params(8, 32, 4, 32)));
         for (int n : new int[] {2, 3}) {
             r.add(new Arbiter().elaborate(Arbiter.Params.fixed(n)));
             r.add(new Arbiter().elaborate(Arbiter.Params.roundRobin(n)));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.List;
 import java.util.stream.Stream;
 
+import org.direkt.generators.aperture.Aperture;
 import org.direkt.generators.arb.Arbiter;
 import org.direkt.generators.fifo.AsyncFifo;
 import org.direkt.generators.fifo.SyncFifo;
@@ -27,6 +28,16 @@ class ParameterValidationTest {
 
     static Stream<Arguments> impossible() {
         return Stream.of(
+                Arguments.of((Executable) () -> new Aperture.Params(3L << 20, 0, 33, 256, 16, 256),
+                        "Aperture barBytes = 3145728: must be a power of two of at least 4096 (a PCIe BAR's size)"),
+                Arguments.of((Executable) () -> new Aperture.Params(1L << 20, 1L << 19, 33, 256, 16, 256),
+                        "Aperture fpgaBase = 524288: must be a multiple of barBytes (1048576) with the window inside FPGA memory (8589934592 bytes)"),
+                Arguments.of((Executable) () -> new Aperture.Params(1L << 20, 16L << 20, 24, 256, 16, 256),
+                        "Aperture fpgaBase = 16777216: must be a multiple of barBytes (1048576) with the window inside FPGA memory (16777216 bytes)"),
+                Arguments.of((Executable) () -> new Aperture.Params(1L << 30, 0, 33, 256, 16, 16),
+                        "ApertureFront responseBeats = 16: must be a power of two in 32..4096 (a longest burst and 16 beats of crossing lag)"),
+                Arguments.of((Executable) () -> new Aperture.Params(1L << 30, 0, 33, 48, 16, 256),
+                        "ApertureFront dataBits = 48: must be a power of two in 32..1024"),
                 Arguments.of((Executable) () -> new SyncFifo.Params(0, 16, true, false, 16),
                         "SyncFifo width = 0: must be in 1..4096"),
                 Arguments.of((Executable) () -> SyncFifo.Params.of(8, 12),
