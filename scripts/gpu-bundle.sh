@@ -3,7 +3,8 @@
 # Packs what the GPU machine needs to run the host runtime's GPU tests and benchmarks: it has no
 # Java, so this builds build/gpu/ with a jlinked Java runtime, the host runtime's classes and tests,
 # their dependencies and the JUnit console launcher, plus build/gpu/run.sh to start them there:
-#   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out)
+#   bash build/gpu/run.sh tests   # the @Tag("gpu") tests; reports into $OUT (or build/gpu/out), and there the copy
+#                                 # engine's rate to pinned memory (aperture-gpu-<device>.json, ApertureRateGpuTest)
 #   bash build/gpu/run.sh bench   # the GPU benchmark (Java and the C reference program; options
 #                                 # such as --forks 4 --rounds 5 or --pin thread go on to GpuBench;
 #                                 # its servers run under taskset, which the machine must have)
@@ -49,7 +50,7 @@ cp="$here/classes:$here/test-classes:$(ls "$here"/lib/*.jar | tr '\n' ':')"
 java="$here/jre/bin/java"
 case "${1:-tests}" in
   tests)
-    "$java" --enable-native-access=ALL-UNNAMED -jar "$here"/tools/junit-platform-console-standalone-*.jar execute \
+    OUT="$results" "$java" --enable-native-access=ALL-UNNAMED -jar "$here"/tools/junit-platform-console-standalone-*.jar execute \
       --class-path "$cp" --scan-class-path "$here/test-classes" --include-tag gpu --details=tree --disable-banner \
       --reports-dir "$results/reports" 2>&1 | tee "$results/gpu-tests.txt"
     ;;

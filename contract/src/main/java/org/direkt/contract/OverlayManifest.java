@@ -34,10 +34,12 @@ import org.direkt.contract.BridgeModes.WordOrder;
  * @param unitBytes       bytes per unit of those offsets: 4 for word addresses, 1 for byte addresses
  * @param windows         the window table (raw addressing); empty with regions addressing, which has none
  * @param boardCsr        where the bridge's CSR sits on the board ({@code board.csr}); empty where the overlay does not say
+ * @param aperture        the flat FPGA-memory BAR the GPU reads and writes as bus master ({@code aperture}); empty where
+ *                        the overlay was made without one
  */
 public record OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> generatorParams, Map<String, Integer> registers,
         int unitBytes,
-        Optional<WindowTable> windows, Optional<BoardCsr> boardCsr) {
+        Optional<WindowTable> windows, Optional<BoardCsr> boardCsr, Optional<Aperture> aperture) {
 
     public static final String FILE = "direkt-overlay.json";
 
@@ -49,11 +51,52 @@ public record OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> 
         registers = Map.copyOf(registers);
     }
 
+    /** A manifest without an aperture. */
+    public OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> generatorParams, Map<String, Integer> registers,
+            int unitBytes, Optional<WindowTable> windows, Optional<BoardCsr> boardCsr) {
+        this(file, bridge, generatorParams, registers, unitBytes, windows, boardCsr, Optional.empty());
+    }
+
     /**
      * Where the bridge's CSR sits on a board: {@code bytes} from byte {@code offset} of BAR
      * {@code bar} of the FPGA's PCI function (a board whose descriptor controller direkt replaces).
      */
     public record BoardCsr(int bar, long offset, long bytes) {
+    }
+
+    /**
+     * The overlay's aperture (the manifest's optional {@code aperture} section): BAR {@code bar} of
+     * the FPGA's PCI function, {@code barBytes} long (a power of two), exposes FPGA memory flat, its
+     * byte 0 being FPGA address {@code fpgaBase}, so the GPU's copy engine and kernels read and
+     * write {@code [fpgaBase, fpgaBase + barBytes)} as bus master once CUDA registers the BAR as I/O
+     * memory. The BAR's master keeps up to {@code outstandingReads} reads of at most
+     * {@code maxReadBytes} each in flight: what bounds the GPU's reads of FPGA memory.
+     */
+    public record Aperture(int bar, long barBytes, long fpgaBase, int outstandingReads, int maxReadBytes) {
+        public Aperture {
+            if (bar < 0 || bar > 5 || barBytes <= 0 || Long.bitCount(barBytes) != 1 || fpgaBase < 0 || fpgaBase % 4 != 0
+                    || fpgaBase > Long.MAX_VALUE - barBytes || outstandingReads < 1 || maxReadBytes < 4 || maxReadBytes % 4 != 0) {
+                throw new IllegalArgumentException("aperture BAR " + bar + " of " + barBytes + " bytes at FPGA address "
+                        + fpgaBase + ", " + outstandingReads + " reads of " + maxReadBytes + " bytes: BAR 0..5, a power-of-two"
+                        + " size, a non-negative FPGA address that is a multiple of 4, at least one read of a multiple of 4 bytes");
+            }
+        }
+
+        /** The first FPGA address past the aperture. */
+        public long fpgaEnd() {
+            return fpgaBase + barBytes;
+        }
+
+        /** Whether FPGA memory {@code [fpgaAddress, fpgaAddress + bytes)} lies inside the aperture. */
+        public boolean holds(long fpgaAddress, long bytes) {
+            return bytes >= 0 && fpgaAddress >= fpgaBase && fpgaAddress <= fpgaEnd() && bytes <= fpgaEnd() - fpgaAddress;
+        }
+
+        @Override
+        public String toString() {
+            return "aperture BAR " + bar + " = FPGA memory [0x" + Long.toHexString(fpgaBase) + ", 0x" + Long.toHexString(fpgaEnd())
+                    + ")";
+        }
     }
 
     /**
@@ -100,7 +143,9 @@ public record OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> 
                     + "': word or byte");
         };
         Optional<WindowTable> windows = p.regionsAddressing() ? Optional.empty() : Optional.of(WindowTable.of(f, m, p.windowEntries()));
-        return new OverlayManifest(f, p, generatorParams(f, m.path("bridge")), regs, unit, windows, boardCsr(f, m.path("board").path("csr")));
+        Optional<BoardCsr> board = boardCsr(f, m.path("board").path("csr"));
+        return new OverlayManifest(f, p, generatorParams(f, m.path("bridge")), regs, unit, windows, board,
+                apertureSection(f, m.get("aperture"), p, board));
     }
 
     /** The bridge section's {@link BridgeSpec}: each value by its key, a missing or malformed one named. */
@@ -196,6 +241,70 @@ public record OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> 
         return Optional.of(new BoardCsr(bar, offset, bytes));
     }
 
+    /**
+     * The optional {@code aperture} section: absent (or null) when the overlay has none; otherwise
+     * each key by its name, and the range inside the FPGA memory the bridge reaches and off the
+     * CSR's BAR (the aperture maps its BAR from offset 0).
+     */
+    private static Optional<Aperture> apertureSection(Path f, JsonNode a, BridgeSpec bridge, Optional<BoardCsr> csr) {
+        if (a == null || a.isNull()) {
+            return Optional.empty();
+        }
+        if (!a.isObject()) {
+            throw new IllegalArgumentException(f + ": aperture = " + a + ": must be an object with bar, bar_bytes, fpga_base,"
+                    + " outstanding_reads and max_read_bytes");
+        }
+        int bar = (int) apertureKey(f, a, "bar", 0, 5, "a BAR of the FPGA's function, 0..5");
+        long barBytes = apertureKey(f, a, "bar_bytes", 1, Long.MAX_VALUE, "a power of two");
+        if (Long.bitCount(barBytes) != 1) {
+            throw new IllegalArgumentException(f + ": aperture.bar_bytes = " + barBytes + ": must be a power of two (a BAR's size)");
+        }
+        long fpgaBase = apertureKey(f, a, "fpga_base", 0, Long.MAX_VALUE, "a non-negative FPGA memory address");
+        if (fpgaBase % 4 != 0) {
+            throw new IllegalArgumentException(f + ": aperture.fpga_base = 0x" + Long.toHexString(fpgaBase)
+                    + ": must be a multiple of 4");
+        }
+        int reads = (int) apertureKey(f, a, "outstanding_reads", 1, Integer.MAX_VALUE, "at least 1");
+        int readBytes = (int) apertureKey(f, a, "max_read_bytes", 4, Integer.MAX_VALUE, "a multiple of 4, at least 4");
+        if (readBytes % 4 != 0) {
+            throw new IllegalArgumentException(f + ": aperture.max_read_bytes = " + readBytes + ": must be a multiple of 4");
+        }
+        if (barBytes > bridge.fpgaMemBytes() || fpgaBase > bridge.fpgaMemBytes() - barBytes) {
+            throw new IllegalArgumentException(f + ": aperture.fpga_base = 0x" + Long.toHexString(fpgaBase) + " and"
+                    + " aperture.bar_bytes = " + barBytes + " end past the FPGA memory the bridge reaches (bridge.fpga_mem_bytes = "
+                    + bridge.fpgaMemBytes() + "); regenerate the overlay");
+        }
+        if (csr.isPresent() && csr.get().bar() == bar) {
+            throw new IllegalArgumentException(f + ": aperture.bar = " + bar + " is also board.csr.bar: the aperture maps its BAR"
+                    + " from offset 0 and would cover the bridge's registers; regenerate the overlay");
+        }
+        return Optional.of(new Aperture(bar, barBytes, fpgaBase, reads, readBytes));
+    }
+
+    /** {@code aperture.<key>}: a JSON whole number, or text in decimal or {@code 0x} hex, in {@code [min, max]}. */
+    private static long apertureKey(Path f, JsonNode a, String key, long min, long max, String rule) {
+        JsonNode v = a.get(key);
+        if (v == null || v.isNull()) {
+            throw new IllegalArgumentException(f + ": aperture." + key + " is missing; regenerate the overlay");
+        }
+        long n;
+        if (v.isIntegralNumber() && v.canConvertToLong()) {
+            n = v.asLong();
+        } else if (v.isTextual()) {
+            try {
+                n = Long.decode(v.asText().trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(f + ": aperture." + key + " = " + v + ": must be a whole number");
+            }
+        } else {
+            throw new IllegalArgumentException(f + ": aperture." + key + " = " + v + ": must be a whole number");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(f + ": aperture." + key + " = " + v + ": out of range (" + rule + ")");
+        }
+        return n;
+    }
+
     /** A number as the manifest writes it: a JSON number, or text in decimal or {@code 0x} hex; -1 when it is neither. */
     private static long number(JsonNode n) {
         if (n.isIntegralNumber()) {
@@ -225,6 +334,6 @@ public record OverlayManifest(Path file, BridgeSpec bridge, Map<String, Object> 
     @Override
     public String toString() {
         return "OverlayManifest[" + file + ", " + bridge.addressing() + " addressing" + boardCsr.map(c -> ", board CSR in BAR "
-                + c.bar() + " at 0x" + Long.toHexString(c.offset())).orElse("") + "]";
+                + c.bar() + " at 0x" + Long.toHexString(c.offset())).orElse("") + aperture.map(a -> ", " + a).orElse("") + "]";
     }
 }

@@ -14,5 +14,11 @@ public enum DataPath {
      * FPGA's host DMA path (host descriptors through the BSP's descriptor controller) between that
      * buffer and FPGA memory. Taken when peer-to-peer is not possible.
      */
-    BOUNCE
+    BOUNCE,
+    /**
+     * GPU master: the GPU's copy engine writes or reads FPGA memory through the overlay's aperture, a
+     * flat FPGA-memory BAR that CUDA registered as I/O memory. Only a copy takes it
+     * ({@link ApertureCopy}, {@link Session#masters()}), never a buffer; no CPU copy, no FPGA data mover.
+     */
+    APERTURE
 }

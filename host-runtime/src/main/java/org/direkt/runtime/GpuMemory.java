@@ -150,6 +150,11 @@ abstract sealed class GpuMemory implements AutoCloseable permits GpuMemory.OnCud
             }
         }
 
+        /** The driver, for calls beyond allocations (the aperture's registration). */
+        Cuda cuda() {
+            return cuda;
+        }
+
         @Override
         String description() {
             return info.name() + " (" + info.pciBusId() + "), CUDA device memory";

@@ -62,10 +62,19 @@ abstract class PlannedCopy {
         cycles = dmaCycles;
     }
 
-    public final long dmaCycles() {
+    /** The FPGA's data movers move it (an {@link ApertureCopy} is the GPU's). */
+    public Master master() {
+        return Master.FPGA_MASTER;
+    }
+
+    final void checkRan() {
         if (cycles == NOT_RUN) {
             throw new IllegalStateException("the copy has not run: await it first");
         }
+    }
+
+    public long dmaCycles() {
+        checkRan();
         if (cycles < 0) {
             throw new IllegalStateException(session.fpga.describe() + " does not count dma_clk cycles");
         }

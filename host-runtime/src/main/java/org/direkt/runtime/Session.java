@@ -132,12 +132,15 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * A planned copy: it runs when it is awaited, on its GPU buffer's path: {@link DirectCopy} (by
-     * bus addresses), {@link RegionCopy} (through a region) or {@link BouncedCopy}.
+     * A planned copy: it runs when it is awaited, FPGA-master on its GPU buffer's path ({@link DirectCopy} by bus
+     * addresses, {@link RegionCopy} through a region, {@link BouncedCopy}) or GPU-master ({@link ApertureCopy}).
      */
-    public sealed interface Copy permits DirectCopy, RegionCopy, BouncedCopy {
-        /** The path this copy takes (its GPU buffer's). */
+    public sealed interface Copy permits DirectCopy, RegionCopy, BouncedCopy, ApertureCopy {
+        /** The path this copy takes: its GPU buffer's, or {@link DataPath#APERTURE} (GPU-master). */
         DataPath path();
+
+        /** Which master moves it: the FPGA's data movers, or the GPU's copy engine through the aperture. */
+        Master master();
 
         /** The descriptors it issues: one per mover-legal piece; through a region, its one request. */
         int descriptorCount();
@@ -359,6 +362,12 @@ public final class Session implements AutoCloseable {
     /** FPGA -> GPU, as {@link #copy(GpuBuffer, long, FpgaBuffer, long, int)}. */
     public Copy copy(FpgaBuffer src, long srcOffset, GpuBuffer dst, long dstOffset, int bytes) {
         return PlannedCopy.byBus(state, false, dst, dstOffset, src, srcOffset, bytes);
+    }
+
+    /** Copies by either master: GPU-master through the overlay's aperture, chosen by size ({@link MasterCopies}). */
+    public MasterCopies masters() {
+        state.checkOpen();
+        return state.masters();
     }
 
     /**

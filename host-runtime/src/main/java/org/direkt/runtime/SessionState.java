@@ -34,6 +34,8 @@ final class SessionState {
     final DataPath path;
     final String pathReason;
     private final List<BufferMemory> buffers = new ArrayList<>();
+    /** The session's copies by either master; made on first use. */
+    private MasterCopies masters;
     private long nextTag = 1;
     private boolean closed;
 
@@ -146,12 +148,33 @@ final class SessionState {
         return regions;
     }
 
-    /** Frees every buffer still open, closes the FPGA device and releases the GPU; later calls do nothing. */
+    /** The session's copies by either master. */
+    MasterCopies masters() {
+        if (masters == null) {
+            masters = new MasterCopies(this);
+        }
+        return masters;
+    }
+
+    /**
+     * Closes the aperture (GPU-master copies), frees every buffer still open, closes the FPGA device
+     * and releases the GPU; later calls do nothing.
+     */
     void close() {
         if (closed) {
             return;
         }
         closed = true;
+        try {
+            if (masters != null) {
+                masters.close();
+            }
+        } finally {
+            closeBuffersDeviceAndGpu();
+        }
+    }
+
+    private void closeBuffersDeviceAndGpu() {
         try {
             for (BufferMemory g : new ArrayList<>(buffers)) {
                 g.close();

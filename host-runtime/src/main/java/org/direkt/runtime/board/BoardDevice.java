@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import org.direkt.contract.Layout;
@@ -77,11 +78,14 @@ public final class BoardDevice implements FpgaDevice {
     private final Path binary;
     private final Map<String, ClKernel> kernels = new HashMap<>();
     private final Map<Integer, ClBuffer> statusBuffers = new HashMap<>();
+    /** Opens the overlay's aperture on the board (through the module that holds the CSR window); null on registers given. */
+    private final Function<OverlayManifest.Aperture, Aperture> apertures;
     private boolean closed;
 
     private BoardDevice(OverlayManifest manifest, CsrAccess csr, ClContext cl, ClProgram program, Path binary,
-            ClBuffer fpgaMemory, Fabric fabric) {
+            ClBuffer fpgaMemory, Fabric fabric, Function<OverlayManifest.Aperture, Aperture> apertures) {
         this.manifest = manifest;
+        this.apertures = apertures;
         this.csr = csr;
         this.cl = cl;
         this.program = program;
@@ -106,10 +110,10 @@ public final class BoardDevice implements FpgaDevice {
                 BoardDeviceException.Reason.NO_CSR_IN_MANIFEST, manifest.file() + " has no board.csr section, so the runtime does"
                 + " not know where direkt's bridge's registers sit on the board: it is written for a board whose descriptor"
                 + " controller direkt replaces (direkt overlay --bsp on such a board's BSP)"));
-        CsrWindow window = CsrWindow.open(config.node(), new CsrRange(config.fpga(), where.bar(), where.offset(), where.bytes()),
-                Layout.VERSION);
+        CsrRange range = new CsrRange(config.fpga(), where.bar(), where.offset(), where.bytes());
+        CsrWindow window = CsrWindow.open(config.node(), range, Layout.VERSION);
         return open(manifest, CsrAccess.of(window), config.platform(), config.binary(), config.fpgaMemoryBytes(),
-                Fabric.BITSTREAM);
+                Fabric.BITSTREAM, a -> Aperture.open(config.node(), range, a, Layout.VERSION));
     }
 
     /**
@@ -122,6 +126,11 @@ public final class BoardDevice implements FpgaDevice {
      */
     public static BoardDevice open(OverlayManifest manifest, CsrAccess csr, String platform, Path binary, long fpgaMemoryBytes,
             Fabric fabric) {
+        return open(manifest, csr, platform, binary, fpgaMemoryBytes, fabric, null);
+    }
+
+    private static BoardDevice open(OverlayManifest manifest, CsrAccess csr, String platform, Path binary, long fpgaMemoryBytes,
+            Fabric fabric, Function<OverlayManifest.Aperture, Aperture> apertures) {
         Deque<AutoCloseable> opened = new ArrayDeque<>(List.of(csr));  // the last opened first
         try {
             identify(manifest, csr);
@@ -140,7 +149,7 @@ public final class BoardDevice implements FpgaDevice {
             ClBuffer memory = cl.buffer(fpgaMemoryBytes);
             opened.push(memory);
             fabric.attach(cl, memory);
-            return new BoardDevice(manifest, csr, cl, program, binary, memory, fabric);
+            return new BoardDevice(manifest, csr, cl, program, binary, memory, fabric, apertures);
         } catch (RuntimeException e) {
             for (AutoCloseable c : opened) {
                 try {
@@ -209,6 +218,28 @@ public final class BoardDevice implements FpgaDevice {
     @Override
     public boolean usable() {
         return !closed;
+    }
+
+    /**
+     * Maps the FPGA memory the overlay's aperture exposes (its manifest's {@code aperture}) through
+     * the importer module, for the GPU's copy engine (GPU-master copies); the caller closes it,
+     * before this device.
+     *
+     * @throws BoardDeviceException the manifest declares no aperture, or the device was opened on registers given
+     * @throws ApertureException    the module refused the aperture or its mapping (what is missing named)
+     */
+    public Aperture openAperture() {
+        checkOpen();
+        OverlayManifest.Aperture a = manifest.aperture().orElseThrow(() -> new BoardDeviceException(
+                BoardDeviceException.Reason.NO_APERTURE_IN_MANIFEST, manifest.file() + " declares no aperture (no \"aperture\""
+                + " section): the overlay was made without a flat FPGA-memory BAR, so the GPU cannot be bus master; copy"
+                + " FPGA-master, or make the overlay with an aperture"));
+        if (apertures == null) {
+            throw new BoardDeviceException(BoardDeviceException.Reason.NO_APERTURE, "the board device " + describe()
+                    + " was opened on registers given, not through the importer module: it has no FPGA function to map an"
+                    + " aperture of");
+        }
+        return apertures.apply(a);
     }
 
     @Override

@@ -26,7 +26,11 @@ public final class BoardDeviceException extends IllegalStateException {
         /** the binary has no kernel of that name */
         NO_KERNEL,
         /** an FPGA range outside the memory the device holds */
-        OUTSIDE_FPGA_MEMORY
+        OUTSIDE_FPGA_MEMORY,
+        /** the overlay's manifest declares no aperture ({@code aperture}): no GPU-master copies */
+        NO_APERTURE_IN_MANIFEST,
+        /** the device was opened on registers given (a stand-in), with no FPGA function to map an aperture of */
+        NO_APERTURE
     }
 
     private final Reason reason;

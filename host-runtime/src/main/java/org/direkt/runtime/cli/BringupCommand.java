@@ -116,9 +116,9 @@ final class BringupCommand {
             report = Bringup.run(config, target, List.of());
         } catch (BoardDeviceException e) {
             throw failure(switch (e.reason()) {
-                case NO_CSR_IN_MANIFEST, NO_BINARY, BINARY_REFUSED, NO_KERNEL -> DirektRun.ExitCode.USAGE;
+                case NO_CSR_IN_MANIFEST, NO_BINARY, BINARY_REFUSED, NO_KERNEL, NO_APERTURE_IN_MANIFEST -> DirektRun.ExitCode.USAGE;
                 case NOT_A_DIREKT_BRIDGE, OTHER_LAYOUT_VERSION -> DirektRun.ExitCode.FAILED;
-                case NO_PLATFORM, OUTSIDE_FPGA_MEMORY -> DirektRun.ExitCode.BACK_END;
+                case NO_PLATFORM, OUTSIDE_FPGA_MEMORY, NO_APERTURE -> DirektRun.ExitCode.BACK_END;
             }, e);
         } catch (CsrWindowException e) {
             throw failure(switch (e.reason()) {

@@ -97,6 +97,8 @@ public final class Cuda {
 
     private static volatile Cuda instance;
 
+    private final SymbolLookup lib;
+
     private final MethodHandle cuInit;
     private final MethodHandle cuDriverGetVersion;
     private final MethodHandle cuDeviceGetCount;
@@ -123,6 +125,7 @@ public final class Cuda {
     private final MethodHandle cuGetErrorString;
 
     private Cuda(SymbolLookup lib) {
+        this.lib = lib;
         cuInit = bind(lib, "cuInit", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
         cuDriverGetVersion = bind(lib, "cuDriverGetVersion", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         cuDeviceGetCount = bind(lib, "cuDeviceGetCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -169,6 +172,11 @@ public final class Cuda {
 
     private static MemorySegment cell() {
         return CELL.get();
+    }
+
+    /** The library, for bindings of further calls ({@link CudaIo}). */
+    SymbolLookup library() {
+        return lib;
     }
 
     private static MethodHandle bind(SymbolLookup lib, String symbol, FunctionDescriptor fd) {
@@ -636,6 +644,9 @@ public final class Cuda {
                 Map.entry(201, "CUDA_ERROR_INVALID_CONTEXT"),
                 Map.entry(400, "CUDA_ERROR_INVALID_HANDLE"),
                 Map.entry(500, "CUDA_ERROR_NOT_FOUND"),
+                Map.entry(712, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"),
+                Map.entry(713, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"),
+                Map.entry(800, "CUDA_ERROR_NOT_PERMITTED"),
                 Map.entry(801, "CUDA_ERROR_NOT_SUPPORTED"),
                 Map.entry(999, "CUDA_ERROR_UNKNOWN"));
 

@@ -80,7 +80,8 @@ public final class ImporterDevice implements AutoCloseable {
             Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(4, "EINTR"), Map.entry(5, "EIO"),
             Map.entry(6, "ENXIO"), Map.entry(7, "E2BIG"), Map.entry(9, "EBADF"), Map.entry(12, "ENOMEM"),
             Map.entry(13, "EACCES"), Map.entry(14, "EFAULT"), Map.entry(19, "ENODEV"), Map.entry(22, "EINVAL"),
-            Map.entry(25, "ENOTTY"), Map.entry(28, "ENOSPC"), Map.entry(34, "ERANGE"), Map.entry(95, "EOPNOTSUPP"));
+            Map.entry(23, "ENFILE"), Map.entry(24, "EMFILE"), Map.entry(25, "ENOTTY"), Map.entry(28, "ENOSPC"),
+            Map.entry(34, "ERANGE"), Map.entry(95, "EOPNOTSUPP"), Map.entry(98, "EADDRINUSE"));
 
     public static final int EINTR = 4;
     public static final int E2BIG = 7;

@@ -13,9 +13,18 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The few C library functions the runtime needs: closing the dma-buf file descriptors CUDA exports,
- * and pinning a thread to a CPU (benchmarks that compare two programs run both on one CPU).
+ * mapping memory (an aperture's file, or anonymous pages), and pinning a thread to a CPU
+ * (benchmarks that compare two programs run both on one CPU).
  */
 public final class Libc {
+    /** {@code mmap(2)}'s protections and flags (Linux x86-64 and AArch64 share them). */
+    public static final int PROT_READ = 1;
+    public static final int PROT_WRITE = 2;
+    public static final int MAP_SHARED = 1;
+    public static final int MAP_PRIVATE = 2;
+    public static final int MAP_ANONYMOUS = 0x20;
+    private static final int SC_PAGESIZE = 30;
+
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
@@ -28,10 +37,88 @@ public final class Libc {
             Linker.Option.captureCallState("errno"));
     private static final MethodHandle SCHED_GETCPU = NativeSupport.libcDowncall("sched_getcpu",
             FunctionDescriptor.of(ValueLayout.JAVA_INT));
+    private static final MethodHandle MMAP = NativeSupport.libcDowncall("mmap",
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, NativeSupport.SIZE_T, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG),
+            Linker.Option.captureCallState("errno"));
+    private static final MethodHandle MUNMAP = NativeSupport.libcDowncall("munmap",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, NativeSupport.SIZE_T),
+            Linker.Option.captureCallState("errno"));
+    private static final MethodHandle SYSCONF = NativeSupport.libcDowncall("sysconf",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     /** Bytes of the CPU mask passed to sched_setaffinity: glibc's cpu_set_t, 1024 CPUs. */
     private static final int CPU_MASK_BYTES = 128;
 
     private Libc() {}
+
+    /** A C library call that failed, with its {@code errno}. */
+    public static final class ErrnoException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+        private final int errno;
+
+        ErrnoException(String call, int errno) {
+            super(call + " failed: " + CsrDevice.errnoName(errno));
+            this.errno = errno;
+        }
+
+        public int errno() {
+            return errno;
+        }
+    }
+
+    /** The kernel's page size ({@code sysconf(_SC_PAGESIZE)}). */
+    public static long pageSize() {
+        try {
+            return (long) SYSCONF.invokeExact(SC_PAGESIZE);
+        } catch (Throwable t) {
+            throw NativeSupport.rethrow("sysconf", t);
+        }
+    }
+
+    /**
+     * {@code mmap(NULL, length, prot, flags, fd, offset)}: the new mapping as a native segment of
+     * {@code length} bytes, valid until {@link #munmap} (nothing frees it on its own).
+     *
+     * @throws ErrnoException with the errno the kernel answered
+     */
+    @SuppressWarnings("restricted")  // the kernel's mapping, sized by the length it was asked for
+    public static MemorySegment mmap(long length, int prot, int flags, int fd, long offset) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE);
+            MemorySegment p;
+            try {
+                p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.NULL, length, prot, flags, fd, offset);
+            } catch (Throwable t) {
+                throw NativeSupport.rethrow("mmap", t);
+            }
+            if (p.address() == -1L) {  // MAP_FAILED
+                throw new ErrnoException("mmap(" + length + " bytes, prot " + prot + ", flags 0x" + Integer.toHexString(flags)
+                        + ", fd " + fd + ", offset " + offset + ")", (int) ERRNO.get(state, 0L));
+            }
+            return p.reinterpret(length);
+        }
+    }
+
+    /**
+     * {@code munmap(2)} of a whole mapping {@link #mmap} returned.
+     *
+     * @throws ErrnoException with the errno the kernel answered
+     */
+    public static void munmap(MemorySegment mapping) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE);
+            int rc;
+            try {
+                rc = (int) MUNMAP.invokeExact(state, mapping, mapping.byteSize());
+            } catch (Throwable t) {
+                throw NativeSupport.rethrow("munmap", t);
+            }
+            if (rc != 0) {
+                throw new ErrnoException("munmap(0x" + Long.toHexString(mapping.address()) + ", " + mapping.byteSize() + " bytes)",
+                        (int) ERRNO.get(state, 0L));
+            }
+        }
+    }
 
     /**
      * Pins the calling thread to one CPU ({@code sched_setaffinity(2)} on thread 0, the caller);

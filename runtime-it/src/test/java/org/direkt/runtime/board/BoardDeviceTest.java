@@ -26,9 +26,12 @@ import org.direkt.contract.Layout;
 import org.direkt.contract.OverlayManifest;
 import org.direkt.overlay.cli.Main;
 import org.direkt.runtime.Descriptors;
+import org.direkt.runtime.MasterCopies;
+import org.direkt.runtime.Session;
 import org.direkt.runtime.device.BusRange;
 import org.direkt.runtime.device.FpgaDevice;
 import org.direkt.runtime.device.KernelCall;
+import org.direkt.runtime.pcie.BusAddressImporter;
 import org.direkt.runtime.pcie.PciAddress;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -190,5 +193,46 @@ class BoardDeviceTest {
         CsrWindowException noModule = assertThrows(CsrWindowException.class, () -> BoardDevice.open(withCsr, config));
         assertEquals(CsrWindowException.Reason.NO_MODULE, noModule.reason());
         assertTrue(noModule.getMessage().contains("the importer kernel module is not loaded"), noModule.getMessage());
+    }
+
+    /**
+     * GPU-master copies on a board need the overlay's aperture, a CUDA GPU, and the aperture opened
+     * through the importer module: without the manifest's section, on registers given (no module to
+     * ask), or without a GPU, each is named; AUTO then copies FPGA-master.
+     */
+    @Test
+    void anApertureNeedsTheManifestsSectionTheModuleAndAGpu() throws Exception {
+        try (BoardDevice d = open(new BridgeStandIn(manifest))) {
+            BoardDeviceException e = assertThrows(BoardDeviceException.class, d::openAperture);
+            assertEquals(BoardDeviceException.Reason.NO_APERTURE_IN_MANIFEST, e.reason());
+            assertTrue(e.getMessage().startsWith(manifest.file() + " declares no aperture"), e.getMessage());
+        }
+        Path dir = Files.createDirectories(tmp.resolve("aperture-overlay"));
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode m = (ObjectNode) json.readTree(overlay.resolve(OverlayManifest.FILE).toFile());
+        m.putObject("aperture").put("bar", 2).put("bar_bytes", 1 << 20).put("fpga_base", 0).put("outstanding_reads", 8)
+                .put("max_read_bytes", 256);
+        json.writeValue(dir.resolve(OverlayManifest.FILE).toFile(), m);
+        OverlayManifest withAperture = OverlayManifest.read(dir);
+        try (BoardDevice d = BoardDevice.open(withAperture, new BridgeStandIn(withAperture), IssuingBinary.POCL, binary, FPGA_BYTES,
+                Fabric.BITSTREAM)) {
+            BoardDeviceException e = assertThrows(BoardDeviceException.class, d::openAperture);
+            assertEquals(BoardDeviceException.Reason.NO_APERTURE, e.reason());
+            assertTrue(e.getMessage().contains("was opened on registers given, not through the importer module"), e.getMessage());
+        }
+        try (Session s = Session.open(dir, BusAddressImporter.none("no importer here"), Session.Gpu.NONE, x -> {
+            BridgeStandIn bridge = new BridgeStandIn(x);
+            return BoardDevice.open(x, bridge, IssuingBinary.POCL, binary, FPGA_BYTES, bridge);
+        })) {
+            String why = s.masters().unavailableReason().orElseThrow();
+            assertTrue(why.startsWith("GPU-master copies need a CUDA GPU whose copy engine reaches the aperture, and the session's"
+                    + " GPU memory is none"), why);
+            Session.GpuBuffer g = s.allocateGpu(65_536);
+            Session.Copy c = s.masters().copy(g, 0, s.fpgaBuffer(0, 4096), 0, 4096);
+            assertEquals(org.direkt.runtime.Master.FPGA_MASTER, c.master(), "AUTO copies FPGA-master where the GPU cannot");
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> s.masters().use(MasterCopies.Policy.GPU).copy(g, 0, s.fpgaBuffer(0, 4096), 0, 4096));
+            assertEquals(why, e.getMessage());
+        }
     }
 }
