@@ -52,31 +52,7 @@ public final class Consistency {
         List<String> problems = new ArrayList<>();
 
         // 1. Verilog (as written) = hw.tcl
-        String topFile = Overlay.IP_DIR + "/" + top.name() + ".v";
-        ImportedModule verilog;
-        try {
-            verilog = VerilogHeaders.parse(text(files, topFile), topFile).stream()
-                    .filter(m -> m.name().equals(top.name())).findFirst().orElse(null);
-        } catch (VerilogSyntaxException e) {
-            throw new OverlayException(OverlayException.Kind.CONSISTENCY, "the generated Verilog does not read back: " + e.getMessage());
-        }
-        if (verilog == null) {
-            throw new OverlayException(OverlayException.Kind.CONSISTENCY, topFile + " does not define module " + top.name());
-        }
-        Map<String, String> vPorts = new TreeMap<>();
-        for (Port port : verilog.ports()) {
-            vPorts.put(port.name(), (port.direction() == Direction.IN ? "Input" : port.direction() == Direction.OUT ? "Output" : "Bidir")
-                    + " " + port.width());
-        }
-        Map<String, String> tclPorts = new TreeMap<>();
-        String hwTcl = Overlay.hwTcl(top.name());
-        Matcher m = PORT_LINE.matcher(text(files, hwTcl));
-        while (m.find()) {
-            if (tclPorts.put(m.group(2), m.group(4) + " " + m.group(5)) != null) {
-                problems.add(hwTcl + " declares port " + m.group(2) + " twice");
-            }
-        }
-        compare(problems, "Verilog " + topFile, vPorts, hwTcl, tclPorts);
+        Map<String, String> vPorts = componentPorts(top.name(), files, problems);
 
         // 2. board_spec.xml channels = manifest channels = Verilog channel ports
         Set<String> boardChannels = new TreeSet<>();
@@ -134,6 +110,49 @@ public final class Consistency {
             throw new OverlayException(OverlayException.Kind.CONSISTENCY, "generated files disagree (nothing was written):\n  "
                     + String.join("\n  ", problems));
         }
+    }
+
+    /**
+     * Another Platform Designer component of the overlay (the aperture): its Verilog top {@code ip/<top>.v},
+     * read back, declares exactly the ports of {@code <top>_hw.tcl}, each once.
+     */
+    public static void checkComponent(String top, Map<String, byte[]> files) throws OverlayException {
+        List<String> problems = new ArrayList<>();
+        componentPorts(top, files, problems);
+        if (!problems.isEmpty()) {
+            throw new OverlayException(OverlayException.Kind.CONSISTENCY, "generated files disagree (nothing was written):\n  "
+                    + String.join("\n  ", problems));
+        }
+    }
+
+    /** The top's Verilog ports as written (name -> "Input 32"), compared with its hw.tcl's into {@code problems}. */
+    private static Map<String, String> componentPorts(String top, Map<String, byte[]> files, List<String> problems) throws OverlayException {
+        String topFile = Overlay.IP_DIR + "/" + top + ".v";
+        ImportedModule verilog;
+        try {
+            verilog = VerilogHeaders.parse(text(files, topFile), topFile).stream()
+                    .filter(m -> m.name().equals(top)).findFirst().orElse(null);
+        } catch (VerilogSyntaxException e) {
+            throw new OverlayException(OverlayException.Kind.CONSISTENCY, "the generated Verilog does not read back: " + e.getMessage());
+        }
+        if (verilog == null) {
+            throw new OverlayException(OverlayException.Kind.CONSISTENCY, topFile + " does not define module " + top);
+        }
+        Map<String, String> vPorts = new TreeMap<>();
+        for (Port port : verilog.ports()) {
+            vPorts.put(port.name(), (port.direction() == Direction.IN ? "Input" : port.direction() == Direction.OUT ? "Output" : "Bidir")
+                    + " " + port.width());
+        }
+        Map<String, String> tclPorts = new TreeMap<>();
+        String hwTcl = Overlay.hwTcl(top);
+        Matcher m = PORT_LINE.matcher(text(files, hwTcl));
+        while (m.find()) {
+            if (tclPorts.put(m.group(2), m.group(4) + " " + m.group(5)) != null) {
+                problems.add(hwTcl + " declares port " + m.group(2) + " twice");
+            }
+        }
+        compare(problems, "Verilog " + topFile, vPorts, hwTcl, tclPorts);
+        return vPorts;
     }
 
     private static void expectPort(List<String> problems, Map<String, String> vPorts, String name, String want, String chanId) {

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.direkt.overlay.system.Connection;
+import org.direkt.overlay.system.DmaView;
 import org.direkt.overlay.system.Export;
 import org.direkt.overlay.system.Instance;
 import org.direkt.overlay.system.Interface;
@@ -27,9 +28,10 @@ import org.direkt.overlay.system.Where;
  * stock a10_ref-derived BSPs, FACTS section 9): the hard IP switched to its external controller, direkt's
  * controller (the host protocol with the bridge inside) added where the internal one was, each of its
  * interfaces connected in its own domain, the bridge's CSR put on the host's control BAR above
- * everything host software uses, the kernel channels exported. The plan is a list of
- * {@link SystemEdit}s: the Platform Designer script is rendered from it and the same list applied to
- * the system model is checked ({@link SystemCheck}) before anything is written.
+ * everything host software uses, the kernel channels exported; with an aperture (FACTS section 10),
+ * also BAR2 on the hard IP's bursting RX master and the aperture between it and FPGA memory. The plan
+ * is a list of {@link SystemEdit}s: the Platform Designer script is rendered from it and the same list
+ * applied to the system model is checked ({@link SystemCheck}) before anything is written.
  */
 public final class HardIpPlan {
     private HardIpPlan() {
@@ -56,14 +58,187 @@ public final class HardIpPlan {
 
     /**
      * The planned integration: the edits in order, the system after them, the checks and their
-     * results, where the CSR went (host master, base), and the clocks the controller was given.
+     * results, where the CSR went (host master, base), the clocks the controller was given, and the
+     * aperture when one was asked for.
      */
     public record Result(List<SystemEdit> edits, SystemModel after, List<SystemCheck.Result> checks, String csrHost,
             BigInteger csrBase, int csrBar, String dmaClock, String dmaReset, String kernelClock, String kernelReset,
-            String hardIp, Map<String, BigInteger> dtsBases) {
+            String hardIp, Map<String, BigInteger> dtsBases, Optional<AperturePlan> aperture) {
         public boolean ok() {
             return checks.stream().allMatch(SystemCheck.Result::ok);
         }
+    }
+
+    // ------------------------------------------------------------------ the aperture (FACTS section 10)
+
+    /** The BAR the aperture takes: on Arria 10 only BAR2 bursts (with BAR3 as its upper half, being 64-bit). */
+    public static final int APERTURE_BAR = 2;
+    /** "Enable burst capability for RXM BAR2 port" (confirmed in the a10gx tree's board_pcie.ip). */
+    public static final String RXM_BURST = "enable_rxm_burst_hwtcl";
+    /** BAR2's type ("Type" in the parameter editor; confirmed in the a10gx tree's board_pcie.ip and Intel's BAR table). */
+    public static final String BAR2_TYPE = "bar2_type_hwtcl";
+    /**
+     * BAR2's size as 2^n bytes ("Size" in the parameter editor; confirmed in the a10gx tree's board_pcie.ip
+     * and in public scripts that set it). Intel's user guide for the Avalon-MM DMA variant says Platform
+     * Designer sizes a BAR from the agents its RX master reaches; direkt sets it too, and the model check
+     * checks both.
+     */
+    public static final String BAR2_SIZE = "bar2_address_width_hwtcl";
+    /** BAR3's type: a 64-bit BAR2 takes BAR3 as its upper half, which must stay Disabled. */
+    public static final String BAR3_TYPE = "bar3_type_hwtcl";
+    /** The BAR type the aperture needs. */
+    public static final String PREFETCHABLE_64 = "64-bit prefetchable memory";
+    /**
+     * The bursting RX master of BAR2 on an Arria 10 hard IP with {@link #RXM_BURST} = 1, as {@code
+     * direkt inspect} names it (DmaView). No real tree with it enabled was at hand: the script checks
+     * that the hard IP has it once the parameter is saved, before it connects anything to it.
+     */
+    public static final String BURSTING_RX_MASTER = "hprxm";
+    /** The Arria 10 hard IP: the one whose bursting BAR2 the parameters above describe. */
+    static final java.util.regex.Pattern A10_HIP = java.util.regex.Pattern.compile("altera_pcie_a10_hip.*");
+    /** Intel's user guide: a burst of the bursting RX master carries at most 512 bytes. */
+    static final int RXM_MAX_BURST_BYTES = 512;
+
+    /**
+     * Where the read mover reaches FPGA memory: {@code agent}, the interface {@code dma_rd_master}
+     * connects to (at {@code agentBase}), behind which ({@code via} its bridges) sits {@code memory} at
+     * {@code memoryBase} on the mover's map; {@code clock} and {@code reset} drive {@code agent}.
+     */
+    public record MemoryTarget(String agent, BigInteger agentBase, String memory, BigInteger memoryBase,
+            Optional<BigInteger> memorySpan, List<String> via, String clock, String reset) {
+        public MemoryTarget {
+            via = List.copyOf(via);
+        }
+
+        /** The base that puts memory's byte 0 at the aperture host's address 0. */
+        public BigInteger connectionBase() {
+            return agentBase.subtract(memoryBase);
+        }
+    }
+
+    /** Where an aperture goes on this hard IP: the bursting RX master's data width and longest burst, and FPGA memory. */
+    public record ApertureSite(int dataBits, int maxBurst, MemoryTarget target) {
+    }
+
+    /**
+     * The aperture to add: its instance and component with its interfaces (as the system sees them),
+     * the BAR's size and the FPGA memory address it starts at, and where it reaches memory.
+     */
+    public record ApertureSpec(String instance, String component, List<Interface> interfaces, BigInteger barBytes,
+            BigInteger fpgaBase, ApertureSite site, BigInteger memoryBytes, String memorySource) {
+        public ApertureSpec {
+            interfaces = List.copyOf(interfaces);
+        }
+    }
+
+    /** The planned aperture: its instance, BAR and RX master, where its host connects, the clocks it was given. */
+    public record AperturePlan(String instance, int bar, String rxMaster, MemoryTarget target, BigInteger barBytes,
+            BigInteger fpgaBase, String pcieClock, String pcieReset) {
+    }
+
+    /**
+     * Where an aperture can go on {@code hip}: an Arria 10 hard IP whose BAR2 and BAR3 are free, whose
+     * read mover reaches FPGA memory through an agent with a known clock and reset. Refused (exit code 2,
+     * as a bad option is) naming what stands in the way.
+     */
+    public static ApertureSite apertureSite(SystemModel sys, Instance hip) throws OverlayException {
+        String h = hip.name();
+        if (!A10_HIP.matcher(hip.kind()).matches()) {
+            throw input(hip.where(), "--aperture: hard IP '" + h + "' is " + hip.kind() + "; direkt knows the bursting BAR2 of the"
+                    + " Arria 10 hard IP (altera_pcie_a10_hip) only");
+        }
+        for (String param : List.of(BAR2_TYPE, BAR3_TYPE)) {
+            Optional<String> type = hip.parameter(param);
+            Where at = Optional.ofNullable(hip.parameterWhere().get(param)).orElse(hip.where());
+            if (type.isEmpty()) {
+                throw input(hip.where(), "--aperture: hard IP '" + h + "' states no " + param + ", so direkt cannot tell whether BAR"
+                        + param.charAt(3) + " is free");
+            }
+            if (!type.get().strip().equalsIgnoreCase("Disabled")) {
+                throw input(at, "--aperture: BAR" + param.charAt(3) + " of hard IP '" + h + "' is in use (" + param + " = "
+                        + type.get().strip() + "); the aperture needs BAR2 and BAR3 free (a 64-bit BAR2 takes BAR3 as its upper half)");
+            }
+        }
+        for (String rxm : List.of("rxm_bar2", "rxm_bar3", BURSTING_RX_MASTER)) {
+            if (!sys.connectionsOf(h + "." + rxm).isEmpty()) {
+                Connection c = sys.connectionsOf(h + "." + rxm).getFirst();
+                throw input(c.where(), "--aperture: " + h + "." + rxm + " is connected (" + c.start() + " -> " + c.end()
+                        + "); the aperture needs BAR2 and BAR3 free");
+            }
+        }
+        Interface rdMaster = need(sys, hip, "dma_rd_master");
+        int dataBits = rdMaster.ports().stream().filter(p -> p.role().equals("writedata")).mapToInt(Port::width).findFirst().orElse(256);
+        if (Integer.bitCount(dataBits) != 1 || dataBits < 64 || dataBits > 512) {
+            throw input(rdMaster.where(), "--aperture: " + h + ".dma_rd_master's data is " + dataBits + " bits wide; direkt knows the"
+                    + " Arria 10 hard IP's 128- and 256-bit interfaces");
+        }
+        int maxBurst = RXM_MAX_BURST_BYTES / (dataBits / 8);
+        return new ApertureSite(dataBits, maxBurst, memoryTarget(sys, hip));
+    }
+
+    /**
+     * FPGA memory as {@code hip}'s read mover reaches it: of everything on its map and behind the
+     * transparent bridges there (the hard IP's own agents aside), the agent that is no bridge with the
+     * largest span; and the interface the mover connects to on the way, with its clock and reset.
+     */
+    static MemoryTarget memoryTarget(SystemModel sys, Instance hip) throws OverlayException {
+        String h = hip.name();
+        String mover = h + ".dma_rd_master";
+        List<DmaView.Reach> reach = DmaView.of(sys).stream().flatMap(v -> v.dmaMasters().stream())
+                .filter(m -> m.master().equals(mover)).flatMap(m -> m.reaches().stream())
+                .filter(r -> !r.agent().startsWith(h + ".")).toList();
+        Optional<DmaView.Reach> memory = reach.stream().filter(r -> !r.kind().toLowerCase(Locale.ROOT).contains("bridge"))
+                .max(java.util.Comparator.comparing((DmaView.Reach r) -> r.span().orElse(BigInteger.ZERO)).thenComparing(r -> -r.via().size()));
+        if (memory.isEmpty()) {
+            memory = reach.stream().max(java.util.Comparator.comparing((DmaView.Reach r) -> r.span().orElse(BigInteger.ZERO)));
+        }
+        if (memory.isEmpty()) {
+            throw input(hip.where(), "--aperture: " + mover + " reaches nothing but the hard IP itself, so direkt cannot tell where"
+                    + " FPGA memory is");
+        }
+        DmaView.Reach mem = memory.get();
+        DmaView.Reach first = mem.via().isEmpty() ? mem : reach.stream()
+                .filter(r -> r.via().isEmpty() && r.agent().startsWith(mem.via().getFirst() + ".")).findFirst().orElse(mem);
+        if (mem.base().compareTo(first.base()) > 0) {
+            throw input(first.where(), "--aperture: FPGA memory (" + mem.agent() + ") sits at " + SystemCheckHex.hex(mem.base())
+                    + " on " + mover + ", above the base of " + first.agent() + " (" + SystemCheckHex.hex(first.base())
+                    + "), so no base puts its byte 0 at the aperture's address 0");
+        }
+        String inst = first.agent().substring(0, first.agent().indexOf('.'));
+        Interface agent = sys.iface(first.agent()).orElseThrow(() -> input(first.where(), "--aperture: " + first.agent()
+                + " is connected but the system declares no such interface"));
+        String clockIfc = agent.associatedClock().orElseThrow(() -> input(agent.where(), "--aperture: " + first.agent()
+                + " states no associated clock, so direkt cannot tell which clock the aperture's memory side runs on"));
+        String resetIfc = agent.associatedReset().orElseThrow(() -> input(agent.where(), "--aperture: " + first.agent()
+                + " states no associated reset"));
+        String clock = driver(sys, "clock", inst + "." + clockIfc, first.where());
+        String reset = driver(sys, "reset", inst + "." + resetIfc, first.where());
+        return new MemoryTarget(first.agent(), first.base(), mem.agent(), mem.base(), mem.span(), mem.via(), clock, reset);
+    }
+
+    /** The output that drives clock or reset input {@code input}. */
+    private static String driver(SystemModel sys, String kind, String input, Where where) throws OverlayException {
+        return sys.connections().stream().filter(c -> c.kind().equals(kind) && c.end().equals(input)).map(Connection::start).findFirst()
+                .orElseThrow(() -> input(where, "--aperture: nothing drives " + input + " (" + kind + "), so the aperture's memory side"
+                        + " has no " + kind + " to share"));
+    }
+
+    /** The bursting RX master of BAR2 the hard IP gains with {@link #RXM_BURST} = 1 (Intel's user guide: byte addresses, 512-byte bursts). */
+    static Interface burstingRxMaster(String clock, String reset, int dataBits, int maxBurst, Where where) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("associatedClock", clock);
+        p.put("associatedReset", reset);
+        p.put("addressUnits", "SYMBOLS");
+        p.put("burstcountUnits", "WORDS");
+        String m = BURSTING_RX_MASTER;
+        int burstBits = Integer.numberOfTrailingZeros(maxBurst) + 1;
+        return new Interface(m, "avalon", true, List.of(
+                new Port(m + "_address_o", "address", "output", 64), new Port(m + "_read_o", "read", "output", 1),
+                new Port(m + "_write_o", "write", "output", 1), new Port(m + "_burstcount_o", "burstcount", "output", burstBits),
+                new Port(m + "_writedata_o", "writedata", "output", dataBits),
+                new Port(m + "_byteenable_o", "byteenable", "output", dataBits / 8),
+                new Port(m + "_readdata_i", "readdata", "input", dataBits), new Port(m + "_readdatavalid_i", "readdatavalid", "input", 1),
+                new Port(m + "_waitrequest_i", "waitrequest", "input", 1)), p, Optional.empty(), where);
     }
 
     /** The internal controller's interfaces that the external one replaces, and the ones the hard IP gains. */
@@ -76,6 +251,16 @@ public final class HardIpPlan {
      */
     public static Result plan(SystemModel sys, Instance hip, Controller ctrl, String kernelClockExport, String kernelResetExport,
             Path script) throws OverlayException {
+        return plan(sys, hip, ctrl, kernelClockExport, kernelResetExport, script, Optional.empty());
+    }
+
+    /**
+     * The same, and with {@code aperture} its BAR: BAR2 switched on as a 64-bit prefetchable BAR of the
+     * aperture's size on the bursting RX master, the aperture added with its agent alone on that master,
+     * its host where the read mover reaches FPGA memory, each side in the clock of what it faces.
+     */
+    public static Result plan(SystemModel sys, Instance hip, Controller ctrl, String kernelClockExport, String kernelResetExport,
+            Path script, Optional<ApertureSpec> aperture) throws OverlayException {
         String h = hip.name();
         Interface rdMaster = need(sys, hip, "dma_rd_master");
         need(sys, hip, "txs");
@@ -157,9 +342,11 @@ public final class HardIpPlan {
         for (Channel ch : ctrl.channels()) {
             edits.add(new SystemEdit.AddExport(ch.export(), c + "." + ch.iface(), "avalon_streaming", ch.sink() ? "end" : "start"));
         }
+        Optional<AperturePlan> ap = aperture.map(a -> apertureEdits(edits, h, hip.where(), a, dmaClockIfc, dmaResetIfc, dmaClock, dmaReset));
         SystemModel after = SystemEdit.applyAll(sys, edits, script);
 
         Set<String> touched = new LinkedHashSet<>(List.of(h, c));
+        ap.ifPresent(a -> touched.add(a.instance()));
         List<String> hosts = new ArrayList<>();
         for (int n = 0; n <= 5; n++) {
             if (!sys.connectionsOf(h + ".rxm_bar" + n).isEmpty()) {
@@ -183,8 +370,36 @@ public final class HardIpPlan {
         List<SystemCheck.Result> checks = new ArrayList<>(SystemCheck.run(sys, after, touched, hosts, placements, Set.of()));
         checks.add(parameterCheck(after, h));
         checks.add(readyLatencyCheck(after, h, c));
+        if (ap.isPresent()) {
+            AperturePlan a = ap.get();
+            ApertureSpec spec = aperture.orElseThrow();
+            checks.addAll(SystemCheck.aperture(sys, after, new SystemCheck.ApertureWindow(h, a.bar(), a.rxMaster(), RXM_BURST,
+                    a.instance(), a.barBytes(), a.fpgaBase(), h + ".dma_rd_master", a.target().memory(), spec.memoryBytes(),
+                    spec.memorySource())));
+        }
         return new Result(edits, after, checks, csrHost, csrBase.add(csrOffsetInBar), bar, dmaClock, dmaReset, kernelClock,
-                kernelReset, h, dts);
+                kernelReset, h, dts, ap);
+    }
+
+    /** Appends the aperture's edits: BAR2's parameters, the instance, its clocks, resets and its two Avalon connections. */
+    private static AperturePlan apertureEdits(List<SystemEdit> edits, String h, Where hipWhere, ApertureSpec a, String dmaClockIfc,
+            String dmaResetIfc, String dmaClock, String dmaReset) {
+        String ap = a.instance();
+        String rxm = h + "." + BURSTING_RX_MASTER;
+        MemoryTarget t = a.site().target();
+        int bits = a.barBytes().getLowestSetBit();
+        edits.add(new SystemEdit.SetParameter(h, BAR2_TYPE, PREFETCHABLE_64, List.of(), List.of()));
+        edits.add(new SystemEdit.SetParameter(h, BAR2_SIZE, Integer.toString(bits), List.of(), List.of()));
+        edits.add(new SystemEdit.SetParameter(h, RXM_BURST, "1", List.of(),
+                List.of(burstingRxMaster(dmaClockIfc, dmaResetIfc, a.site().dataBits(), a.site().maxBurst(), hipWhere))));
+        edits.add(new SystemEdit.AddInstance(ap, a.component(), "1.0", a.interfaces()));
+        edits.add(new SystemEdit.AddConnection("clock", dmaClock, ap + ".pcie_clk", Map.of()));
+        edits.add(new SystemEdit.AddConnection("reset", dmaReset, ap + ".pcie_rst", Map.of()));
+        edits.add(new SystemEdit.AddConnection("clock", t.clock(), ap + ".mem_clk", Map.of()));
+        edits.add(new SystemEdit.AddConnection("reset", t.reset(), ap + ".mem_rst", Map.of()));
+        edits.add(new SystemEdit.AddConnection("avalon", rxm, ap + ".s", base(BigInteger.ZERO)));
+        edits.add(new SystemEdit.AddConnection("avalon", ap + ".m", t.agent(), base(t.connectionBase())));
+        return new AperturePlan(ap, APERTURE_BAR, rxm, t, a.barBytes(), a.fpgaBase(), dmaClock, dmaReset);
     }
 
     private static SystemCheck.Result parameterCheck(SystemModel after, String h) {
@@ -269,6 +484,10 @@ public final class HardIpPlan {
 
     private static OverlayException bsp(Where where, String msg) {
         return new OverlayException(OverlayException.Kind.BSP, where + ": " + msg);
+    }
+
+    private static OverlayException input(Where where, String msg) {
+        return new OverlayException(OverlayException.Kind.INPUT, where + ": " + msg);
     }
 
     /** Hex for messages. */

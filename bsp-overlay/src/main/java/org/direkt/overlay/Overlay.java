@@ -70,21 +70,29 @@ public final class Overlay {
 
     /**
      * The inputs of one run. {@code config} (a JSON file) and {@code preset} exclude each other.
+     * {@code aperture} (null: none): the GPU-master aperture ({@code --aperture}), for boards whose
+     * hard IP runs its internal descriptor controller.
      * {@code portableOnly}: write only what does not depend on the BSP's Platform Designer system (the
      * IP, the header, the manifest, board_spec.xml's channels and OVERLAY.md), for boards whose host DMA
      * the bridge cannot sit in front of and users who bring their own data movers. {@code peakrdl}: the
      * PeakRDL program that renders the register reference and C header ({@link PeakRdl}); null: not
      * rendered, a manual step says how.
      */
-    public record Request(Path bsp, String board, Path config, String preset, boolean portableOnly, Path peakrdl) {
+    public record Request(Path bsp, String board, Path config, String preset, boolean portableOnly, Path peakrdl,
+            ApertureOption aperture) {
         /** A run that writes the whole overlay, without the PeakRDL renderings. */
         public Request(Path bsp, String board, Path config, String preset) {
-            this(bsp, board, config, preset, false, null);
+            this(bsp, board, config, preset, false, null, null);
         }
 
         /** A run without the PeakRDL renderings. */
         public Request(Path bsp, String board, Path config, String preset, boolean portableOnly) {
-            this(bsp, board, config, preset, portableOnly, null);
+            this(bsp, board, config, preset, portableOnly, null, null);
+        }
+
+        /** A run without an aperture. */
+        public Request(Path bsp, String board, Path config, String preset, boolean portableOnly, Path peakrdl) {
+            this(bsp, board, config, preset, portableOnly, peakrdl, null);
         }
     }
 
@@ -97,20 +105,21 @@ public final class Overlay {
     public record Plan(Map<String, byte[]> files, Path boardSpecPath, byte[] boardSpecBefore, byte[] boardSpecAfter,
             BspScanner.BspInfo bsp, Bridge.Params params, QsysVersion qsysVersion, List<String> manualSteps,
             boolean portableOnly, List<String> notes, String inPlaceDir, List<String> keptForRevert, List<String> createdByScript,
-            List<org.direkt.overlay.system.SystemCheck.Result> checks, List<org.direkt.overlay.system.SystemEdit> systemEdits) {
+            List<org.direkt.overlay.system.SystemCheck.Result> checks, List<org.direkt.overlay.system.SystemEdit> systemEdits,
+            Map<String, Object> aperture) {
 
         /** A plan that edits only board_spec.xml in the BSP and goes into {@code <board>/direkt/} in place. */
         public Plan(Map<String, byte[]> files, Path boardSpecPath, byte[] boardSpecBefore, byte[] boardSpecAfter,
                 BspScanner.BspInfo bsp, Bridge.Params params, QsysVersion qsysVersion, List<String> manualSteps,
                 boolean portableOnly, List<String> notes) {
             this(files, boardSpecPath, boardSpecBefore, boardSpecAfter, bsp, params, qsysVersion, manualSteps, portableOnly, notes,
-                    OverlayWriter.IN_PLACE_DIR, List.of(), List.of(), List.of(), List.of());
+                    OverlayWriter.IN_PLACE_DIR, List.of(), List.of(), List.of(), List.of(), Map.of());
         }
 
         /** The same plan with other overlay files. */
         public Plan withFiles(Map<String, byte[]> other) {
             return new Plan(other, boardSpecPath, boardSpecBefore, boardSpecAfter, bsp, params, qsysVersion, manualSteps,
-                    portableOnly, notes, inPlaceDir, keptForRevert, createdByScript, checks, systemEdits);
+                    portableOnly, notes, inPlaceDir, keptForRevert, createdByScript, checks, systemEdits, aperture);
         }
     }
 
@@ -137,6 +146,9 @@ public final class Overlay {
         if (!problems.isEmpty()) {
             throw new OverlayException(OverlayException.Kind.INPUT, "board_spec.xml has errors:\n  "
                     + String.join("\n  ", problems.stream().map(Diagnostic::toString).toList()));
+        }
+        if (req.aperture() != null) {
+            apertureWanted(req, info);
         }
         BspScanner.Refusal refusal = info.refusal();
         if (refusal != null && !req.portableOnly()) {
@@ -237,7 +249,7 @@ public final class Overlay {
         ControllerIntegration replaced = null;
         if (replaceController) {
             try {
-                replaced = ControllerIntegration.plan(info, spec, ctrlParams, top, interfaces, boardInstance, model, qsys);
+                replaced = ControllerIntegration.plan(info, spec, ctrlParams, top, interfaces, boardInstance, model, qsys, req.aperture());
             } catch (OverlayException e) {
                 if (e.kind() != OverlayException.Kind.BSP) {
                     throw e;
@@ -248,6 +260,13 @@ public final class Overlay {
             bspModel.put("controller", replaced.describe(info));
             out.put(INTEGRATE_TCL, utf8(replaced.script()));
             out.putAll(replaced.bspFiles());
+            for (var e : replaced.apertureFiles().entrySet()) {
+                byte[] had = out.putIfAbsent(e.getKey(), e.getValue());
+                if (had != null && !java.util.Arrays.equals(had, e.getValue())) {
+                    throw new OverlayException(OverlayException.Kind.CONSISTENCY, "generated files disagree (nothing was written): the"
+                            + " aperture and the controller both have a module file " + e.getKey() + ", with different contents");
+                }
+            }
         } else {
             out.put(INTEGRATE_TCL, utf8(Templates.render("direkt_integrate.tcl.vm", model)));
         }
@@ -259,16 +278,40 @@ public final class Overlay {
 
         // Checked whole, so that the Verilog is still compared with its hw.tcl when the hw.tcl is then left out.
         Consistency.check(p, top, out);
+        if (replaced != null && !replaced.apertureFiles().isEmpty()) {
+            Consistency.checkComponent(ControllerIntegration.APERTURE_INSTANCE, out);
+        }
         if (req.portableOnly()) {
             platformDesignerFiles(top.name()).forEach(out::remove);
         }
         if (replaced != null) {
             return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, qsys, steps,
                     req.portableOnly(), info.notes(), replaced.inPlaceDir(), replaced.keptForRevert(), replaced.createdByScript(),
-                    replaced.plan().checks(), replaced.plan().edits());
+                    replaced.plan().checks(), replaced.plan().edits(), replaced.aperture());
         }
         return new Plan(out, info.boardSpec(), spec.bytes(), edited.getBytes(spec.charset()), info, p, qsys, steps,
                 req.portableOnly(), info.notes());
+    }
+
+    /**
+     * {@code --aperture} goes on a board whose PCIe hard IP runs its internal descriptor controller,
+     * where direkt plans on the Platform Designer system itself; elsewhere it is refused as a bad option.
+     */
+    private static void apertureWanted(Request req, BspScanner.BspInfo info) throws OverlayException {
+        if (req.portableOnly()) {
+            throw new OverlayException(OverlayException.Kind.INPUT, "--aperture adds a BAR and an instance to the board's Platform Designer"
+                    + " system, and --portable-only writes nothing for that system: give one of them");
+        }
+        if (info.internalController() && info.system() != null && info.refusal() == null) {
+            return;
+        }
+        String found = info.refusal() != null ? info.refusal().found()
+                : info.system() == null ? info.kind().description + " (no Platform Designer system with the PCIe hard IP was found)"
+                : info.kind().description + " whose hard IP's movers another descriptor controller feeds ("
+                        + String.join("; ", info.evidence()) + ")";
+        throw new OverlayException(OverlayException.Kind.INPUT, info.root() + ": --aperture needs a board whose PCIe hard IP runs its"
+                + " internal descriptor controller (a stock a10_ref-derived Arria 10 board, where direkt puts its own controller and the"
+                + " aperture on the hard IP's bursting BAR2); this one is " + found + ". Nothing was written");
     }
 
     /** The instance name the board's other interfaces use (the board system inside the OpenCL top), usually "board". */

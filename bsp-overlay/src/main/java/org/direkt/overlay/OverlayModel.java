@@ -21,7 +21,8 @@ import org.direkt.hdl.Module;
  * <li>{@code manifest}: the manifest tree ({@link Manifest#tree}).</li>
  * <li>{@code bridge}: the manifest's bridge section (instance, modes, channels, clocks).</li>
  * <li>{@code interfaces}: {@link PlatformInterfaces} as maps (name, type, end, clock, reset,
- *     properties, ports[name, role, direction, width], doc).</li>
+ *     properties, ports[name, role, direction, width], doc, terminated: the interface is declared
+ *     disabled with its ports terminated).</li>
  * <li>{@code channels}: per direction and role: {@code rd_desc}, {@code rd_status}, {@code wr_desc},
  *     {@code wr_status} (and per further port {@code rd_p1_desc}, ...) -> the manifest channel map (chan_id,
  *     port, type, width, ...); {@code portNames}: rd, wr, rd_p1, wr_p1, ...</li>

@@ -52,6 +52,7 @@ public final class PlatformInterfaces {
             m.put("properties", properties);
             m.put("ports", ports.stream().map(Port::toMap).toList());
             m.put("doc", doc);
+            m.put("terminated", false);
             return m;
         }
     }

@@ -25,12 +25,20 @@ public final class ProScript {
     static List<String> commands(SystemEdit e, SystemModel.Edition edition) {
         return switch (e) {
             case SystemEdit.RemoveConnection r -> List.of("direkt_disconnect " + r.start() + " " + r.end());
-            case SystemEdit.SetParameter s -> edition == SystemModel.Edition.PRO
-                    ? List.of("direkt_say {" + s.instance() + ": " + s.name() + " = " + s.value() + " (in its .ip file)}",
-                            "load_component " + s.instance(), "set_component_parameter_value " + s.name() + " " + s.value(),
-                            "save_component")
-                    : List.of("direkt_say {" + s.instance() + ": " + s.name() + " = " + s.value() + "}",
-                            "set_instance_parameter_value " + s.instance() + " " + s.name() + " " + s.value());
+            case SystemEdit.SetParameter s -> {
+                List<String> l = new ArrayList<>(edition == SystemModel.Edition.PRO
+                        ? List.of("direkt_say {" + s.instance() + ": " + s.name() + " = " + s.value() + " (in its .ip file)}",
+                                "load_component " + s.instance(), "set_component_parameter_value " + s.name() + " " + tclWord(s.value()),
+                                "save_component")
+                        : List.of("direkt_say {" + s.instance() + ": " + s.name() + " = " + s.value() + "}",
+                                "set_instance_parameter_value " + s.instance() + " " + s.name() + " " + tclWord(s.value())));
+                // the interfaces the change brings must be there before anything is connected to them
+                if (!s.addsInterfaces().isEmpty()) {
+                    l.add("direkt_expect_interfaces " + s.instance() + " {" + String.join(" ", s.addsInterfaces().stream()
+                            .map(org.direkt.overlay.system.Interface::name).toList()) + "} {" + s.name() + " = " + s.value() + "}");
+                }
+                yield l;
+            }
             case SystemEdit.AddInstance a -> List.of("direkt_say {adding " + a.kind() + " as instance " + a.name() + "}",
                     "add_instance " + a.name() + " " + a.kind());
             case SystemEdit.AddConnection c -> {
@@ -44,6 +52,11 @@ public final class ProScript {
                     "add_interface " + x.name() + " " + x.type() + " " + x.dir(),
                     "set_interface_property " + x.name() + " EXPORT_OF " + x.internal());
         };
+    }
+
+    /** A parameter value as one Tcl word: as it is when it has no space or Tcl special character, else in braces. */
+    static String tclWord(String v) {
+        return v.matches("[A-Za-z0-9_.:/+-]+") ? v : "{" + v + "}";
     }
 
     /**
@@ -63,7 +76,8 @@ public final class ProScript {
                 case SystemEdit.RemoveConnection r -> removals.add(r.start() + "/" + r.end());
                 case SystemEdit.AddConnection c -> {
                     for (String end : List.of(c.start(), c.end())) {
-                        if (!end.startsWith(instance + ".") && before.iface(end).isPresent() && !endpoints.contains(end)) {
+                        if (!end.startsWith(instance + ".") && !plan.aperture().map(a -> end.startsWith(a.instance() + ".")).orElse(false)
+                                && before.iface(end).isPresent() && !endpoints.contains(end)) {
                             endpoints.add(end);
                         }
                     }
@@ -87,6 +101,16 @@ public final class ProScript {
         m.put("csrHost", plan.csrHost());
         m.put("csrBase", String.format("0x%X", plan.csrBase()));
         m.put("csrBar", plan.csrBar());
+        m.put("aperture", plan.aperture().map(a -> {
+            Map<String, Object> am = new LinkedHashMap<>();
+            am.put("instance", a.instance());
+            am.put("bar", a.bar());
+            am.put("barSize", org.direkt.overlay.system.Units.size(a.barBytes()));
+            am.put("fpgaBase", String.format("0x%X", a.fpgaBase()));
+            am.put("rxMaster", a.rxMaster());
+            am.put("target", a.target().agent());
+            return (Object) am;
+        }).orElse(false));
         return Templates.render("direkt_integrate_pro.tcl.vm", m);
     }
 }

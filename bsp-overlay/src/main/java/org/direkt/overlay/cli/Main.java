@@ -21,6 +21,7 @@ import org.direkt.boardspec.InterfaceEntry;
 import org.direkt.generators.bridge.Bridge;
 import org.direkt.hdl.DirektVersion;
 import org.direkt.generators.bridge.BridgeParam;
+import org.direkt.overlay.ApertureOption;
 import org.direkt.overlay.BoardDiagram;
 import org.direkt.overlay.Overlay;
 import org.direkt.overlay.OverlayException;
@@ -162,6 +163,16 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--no-peakrdl", description = "do not render the register reference and C header (the .rdl is written)")
         boolean noPeakrdl;
 
+        @Option(names = "--aperture", paramLabel = "SIZE", description = "also open a GPU-master aperture: a 64-bit prefetchable BAR of"
+                + " SIZE (a power of two, at least 4K: 1G, 256M, 0x40000000) onto FPGA memory, which a GPU's copy engine reads and writes"
+                + " as bus master; on Arria 10 boards whose hard IP runs its internal descriptor controller, where it takes BAR2 with its"
+                + " bursting RX master (the manifest's aperture section says where)")
+        String aperture;
+
+        @Option(names = "--aperture-base", paramLabel = "ADDRESS", description = "the FPGA memory address at the aperture's offset 0,"
+                + " a multiple of SIZE (default 0); the window must lie inside the board's FPGA memory")
+        String apertureBase;
+
         @Option(names = "--json", description = "print a machine-readable summary")
         boolean json;
 
@@ -190,8 +201,12 @@ public final class Main implements Callable<Integer> {
             if (noPeakrdl && peakrdl != null) {
                 throw new OverlayException(OverlayException.Kind.INPUT, "give at most one of --peakrdl and --no-peakrdl");
             }
+            if (apertureBase != null && aperture == null) {
+                throw new OverlayException(OverlayException.Kind.INPUT, "--aperture-base places the aperture: give --aperture SIZE too");
+            }
+            ApertureOption window = aperture == null ? null : ApertureOption.parse(aperture, apertureBase);
             Path renderer = noPeakrdl ? null : peakrdl != null ? peakrdl : PeakRdl.find();
-            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset, portableOnly, renderer));
+            Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, board, config, preset, portableOnly, renderer, window));
             Map<String, Object> summary = new LinkedHashMap<>();
             summary.put("board", plan.bsp().boardDir());
             summary.put("bsp_kind", plan.bsp().kind().name().toLowerCase(java.util.Locale.ROOT));
@@ -206,6 +221,9 @@ public final class Main implements Callable<Integer> {
                 summary.put("qsys_version", plan.qsysVersion().version());
                 summary.put("qsys_version_from", plan.qsysVersion().origin().name().toLowerCase(java.util.Locale.ROOT));
                 summary.put("qsys_version_source", plan.qsysVersion().source());
+            }
+            if (!plan.aperture().isEmpty()) {
+                summary.put("aperture", plan.aperture());
             }
             summary.put("manual_steps", plan.manualSteps());
             summary.put("notes", plan.notes());
@@ -293,6 +311,14 @@ public final class Main implements Callable<Integer> {
                 o.printf("  Platform Designer %s: %s, hard IP '%s', descriptor controller '%s' (run direkt_integrate.tcl)%n",
                         plan.qsysVersion().version(), plan.bsp().root().relativize(plan.bsp().system()), plan.bsp().dmaInstance(),
                         plan.bsp().descInstance());
+            }
+            if (!plan.aperture().isEmpty()) {
+                Map<String, Object> a = plan.aperture();
+                long bytes = ((Number) a.get("bar_bytes")).longValue();
+                long base = ((Number) a.get("fpga_base")).longValue();
+                o.printf("  aperture: BAR%s, %s of FPGA memory from 0x%X, up to %s reads of %s bytes in flight (direkt_aperture; the"
+                        + " manifest's aperture section)%n", a.get("bar"), org.direkt.overlay.system.Units.size(java.math.BigInteger.valueOf(bytes)),
+                        base, a.get("outstanding_reads"), a.get("max_read_bytes"));
             }
             printChecks(o, plan);
             for (String n : plan.notes()) {

@@ -29,6 +29,17 @@ public final class SystemCheck {
     public record Placement(String host, String agent, BigInteger base, BigInteger minSpan, String why) {
     }
 
+    /**
+     * An aperture (FACTS section 10) as the model check sees it: BAR {@code bar} of {@code hardIp},
+     * served by {@code rxMaster} once {@code burstParameter} is 1, reaches only {@code instance}'s agent
+     * {@code s}; its host {@code m} reaches FPGA memory agent {@code memory} as {@code mover} does;
+     * the window [{@code fpgaBase}, +{@code barBytes}) lies inside the board's {@code memoryBytes}
+     * ({@code memorySource} says where that size comes from).
+     */
+    public record ApertureWindow(String hardIp, int bar, String rxMaster, String burstParameter, String instance, BigInteger barBytes,
+            BigInteger fpgaBase, String mover, String memory, BigInteger memoryBytes, String memorySource) {
+    }
+
     private final SystemModel before;
     private final SystemModel after;
     private final List<Result> results = new ArrayList<>();
@@ -55,6 +66,122 @@ public final class SystemCheck {
         placements.forEach(c::placed);
         c.conduits();
         return List.copyOf(c.results);
+    }
+
+    /**
+     * The aperture's checks, on the system after the edits: its BAR (type, size, bursting RX master),
+     * its agent alone on that master over the whole BAR, its host reaching FPGA memory where the read
+     * mover does, the window inside the board's FPGA memory, and no export of its own.
+     */
+    public static List<Result> aperture(SystemModel before, SystemModel after, ApertureWindow a) {
+        SystemCheck c = new SystemCheck(before, after);
+        c.apertureBar(a);
+        c.apertureAlone(a);
+        c.apertureReach(a);
+        c.apertureWindow(a);
+        c.apertureExports(a);
+        return List.copyOf(c.results);
+    }
+
+    private void apertureBar(ApertureWindow a) {
+        List<String> bad = new ArrayList<>();
+        Optional<DmaView> view = DmaView.of(after).filter(v -> v.hardIp().name().equals(a.hardIp()));
+        Optional<DmaView.Bar> bar = view.flatMap(v -> v.bars().stream().filter(b -> b.index() == a.bar()).findFirst());
+        if (bar.isEmpty() || !bar.get().enabled()) {
+            bad.add("BAR" + a.bar() + " is not enabled" + bar.map(b -> " (" + b.type() + ")").orElse(""));
+        } else {
+            DmaView.Bar b = bar.get();
+            if (b.bits() != 64 || !b.prefetchable()) {
+                bad.add("BAR" + a.bar() + " is " + b.type());
+            }
+            if (!b.size().equals(Optional.of(a.barBytes()))) {
+                bad.add("BAR" + a.bar() + " states " + b.size().map(SystemCheck::size).orElse("no size") + ", not " + size(a.barBytes()));
+            }
+            if (!b.rxMaster().equals(Optional.of(a.rxMaster()))) {
+                bad.add("BAR" + a.bar() + " is served by " + b.rxMaster().orElse("no RX master") + ", not " + a.rxMaster());
+            }
+        }
+        view.flatMap(v -> v.bars().stream().filter(b -> b.index() == a.bar() + 1 && b.enabled()).findFirst())
+                .ifPresent(b -> bad.add("BAR" + b.index() + " is enabled (" + b.type() + ") but is BAR" + a.bar() + "'s upper half"));
+        String burst = after.instance(a.hardIp()).flatMap(i -> i.parameter(a.burstParameter())).orElse("").strip();
+        if (!burst.equals("1")) {
+            bad.add(a.burstParameter() + " is " + (burst.isEmpty() ? "not stated" : burst));
+        }
+        boolean bursts = after.iface(a.rxMaster()).map(f -> f.ports().stream().anyMatch(p -> p.role().equals("burstcount"))).orElse(false);
+        if (!bursts) {
+            bad.add(a.rxMaster() + " has no burstcount: it does not burst");
+        }
+        add("BAR" + a.bar() + " of " + a.hardIp() + " is 64-bit prefetchable, " + size(a.barBytes()) + ", on the bursting RX master "
+                + a.rxMaster() + " (" + a.burstParameter() + " = 1)", bad);
+    }
+
+    private void apertureAlone(ApertureWindow a) {
+        List<String> bad = new ArrayList<>();
+        String agent = a.instance() + ".s";
+        List<SystemModel.Mapped> map = after.addressMaps().getOrDefault(a.rxMaster(), List.of());
+        for (SystemModel.Mapped m : map) {
+            if (!m.agent().equals(agent)) {
+                bad.add(m.agent() + " is on it too, at " + hex(m.base()));
+            } else if (m.base().signum() != 0 || !m.span().equals(Optional.of(a.barBytes()))) {
+                bad.add(agent + " is at " + hex(m.base()) + span(m) + ", not at 0x0 over the whole BAR (" + hex(a.barBytes()) + " bytes)");
+            }
+        }
+        if (map.stream().noneMatch(m -> m.agent().equals(agent))) {
+            bad.add(agent + " is not on " + a.rxMaster());
+        }
+        add(agent + " is the only agent on " + a.rxMaster() + ", at 0x0 across all of BAR" + a.bar() + " ("
+                + size(a.barBytes()) + ": Platform Designer sizes the BAR from it)", bad);
+    }
+
+    private void apertureReach(ApertureWindow a) {
+        List<String> bad = new ArrayList<>();
+        String host = a.instance() + ".m";
+        Optional<DmaView.Reach> mine = DmaView.reach(after, host).stream().filter(r -> r.agent().equals(a.memory())).findFirst();
+        Optional<DmaView.Reach> mover = DmaView.reach(after, a.mover()).stream().filter(r -> r.agent().equals(a.memory())).findFirst();
+        String path = mine.map(r -> r.via().isEmpty() ? "" : " through " + String.join(" > ", r.via())).orElse("");
+        if (mine.isEmpty()) {
+            bad.add(host + " does not reach " + a.memory());
+        } else {
+            if (mine.get().base().signum() != 0) {
+                bad.add(host + " reaches " + a.memory() + " at " + hex(mine.get().base()) + ": FPGA memory address 0 is not its byte 0");
+            }
+            if (mover.isPresent() && !mover.get().via().equals(mine.get().via())) {
+                bad.add(host + " reaches it through " + String.join(" > ", mine.get().via()) + ", " + a.mover() + " through "
+                        + String.join(" > ", mover.get().via()));
+            }
+            BigInteger end = a.fpgaBase().add(a.barBytes());
+            if (mine.get().span().isPresent() && mine.get().span().get().compareTo(end) < 0) {
+                bad.add(a.memory() + " spans " + hex(mine.get().span().get()) + " bytes, the window ends at " + hex(end));
+            }
+        }
+        if (mover.isEmpty()) {
+            bad.add(a.mover() + " does not reach " + a.memory());
+        }
+        add(host + " reaches FPGA memory as " + a.mover() + " does: " + a.memory() + " at 0x0" + path, bad);
+    }
+
+    private void apertureWindow(ApertureWindow a) {
+        BigInteger end = a.fpgaBase().add(a.barBytes());
+        List<String> bad = new ArrayList<>();
+        if (end.compareTo(a.memoryBytes()) > 0) {
+            bad.add("it ends at " + hex(end) + ", past " + hex(a.memoryBytes()));
+        }
+        add("the window [" + hex(a.fpgaBase()) + ", " + hex(end) + ") lies inside the board's FPGA memory (" + size(a.memoryBytes())
+                + ": " + a.memorySource() + ")", bad);
+    }
+
+    private void apertureExports(ApertureWindow a) {
+        List<String> bad = new ArrayList<>();
+        for (Export e : after.exports()) {
+            if (e.internal().startsWith(a.instance() + ".")) {
+                bad.add("export " + e.name() + " of " + e.internal());
+            }
+        }
+        add(a.instance() + " adds no export to the system (its bring-up outputs are terminated)", bad);
+    }
+
+    private static String size(BigInteger bytes) {
+        return Units.size(bytes);
     }
 
     private void add(String what, List<String> problems) {

@@ -67,7 +67,7 @@ class HelpAndInspectTest {
         Cli.Run r = Cli.ok("overlay", "--help");
         assertContains(r.out(), "Usage: direkt overlay", r);
         for (String o : List.of("--bsp", "--board", "--config", "--preset", "--out", "--in-place", "--dry-run", "--json",
-                "--portable-only")) {
+                "--portable-only", "--aperture", "--aperture-base")) {
             assertContains(r.out(), o, r);
         }
         String text = r.out().replaceAll("\\s+", " ");

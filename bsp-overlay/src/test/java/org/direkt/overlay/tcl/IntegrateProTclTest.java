@@ -69,7 +69,7 @@ class IntegrateProTclTest {
     }
 
     /** An edit as a line, the way both the plan and the replayed script can say it. */
-    private static String line(SystemEdit e) {
+    static String line(SystemEdit e) {
         return switch (e) {
             case SystemEdit.RemoveConnection r -> "remove " + r.start() + "/" + r.end();
             case SystemEdit.SetParameter s -> "parameter " + s.instance() + " " + s.name() + "=" + s.value();
@@ -80,7 +80,7 @@ class IntegrateProTclTest {
     }
 
     /** The Platform Designer calls of a run, as edit lines. */
-    private static List<String> replay(QsysStub.Run run) {
+    static List<String> replay(QsysStub.Run run) {
         List<String> out = new ArrayList<>();
         String component = null;
         Map<String, Map<String, String>> connParams = new LinkedHashMap<>();

@@ -11,7 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.direkt.overlay.ApertureOption;
 import org.direkt.overlay.KernelWrapper;
+import org.direkt.overlay.Overlay;
 import org.direkt.overlay.OverlayException;
 import org.direkt.overlay.system.Trees;
 import org.junit.jupiter.api.Test;
@@ -70,6 +72,21 @@ class KernelWrapperTest {
         List<String> is = WrapperLint.warnings(tmp.resolve("after"), after);
         List<String> added = is.stream().filter(w -> !was.contains(w)).toList();
         assertEquals(List.of(), added, "warnings the edit added (the original had " + was.size() + ")");
+    }
+
+    /** The whole overlay with a GPU-master aperture (which adds no export) edits the wrapper chain so that it still lints. */
+    @Test
+    void theApertureOverlaysWrapperLintsWithNoNewWarning() throws Exception {
+        Path bsp = Trees.copyTree("a10gx_16.1", tmp.resolve("bsp"));
+        Overlay.Plan plan = Overlay.plan(new Overlay.Request(bsp, "a10gx", null, null, false, null, ApertureOption.parse("1G", null)));
+        String before = Files.readString(board().resolve("ip/freeze_wrapper.v"), StandardCharsets.ISO_8859_1);
+        String after = new String(plan.files().get(Overlay.BOARD_EDITS + "ip/freeze_wrapper.v"), StandardCharsets.ISO_8859_1);
+        assertOnlyInserted(before, after);
+        assertOnlyInserted(Files.readString(board().resolve("top.v"), StandardCharsets.ISO_8859_1),
+                new String(plan.files().get(Overlay.BOARD_EDITS + "top.v"), StandardCharsets.ISO_8859_1));
+        List<String> was = WrapperLint.warnings(tmp.resolve("before"), before);
+        List<String> is = WrapperLint.warnings(tmp.resolve("after"), after);
+        assertEquals(List.of(), is.stream().filter(w -> !was.contains(w)).toList(), "warnings the edit added");
     }
 
     @Test

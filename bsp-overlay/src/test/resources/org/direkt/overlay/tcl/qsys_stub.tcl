@@ -56,6 +56,7 @@ namespace eval ::stub {
         dataBitsPerSymbol readyLatency maxChannel errorDescriptor firstSymbolInHighOrderBits
         symbolsPerBeat beatsPerCycle emptyWithinPacket highOrderSymbolAtMSB packetDescription}
     variable portDirections {Input Output Bidir}
+    variable portProperties {TERMINATION TERMINATION_VALUE VHDL_TYPE DRIVEN_BY FRAGMENT_LIST}
     variable messageLevels {info warning error debug component_info progress}
 }
 
@@ -222,6 +223,16 @@ proc add_interface_port {args} {
         ::stub::fail "add_interface_port: width '$width' of $port is not a positive integer"
     }
     set ::stub::ports($port) $iface
+}
+
+proc set_port_property {args} {
+    ::stub::record set_port_property {*}$args
+    ::stub::arity set_port_property $args 3 3
+    lassign $args port prop
+    if {![info exists ::stub::ports($port)]} {
+        ::stub::fail "set_port_property: no port $port (add_interface_port first)"
+    }
+    ::stub::oneOf set_port_property property $prop $::stub::portProperties
 }
 
 proc send_message {args} {
