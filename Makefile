@@ -40,7 +40,7 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check bench-check licence-check docs docs-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-timing bench-bounce bench-session mutation clean
+.PHONY: readme-check bench-check licence-check docs docs-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-aperture bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -62,6 +62,7 @@ help:
 	@echo "make formal   k-induction proofs (Yosys + yosys-smtbmc + z3) of the reference IP"
 	@echo "make bench    bench-area (Yosys, Cyclone V), bench-fifo, bench-bridge (simulation), bench-overlay and bench-lint-kernel (CLI), bench-timing, bench-session into bench/results"
 	@echo "make bench-regions  the GPU region walker: 64 MB through fragmented pages, area, place and route"
+	@echo "make bench-aperture the GPU-master aperture under a GPU copy-engine model (Gen3 x8): throughput, area"
 	@echo "make bench-timing  Fmax of every bridge preset against the async FIFO on ECP5 (Yosys + nextpnr-ecp5 place and route)"
 	@echo "make mutation  PIT mutation testing of hdl-dsl, generators, board-spec and bsp-overlay into bench/results/mutation.json (target: 75 % per module)"
 	@echo "make bench-bounce  (a machine with an NVIDIA GPU) the fallback path's CUDA half: pinned host <-> GPU copies, 4 B .. 64 MB"
@@ -211,6 +212,11 @@ bench-overlay: build
 
 bench-lint-kernel: build
 	$(PY) bench/lint_kernel.py
+
+# The GPU-master aperture under a model of a GPU's copy engine on PCIe Gen3 x8 (simulation, about 15
+# minutes) and its area, into bench/results/aperture.json and aperture.png, then its table (docs/gpu-master.md).
+bench-aperture: build
+	$(PY) bench/aperture.py; rc=$$?; python3 bench/readme_tables.py --write; exit $$rc
 
 # The GPU region walker: one 64 MB request through fragmented pages (simulation) and its area, then its
 # place and route beside the reference FIFO into bench/results/timing-regions.json.

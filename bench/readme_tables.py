@@ -18,6 +18,8 @@ those files holds them (exactly one must; moving a table to another page moves i
                      machine has written one, the published rows and a line saying how to measure
     session          bench/results/session.json: a Session on its simulated FPGA, session start and
                      copies per size, direction and path, against the bounds it is held to
+    aperture         bench/results/aperture.json: the GPU-master aperture under a GPU copy-engine
+                     model, throughput per request size and outstanding count, and its area
 
 `make test` runs --check; `make bench-bridge`, `make bench-timing`, `make bench-bounce` and
 `make bench-session` run --write after measuring.
@@ -341,6 +343,33 @@ def regions(r: dict, t: dict) -> str:
                                else "\n\nUnmet: " + ", ".join(bad) + ".")
 
 
+def aperture(a: dict) -> str:
+    """bench/results/aperture.json: GPU-master throughput per aperture, request size and outstanding count."""
+    link = a["link_gbps"]
+    lines = [f"Modelled link: PCIe Gen3 x8, {a['link_raw_gbps']:.2f} GB/s raw, {link:.2f} GB/s of 256-byte TLP payload; "
+             f"{a['round_trip_ns']} ns round trip outside the FPGA. Published (2013): GPU -> FPGA "
+             f"{a['published']['bittner_2013_gpu_to_fpga_gbps']} GB/s, FPGA -> GPU {a['published']['bittner_2013_fpga_to_gpu_gbps']} GB/s.",
+             "", "| aperture | posted writes GB/s (x link) | request | reads GB/s by requests outstanding | outstanding needed for 0.8 x link |",
+             "|---|---|---|---|---|"]
+    for label, ap in a["apertures"].items():
+        first = True
+        for req in sorted({r["request_bytes"] for r in ap["reads"]}):
+            pts = [r for r in ap["reads"] if r["request_bytes"] == req]
+            reads = ", ".join(f"{r['outstanding']}: {r['gbps']:.2f}" for r in pts)
+            need = ap["reads_needed_for_target"].get(str(req))
+            write = f"{ap['write']['gbps']:.2f} ({ap['write']['ratio_to_link']:.2f})" if first else ""
+            n = ap["outstanding_reads"]
+            name = f"{label}, {n} read burst{'' if n == 1 else 's'} outstanding" if first else ""
+            lines.append(f"| {name} | {write} | {req} B | {reads} | {need if need is not None else 'not reached'} |")
+            first = False
+    ar = a["area"]
+    lines.append("")
+    lines.append(f"Area of the default aperture (Yosys, synth_intel_alm): {ar['luts']:,} ALUTs, {ar['ffs']:,} flip-flops, "
+                 f"{ar['ram_bits']:,} RAM bits (bounds {ar['bounds']['luts']:,} / {ar['bounds']['ffs']:,} / {ar['bounds']['ram_bits']:,}). "
+                 f"Targets met: {'yes' if a['meets_target'] else 'NO: ' + '; '.join(a['unmet'])}.")
+    return "\n".join(lines)
+
+
 TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "bridge-area": lambda: bridge_area(_load("bridge.json")),
           "timing": lambda: timing(_load("timing.json")),
@@ -350,7 +379,8 @@ TABLES = {"bridge-latency": lambda: bridge_latency(_load("bridge.json")),
           "gpu-pinning": lambda: gpu_pinning(_pinning_results()),
           "reference-ip": lambda: reference_ip(_load("area.json"), _load("fifo.json")),
           "runtime": lambda: runtime(_load("runtime.json")),
-          "session": lambda: session(_load("session.json"))}
+          "session": lambda: session(_load("session.json")),
+          "aperture": lambda: aperture(_load("aperture.json"))}
 
 
 def documents() -> list[Path]:

