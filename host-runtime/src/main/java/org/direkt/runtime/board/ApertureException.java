@@ -76,11 +76,9 @@ public final class ApertureException extends IllegalStateException {
     /** open(2) of the node failed with {@code errno}. */
     static ApertureException cannotOpen(Path node, int errno) {
         if (errno == CsrDevice.EACCES || errno == CsrDevice.EPERM) {
-            return new ApertureException(Reason.NO_ACCESS, errno, node + " is not open to this user ("
-                    + ApertureDevice.errnoName(errno) + "): the node is root-only (mode 0600); run as root, or let a group open"
-                    + " it with a udev rule (docs/importer-contract.md, \"The device\")");
+            return new ApertureException(Reason.NO_ACCESS, errno, ImporterRefusals.notOpenToUser(node, errno));
         }
-        return new ApertureException(Reason.REFUSED, errno, "open(" + node + ") failed: " + ApertureDevice.errnoName(errno));
+        return new ApertureException(Reason.REFUSED, errno, "open(" + node + ") failed: " + CsrDevice.errnoName(errno));
     }
 
     /**
@@ -90,7 +88,7 @@ public final class ApertureException extends IllegalStateException {
     static ApertureException refused(Path node, CsrRange csr, int version, int bar, long offset, long length,
             ApertureDevice.Opened reply) {
         int e = reply.errno();
-        String errno = " (" + ApertureDevice.errnoName(e) + ")";
+        String errno = " (" + CsrDevice.errnoName(e) + ")";
         String range = csr.fpga() + " BAR " + bar + " [" + Bytes.hex(offset) + ", +" + Bytes.human(length) + ")";
         String where = "BAR " + csr.bar() + " + " + Bytes.hex(csr.offset()) + " of " + csr.fpga();
         return switch (e) {
@@ -113,18 +111,11 @@ public final class ApertureException extends IllegalStateException {
             case ApertureDevice.EADDRINUSE -> new ApertureException(Reason.OVERLAPS_THE_CSR, e, range + " shares a page with the"
                     + " bridge's registers (" + csr + ")" + errno + ": registers are reached only through a CSR window;"
                     + " aperture.bar and board.csr in direkt-overlay.json must name different BARs");
-            case CsrDevice.EIO -> new ApertureException(Reason.NOT_ANSWERING, e, where + " does not answer" + errno
-                    + ": its memory decoding is off or MAGIC reads 0xffffffff; is the BSP's driver loaded and the FPGA"
-                    + " programmed (aocl diagnose)?");
+            case CsrDevice.EIO -> new ApertureException(Reason.NOT_ANSWERING, e, ImporterRefusals.notAnswering(where, errno));
             case CsrDevice.EMEDIUMTYPE -> new ApertureException(Reason.NOT_A_DIREKT_BRIDGE, e,
-                    "a bitstream without direkt's bridge: at " + where + " the CSR's MAGIC register reads "
-                            + String.format("0x%08x", reply.foundMagic()) + ", direkt's bridge reads "
-                            + String.format("0x%08x", CsrDevice.MAGIC) + " (\"DRKT\")" + errno
-                            + "; program the bitstream built from this overlay, or check board.csr in direkt-overlay.json");
-            case CsrDevice.EPROTO -> new ApertureException(Reason.OTHER_LAYOUT_VERSION, e, "the bitstream's direkt bridge at "
-                    + where + " has layout version " + Integer.toUnsignedString(reply.foundVersion())
-                    + ", the overlay's manifest says " + version + errno
-                    + ": program the bitstream built from this overlay, or use the overlay the bitstream was built from");
+                    ImporterRefusals.notADirektBridge(where, reply.foundMagic(), errno));
+            case CsrDevice.EPROTO -> new ApertureException(Reason.OTHER_LAYOUT_VERSION, e,
+                    ImporterRefusals.otherLayoutVersion(where, reply.foundVersion(), version, errno));
             case ApertureDevice.EMFILE, ApertureDevice.ENFILE, ApertureDevice.ENOMEM -> new ApertureException(
                     Reason.NO_RESOURCES, e, "the aperture " + range + " could not be made" + errno + ": the process or the"
                     + " system has no file descriptor, file or memory left (ulimit -n)");
@@ -134,7 +125,7 @@ public final class ApertureException extends IllegalStateException {
 
     /** {@code mmap} of the aperture {@code range} failed with {@code errno}. */
     static ApertureException mapRefused(String range, int errno) {
-        String name = " (" + ApertureDevice.errnoName(errno) + ")";
+        String name = " (" + CsrDevice.errnoName(errno) + ")";
         return switch (errno) {
             case ApertureDevice.ENOMEM -> new ApertureException(Reason.NO_RESOURCES, errno, "mapping the aperture " + range
                     + " failed" + name + ": no address space or memory left for it in this process");

@@ -69,9 +69,7 @@ public final class CsrWindowException extends IllegalStateException {
     /** open(2) of the node failed with {@code errno}. */
     static CsrWindowException cannotOpen(Path node, int errno) {
         if (errno == CsrDevice.EACCES || errno == CsrDevice.EPERM) {
-            return new CsrWindowException(Reason.NO_ACCESS, errno, node + " is not open to this user ("
-                    + CsrDevice.errnoName(errno) + "): the node is root-only (mode 0600); run as root, or let a group open"
-                    + " it with a udev rule (docs/importer-contract.md, \"The device\")");
+            return new CsrWindowException(Reason.NO_ACCESS, errno, ImporterRefusals.notOpenToUser(node, errno));
         }
         return new CsrWindowException(Reason.REFUSED, errno, "open(" + node + ") failed: " + CsrDevice.errnoName(errno));
     }
@@ -92,18 +90,11 @@ public final class CsrWindowException extends IllegalStateException {
                     + " half of a 64-bit BAR; board.csr.bar in direkt-overlay.json names the BAR of the bridge's CSR");
             case CsrDevice.ERANGE -> new CsrWindowException(Reason.BEYOND_THE_BAR, e, range + " ends past BAR " + range.bar()
                     + errno + ": the bitstream's BAR is smaller than the overlay's manifest says (board.csr)");
-            case CsrDevice.EIO -> new CsrWindowException(Reason.NOT_ANSWERING, e, where + " does not answer" + errno
-                    + ": its memory decoding is off or MAGIC reads 0xffffffff; is the BSP's driver loaded and the FPGA"
-                    + " programmed (aocl diagnose)?");
+            case CsrDevice.EIO -> new CsrWindowException(Reason.NOT_ANSWERING, e, ImporterRefusals.notAnswering(where, errno));
             case CsrDevice.EMEDIUMTYPE -> new CsrWindowException(Reason.NOT_A_DIREKT_BRIDGE, e,
-                    "a bitstream without direkt's bridge: at " + where + " the CSR's MAGIC register reads "
-                            + String.format("0x%08x", reply.foundMagic()) + ", direkt's bridge reads "
-                            + String.format("0x%08x", CsrDevice.MAGIC) + " (\"DRKT\")" + errno
-                            + "; program the bitstream built from this overlay, or check board.csr in direkt-overlay.json");
-            case CsrDevice.EPROTO -> new CsrWindowException(Reason.OTHER_LAYOUT_VERSION, e, "the bitstream's direkt bridge"
-                    + " at " + where + " has layout version " + Integer.toUnsignedString(reply.foundVersion())
-                    + ", the overlay's manifest says " + version + errno
-                    + ": program the bitstream built from this overlay, or use the overlay the bitstream was built from");
+                    ImporterRefusals.notADirektBridge(where, reply.foundMagic(), errno));
+            case CsrDevice.EPROTO -> new CsrWindowException(Reason.OTHER_LAYOUT_VERSION, e,
+                    ImporterRefusals.otherLayoutVersion(where, reply.foundVersion(), version, errno));
             default -> new CsrWindowException(Reason.REFUSED, e, "the CSR window " + range + " was refused" + errno);
         };
     }

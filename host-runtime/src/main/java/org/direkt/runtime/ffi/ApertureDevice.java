@@ -75,11 +75,6 @@ public final class ApertureDevice implements AutoCloseable {
         return new ApertureDevice(ModuleFile.open(path));
     }
 
-    /** "EADDRINUSE (98)", as {@link CsrDevice#errnoName} names the others. */
-    public static String errnoName(int errno) {
-        return CsrDevice.errnoName(errno);
-    }
-
     private static long at(String... path) {
         MemoryLayout.PathElement[] p = new MemoryLayout.PathElement[path.length];
         for (int i = 0; i < path.length; i++) {
