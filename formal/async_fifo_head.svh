@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The opening both dual-clock FIFO harnesses share (async_fifo.sv, async_fifo_sr.sv): the sizes,
-// the free clocks, resets and stream ports, and the pointer arithmetic of the proofs.
+// the free clocks and resets, the stream ports (fifo_ports.svh), and the pointer arithmetic of
+// the proofs.
 
   localparam W  = `WIDTH;
   localparam D  = 16;
@@ -11,12 +12,7 @@
   wire          rd_clk  = $anyseq;
   wire          wr_rst  = $anyseq;
   wire          rd_rst  = $anyseq;
-  wire [W-1:0]  s_data  = $anyseq;
-  wire          s_valid = $anyseq;
-  wire          m_ready = $anyseq;
-  wire          s_ready;
-  wire [W-1:0]  m_data;
-  wire          m_valid;
+`include "fifo_ports.svh"
 
   function [PW-1:0] bin2gray(input [PW-1:0] b);
     bin2gray = b ^ (b >> 1);

@@ -49,12 +49,7 @@ module fv_sync_fifo (
   localparam REGOUT = `REGOUT;
 
   wire          rst     = $anyseq;
-  wire [W-1:0]  s_data  = $anyseq;
-  wire          s_valid = $anyseq;
-  wire          m_ready = $anyseq;
-  wire          s_ready;
-  wire [W-1:0]  m_data;
-  wire          m_valid;
+`include "fifo_ports.svh"
   wire [PW-1:0] fill;
   wire          almost_full;
 
