@@ -40,7 +40,12 @@ licence-check:
 	@python3 scripts/spdx_check.py --self-test
 	@python3 scripts/spdx_check.py
 
-.PHONY: readme-check bench-check licence-check docs docs-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-aperture bench-timing bench-bounce bench-session mutation clean
+# No run of six or more identical lines stands twice inside sim/ or inside formal/ (one piece of
+# bench or proof logic in one place); the check first shows a planted repeat fails.
+repeat-check:
+	@python3 scripts/repeat_check.py --self-test sim formal
+
+.PHONY: readme-check bench-check licence-check repeat-check docs docs-check help setup build dist test-dist fusesoc-check rdl-check test test-plan driver test-importer test-java test-sim test-sim-verilator test-sim-icarus fault-check lint regress regress-sim regress-icarus regress-verilator-long formal-long demo golden ip formal bench bench-area bench-fifo bench-bridge bench-overlay bench-lint-kernel bench-regions bench-aperture bench-timing bench-bounce bench-session mutation clean
 
 help:
 	@echo "make demo     install what is missing, build, emit and simulate the example designs"
@@ -51,6 +56,7 @@ help:
 	@echo "make driver   build the importer kernel module (host-runtime/driver) with -Werror against Debian's kernel headers"
 	@echo "make test-importer  the importer in Debian's kernel under QEMU: every case, without and with an IOMMU, and from Java"
 	@echo "make licence-check  every source file carries its SPDX licence line (scripts/spdx_check.py --fix adds missing ones)"
+	@echo "make repeat-check  no run of six or more identical lines stands twice inside sim/ or formal/"
 	@echo "make dist     build/dist/direkt-<version>-linux-x86_64.tar.gz: direkt with its own Java runtime, for machines without Java or Maven"
 	@echo "make test-dist  the dist tarball unpacked and run with no java on PATH: overlay, lint-kernel, inspect, direkt-run (shown first to fail on broken copies)"
 	@echo "make fusesoc-check  FuseSoC runs the lint target of every .core in ip/ and in an overlay's ip/ (and the overlay core's sim target)"

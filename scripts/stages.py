@@ -43,8 +43,9 @@ class Stage:
 TEST = (
     Stage("setup", ("setup",), 240, "Debian packages, the venv, Maven dependencies (only what is missing)"),
     Stage("build", ("build",), 45, "mvn package, no tests"),
-    Stage("checks", ("readme-check", "bench-check", "licence-check"), 15,
-          "README's and docs/' tables against bench/results, the netlist pass's self-test, SPDX lines"),
+    Stage("checks", ("readme-check", "bench-check", "licence-check", "repeat-check"), 15,
+          "README's and docs/' tables against bench/results, the netlist pass's self-test, SPDX lines, "
+          "no repeated runs of lines in sim/ and formal/"),
     Stage("docs", ("docs-check",), 15, "the documentation site by MkDocs, strict (links, anchors), and README's links"),
     Stage("junit + formal", ("test-java", "formal"), 330,
           "JUnit of every module beside the short formal proofs (formal/run.py)"),
