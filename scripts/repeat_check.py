@@ -34,11 +34,9 @@ def tracked(folder: str) -> list[Path]:
 
 def repeats(files: list[Path], n: int) -> list[tuple[str, int, str, int, int]]:
     """(file a, line a, file b, line b, length) for each run of n or more identical lines standing twice."""
-    text = {}
     places = defaultdict(list)  # window of n lines -> [(file, index of its first line)]
     for f in files:
         lines = [line.strip() for line in f.read_text(errors="replace").splitlines()]
-        text[f] = lines
         for i in range(len(lines) - n + 1):
             window = tuple(lines[i:i + n])
             if all(window):
