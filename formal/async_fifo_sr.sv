@@ -10,7 +10,7 @@
 //                -D RP=<0|1> -D CHECK_<property>
 // and builds the model with `clk2fflogic`, exactly as for async_fifo.sv (see there for the
 // model of the two clocks, for taps and for the files both include): REGOUT=1 registered read data (`_r`), LA=1 the read
-// side keeps the pointer one ahead in registers (`_r_la`), RF=1 the write side's full flag
+// side keeps the pointer one ahead in registers (`_r_la`, or `_ra` without REGOUT), RF=1 the write side's full flag
 // comes from a flip-flop (`_la`), RP=1 the write side outputs the read pointer it sees
 // (`wr_rd_ptr`, and its own pointer `wr_ptr`, `_p`), WE=1 the write side says when it sees the
 // FIFO empty (`wr_empty`, `_we`).

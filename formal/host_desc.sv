@@ -42,6 +42,9 @@
 //@tap f_rd_rvalid   = dut.u_rd.read_valid
 //@tap f_rd_hvalid   = dut.u_rd.head_valid
 //@tap f_rd_expect   = dut.u_rd.expecting
+//@tap f_rd_cless1   = dut.u_rd.count_less1
+//@tap f_rd_alliss   = dut.u_rd.all_issued
+//@tap f_rd_arriss   = dut.u_rd.arrived_issued
 //@tap f_rd_flag_v   = dut.u_rd_flag_valid
 //@tap f_rd_flag_q   = dut.u_rd.flag_q_valid
 //@tap f_rd_flag_lo  = dut.u_rd.flag_q_low
@@ -85,6 +88,9 @@
 //@tap f_wr_rvalid   = dut.u_wr.read_valid
 //@tap f_wr_hvalid   = dut.u_wr.head_valid
 //@tap f_wr_expect   = dut.u_wr.expecting
+//@tap f_wr_cless1   = dut.u_wr.count_less1
+//@tap f_wr_alliss   = dut.u_wr.all_issued
+//@tap f_wr_arriss   = dut.u_wr.arrived_issued
 //@tap f_wr_flag_v   = dut.u_wr_flag_valid
 //@tap f_wr_flag_q   = dut.u_wr.flag_q_valid
 //@tap f_wr_flag_lo  = dut.u_wr.flag_q_low
@@ -172,9 +178,9 @@ module fv_host_desc (
   // ---------------------------------------------------------------- taps
   wire [1:0] f_k0 = 2'd0, f_k1 = 2'd1, f_k2 = 2'd2, f_k3 = 2'd3;
   wire         f_rd_room, f_rd_busy, f_rd_req, f_rd_ends, f_rd_fpend, f_rd_reported, f_rd_failed;
-  wire         f_rd_rvalid, f_rd_hvalid, f_rd_expect;
+  wire         f_rd_rvalid, f_rd_hvalid, f_rd_expect, f_rd_alliss, f_rd_arriss;
   wire [1:0]   f_rd_chead, f_rd_first, f_rd_tsize, f_rd_ring0, f_rd_ring1, f_rd_ring2, f_rd_ring3;
-  wire [2:0]   f_rd_count, f_rd_arrived, f_rd_issued, f_rd_wptr, f_rd_cptr, f_rd_fptr, f_rd_ridx;
+  wire [2:0]   f_rd_cless1, f_rd_count, f_rd_arrived, f_rd_issued, f_rd_wptr, f_rd_cptr, f_rd_fptr, f_rd_ridx;
   wire [7:0]   f_rd_last, f_rd_prev;
   wire [31:0]  f_rd_rc_lo, f_rd_rc_hi;
   wire [159:0] f_rd_fdesc, f_rd_entry_d;
@@ -185,9 +191,9 @@ module fv_host_desc (
   wire         f_rd_flag_v, f_rd_flag_r, f_rd_entry_v, f_rd_entry_r, f_rd_done;
   wire [63:0]  f_rd_flag_d;
   wire         f_wr_room, f_wr_busy, f_wr_req, f_wr_ends, f_wr_fpend, f_wr_reported, f_wr_failed;
-  wire         f_wr_rvalid, f_wr_hvalid, f_wr_expect;
+  wire         f_wr_rvalid, f_wr_hvalid, f_wr_expect, f_wr_alliss, f_wr_arriss;
   wire [1:0]   f_wr_chead, f_wr_first, f_wr_tsize, f_wr_ring0, f_wr_ring1, f_wr_ring2, f_wr_ring3;
-  wire [2:0]   f_wr_count, f_wr_arrived, f_wr_issued, f_wr_wptr, f_wr_cptr, f_wr_fptr, f_wr_ridx;
+  wire [2:0]   f_wr_cless1, f_wr_count, f_wr_arrived, f_wr_issued, f_wr_wptr, f_wr_cptr, f_wr_fptr, f_wr_ridx;
   wire [7:0]   f_wr_last, f_wr_prev;
   wire [31:0]  f_wr_rc_lo, f_wr_rc_hi;
   wire [159:0] f_wr_fdesc, f_wr_entry_d;
@@ -226,7 +232,7 @@ module fv_host_desc (
     .wptr(f_rd_wptr), .cptr(f_rd_cptr), .fptr(f_rd_fptr), .chead(f_rd_chead), .room(f_rd_room),
     .ring0(f_rd_ring0), .ring1(f_rd_ring1), .ring2(f_rd_ring2), .ring3(f_rd_ring3),
     .rc({f_rd_rc_hi, f_rd_rc_lo}), .fpend(f_rd_fpend), .fdesc(f_rd_fdesc), .reported(f_rd_reported), .failed(f_rd_failed),
-    .ridx(f_rd_ridx), .rvalid(f_rd_rvalid), .hvalid(f_rd_hvalid), .expecting(f_rd_expect),
+    .ridx(f_rd_ridx), .rvalid(f_rd_rvalid), .hvalid(f_rd_hvalid), .expecting(f_rd_expect), .cless1(f_rd_cless1), .all_iss(f_rd_alliss), .arr_iss(f_rd_arriss),
     .flag_v(f_rd_flag_v), .flag_q(f_rd_flag_q), .flag_lo(f_rd_flag_lo), .flag_c(f_rd_flag_c), .hcarry(f_rd_hcarry), .fowed(f_rd_owed), .lastid(f_rd_lastid), .held_ids(f_rd_held), .flag_r(f_rd_flag_r), .flag_d(f_rd_flag_d),
     .entry_v(f_rd_entry_v), .entry_r(f_rd_entry_r), .entry_d(f_rd_entry_d), .idle(f_idle_rd),
     .flags(f_rd_flags), .unwritten(f_rd_unwritten), .moving(f_rd_moving)
@@ -241,7 +247,7 @@ module fv_host_desc (
     .wptr(f_wr_wptr), .cptr(f_wr_cptr), .fptr(f_wr_fptr), .chead(f_wr_chead), .room(f_wr_room),
     .ring0(f_wr_ring0), .ring1(f_wr_ring1), .ring2(f_wr_ring2), .ring3(f_wr_ring3),
     .rc({f_wr_rc_hi, f_wr_rc_lo}), .fpend(f_wr_fpend), .fdesc(f_wr_fdesc), .reported(f_wr_reported), .failed(f_wr_failed),
-    .ridx(f_wr_ridx), .rvalid(f_wr_rvalid), .hvalid(f_wr_hvalid), .expecting(f_wr_expect),
+    .ridx(f_wr_ridx), .rvalid(f_wr_rvalid), .hvalid(f_wr_hvalid), .expecting(f_wr_expect), .cless1(f_wr_cless1), .all_iss(f_wr_alliss), .arr_iss(f_wr_arriss),
     .flag_v(f_wr_flag_v), .flag_q(f_wr_flag_q), .flag_lo(f_wr_flag_lo), .flag_c(f_wr_flag_c), .hcarry(f_wr_hcarry), .fowed(f_wr_owed), .lastid(f_wr_lastid), .held_ids(f_wr_held), .flag_r(f_wr_flag_r), .flag_d(f_wr_flag_d),
     .entry_v(f_wr_entry_v), .entry_r(f_wr_entry_r), .entry_d(f_wr_entry_d), .idle(f_idle_wr),
     .flags(f_wr_flags), .unwritten(f_wr_unwritten), .moving(f_wr_moving)
@@ -250,10 +256,11 @@ module fv_host_desc (
   // ---------------------------------------------------------------- properties of the front
   always @* if (f_past && !rst) begin
 `ifdef CHECK_status_routing
-    // every status but a table fetch's goes to the bridge, unchanged; a table fetch's reaches only
-    // its own side (a status in the range on the Write Data Mover reaches nothing)
-    status_routing_rd: assert (rd_bs_valid == (rd_ms_valid && rd_ms_data[7:0] < 8'd254) && rd_bs_data == rd_ms_data);
-    status_routing_wr: assert (wr_bs_valid == (wr_ms_valid && wr_ms_data[7:0] < 8'd254) && wr_bs_data == wr_ms_data);
+    // every status goes to the bridge unchanged, in the same cycle (the bridge, built with the
+    // table-fetch IDs, ignores theirs); a table fetch's is reported to its own side only (a status
+    // in the range on the Write Data Mover to none)
+    status_routing_rd: assert (rd_bs_valid == rd_ms_valid && rd_bs_data == rd_ms_data);
+    status_routing_wr: assert (wr_bs_valid == wr_ms_valid && wr_bs_data == wr_ms_data);
     status_routing_fetch: assert (f_rd_done == (rd_ms_valid && rd_ms_data[7:0] == 8'd254)
                                   && f_wr_done == (rd_ms_valid && rd_ms_data[7:0] == 8'd255));
 `endif
@@ -298,6 +305,8 @@ module fv_host_desc_side #(
   input wire [31:0]   dcm_writedata,
   input wire          dcm_pending,
   input wire          busy, requested, ends, fpend, reported, failed, room, rvalid, hvalid, expecting,
+  input wire          all_iss, arr_iss,
+  input wire [2:0]    cless1,
   input wire [1:0]    first, tsize, ring0, ring1, ring2, ring3, chead,
   input wire [2:0]    count, arrived, issued, wptr, cptr, fptr, ridx,
   input wire [7:0]    last_ptr, prev,
@@ -378,6 +387,10 @@ module fv_host_desc_side #(
   always @* if (f_past && !rst) begin
     h_store: assert (ridx <= arrived && ridx - issued == held);
     h_expecting: assert (expecting == (busy && arrived != count));
+    // the registers a beat and a batch's end read instead of sums and compares
+    h_count_less1: assert (!busy || cless1 + 3'd1 == count);
+    h_all_issued: assert (!(all_iss && reported) || issued == count);
+    h_arrived_issued: assert (!(arr_iss && reported) || issued == arrived);
     h_table: assert (tsize == 2'd3 && f_last == last_ptr && (last_ptr <= 8'd3 || (last_ptr == 8'hFF && !requested)));
     h_prev: assert (prev <= 8'd2 || prev == 8'hFF);
     // at rest, every ID asked for was fetched: prev is LAST_PTR (0xFF for the table's end)

@@ -92,21 +92,24 @@ def async_fifo(width, k, data_k, cover_k, lookahead=False):
                 props=ASYNC_FIFO_PROPS)
 
 
-def async_fifo_sr(width, regout, lookahead, k, data_k, cover_k, read_pointer=False, write_empty=False):
+def async_fifo_sr(width, regout, lookahead, k, data_k, cover_k, read_pointer=False, write_empty=False, read_ahead=False):
     # the `_sr` variants (either side reset alone): regout 1 for registered read data (`_r`);
     # lookahead: the full flag a cycle ahead (`_la`), with regout also the read pointer one ahead
-    # in registers; read_pointer: the write side outputs the read pointer it sees and its own (`_p`);
-    # write_empty: the write side says when it sees the FIFO empty (`_we`)
-    module = "direkt_async_fifo_w%d_d16%s%s%s%s_sr" % (width, "_r" if regout else "", "_p" if read_pointer else "",
-                                                     "_la" if lookahead else "", "_we" if write_empty else "")
+    # in registers; read_ahead: that read side without regout too (`_ra`); read_pointer: the write
+    # side outputs the read pointer it sees and its own (`_p`); write_empty: the write side says
+    # when it sees the FIFO empty (`_we`)
+    module = "direkt_async_fifo_w%d_d16%s%s%s%s%s_sr" % (width, "_r" if regout else "", "_p" if read_pointer else "",
+                                                       "_la" if lookahead else "", "_ra" if read_ahead else "",
+                                                       "_we" if write_empty else "")
     wr = "direkt_async_fifo_wr_d16" + ("_p" if read_pointer else "") + ("_rf" if lookahead else "") \
         + ("_e" if write_empty else "") + "_sr"
-    rd = "direkt_async_fifo_rd_d16" + ("_r" if regout else "") + ("_la" if lookahead and regout else "") + "_sr"
+    ahead = lookahead and regout or read_ahead
+    rd = "direkt_async_fifo_rd_d16" + ("_r" if regout else "") + ("_la" if ahead else "") + "_sr"
     return dict(name=module.replace("direkt_", ""), harness="async_fifo_sr.sv", top="fv_async_fifo_sr",
                 ip=[module, wr, rd, "direkt_sync_w5_s2_pu0", "direkt_sync_w1_s2_pu0"],
                 multiclock=True, depth=k, cover_depth=cover_k,
                 prop_depth=dict(data_in_order=data_k),
-                defines=dict(DUT=module, WIDTH=width, REGOUT=int(regout), LA=int(lookahead and regout),
+                defines=dict(DUT=module, WIDTH=width, REGOUT=int(regout), LA=int(ahead),
                              RF=int(lookahead), RP=int(read_pointer), WE=int(write_empty)),
                 props=ASYNC_FIFO_SR_PROPS[:-2] + (["read_pointer_lags"] if read_pointer else [])
                 + (["write_empty_sound"] if write_empty else []) + ASYNC_FIFO_SR_PROPS[-2:])
@@ -242,6 +245,7 @@ CONFIGS = [
     # (DESC_CROSSING_BITS) takes minutes per property and is in LONG_CONFIGS
     async_fifo_sr(32, True, True, k=8, data_k=6, cover_k=90, write_empty=True),
     async_fifo_sr(64, False, True, k=8, data_k=6, cover_k=90, read_pointer=True),
+    async_fifo_sr(64, False, True, k=8, data_k=6, cover_k=90, read_pointer=True, read_ahead=True),
     arbiter("direkt_arbiter_fixed_n2", 2, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_fixed_n3", 3, 0, [], k=10, cover_k=12),
     arbiter("direkt_arbiter_rr_n2", 2, 1, [], k=10, cover_k=12),
@@ -298,6 +302,7 @@ SLOW = {
     ("async_fifo_w160_d16_r_sr", "reachable"),
     ("async_fifo_w32_d16_r_la_we_sr", "reachable"),
     ("async_fifo_w64_d16_p_la_sr", "reachable"),
+    ("async_fifo_w64_d16_p_la_ra_sr", "reachable"),
     ("region_walker_rd_e16_status", "one_status"),
     ("region_walker_rd_e16_status", "helpers"),
     # every cover of the controller's front: a whole table's flags on one side is 23 steps deep

@@ -9,11 +9,15 @@
 // events_exact are stated as for the paper preset's builder, in status_props.svh.
 //
 //@tap f_nowp = dut.now_prev
-//@tap f_ent  = dut.stamp_table[f_s]
+//@tap f_ent_stamp = dut.stamp_table[f_s]
+//@tap f_ent_tag   = dut.tag_table[f_s]
 //
 // Environment: none beyond E1 (rst high in the first cycle; later free). Every input is free in
 // every cycle ($anyseq): the mover's statuses (any ID, any flags, any cycle), the issued slots,
-// the rejections, the stamps and the time. The properties are stated from the inputs alone: a
+// the rejections, the stamps and the time, but for E2: no stamp lands on the slot of a status the
+// stage takes in that cycle (its tag is read a cycle later; the bridge stamps only free slots, and
+// a slot stays issued, or held by its rejection, until its status is pushed, so the IDs that
+// IdPool hands out never include it; the bridge benches check every status's tag end to end). The properties are stated from the inputs alone: a
 // mover status with a kernel ID 128..143 is believed when its slot is issued (waiting, or late:
 // handed over last cycle).
 `default_nettype none
@@ -50,7 +54,8 @@ module fv_status (
 
   // taps (driven by run.py)
   wire [31:0] f_nowp;
-  wire [63:0] f_ent;
+  wire [31:0] f_ent_stamp, f_ent_tag;
+  wire [63:0] f_ent = {f_ent_tag, f_ent_stamp};
 
   reg f_past = 1'b0;
   always @(posedge clk) f_past <= 1'b1;
@@ -63,6 +68,7 @@ module fv_status (
                           && (waiting[f_slot] || (late && late_slot == f_slot));
   wire       f_take     = reject && !f_kernel;                 // a rejection waits for a quiet cycle
   wire [3:0] f_err      = f_believed ? ((ms_data[11] || ms_data[12]) ? 4'd8 : 4'd0) : reject_error;
+  always @* if (f_believed || f_take) assume (!stamp || stamp_slot != (f_believed ? f_slot : reject_slot)); // E2
 
   // what the next cycle must push (registered here; the harness's own state)
   reg        f_due;

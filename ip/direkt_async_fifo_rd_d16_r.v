@@ -23,9 +23,9 @@ module direkt_async_fifo_rd_d16_r (
   wire [4:0] rd_ptr_next;      // @[AsyncFifoReader.java:108]
   wire [4:0] rd_ptr_next_gray; // @[AsyncFifoReader.java:109]
   wire       pop;              // @[AsyncFifoReader.java:110]
-  reg        valid_q;          // @[AsyncFifoReader.java:158]
+  reg        valid_q;          // @[AsyncFifoReader.java:135]
 
-  // @[AsyncFifoReader.java:180]
+  // @[AsyncFifoReader.java:161]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_bin <= 5'd0;
@@ -34,7 +34,7 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  // @[AsyncFifoReader.java:182]
+  // @[AsyncFifoReader.java:163]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       rd_ptr_gray_q <= 5'd0;
@@ -43,13 +43,13 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:160]
+  assign rd_ptr_next = pop ? (rd_ptr_bin + 5'd1) : rd_ptr_bin; // @[AsyncFifoReader.java:137]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:161]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:138]
 
-  assign pop = valid_q & ready; // @[AsyncFifoReader.java:159]
+  assign pop = valid_q & ready; // @[AsyncFifoReader.java:136]
 
-  // @[AsyncFifoReader.java:163]
+  // @[AsyncFifoReader.java:140]
   always @(posedge rd_clk) begin
     if (rd_rst) begin
       valid_q <= 1'b0;
@@ -58,13 +58,13 @@ module direkt_async_fifo_rd_d16_r (
     end
   end
 
-  assign valid = valid_q; // @[AsyncFifoReader.java:164]
+  assign valid = valid_q; // @[AsyncFifoReader.java:141]
 
-  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:167]
+  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:144]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:183]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:164]
 
-  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:166]
+  assign rd_en = ~valid_q | ready; // @[AsyncFifoReader.java:143]
 
 endmodule
 

@@ -25,56 +25,56 @@ module direkt_async_fifo_rd_d16_r_la_sr (
   wire [4:0] rd_ptr_next_gray;         // @[AsyncFifoReader.java:109]
   wire       pop;                      // @[AsyncFifoReader.java:110]
   wire       flush;                    // @[AsyncFifoReader.java:116]
-  reg        valid_q = 1'b0;           // @[AsyncFifoReader.java:128]
-  reg  [3:0] rd_ptr_bin_inc_lo = 4'd1; // @[AsyncFifoReader.java:129]
-  reg  [4:0] rd_ptr_gray_inc = 5'd1;   // @[AsyncFifoReader.java:130]
-  wire [4:0] rd_ptr_bin_inc;           // @[AsyncFifoReader.java:131]
-  wire [4:0] rd_ptr_bin_inc2;          // @[AsyncFifoReader.java:141]
+  reg        valid_q = 1'b0;           // @[AsyncFifoReader.java:123]
+  reg  [3:0] rd_ptr_bin_inc_lo = 4'd1; // @[AsyncFifoReader.java:180]
+  reg  [4:0] rd_ptr_gray_inc = 5'd1;   // @[AsyncFifoReader.java:181]
+  wire [4:0] rd_ptr_bin_inc;           // @[AsyncFifoReader.java:184]
+  wire [4:0] rd_ptr_bin_inc2;          // @[AsyncFifoReader.java:191]
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:159]
   always @(posedge rd_clk) begin
     rd_ptr_bin_lo <= rd_ptr_next_lo;
   end
 
-  // @[AsyncFifoReader.java:182]
+  // @[AsyncFifoReader.java:163]
   always @(posedge rd_clk) begin
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
 
-  assign rd_ptr_next_lo = pop ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:139]
+  assign rd_ptr_next_lo = pop ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:189]
 
-  assign rd_ptr_next_gray = pop ? rd_ptr_gray_inc : rd_ptr_gray_q; // @[AsyncFifoReader.java:140]
+  assign rd_ptr_next_gray = pop ? rd_ptr_gray_inc : rd_ptr_gray_q; // @[AsyncFifoReader.java:190]
 
-  assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:138]
+  assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:124]
 
   assign flush = rd_rst | wr_rst_sync; // @[AsyncFifoReader.java:117]
 
-  // @[AsyncFifoReader.java:150]
+  // @[AsyncFifoReader.java:127]
   always @(posedge rd_clk) begin
     valid_q <= pop ? (rd_ptr_gray_inc != wr_ptr_gray_sync) : (rd_ptr_gray_q != wr_ptr_gray_sync);
   end
 
-  // @[AsyncFifoReader.java:144]
+  // @[AsyncFifoReader.java:194]
   always @(posedge rd_clk) begin
     rd_ptr_bin_inc_lo <= pop ? rd_ptr_bin_inc2[3:0] : rd_ptr_bin_inc_lo;
   end
 
-  // @[AsyncFifoReader.java:148]
+  // @[AsyncFifoReader.java:198]
   always @(posedge rd_clk) begin
     rd_ptr_gray_inc <= pop ? (rd_ptr_bin_inc2 ^ (rd_ptr_bin_inc2 >> 1)) : rd_ptr_gray_inc;
   end
 
-  assign rd_ptr_bin_inc = {rd_ptr_gray_inc[4], rd_ptr_bin_inc_lo}; // @[AsyncFifoReader.java:132]
+  assign rd_ptr_bin_inc = {rd_ptr_gray_inc[4], rd_ptr_bin_inc_lo}; // @[AsyncFifoReader.java:185]
 
-  assign rd_ptr_bin_inc2 = rd_ptr_bin_inc + 5'd1; // @[AsyncFifoReader.java:142]
+  assign rd_ptr_bin_inc2 = rd_ptr_bin_inc + 5'd1; // @[AsyncFifoReader.java:192]
 
-  assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:151]
+  assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:128]
 
-  assign rd_addr = valid_q ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:156]
+  assign rd_addr = valid_q ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:133]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:183]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:164]
 
-  assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:152]
+  assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:129]
 
 endmodule
 

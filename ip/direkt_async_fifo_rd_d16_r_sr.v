@@ -26,40 +26,40 @@ module direkt_async_fifo_rd_d16_r_sr (
   wire [4:0] rd_ptr_next_gray;     // @[AsyncFifoReader.java:109]
   wire       pop;                  // @[AsyncFifoReader.java:110]
   wire       flush;                // @[AsyncFifoReader.java:116]
-  reg        valid_q = 1'b0;       // @[AsyncFifoReader.java:158]
+  reg        valid_q = 1'b0;       // @[AsyncFifoReader.java:135]
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:159]
   always @(posedge rd_clk) begin
     rd_ptr_bin_lo <= rd_ptr_next[3:0];
   end
 
-  // @[AsyncFifoReader.java:182]
+  // @[AsyncFifoReader.java:163]
   always @(posedge rd_clk) begin
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
 
   assign rd_ptr_bin = {rd_ptr_gray_q[4], rd_ptr_bin_lo}; // @[AsyncFifoReader.java:102]
 
-  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:160]
+  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:137]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:161]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:138]
 
-  assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:159]
+  assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:136]
 
   assign flush = rd_rst | wr_rst_sync; // @[AsyncFifoReader.java:117]
 
-  // @[AsyncFifoReader.java:163]
+  // @[AsyncFifoReader.java:140]
   always @(posedge rd_clk) begin
     valid_q <= rd_ptr_next_gray != wr_ptr_gray_sync;
   end
 
-  assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:164]
+  assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:141]
 
-  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:167]
+  assign rd_addr = rd_ptr_next[3:0]; // @[AsyncFifoReader.java:144]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:183]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:164]
 
-  assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:166]
+  assign rd_en = ~valid_q | (ready | flush); // @[AsyncFifoReader.java:143]
 
 endmodule
 

@@ -25,35 +25,35 @@ module direkt_async_fifo_rd_d16_sr (
   wire [4:0] rd_ptr_next_gray;     // @[AsyncFifoReader.java:109]
   wire       pop;                  // @[AsyncFifoReader.java:110]
   wire       flush;                // @[AsyncFifoReader.java:116]
-  wire       not_empty;            // @[AsyncFifoReader.java:169]
+  wire       not_empty;            // @[AsyncFifoReader.java:146]
 
-  // @[AsyncFifoReader.java:178]
+  // @[AsyncFifoReader.java:159]
   always @(posedge rd_clk) begin
     rd_ptr_bin_lo <= rd_ptr_next[3:0];
   end
 
-  // @[AsyncFifoReader.java:182]
+  // @[AsyncFifoReader.java:163]
   always @(posedge rd_clk) begin
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
 
   assign rd_ptr_bin = {rd_ptr_gray_q[4], rd_ptr_bin_lo}; // @[AsyncFifoReader.java:102]
 
-  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:172]
+  assign rd_ptr_next = rd_ptr_bin + {4'd0, pop}; // @[AsyncFifoReader.java:152]
 
-  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:173]
+  assign rd_ptr_next_gray = rd_ptr_next ^ (rd_ptr_next >> 1); // @[AsyncFifoReader.java:153]
 
-  assign pop = not_empty & (ready | flush); // @[AsyncFifoReader.java:171]
+  assign pop = not_empty & (ready | flush); // @[AsyncFifoReader.java:148]
 
   assign flush = rd_rst | wr_rst_sync; // @[AsyncFifoReader.java:117]
 
-  assign not_empty = rd_ptr_gray_q != wr_ptr_gray_sync; // @[AsyncFifoReader.java:170]
+  assign not_empty = rd_ptr_gray_q != wr_ptr_gray_sync; // @[AsyncFifoReader.java:147]
 
-  assign valid = not_empty & ~flush; // @[AsyncFifoReader.java:174]
+  assign valid = not_empty & ~flush; // @[AsyncFifoReader.java:155]
 
-  assign rd_addr = rd_ptr_bin_lo; // @[AsyncFifoReader.java:175]
+  assign rd_addr = rd_ptr_bin_lo; // @[AsyncFifoReader.java:156]
 
-  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:183]
+  assign rd_ptr_gray = rd_ptr_gray_q; // @[AsyncFifoReader.java:164]
 
 endmodule
 

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_async_fifo_w160_d16_r
 // generator: org.direkt.generators.fifo.AsyncFifo
-// params:    Params[width=160, depth=16, syncStages=2, registeredOutput=true, writeReadPointer=false, lookahead=false, sideReset=false, writeEmpty=false]
+// params:    Params[width=160, depth=16, syncStages=2, registeredOutput=true, writeReadPointer=false, lookahead=false, sideReset=false, writeEmpty=false, readAhead=false]
 //
 // Dual-clock FIFO, 16 words of 160 bits. Only the Gray-coded pointers cross, each through
 // 2 synchroniser flops. Write-to-readable latency: at most 4 rd_clk cycles after the
@@ -15,52 +15,52 @@
 `default_nettype none
 
 module direkt_async_fifo_w160_d16_r (
-  input  wire         wr_clk,  // @[AsyncFifo.java:144]
-  input  wire         wr_rst,  // @[AsyncFifo.java:144]
-  input  wire         rd_clk,  // @[AsyncFifo.java:145]
-  input  wire         rd_rst,  // @[AsyncFifo.java:145]
-  input  wire [159:0] s_data,  // @[AsyncFifo.java:147]
-  input  wire         s_valid, // @[AsyncFifo.java:147]
-  output wire         s_ready, // @[AsyncFifo.java:147]
-  output wire [159:0] m_data,  // @[AsyncFifo.java:147]
-  output wire         m_valid, // @[AsyncFifo.java:147]
-  input  wire         m_ready  // @[AsyncFifo.java:147]
+  input  wire         wr_clk,  // @[AsyncFifo.java:162]
+  input  wire         wr_rst,  // @[AsyncFifo.java:162]
+  input  wire         rd_clk,  // @[AsyncFifo.java:163]
+  input  wire         rd_rst,  // @[AsyncFifo.java:163]
+  input  wire [159:0] s_data,  // @[AsyncFifo.java:165]
+  input  wire         s_valid, // @[AsyncFifo.java:165]
+  output wire         s_ready, // @[AsyncFifo.java:165]
+  output wire [159:0] m_data,  // @[AsyncFifo.java:165]
+  output wire         m_valid, // @[AsyncFifo.java:165]
+  input  wire         m_ready  // @[AsyncFifo.java:165]
 );
 
-  wire         u_wr_ready;       // @[AsyncFifo.java:184]
-  wire         u_wr_wr_en;       // @[AsyncFifo.java:184]
-  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:184]
-  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:184]
-  wire         u_rd_valid;       // @[AsyncFifo.java:187]
-  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:187]
-  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:187]
-  wire         u_rd_rd_en;       // @[AsyncFifo.java:187]
-  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:203]
-  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:204]
-  reg  [159:0] rd_data_q;        // @[AsyncFifo.java:224]
-  reg  [159:0] mem [0:15];       // @[AsyncFifo.java:221]
+  wire         u_wr_ready;       // @[AsyncFifo.java:202]
+  wire         u_wr_wr_en;       // @[AsyncFifo.java:202]
+  wire [3:0]   u_wr_wr_addr;     // @[AsyncFifo.java:202]
+  wire [4:0]   u_wr_wr_ptr_gray; // @[AsyncFifo.java:202]
+  wire         u_rd_valid;       // @[AsyncFifo.java:205]
+  wire [3:0]   u_rd_rd_addr;     // @[AsyncFifo.java:205]
+  wire [4:0]   u_rd_rd_ptr_gray; // @[AsyncFifo.java:205]
+  wire         u_rd_rd_en;       // @[AsyncFifo.java:205]
+  wire [4:0]   u_rd_ptr_sync_q;  // @[AsyncFifo.java:221]
+  wire [4:0]   u_wr_ptr_sync_q;  // @[AsyncFifo.java:222]
+  reg  [159:0] rd_data_q;        // @[AsyncFifo.java:242]
+  reg  [159:0] mem [0:15];       // @[AsyncFifo.java:239]
 
-  assign s_ready = u_wr_ready; // @[AsyncFifo.java:217]
+  assign s_ready = u_wr_ready; // @[AsyncFifo.java:235]
 
-  assign m_data = rd_data_q; // @[AsyncFifo.java:224]
+  assign m_data = rd_data_q; // @[AsyncFifo.java:242]
 
-  assign m_valid = u_rd_valid; // @[AsyncFifo.java:219]
+  assign m_valid = u_rd_valid; // @[AsyncFifo.java:237]
 
-  // @[AsyncFifo.java:222]
+  // @[AsyncFifo.java:240]
   always @(posedge wr_clk) begin
     if (u_wr_wr_en) begin
       mem[u_wr_wr_addr] <= s_data;
     end
   end
 
-  // @[AsyncFifo.java:224]
+  // @[AsyncFifo.java:242]
   always @(posedge rd_clk) begin
     if (u_rd_rd_en) begin
       rd_data_q <= mem[u_rd_rd_addr];
     end
   end
 
-  // @[AsyncFifo.java:184]
+  // @[AsyncFifo.java:202]
   direkt_async_fifo_wr_d16 u_wr (
     .wr_clk           (wr_clk),
     .wr_rst           (wr_rst),
@@ -72,7 +72,7 @@ module direkt_async_fifo_w160_d16_r (
     .wr_ptr_gray      (u_wr_wr_ptr_gray)
   );
 
-  // @[AsyncFifo.java:187]
+  // @[AsyncFifo.java:205]
   direkt_async_fifo_rd_d16_r u_rd (
     .rd_clk           (rd_clk),
     .rd_rst           (rd_rst),
@@ -84,7 +84,7 @@ module direkt_async_fifo_w160_d16_r (
     .rd_en            (u_rd_rd_en)
   );
 
-  // @[AsyncFifo.java:203]
+  // @[AsyncFifo.java:221]
   direkt_sync_w5_s2 u_rd_ptr_sync (
     .clk (wr_clk),
     .rst (wr_rst),
@@ -92,7 +92,7 @@ module direkt_async_fifo_w160_d16_r (
     .q   (u_rd_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:204]
+  // @[AsyncFifo.java:222]
   direkt_sync_w5_s2 u_wr_ptr_sync (
     .clk (rd_clk),
     .rst (rd_rst),

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_async_fifo_w32_d16_r_la_we_sr
 // generator: org.direkt.generators.fifo.AsyncFifo
-// params:    Params[width=32, depth=16, syncStages=2, registeredOutput=true, writeReadPointer=false, lookahead=true, sideReset=true, writeEmpty=true]
+// params:    Params[width=32, depth=16, syncStages=2, registeredOutput=true, writeReadPointer=false, lookahead=true, sideReset=true, writeEmpty=true, readAhead=false]
 //
 // Dual-clock FIFO, 16 words of 32 bits. Only the Gray-coded pointers and wr_rst cross,
 // each through 2 synchroniser flops. Write-to-readable latency: at most 4 rd_clk
@@ -19,60 +19,60 @@
 `default_nettype none
 
 module direkt_async_fifo_w32_d16_r_la_we_sr (
-  input  wire        wr_clk,    // @[AsyncFifo.java:144]
-  input  wire        wr_rst,    // @[AsyncFifo.java:144]
-  input  wire        rd_clk,    // @[AsyncFifo.java:145]
-  input  wire        rd_rst,    // @[AsyncFifo.java:145]
-  input  wire [31:0] s_data,    // @[AsyncFifo.java:147]
-  input  wire        s_valid,   // @[AsyncFifo.java:147]
-  output wire        s_ready,   // @[AsyncFifo.java:147]
-  output wire [31:0] m_data,    // @[AsyncFifo.java:147]
-  output wire        m_valid,   // @[AsyncFifo.java:147]
-  input  wire        m_ready,   // @[AsyncFifo.java:147]
-  output wire        rd_wr_rst, // @[AsyncFifo.java:149]
-  output wire        wr_empty   // @[AsyncFifo.java:151]
+  input  wire        wr_clk,    // @[AsyncFifo.java:162]
+  input  wire        wr_rst,    // @[AsyncFifo.java:162]
+  input  wire        rd_clk,    // @[AsyncFifo.java:163]
+  input  wire        rd_rst,    // @[AsyncFifo.java:163]
+  input  wire [31:0] s_data,    // @[AsyncFifo.java:165]
+  input  wire        s_valid,   // @[AsyncFifo.java:165]
+  output wire        s_ready,   // @[AsyncFifo.java:165]
+  output wire [31:0] m_data,    // @[AsyncFifo.java:165]
+  output wire        m_valid,   // @[AsyncFifo.java:165]
+  input  wire        m_ready,   // @[AsyncFifo.java:165]
+  output wire        rd_wr_rst, // @[AsyncFifo.java:167]
+  output wire        wr_empty   // @[AsyncFifo.java:169]
 );
 
-  wire        u_wr_ready;       // @[AsyncFifo.java:184]
-  wire        u_wr_wr_en;       // @[AsyncFifo.java:184]
-  wire [3:0]  u_wr_wr_addr;     // @[AsyncFifo.java:184]
-  wire [4:0]  u_wr_wr_ptr_gray; // @[AsyncFifo.java:184]
-  wire        u_wr_empty;       // @[AsyncFifo.java:184]
-  wire        u_rd_valid;       // @[AsyncFifo.java:187]
-  wire [3:0]  u_rd_rd_addr;     // @[AsyncFifo.java:187]
-  wire [4:0]  u_rd_rd_ptr_gray; // @[AsyncFifo.java:187]
-  wire        u_rd_rd_en;       // @[AsyncFifo.java:187]
-  wire [4:0]  u_rd_ptr_sync_q;  // @[AsyncFifo.java:195]
-  wire [4:0]  u_wr_ptr_sync_q;  // @[AsyncFifo.java:196]
-  wire        u_wr_rst_sync_q;  // @[AsyncFifo.java:197]
-  reg  [31:0] rd_data_q;        // @[AsyncFifo.java:224]
-  reg  [31:0] mem [0:15];       // @[AsyncFifo.java:221]
+  wire        u_wr_ready;       // @[AsyncFifo.java:202]
+  wire        u_wr_wr_en;       // @[AsyncFifo.java:202]
+  wire [3:0]  u_wr_wr_addr;     // @[AsyncFifo.java:202]
+  wire [4:0]  u_wr_wr_ptr_gray; // @[AsyncFifo.java:202]
+  wire        u_wr_empty;       // @[AsyncFifo.java:202]
+  wire        u_rd_valid;       // @[AsyncFifo.java:205]
+  wire [3:0]  u_rd_rd_addr;     // @[AsyncFifo.java:205]
+  wire [4:0]  u_rd_rd_ptr_gray; // @[AsyncFifo.java:205]
+  wire        u_rd_rd_en;       // @[AsyncFifo.java:205]
+  wire [4:0]  u_rd_ptr_sync_q;  // @[AsyncFifo.java:213]
+  wire [4:0]  u_wr_ptr_sync_q;  // @[AsyncFifo.java:214]
+  wire        u_wr_rst_sync_q;  // @[AsyncFifo.java:215]
+  reg  [31:0] rd_data_q;        // @[AsyncFifo.java:242]
+  reg  [31:0] mem [0:15];       // @[AsyncFifo.java:239]
 
-  assign s_ready = u_wr_ready; // @[AsyncFifo.java:217]
+  assign s_ready = u_wr_ready; // @[AsyncFifo.java:235]
 
-  assign m_data = rd_data_q; // @[AsyncFifo.java:224]
+  assign m_data = rd_data_q; // @[AsyncFifo.java:242]
 
-  assign m_valid = u_rd_valid; // @[AsyncFifo.java:219]
+  assign m_valid = u_rd_valid; // @[AsyncFifo.java:237]
 
-  assign rd_wr_rst = u_wr_rst_sync_q; // @[AsyncFifo.java:201]
+  assign rd_wr_rst = u_wr_rst_sync_q; // @[AsyncFifo.java:219]
 
-  assign wr_empty = u_wr_empty; // @[AsyncFifo.java:214]
+  assign wr_empty = u_wr_empty; // @[AsyncFifo.java:232]
 
-  // @[AsyncFifo.java:222]
+  // @[AsyncFifo.java:240]
   always @(posedge wr_clk) begin
     if (u_wr_wr_en) begin
       mem[u_wr_wr_addr] <= s_data;
     end
   end
 
-  // @[AsyncFifo.java:224]
+  // @[AsyncFifo.java:242]
   always @(posedge rd_clk) begin
     if (u_rd_rd_en) begin
       rd_data_q <= mem[u_rd_rd_addr];
     end
   end
 
-  // @[AsyncFifo.java:184]
+  // @[AsyncFifo.java:202]
   direkt_async_fifo_wr_d16_rf_e_sr u_wr (
     .wr_clk           (wr_clk),
     .wr_rst           (wr_rst),
@@ -85,7 +85,7 @@ module direkt_async_fifo_w32_d16_r_la_we_sr (
     .empty            (u_wr_empty)
   );
 
-  // @[AsyncFifo.java:187]
+  // @[AsyncFifo.java:205]
   direkt_async_fifo_rd_d16_r_la_sr u_rd (
     .rd_clk           (rd_clk),
     .rd_rst           (rd_rst),
@@ -98,21 +98,21 @@ module direkt_async_fifo_w32_d16_r_la_we_sr (
     .wr_rst_sync      (u_wr_rst_sync_q)
   );
 
-  // @[AsyncFifo.java:195]
+  // @[AsyncFifo.java:213]
   direkt_sync_w5_s2_pu0 u_rd_ptr_sync (
     .clk (wr_clk),
     .d   (u_rd_rd_ptr_gray),
     .q   (u_rd_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:196]
+  // @[AsyncFifo.java:214]
   direkt_sync_w5_s2_pu0 u_wr_ptr_sync (
     .clk (rd_clk),
     .d   (u_wr_wr_ptr_gray),
     .q   (u_wr_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:197]
+  // @[AsyncFifo.java:215]
   direkt_sync_w1_s2_pu0 u_wr_rst_sync (
     .clk (rd_clk),
     .d   (wr_rst),

@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_async_fifo_w64_d16_p_la_sr
 // generator: org.direkt.generators.fifo.AsyncFifo
-// params:    Params[width=64, depth=16, syncStages=2, registeredOutput=false, writeReadPointer=true, lookahead=true, sideReset=true, writeEmpty=false]
+// params:    Params[width=64, depth=16, syncStages=2, registeredOutput=false, writeReadPointer=true, lookahead=true, sideReset=true, writeEmpty=false, readAhead=false]
 //
 // Dual-clock FIFO, 16 words of 64 bits. Only the Gray-coded pointers and wr_rst cross,
 // each through 2 synchroniser flops. Write-to-readable latency: at most 4 rd_clk
@@ -19,55 +19,55 @@
 `default_nettype none
 
 module direkt_async_fifo_w64_d16_p_la_sr (
-  input  wire        wr_clk,    // @[AsyncFifo.java:144]
-  input  wire        wr_rst,    // @[AsyncFifo.java:144]
-  input  wire        rd_clk,    // @[AsyncFifo.java:145]
-  input  wire        rd_rst,    // @[AsyncFifo.java:145]
-  input  wire [63:0] s_data,    // @[AsyncFifo.java:147]
-  input  wire        s_valid,   // @[AsyncFifo.java:147]
-  output wire        s_ready,   // @[AsyncFifo.java:147]
-  output wire [63:0] m_data,    // @[AsyncFifo.java:147]
-  output wire        m_valid,   // @[AsyncFifo.java:147]
-  input  wire        m_ready,   // @[AsyncFifo.java:147]
-  output wire [4:0]  wr_rd_ptr, // @[AsyncFifo.java:148]
-  output wire        rd_wr_rst, // @[AsyncFifo.java:149]
-  output wire [4:0]  wr_ptr     // @[AsyncFifo.java:150]
+  input  wire        wr_clk,    // @[AsyncFifo.java:162]
+  input  wire        wr_rst,    // @[AsyncFifo.java:162]
+  input  wire        rd_clk,    // @[AsyncFifo.java:163]
+  input  wire        rd_rst,    // @[AsyncFifo.java:163]
+  input  wire [63:0] s_data,    // @[AsyncFifo.java:165]
+  input  wire        s_valid,   // @[AsyncFifo.java:165]
+  output wire        s_ready,   // @[AsyncFifo.java:165]
+  output wire [63:0] m_data,    // @[AsyncFifo.java:165]
+  output wire        m_valid,   // @[AsyncFifo.java:165]
+  input  wire        m_ready,   // @[AsyncFifo.java:165]
+  output wire [4:0]  wr_rd_ptr, // @[AsyncFifo.java:166]
+  output wire        rd_wr_rst, // @[AsyncFifo.java:167]
+  output wire [4:0]  wr_ptr     // @[AsyncFifo.java:168]
 );
 
-  wire        u_wr_ready;       // @[AsyncFifo.java:184]
-  wire        u_wr_wr_en;       // @[AsyncFifo.java:184]
-  wire [3:0]  u_wr_wr_addr;     // @[AsyncFifo.java:184]
-  wire [4:0]  u_wr_wr_ptr_gray; // @[AsyncFifo.java:184]
-  wire [4:0]  u_wr_rd_ptr_seen; // @[AsyncFifo.java:184]
-  wire [4:0]  u_wr_wr_ptr;      // @[AsyncFifo.java:184]
-  wire        u_rd_valid;       // @[AsyncFifo.java:187]
-  wire [3:0]  u_rd_rd_addr;     // @[AsyncFifo.java:187]
-  wire [4:0]  u_rd_rd_ptr_gray; // @[AsyncFifo.java:187]
-  wire [4:0]  u_rd_ptr_sync_q;  // @[AsyncFifo.java:195]
-  wire [4:0]  u_wr_ptr_sync_q;  // @[AsyncFifo.java:196]
-  wire        u_wr_rst_sync_q;  // @[AsyncFifo.java:197]
-  reg  [63:0] mem [0:15];       // @[AsyncFifo.java:221]
+  wire        u_wr_ready;       // @[AsyncFifo.java:202]
+  wire        u_wr_wr_en;       // @[AsyncFifo.java:202]
+  wire [3:0]  u_wr_wr_addr;     // @[AsyncFifo.java:202]
+  wire [4:0]  u_wr_wr_ptr_gray; // @[AsyncFifo.java:202]
+  wire [4:0]  u_wr_rd_ptr_seen; // @[AsyncFifo.java:202]
+  wire [4:0]  u_wr_wr_ptr;      // @[AsyncFifo.java:202]
+  wire        u_rd_valid;       // @[AsyncFifo.java:205]
+  wire [3:0]  u_rd_rd_addr;     // @[AsyncFifo.java:205]
+  wire [4:0]  u_rd_rd_ptr_gray; // @[AsyncFifo.java:205]
+  wire [4:0]  u_rd_ptr_sync_q;  // @[AsyncFifo.java:213]
+  wire [4:0]  u_wr_ptr_sync_q;  // @[AsyncFifo.java:214]
+  wire        u_wr_rst_sync_q;  // @[AsyncFifo.java:215]
+  reg  [63:0] mem [0:15];       // @[AsyncFifo.java:239]
 
-  assign s_ready = u_wr_ready; // @[AsyncFifo.java:217]
+  assign s_ready = u_wr_ready; // @[AsyncFifo.java:235]
 
-  assign m_data = mem[u_rd_rd_addr]; // @[AsyncFifo.java:226]
+  assign m_data = mem[u_rd_rd_addr]; // @[AsyncFifo.java:244]
 
-  assign m_valid = u_rd_valid; // @[AsyncFifo.java:219]
+  assign m_valid = u_rd_valid; // @[AsyncFifo.java:237]
 
-  assign wr_rd_ptr = u_wr_rd_ptr_seen; // @[AsyncFifo.java:210]
+  assign wr_rd_ptr = u_wr_rd_ptr_seen; // @[AsyncFifo.java:228]
 
-  assign rd_wr_rst = u_wr_rst_sync_q; // @[AsyncFifo.java:201]
+  assign rd_wr_rst = u_wr_rst_sync_q; // @[AsyncFifo.java:219]
 
-  assign wr_ptr = u_wr_wr_ptr; // @[AsyncFifo.java:211]
+  assign wr_ptr = u_wr_wr_ptr; // @[AsyncFifo.java:229]
 
-  // @[AsyncFifo.java:222]
+  // @[AsyncFifo.java:240]
   always @(posedge wr_clk) begin
     if (u_wr_wr_en) begin
       mem[u_wr_wr_addr] <= s_data;
     end
   end
 
-  // @[AsyncFifo.java:184]
+  // @[AsyncFifo.java:202]
   direkt_async_fifo_wr_d16_p_rf_sr u_wr (
     .wr_clk           (wr_clk),
     .wr_rst           (wr_rst),
@@ -81,7 +81,7 @@ module direkt_async_fifo_w64_d16_p_la_sr (
     .wr_ptr           (u_wr_wr_ptr)
   );
 
-  // @[AsyncFifo.java:187]
+  // @[AsyncFifo.java:205]
   direkt_async_fifo_rd_d16_sr u_rd (
     .rd_clk           (rd_clk),
     .rd_rst           (rd_rst),
@@ -93,21 +93,21 @@ module direkt_async_fifo_w64_d16_p_la_sr (
     .wr_rst_sync      (u_wr_rst_sync_q)
   );
 
-  // @[AsyncFifo.java:195]
+  // @[AsyncFifo.java:213]
   direkt_sync_w5_s2_pu0 u_rd_ptr_sync (
     .clk (wr_clk),
     .d   (u_rd_rd_ptr_gray),
     .q   (u_rd_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:196]
+  // @[AsyncFifo.java:214]
   direkt_sync_w5_s2_pu0 u_wr_ptr_sync (
     .clk (rd_clk),
     .d   (u_wr_wr_ptr_gray),
     .q   (u_wr_ptr_sync_q)
   );
 
-  // @[AsyncFifo.java:197]
+  // @[AsyncFifo.java:215]
   direkt_sync_w1_s2_pu0 u_wr_rst_sync (
     .clk (rd_clk),
     .d   (wr_rst),

@@ -10,39 +10,44 @@
 `default_nettype none
 
 module direkt_bridge_check_pipe_wr_e4_mem200000000 (
-  input  wire         clk,       // @[CheckPipeline.java:53]
-  input  wire         rst,       // @[CheckPipeline.java:53]
-  input  wire [220:0] k_data,    // @[CheckPipeline.java:56]
-  input  wire         k_valid,   // @[CheckPipeline.java:56]
-  output wire         k_ready,   // @[CheckPipeline.java:56]
-  input  wire [175:0] win_base,  // @[CheckPipeline.java:57]
-  input  wire [111:0] win_mask,  // @[CheckPipeline.java:57]
-  input  wire [3:0]   win_allow, // @[CheckPipeline.java:57]
-  output wire [187:0] q_data,    // @[CheckPipeline.java:58]
-  output wire         q_valid,   // @[CheckPipeline.java:58]
-  input  wire         q_ready,   // @[CheckPipeline.java:58]
-  output wire         idle       // @[CheckPipeline.java:58]
+  input  wire         clk,       // @[CheckPipeline.java:56]
+  input  wire         rst,       // @[CheckPipeline.java:56]
+  input  wire [220:0] k_data,    // @[CheckPipeline.java:59]
+  input  wire         k_valid,   // @[CheckPipeline.java:59]
+  output wire         k_ready,   // @[CheckPipeline.java:59]
+  input  wire [175:0] win_base,  // @[CheckPipeline.java:60]
+  input  wire [111:0] win_mask,  // @[CheckPipeline.java:60]
+  input  wire [3:0]   win_allow, // @[CheckPipeline.java:60]
+  output wire [187:0] q_data,    // @[CheckPipeline.java:61]
+  output wire         q_valid,   // @[CheckPipeline.java:61]
+  input  wire         q_ready,   // @[CheckPipeline.java:61]
+  output wire         idle       // @[CheckPipeline.java:61]
 );
 
-  reg  [2:0]   room;                 // @[CheckPipeline.java:67]
-  reg          k_ready_q;            // @[CheckPipeline.java:69]
-  wire         take;                 // @[CheckPipeline.java:70]
-  wire         u_checks_out_valid;   // @[CheckPipeline.java:76]
-  wire [184:0] u_checks_out_data;    // @[CheckPipeline.java:76]
-  wire [43:0]  u_windows_pcie_first; // @[CheckPipeline.java:79]
-  wire         u_windows_crosses_1m; // @[CheckPipeline.java:79]
-  wire [3:0]   u_windows_hits;       // @[CheckPipeline.java:79]
-  wire         fpga_ok;              // @[CheckPipeline.java:97]
-  wire [187:0] checked;              // @[CheckPipeline.java:101]
-  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:107]
-  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:108]
-  reg  [2:0]   queue_count;          // @[CheckPipeline.java:109]
-  reg          queue_valid;          // @[CheckPipeline.java:110]
-  wire         queue_push;           // @[CheckPipeline.java:111]
-  wire         queue_pop;            // @[CheckPipeline.java:113]
-  reg  [187:0] queue [0:3];          // @[CheckPipeline.java:106]
+  reg  [2:0]   room;                 // @[CheckPipeline.java:70]
+  reg          k_ready_q;            // @[CheckPipeline.java:72]
+  wire         take;                 // @[CheckPipeline.java:73]
+  wire         u_checks_out_valid;   // @[CheckPipeline.java:79]
+  wire [184:0] u_checks_out_data;    // @[CheckPipeline.java:79]
+  wire [43:0]  u_windows_pcie_first; // @[CheckPipeline.java:82]
+  wire         u_windows_crosses_1m; // @[CheckPipeline.java:82]
+  wire [3:0]   u_windows_hits;       // @[CheckPipeline.java:82]
+  wire         u_windows_any_hit;    // @[CheckPipeline.java:82]
+  wire         fpga_ok;              // @[CheckPipeline.java:100]
+  wire [187:0] checked;              // @[CheckPipeline.java:104]
+  reg  [5:0]   verdict_0 = 6'd0;     // @[CheckPipeline.java:117]
+  reg  [5:0]   verdict_1 = 6'd0;     // @[CheckPipeline.java:117]
+  reg  [5:0]   verdict_2 = 6'd0;     // @[CheckPipeline.java:117]
+  reg  [5:0]   verdict_3 = 6'd0;     // @[CheckPipeline.java:117]
+  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:119]
+  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:120]
+  reg  [2:0]   queue_count;          // @[CheckPipeline.java:121]
+  reg          queue_valid;          // @[CheckPipeline.java:122]
+  wire         queue_push;           // @[CheckPipeline.java:123]
+  wire         queue_pop;            // @[CheckPipeline.java:125]
+  reg  [181:0] queue [0:3];          // @[CheckPipeline.java:114]
 
-  // @[CheckPipeline.java:124]
+  // @[CheckPipeline.java:141]
   always @(posedge clk) begin
     if (rst) begin
       room <= 3'd4;
@@ -51,7 +56,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:127]
+  // @[CheckPipeline.java:144]
   always @(posedge clk) begin
     if (rst) begin
       k_ready_q <= 1'b1;
@@ -60,17 +65,45 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  assign take = k_valid & k_ready_q; // @[CheckPipeline.java:71]
+  assign take = k_valid & k_ready_q; // @[CheckPipeline.java:74]
 
-  assign u_windows_pcie_first = k_data[127:84]; // @[CheckPipeline.java:82]
+  assign u_windows_pcie_first = k_data[127:84]; // @[CheckPipeline.java:85]
 
-  assign u_windows_crosses_1m = u_checks_out_data[182]; // @[CheckPipeline.java:87]
+  assign u_windows_crosses_1m = u_checks_out_data[182]; // @[CheckPipeline.java:90]
 
-  assign fpga_ok = u_checks_out_data[183] & ~u_checks_out_data[184]; // @[CheckPipeline.java:98]
+  assign fpga_ok = u_checks_out_data[183] & ~u_checks_out_data[184]; // @[CheckPipeline.java:101]
 
-  assign checked = {((u_checks_out_data[181:178] == 4'd0) & |u_windows_hits) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:102]
+  assign checked = {((u_checks_out_data[181:178] == 4'd0) & u_windows_any_hit) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:105]
 
-  // @[CheckPipeline.java:116]
+  // @[CheckPipeline.java:130]
+  always @(posedge clk) begin
+    if (queue_push & (queue_wr[1:0] == 2'd0)) begin
+      verdict_0 <= checked[187:182];
+    end
+  end
+
+  // @[CheckPipeline.java:130]
+  always @(posedge clk) begin
+    if (queue_push & (queue_wr[1:0] == 2'd1)) begin
+      verdict_1 <= checked[187:182];
+    end
+  end
+
+  // @[CheckPipeline.java:130]
+  always @(posedge clk) begin
+    if (queue_push & (queue_wr[1:0] == 2'd2)) begin
+      verdict_2 <= checked[187:182];
+    end
+  end
+
+  // @[CheckPipeline.java:130]
+  always @(posedge clk) begin
+    if (queue_push & (queue_wr[1:0] == 2'd3)) begin
+      verdict_3 <= checked[187:182];
+    end
+  end
+
+  // @[CheckPipeline.java:132]
   always @(posedge clk) begin
     if (rst) begin
       queue_wr <= 3'd0;
@@ -81,7 +114,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:117]
+  // @[CheckPipeline.java:133]
   always @(posedge clk) begin
     if (rst) begin
       queue_rd <= 3'd0;
@@ -92,7 +125,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:118]
+  // @[CheckPipeline.java:134]
   always @(posedge clk) begin
     if (rst) begin
       queue_count <= 3'd0;
@@ -101,7 +134,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:120]
+  // @[CheckPipeline.java:136]
   always @(posedge clk) begin
     if (rst) begin
       queue_valid <= 1'b0;
@@ -110,26 +143,26 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     end
   end
 
-  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:112]
+  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:124]
 
-  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:114]
+  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:126]
 
-  assign k_ready = k_ready_q; // @[CheckPipeline.java:72]
+  assign k_ready = k_ready_q; // @[CheckPipeline.java:75]
 
-  assign q_data = queue[queue_rd[1:0]]; // @[CheckPipeline.java:122]
+  assign q_data = {queue_rd[1] ? (queue_rd[0] ? verdict_3 : verdict_2) : (queue_rd[0] ? verdict_1 : verdict_0), queue[queue_rd[1:0]]}; // @[CheckPipeline.java:139]
 
-  assign q_valid = queue_valid; // @[CheckPipeline.java:121]
+  assign q_valid = queue_valid; // @[CheckPipeline.java:137]
 
-  assign idle = room == 3'd4; // @[CheckPipeline.java:73]
+  assign idle = room == 3'd4; // @[CheckPipeline.java:76]
 
-  // @[CheckPipeline.java:115]
+  // @[CheckPipeline.java:127]
   always @(posedge clk) begin
     if (queue_push) begin
-      queue[queue_wr[1:0]] <= checked;
+      queue[queue_wr[1:0]] <= checked[181:0];
     end
   end
 
-  // @[CheckPipeline.java:76]
+  // @[CheckPipeline.java:79]
   direkt_bridge_checks_wr_mem200000000 u_checks (
     .clk       (clk),
     .rst       (rst),
@@ -139,7 +172,7 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     .out_data  (u_checks_out_data)
   );
 
-  // @[CheckPipeline.java:79]
+  // @[CheckPipeline.java:82]
   direkt_bridge_windows_wr_e4 u_windows (
     .clk        (clk),
     .rst        (rst),
@@ -148,7 +181,8 @@ module direkt_bridge_check_pipe_wr_e4_mem200000000 (
     .win_mask   (win_mask),
     .win_allow  (win_allow),
     .crosses_1m (u_windows_crosses_1m),
-    .hits       (u_windows_hits)
+    .hits       (u_windows_hits),
+    .any_hit    (u_windows_any_hit)
   );
 
 endmodule

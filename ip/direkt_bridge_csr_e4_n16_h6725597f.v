@@ -52,52 +52,52 @@ module direkt_bridge_csr_e4_n16_h6725597f (
   input  wire [31:0]  wr_last_mover_status  // @[BridgeCsr.java:183]
 );
 
-  wire [5:0]  size_written;           // @[BridgeCsr.java:480]
-  wire [27:0] mask_written;           // @[BridgeCsr.java:487]
-  reg  [43:0] win3_base;              // @[BridgeCsr.java:493]
-  reg  [5:0]  win3_size;              // @[BridgeCsr.java:494]
-  reg  [27:0] win3_mask;              // @[BridgeCsr.java:495]
-  reg         win3_enable;            // @[BridgeCsr.java:499]
-  reg         win3_allow_rd;          // @[BridgeCsr.java:499]
-  reg         win3_allow_wr;          // @[BridgeCsr.java:499]
-  reg  [43:0] win2_base;              // @[BridgeCsr.java:493]
-  reg  [5:0]  win2_size;              // @[BridgeCsr.java:494]
-  reg  [27:0] win2_mask;              // @[BridgeCsr.java:495]
-  reg         win2_enable;            // @[BridgeCsr.java:499]
-  reg         win2_allow_rd;          // @[BridgeCsr.java:499]
-  reg         win2_allow_wr;          // @[BridgeCsr.java:499]
-  reg  [43:0] win1_base;              // @[BridgeCsr.java:493]
-  reg  [5:0]  win1_size;              // @[BridgeCsr.java:494]
-  reg  [27:0] win1_mask;              // @[BridgeCsr.java:495]
-  reg         win1_enable;            // @[BridgeCsr.java:499]
-  reg         win1_allow_rd;          // @[BridgeCsr.java:499]
-  reg         win1_allow_wr;          // @[BridgeCsr.java:499]
-  reg  [43:0] win0_base;              // @[BridgeCsr.java:493]
-  reg  [5:0]  win0_size;              // @[BridgeCsr.java:494]
-  reg  [27:0] win0_mask;              // @[BridgeCsr.java:495]
-  reg         win0_enable;            // @[BridgeCsr.java:499]
-  reg         win0_allow_rd;          // @[BridgeCsr.java:499]
-  reg         win0_allow_wr;          // @[BridgeCsr.java:499]
+  wire [5:0]  size_written;           // @[BridgeCsr.java:484]
+  wire [27:0] mask_written;           // @[BridgeCsr.java:491]
+  reg  [43:0] win3_base;              // @[BridgeCsr.java:497]
+  reg  [5:0]  win3_size;              // @[BridgeCsr.java:498]
+  reg  [27:0] win3_mask;              // @[BridgeCsr.java:499]
+  reg         win3_enable;            // @[BridgeCsr.java:503]
+  reg         win3_allow_rd;          // @[BridgeCsr.java:503]
+  reg         win3_allow_wr;          // @[BridgeCsr.java:503]
+  reg  [43:0] win2_base;              // @[BridgeCsr.java:497]
+  reg  [5:0]  win2_size;              // @[BridgeCsr.java:498]
+  reg  [27:0] win2_mask;              // @[BridgeCsr.java:499]
+  reg         win2_enable;            // @[BridgeCsr.java:503]
+  reg         win2_allow_rd;          // @[BridgeCsr.java:503]
+  reg         win2_allow_wr;          // @[BridgeCsr.java:503]
+  reg  [43:0] win1_base;              // @[BridgeCsr.java:497]
+  reg  [5:0]  win1_size;              // @[BridgeCsr.java:498]
+  reg  [27:0] win1_mask;              // @[BridgeCsr.java:499]
+  reg         win1_enable;            // @[BridgeCsr.java:503]
+  reg         win1_allow_rd;          // @[BridgeCsr.java:503]
+  reg         win1_allow_wr;          // @[BridgeCsr.java:503]
+  reg  [43:0] win0_base;              // @[BridgeCsr.java:497]
+  reg  [5:0]  win0_size;              // @[BridgeCsr.java:498]
+  reg  [27:0] win0_mask;              // @[BridgeCsr.java:499]
+  reg         win0_enable;            // @[BridgeCsr.java:503]
+  reg         win0_allow_rd;          // @[BridgeCsr.java:503]
+  reg         win0_allow_wr;          // @[BridgeCsr.java:503]
   reg  [31:0] last_error;             // @[BridgeCsr.java:215]
   wire [31:0] bringup_word;           // @[BridgeCsr.java:253]
   reg  [31:0] alarms;                 // @[BridgeCsr.java:263]
-  wire [13:0] u_counters_events;      // @[BridgeCsr.java:281]
   wire        u_counters_clear;       // @[BridgeCsr.java:281]
   wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:281]
   wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:281]
-  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:316]
-  reg         readdatavalid1_q;       // @[BridgeCsr.java:317]
-  reg         read_counter_q;         // @[BridgeCsr.java:318]
-  reg         read_bringup_q;         // @[BridgeCsr.java:319]
-  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:320]
-  reg  [31:0] readdata_q;             // @[BridgeCsr.java:321]
-  reg         readdatavalid_q;        // @[BridgeCsr.java:322]
+  reg  [13:0] counted_events;         // @[BridgeCsr.java:290]
+  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:320]
+  reg         readdatavalid1_q;       // @[BridgeCsr.java:321]
+  reg         read_counter_q;         // @[BridgeCsr.java:322]
+  reg         read_bringup_q;         // @[BridgeCsr.java:323]
+  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:324]
+  reg  [31:0] readdata_q;             // @[BridgeCsr.java:325]
+  reg         readdatavalid_q;        // @[BridgeCsr.java:326]
 
-  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:481]
+  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:485]
 
-  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:488]
+  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:492]
 
-  // @[BridgeCsr.java:510]
+  // @[BridgeCsr.java:514]
   always @(posedge clk) begin
     if (rst) begin
       win3_base <= 44'd0;
@@ -110,7 +110,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:518]
   always @(posedge clk) begin
     if (rst) begin
       win3_size <= 6'd20;
@@ -121,7 +121,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:515]
+  // @[BridgeCsr.java:519]
   always @(posedge clk) begin
     if (rst) begin
       win3_mask <= 28'hfffffff;
@@ -132,7 +132,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win3_enable <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_rd <= 1'b0;
@@ -154,7 +154,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_wr <= 1'b0;
@@ -165,7 +165,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:510]
+  // @[BridgeCsr.java:514]
   always @(posedge clk) begin
     if (rst) begin
       win2_base <= 44'd0;
@@ -178,7 +178,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:518]
   always @(posedge clk) begin
     if (rst) begin
       win2_size <= 6'd20;
@@ -189,7 +189,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:515]
+  // @[BridgeCsr.java:519]
   always @(posedge clk) begin
     if (rst) begin
       win2_mask <= 28'hfffffff;
@@ -200,7 +200,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win2_enable <= 1'b0;
@@ -211,7 +211,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_rd <= 1'b0;
@@ -222,7 +222,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_wr <= 1'b0;
@@ -233,7 +233,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:510]
+  // @[BridgeCsr.java:514]
   always @(posedge clk) begin
     if (rst) begin
       win1_base <= 44'd0;
@@ -246,7 +246,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:518]
   always @(posedge clk) begin
     if (rst) begin
       win1_size <= 6'd20;
@@ -257,7 +257,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:515]
+  // @[BridgeCsr.java:519]
   always @(posedge clk) begin
     if (rst) begin
       win1_mask <= 28'hfffffff;
@@ -268,7 +268,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win1_enable <= 1'b0;
@@ -279,7 +279,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_rd <= 1'b0;
@@ -290,7 +290,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_wr <= 1'b0;
@@ -301,7 +301,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:510]
+  // @[BridgeCsr.java:514]
   always @(posedge clk) begin
     if (rst) begin
       win0_base <= 44'd0;
@@ -314,7 +314,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:518]
   always @(posedge clk) begin
     if (rst) begin
       win0_size <= 6'd20;
@@ -325,7 +325,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:515]
+  // @[BridgeCsr.java:519]
   always @(posedge clk) begin
     if (rst) begin
       win0_mask <= 28'hfffffff;
@@ -336,7 +336,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win0_enable <= 1'b0;
@@ -347,7 +347,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_rd <= 1'b0;
@@ -358,7 +358,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:517]
+  // @[BridgeCsr.java:521]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_wr <= 1'b0;
@@ -399,13 +399,20 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign u_counters_events = {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued}; // @[BridgeCsr.java:288]
+  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:293]
 
-  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:289]
+  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:297]
 
-  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:293]
+  // @[BridgeCsr.java:291]
+  always @(posedge clk) begin
+    if (rst) begin
+      counted_events <= 14'd0;
+    end else begin
+      counted_events <= {wr_ev_spurious, wr_ev_host_completed, wr_ev_host_issued, wr_ev_aborted, wr_ev_rejected, wr_ev_completed, wr_ev_kernel_issued, rd_ev_spurious, rd_ev_host_completed, rd_ev_host_issued, rd_ev_aborted, rd_ev_rejected, rd_ev_completed, rd_ev_kernel_issued};
+    end
+  end
 
-  // @[BridgeCsr.java:346]
+  // @[BridgeCsr.java:350]
   always @(posedge clk) begin
     if (rst) begin
       readdata1_q <= 32'd0;
@@ -472,7 +479,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:323]
+  // @[BridgeCsr.java:327]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid1_q <= 1'b0;
@@ -481,7 +488,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:351]
+  // @[BridgeCsr.java:355]
   always @(posedge clk) begin
     if (rst) begin
       read_counter_q <= 1'b0;
@@ -492,7 +499,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:358]
+  // @[BridgeCsr.java:362]
   always @(posedge clk) begin
     if (rst) begin
       read_bringup_q <= 1'b0;
@@ -503,14 +510,14 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:359]
+  // @[BridgeCsr.java:363]
   always @(posedge clk) begin
     if (csr_read) begin
       bringup_data_q <= bringup_word;
     end
   end
 
-  // @[BridgeCsr.java:366]
+  // @[BridgeCsr.java:370]
   always @(posedge clk) begin
     if (rst) begin
       readdata_q <= 32'd0;
@@ -519,7 +526,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:324]
+  // @[BridgeCsr.java:328]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid_q <= 1'b0;
@@ -528,23 +535,23 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign csr_readdata = readdata_q; // @[BridgeCsr.java:367]
+  assign csr_readdata = readdata_q; // @[BridgeCsr.java:371]
 
-  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:368]
+  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:372]
 
-  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:528]
+  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:532]
 
-  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:529]
+  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:533]
 
-  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:530]
+  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:534]
 
-  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:531]
+  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:535]
 
   // @[BridgeCsr.java:281]
   direkt_counter_bank_g2_n7 u_counters (
     .clk        (clk),
     .rst        (rst),
-    .events     (u_counters_events),
+    .events     (counted_events),
     .clear      (u_counters_clear),
     .read_addr  (u_counters_read_addr),
     .read_value (u_counters_read_value)

@@ -50,18 +50,18 @@ module direkt_bridge_ctrl (
   input  wire [255:0] rd_dts_writedata,    // @[HostDescController.java:148]
   input  wire         rd_dma_status_valid, // @[HostDescController.java:151]
   input  wire [31:0]  rd_dma_status_data,  // @[HostDescController.java:152]
-  output wire [159:0] rd_dma_desc_data,    // @[HostDescController.java:163]
-  output wire         rd_dma_desc_valid,   // @[HostDescController.java:163]
-  input  wire         rd_dma_desc_ready,   // @[HostDescController.java:163]
+  output wire [159:0] rd_dma_desc_data,    // @[HostDescController.java:176]
+  output wire         rd_dma_desc_valid,   // @[HostDescController.java:176]
+  input  wire         rd_dma_desc_ready,   // @[HostDescController.java:176]
   input  wire         wr_dts_write,        // @[HostDescController.java:145]
   input  wire [7:0]   wr_dts_address,      // @[HostDescController.java:146]
   input  wire [4:0]   wr_dts_burstcount,   // @[HostDescController.java:147]
   input  wire [255:0] wr_dts_writedata,    // @[HostDescController.java:148]
   input  wire         wr_dma_status_valid, // @[HostDescController.java:151]
   input  wire [31:0]  wr_dma_status_data,  // @[HostDescController.java:152]
-  output wire [159:0] wr_dma_desc_data,    // @[HostDescController.java:163]
-  output wire         wr_dma_desc_valid,   // @[HostDescController.java:163]
-  input  wire         wr_dma_desc_ready    // @[HostDescController.java:163]
+  output wire [159:0] wr_dma_desc_data,    // @[HostDescController.java:176]
+  output wire         wr_dma_desc_valid,   // @[HostDescController.java:176]
+  input  wire         wr_dma_desc_ready    // @[HostDescController.java:176]
 );
 
   wire [31:0]  u_bridge_csr_readdata;         // @[HostDescController.java:107]
@@ -90,10 +90,60 @@ module direkt_bridge_ctrl (
   wire [31:0]  u_front_rd_bs_data;            // @[HostDescController.java:128]
   wire [159:0] u_front_rd_host_desc_data;     // @[HostDescController.java:128]
   wire         u_front_rd_host_desc_valid;    // @[HostDescController.java:128]
+  wire         u_front_rd_host_desc_ready;    // @[HostDescController.java:128]
   wire         u_front_wr_bs_valid;           // @[HostDescController.java:128]
   wire [31:0]  u_front_wr_bs_data;            // @[HostDescController.java:128]
   wire [159:0] u_front_wr_host_desc_data;     // @[HostDescController.java:128]
   wire         u_front_wr_host_desc_valid;    // @[HostDescController.java:128]
+  wire         u_front_wr_host_desc_ready;    // @[HostDescController.java:128]
+  reg          rd_host_desc_full;             // @[HostDescController.java:164]
+  reg  [159:0] rd_host_desc_word;             // @[HostDescController.java:165]
+  reg          wr_host_desc_full;             // @[HostDescController.java:164]
+  reg  [159:0] wr_host_desc_word;             // @[HostDescController.java:165]
+
+  assign u_front_rd_host_desc_ready = ~rd_host_desc_full; // @[HostDescController.java:166]
+
+  assign u_front_wr_host_desc_ready = ~wr_host_desc_full; // @[HostDescController.java:166]
+
+  // @[HostDescController.java:168]
+  always @(posedge dma_clk) begin
+    if (!dma_resetn) begin
+      rd_host_desc_full <= 1'b0;
+    end else begin
+      if (u_front_rd_host_desc_valid & u_front_rd_host_desc_ready) begin
+        rd_host_desc_full <= 1'b1;
+      end else if (u_bridge_rd_host_desc_ready) begin
+        rd_host_desc_full <= 1'b0;
+      end
+    end
+  end
+
+  // @[HostDescController.java:169]
+  always @(posedge dma_clk) begin
+    if (u_front_rd_host_desc_valid & u_front_rd_host_desc_ready) begin
+      rd_host_desc_word <= u_front_rd_host_desc_data;
+    end
+  end
+
+  // @[HostDescController.java:168]
+  always @(posedge dma_clk) begin
+    if (!dma_resetn) begin
+      wr_host_desc_full <= 1'b0;
+    end else begin
+      if (u_front_wr_host_desc_valid & u_front_wr_host_desc_ready) begin
+        wr_host_desc_full <= 1'b1;
+      end else if (u_bridge_wr_host_desc_ready) begin
+        wr_host_desc_full <= 1'b0;
+      end
+    end
+  end
+
+  // @[HostDescController.java:169]
+  always @(posedge dma_clk) begin
+    if (u_front_wr_host_desc_valid & u_front_wr_host_desc_ready) begin
+      wr_host_desc_word <= u_front_wr_host_desc_data;
+    end
+  end
 
   assign csr_readdata = u_bridge_csr_readdata; // @[HostDescController.java:115]
 
@@ -119,13 +169,13 @@ module direkt_bridge_ctrl (
 
   assign dcm_writedata = u_front_dcm_writedata; // @[HostDescController.java:138]
 
-  assign rd_dma_desc_data = u_bridge_rd_dma_desc_data; // @[HostDescController.java:164]
+  assign rd_dma_desc_data = u_bridge_rd_dma_desc_data; // @[HostDescController.java:177]
 
-  assign rd_dma_desc_valid = u_bridge_rd_dma_desc_valid; // @[HostDescController.java:165]
+  assign rd_dma_desc_valid = u_bridge_rd_dma_desc_valid; // @[HostDescController.java:178]
 
-  assign wr_dma_desc_data = u_bridge_wr_dma_desc_data; // @[HostDescController.java:164]
+  assign wr_dma_desc_data = u_bridge_wr_dma_desc_data; // @[HostDescController.java:177]
 
-  assign wr_dma_desc_valid = u_bridge_wr_dma_desc_valid; // @[HostDescController.java:165]
+  assign wr_dma_desc_valid = u_bridge_wr_dma_desc_valid; // @[HostDescController.java:178]
 
   // @[HostDescController.java:107]
   direkt_bridge_f2 u_bridge (
@@ -145,8 +195,8 @@ module direkt_bridge_ctrl (
     .rd_status_data       (u_bridge_rd_status_data),
     .rd_status_valid      (u_bridge_rd_status_valid),
     .rd_status_ready      (rd_status_ready),
-    .rd_host_desc_data    (u_front_rd_host_desc_data),
-    .rd_host_desc_valid   (u_front_rd_host_desc_valid),
+    .rd_host_desc_data    (rd_host_desc_word),
+    .rd_host_desc_valid   (rd_host_desc_full),
     .rd_host_desc_ready   (u_bridge_rd_host_desc_ready),
     .rd_dma_desc_data     (u_bridge_rd_dma_desc_data),
     .rd_dma_desc_valid    (u_bridge_rd_dma_desc_valid),
@@ -161,8 +211,8 @@ module direkt_bridge_ctrl (
     .wr_status_data       (u_bridge_wr_status_data),
     .wr_status_valid      (u_bridge_wr_status_valid),
     .wr_status_ready      (wr_status_ready),
-    .wr_host_desc_data    (u_front_wr_host_desc_data),
-    .wr_host_desc_valid   (u_front_wr_host_desc_valid),
+    .wr_host_desc_data    (wr_host_desc_word),
+    .wr_host_desc_valid   (wr_host_desc_full),
     .wr_host_desc_ready   (u_bridge_wr_host_desc_ready),
     .wr_dma_desc_data     (u_bridge_wr_dma_desc_data),
     .wr_dma_desc_valid    (u_bridge_wr_dma_desc_valid),
@@ -194,7 +244,7 @@ module direkt_bridge_ctrl (
     .rd_hs_data         (u_bridge_rd_host_status_data),
     .rd_host_desc_data  (u_front_rd_host_desc_data),
     .rd_host_desc_valid (u_front_rd_host_desc_valid),
-    .rd_host_desc_ready (u_bridge_rd_host_desc_ready),
+    .rd_host_desc_ready (u_front_rd_host_desc_ready),
     .rd_dts_write       (rd_dts_write),
     .rd_dts_address     (rd_dts_address),
     .rd_dts_burstcount  (rd_dts_burstcount),
@@ -207,7 +257,7 @@ module direkt_bridge_ctrl (
     .wr_hs_data         (u_bridge_wr_host_status_data),
     .wr_host_desc_data  (u_front_wr_host_desc_data),
     .wr_host_desc_valid (u_front_wr_host_desc_valid),
-    .wr_host_desc_ready (u_bridge_wr_host_desc_ready),
+    .wr_host_desc_ready (u_front_wr_host_desc_ready),
     .wr_dts_write       (wr_dts_write),
     .wr_dts_address     (wr_dts_address),
     .wr_dts_burstcount  (wr_dts_burstcount),

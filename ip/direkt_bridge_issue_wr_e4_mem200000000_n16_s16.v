@@ -3,7 +3,7 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_issue_wr_e4_mem200000000_n16_s16
 // generator: org.direkt.generators.bridge.BridgeIssue
-// params:    Params[window=Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592, fetchIds=0], windows=4], inflight=16, statusDepth=16, events=true]
+// params:    Params[window=Params[checks=Params[direction=WR, idMode=MANAGED, tagged=true, fpgaMemBytes=8589934592, fetchIds=0], windows=4], inflight=16, statusDepth=16, events=true, fetchIds=0]
 //
 // Kernel descriptors of the FPGA->GPU (Write Data Mover) direction, dma_clk side: final error code, managed (128..143) IDs, status credits
 // (16 in flight at most, status FIFO of 16), issue stamps, statuses. A rejected descriptor never
@@ -12,82 +12,82 @@
 `default_nettype none
 
 module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
-  input  wire         clk,          // @[BridgeIssue.java:75]
-  input  wire         rst,          // @[BridgeIssue.java:75]
-  input  wire [187:0] q_data,       // @[BridgeIssue.java:78]
-  input  wire         q_valid,      // @[BridgeIssue.java:78]
-  output wire         q_ready,      // @[BridgeIssue.java:78]
-  output wire [159:0] d_data,       // @[BridgeIssue.java:79]
-  output wire         d_valid,      // @[BridgeIssue.java:79]
-  input  wire         d_ready,      // @[BridgeIssue.java:79]
-  input  wire         ms_valid,     // @[BridgeIssue.java:79]
-  input  wire [31:0]  ms_data,      // @[BridgeIssue.java:79]
-  output wire         hs_valid,     // @[BridgeIssue.java:80]
-  output wire [31:0]  hs_data,      // @[BridgeIssue.java:80]
-  output wire         ks_valid,     // @[BridgeIssue.java:80]
-  output wire [63:0]  ks_data,      // @[BridgeIssue.java:80]
-  input  wire [4:0]   ks_wr_ptr,    // @[BridgeIssue.java:81]
-  input  wire [4:0]   ks_rd_ptr,    // @[BridgeIssue.java:81]
-  input  wire         absorb,       // @[BridgeIssue.java:81]
-  output wire         absorbing,    // @[BridgeIssue.java:81]
-  input  wire [31:0]  now,          // @[BridgeIssue.java:82]
-  output wire [4:0]   outstanding,  // @[BridgeIssue.java:82]
-  output wire         drained,      // @[BridgeIssue.java:82]
-  output wire         ev_rejected,  // @[BridgeIssue.java:83]
-  output wire [3:0]   ev_error,     // @[BridgeIssue.java:83]
-  output wire         ev_completed, // @[BridgeIssue.java:83]
-  output wire         ev_aborted,   // @[BridgeIssue.java:84]
-  output wire         ev_spurious   // @[BridgeIssue.java:84]
+  input  wire         clk,          // @[BridgeIssue.java:82]
+  input  wire         rst,          // @[BridgeIssue.java:82]
+  input  wire [187:0] q_data,       // @[BridgeIssue.java:85]
+  input  wire         q_valid,      // @[BridgeIssue.java:85]
+  output wire         q_ready,      // @[BridgeIssue.java:85]
+  output wire [159:0] d_data,       // @[BridgeIssue.java:86]
+  output wire         d_valid,      // @[BridgeIssue.java:86]
+  input  wire         d_ready,      // @[BridgeIssue.java:86]
+  input  wire         ms_valid,     // @[BridgeIssue.java:86]
+  input  wire [31:0]  ms_data,      // @[BridgeIssue.java:86]
+  output wire         hs_valid,     // @[BridgeIssue.java:87]
+  output wire [31:0]  hs_data,      // @[BridgeIssue.java:87]
+  output wire         ks_valid,     // @[BridgeIssue.java:87]
+  output wire [63:0]  ks_data,      // @[BridgeIssue.java:87]
+  input  wire [4:0]   ks_wr_ptr,    // @[BridgeIssue.java:88]
+  input  wire [4:0]   ks_rd_ptr,    // @[BridgeIssue.java:88]
+  input  wire         absorb,       // @[BridgeIssue.java:88]
+  output wire         absorbing,    // @[BridgeIssue.java:88]
+  input  wire [31:0]  now,          // @[BridgeIssue.java:89]
+  output wire [4:0]   outstanding,  // @[BridgeIssue.java:89]
+  output wire         drained,      // @[BridgeIssue.java:89]
+  output wire         ev_rejected,  // @[BridgeIssue.java:90]
+  output wire [3:0]   ev_error,     // @[BridgeIssue.java:90]
+  output wire         ev_completed, // @[BridgeIssue.java:90]
+  output wire         ev_aborted,   // @[BridgeIssue.java:91]
+  output wire         ev_spurious   // @[BridgeIssue.java:91]
 );
 
-  wire [3:0]   check_error;            // @[BridgeIssue.java:104]
-  wire         u_credits_ok;           // @[BridgeIssue.java:107]
-  wire [4:0]   u_credits_outstanding;  // @[BridgeIssue.java:107]
-  wire         u_credits_drained;      // @[BridgeIssue.java:107]
-  wire         u_status_hs_valid;      // @[BridgeIssue.java:108]
-  wire [31:0]  u_status_hs_data;       // @[BridgeIssue.java:108]
-  wire         u_status_reject_taken;  // @[BridgeIssue.java:108]
-  wire         u_status_stamp;         // @[BridgeIssue.java:108]
-  wire [31:0]  u_status_stamp_tag;     // @[BridgeIssue.java:108]
-  wire         u_status_back;          // @[BridgeIssue.java:108]
-  wire [3:0]   u_status_back_slot;     // @[BridgeIssue.java:108]
-  wire         u_status_push;          // @[BridgeIssue.java:108]
-  wire [3:0]   u_status_push_slot;     // @[BridgeIssue.java:108]
-  wire [63:0]  u_status_push_data;     // @[BridgeIssue.java:108]
-  wire         u_status_ev_completed;  // @[BridgeIssue.java:108]
-  wire         u_status_ev_aborted;    // @[BridgeIssue.java:108]
-  wire         u_status_ev_spurious;   // @[BridgeIssue.java:108]
-  wire [3:0]   u_ids_free_slot;        // @[BridgeIssue.java:109]
-  wire         u_ids_any_free;         // @[BridgeIssue.java:109]
-  wire [3:0]   u_ids_handed_slot;      // @[BridgeIssue.java:109]
-  wire [15:0]  u_ids_issued;           // @[BridgeIssue.java:109]
-  wire         u_ids_late;             // @[BridgeIssue.java:109]
-  wire [3:0]   u_ids_late_slot;        // @[BridgeIssue.java:109]
-  reg  [2:0]   mover_queue_wr;         // @[BridgeIssue.java:114]
-  reg  [2:0]   mover_queue_rd;         // @[BridgeIssue.java:115]
-  reg  [2:0]   mover_queue_count;      // @[BridgeIssue.java:116]
-  reg          mover_queue_valid;      // @[BridgeIssue.java:117]
-  reg          reject_valid;           // @[BridgeIssue.java:121]
-  reg  [3:0]   reject_error;           // @[BridgeIssue.java:122]
-  reg  [3:0]   reject_slot;            // @[BridgeIssue.java:125]
-  reg          admit_gate;             // @[BridgeIssue.java:132]
-  reg          absorb_q;               // @[BridgeIssue.java:133]
-  wire         load;                   // @[BridgeIssue.java:135]
-  wire [3:0]   alloc_slot;             // @[BridgeIssue.java:146]
-  wire         mover_push;             // @[BridgeIssue.java:150]
-  wire         mover_pop;              // @[BridgeIssue.java:152]
-  wire [2:0]   mover_queue_count_next; // @[BridgeIssue.java:159]
-  reg  [159:0] mover_queue [0:3];      // @[BridgeIssue.java:113]
+  wire [3:0]   check_error;            // @[BridgeIssue.java:111]
+  wire         u_credits_ok;           // @[BridgeIssue.java:114]
+  wire [4:0]   u_credits_outstanding;  // @[BridgeIssue.java:114]
+  wire         u_credits_drained;      // @[BridgeIssue.java:114]
+  wire         u_status_hs_valid;      // @[BridgeIssue.java:115]
+  wire [31:0]  u_status_hs_data;       // @[BridgeIssue.java:115]
+  wire         u_status_reject_taken;  // @[BridgeIssue.java:115]
+  wire         u_status_stamp;         // @[BridgeIssue.java:115]
+  wire [31:0]  u_status_stamp_tag;     // @[BridgeIssue.java:115]
+  wire         u_status_back;          // @[BridgeIssue.java:115]
+  wire [3:0]   u_status_back_slot;     // @[BridgeIssue.java:115]
+  wire         u_status_push;          // @[BridgeIssue.java:115]
+  wire [3:0]   u_status_push_slot;     // @[BridgeIssue.java:115]
+  wire [63:0]  u_status_push_data;     // @[BridgeIssue.java:115]
+  wire         u_status_ev_completed;  // @[BridgeIssue.java:115]
+  wire         u_status_ev_aborted;    // @[BridgeIssue.java:115]
+  wire         u_status_ev_spurious;   // @[BridgeIssue.java:115]
+  wire [3:0]   u_ids_free_slot;        // @[BridgeIssue.java:116]
+  wire         u_ids_any_free;         // @[BridgeIssue.java:116]
+  wire [3:0]   u_ids_handed_slot;      // @[BridgeIssue.java:116]
+  wire [15:0]  u_ids_issued;           // @[BridgeIssue.java:116]
+  wire         u_ids_late;             // @[BridgeIssue.java:116]
+  wire [3:0]   u_ids_late_slot;        // @[BridgeIssue.java:116]
+  reg  [2:0]   mover_queue_wr;         // @[BridgeIssue.java:121]
+  reg  [2:0]   mover_queue_rd;         // @[BridgeIssue.java:122]
+  reg  [2:0]   mover_queue_count;      // @[BridgeIssue.java:123]
+  reg          mover_queue_valid;      // @[BridgeIssue.java:124]
+  reg          reject_valid;           // @[BridgeIssue.java:128]
+  reg  [3:0]   reject_error;           // @[BridgeIssue.java:129]
+  reg  [3:0]   reject_slot;            // @[BridgeIssue.java:132]
+  reg          admit_gate;             // @[BridgeIssue.java:139]
+  reg          absorb_q;               // @[BridgeIssue.java:140]
+  wire         load;                   // @[BridgeIssue.java:142]
+  wire [3:0]   alloc_slot;             // @[BridgeIssue.java:153]
+  wire         mover_push;             // @[BridgeIssue.java:157]
+  wire         mover_pop;              // @[BridgeIssue.java:159]
+  wire [2:0]   mover_queue_count_next; // @[BridgeIssue.java:166]
+  reg  [159:0] mover_queue [0:3];      // @[BridgeIssue.java:120]
 
-  assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~(|q_data[185:182]) ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:105]
+  assign check_error = (q_data[181:178] != 4'd0) ? q_data[181:178] : (~(|q_data[185:182]) ? 4'd6 : (~q_data[186] ? 4'd7 : 4'd0)); // @[BridgeIssue.java:112]
 
-  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:207]
+  assign u_status_stamp = q_valid & u_ids_any_free; // @[BridgeIssue.java:214]
 
-  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:210]
+  assign u_status_stamp_tag = q_data[177:146]; // @[BridgeIssue.java:217]
 
-  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:181]
+  assign u_ids_handed_slot = d_data[149:146]; // @[BridgeIssue.java:188]
 
-  // @[BridgeIssue.java:157]
+  // @[BridgeIssue.java:164]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_wr <= 3'd0;
@@ -98,7 +98,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:158]
+  // @[BridgeIssue.java:165]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_rd <= 3'd0;
@@ -109,7 +109,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:161]
+  // @[BridgeIssue.java:168]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_count <= 3'd0;
@@ -118,7 +118,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:165]
+  // @[BridgeIssue.java:172]
   always @(posedge clk) begin
     if (rst) begin
       mover_queue_valid <= 1'b0;
@@ -127,7 +127,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:167]
+  // @[BridgeIssue.java:174]
   always @(posedge clk) begin
     if (rst) begin
       reject_valid <= 1'b0;
@@ -140,7 +140,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:168]
+  // @[BridgeIssue.java:175]
   always @(posedge clk) begin
     if (rst) begin
       reject_error <= 4'd0;
@@ -151,7 +151,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:170]
+  // @[BridgeIssue.java:177]
   always @(posedge clk) begin
     if (rst) begin
       reject_slot <= 4'd0;
@@ -162,7 +162,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:163]
+  // @[BridgeIssue.java:170]
   always @(posedge clk) begin
     if (rst) begin
       admit_gate <= 1'b0;
@@ -171,7 +171,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  // @[BridgeIssue.java:134]
+  // @[BridgeIssue.java:141]
   always @(posedge clk) begin
     if (rst) begin
       absorb_q <= 1'b1;
@@ -180,54 +180,54 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     end
   end
 
-  assign load = q_valid & ((u_credits_ok & admit_gate) & u_ids_any_free); // @[BridgeIssue.java:140]
+  assign load = q_valid & ((u_credits_ok & admit_gate) & u_ids_any_free); // @[BridgeIssue.java:147]
 
-  assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:147]
+  assign alloc_slot = u_ids_free_slot; // @[BridgeIssue.java:154]
 
-  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:151]
+  assign mover_push = load & q_data[187]; // @[BridgeIssue.java:158]
 
-  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:153]
+  assign mover_pop = d_valid & d_ready; // @[BridgeIssue.java:160]
 
-  assign mover_queue_count_next = (mover_push ^ mover_pop) ? (mover_queue_count + {{2{mover_pop}}, 1'b1}) : mover_queue_count; // @[BridgeIssue.java:160]
+  assign mover_queue_count_next = (mover_push ^ mover_pop) ? (mover_queue_count + {{2{mover_pop}}, 1'b1}) : mover_queue_count; // @[BridgeIssue.java:167]
 
-  assign q_ready = ((u_credits_ok & admit_gate) & u_ids_any_free) | absorb_q; // @[BridgeIssue.java:142]
+  assign q_ready = ((u_credits_ok & admit_gate) & u_ids_any_free) | absorb_q; // @[BridgeIssue.java:149]
 
-  assign d_data = mover_queue[mover_queue_rd[1:0]]; // @[BridgeIssue.java:119]
+  assign d_data = mover_queue[mover_queue_rd[1:0]]; // @[BridgeIssue.java:126]
 
-  assign d_valid = mover_queue_valid; // @[BridgeIssue.java:118]
+  assign d_valid = mover_queue_valid; // @[BridgeIssue.java:125]
 
-  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:190]
+  assign hs_valid = u_status_hs_valid; // @[BridgeIssue.java:197]
 
-  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:191]
+  assign hs_data = u_status_hs_data; // @[BridgeIssue.java:198]
 
-  assign ks_valid = u_status_push; // @[BridgeIssue.java:213]
+  assign ks_valid = u_status_push; // @[BridgeIssue.java:220]
 
-  assign ks_data = u_status_push_data; // @[BridgeIssue.java:214]
+  assign ks_data = u_status_push_data; // @[BridgeIssue.java:221]
 
-  assign absorbing = absorb_q; // @[BridgeIssue.java:143]
+  assign absorbing = absorb_q; // @[BridgeIssue.java:150]
 
-  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:216]
+  assign outstanding = u_credits_outstanding; // @[BridgeIssue.java:223]
 
-  assign drained = u_credits_drained; // @[BridgeIssue.java:217]
+  assign drained = u_credits_drained; // @[BridgeIssue.java:224]
 
-  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:218]
+  assign ev_rejected = u_status_reject_taken; // @[BridgeIssue.java:225]
 
-  assign ev_error = reject_error; // @[BridgeIssue.java:219]
+  assign ev_error = reject_error; // @[BridgeIssue.java:226]
 
-  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:221]
+  assign ev_completed = u_status_ev_completed; // @[BridgeIssue.java:228]
 
-  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:222]
+  assign ev_aborted = u_status_ev_aborted; // @[BridgeIssue.java:229]
 
-  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:223]
+  assign ev_spurious = u_status_ev_spurious; // @[BridgeIssue.java:230]
 
-  // @[BridgeIssue.java:155]
+  // @[BridgeIssue.java:162]
   always @(posedge clk) begin
     if (1'b1) begin
       mover_queue[mover_queue_wr[1:0]] <= {6'd0, {1'b1, {3'd0, alloc_slot}}, q_data[145:128], q_data[127:64], q_data[63:0]};
     end
   end
 
-  // @[BridgeIssue.java:107]
+  // @[BridgeIssue.java:114]
   direkt_bridge_credits_n16_s16 u_credits (
     .clk         (clk),
     .rst         (rst),
@@ -240,7 +240,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     .drained     (u_credits_drained)
   );
 
-  // @[BridgeIssue.java:108]
+  // @[BridgeIssue.java:115]
   direkt_bridge_status_n16 u_status (
     .clk          (clk),
     .rst          (rst),
@@ -269,7 +269,7 @@ module direkt_bridge_issue_wr_e4_mem200000000_n16_s16 (
     .ev_spurious  (u_status_ev_spurious)
   );
 
-  // @[BridgeIssue.java:109]
+  // @[BridgeIssue.java:116]
   direkt_bridge_id_pool_n16 u_ids (
     .clk         (clk),
     .rst         (rst),

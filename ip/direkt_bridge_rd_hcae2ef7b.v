@@ -58,18 +58,18 @@ module direkt_bridge_rd_hcae2ef7b (
   wire         u_rd_status_chan_rd_status_valid; // @[BridgePath.java:208]
   wire         u_rd_status_chan_core_ready;      // @[BridgePath.java:208]
   wire [255:0] cldesc;                           // @[BridgePath.java:237]
-  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:503]
-  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:503]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:503]
-  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:503]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:503]
-  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:503]
-  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:503]
-  reg          k_reset_req;                      // @[BridgePath.java:507]
-  reg          k_reset_ack;                      // @[BridgePath.java:508]
-  wire         u_ack_sync_q;                     // @[BridgePath.java:509]
-  wire         u_req_sync_q;                     // @[BridgePath.java:510]
-  reg          k_hold;                           // @[BridgePath.java:515]
+  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:508]
+  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:508]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:508]
+  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:508]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:508]
+  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:508]
+  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:508]
+  reg          k_reset_req;                      // @[BridgePath.java:512]
+  reg          k_reset_ack;                      // @[BridgePath.java:513]
+  wire         u_ack_sync_q;                     // @[BridgePath.java:514]
+  wire         u_req_sync_q;                     // @[BridgePath.java:515]
+  reg          k_hold;                           // @[BridgePath.java:520]
   wire [220:0] u_checks_k_data;                  // @[BridgePath.java:276]
   wire         u_checks_k_ready;                 // @[BridgePath.java:276]
   wire [187:0] u_checks_q_data;                  // @[BridgePath.java:276]
@@ -91,41 +91,41 @@ module direkt_bridge_rd_hcae2ef7b (
   wire         u_issue_ev_completed;             // @[BridgePath.java:285]
   wire         u_issue_ev_aborted;               // @[BridgePath.java:285]
   wire         u_issue_ev_spurious;              // @[BridgePath.java:285]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:529]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:529]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:529]
-  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:529]
-  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:529]
-  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:529]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:537]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:537]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:537]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:537]
+  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:537]
+  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:537]
   wire         k_absorb;                         // @[BridgePath.java:303]
   reg          k_drained;                        // @[BridgePath.java:307]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:549]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:549]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:549]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:549]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:549]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:549]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:562]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:562]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:562]
-  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:562]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:565]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:565]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:565]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:565]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:556]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:556]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:556]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:556]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:556]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:556]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:569]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:569]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:569]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:569]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:572]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:572]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:572]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:572]
   wire         hand_over;                        // @[BridgePath.java:329]
   reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:360]
   reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:363]
 
-  assign u_rd_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:519]
+  assign u_rd_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:524]
 
   assign cldesc = u_rd_desc_chan_core_data; // @[BridgePath.java:238]
 
-  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~(|cldesc[127:97]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:518]
+  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~(|cldesc[127:97]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:523]
 
-  assign u_desc_fifo_s_valid = u_rd_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:517]
+  assign u_desc_fifo_s_valid = u_rd_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:522]
 
-  // @[BridgePath.java:511]
+  // @[BridgePath.java:516]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_reset_req <= 1'b1;
@@ -154,7 +154,7 @@ module direkt_bridge_rd_hcae2ef7b (
 
   assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:281]
 
-  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:576]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:583]
 
   assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:304]
 
@@ -167,11 +167,11 @@ module direkt_bridge_rd_hcae2ef7b (
     end
   end
 
-  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:575]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:582]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:563]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:570]
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:569]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:576]
 
   assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:330]
 
@@ -195,11 +195,11 @@ module direkt_bridge_rd_hcae2ef7b (
 
   assign rd_status_valid = u_rd_status_chan_rd_status_valid; // @[BridgePath.java:211]
 
-  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:551]
+  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:558]
 
-  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:577]
+  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:584]
 
-  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:577]
+  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:584]
 
   assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:319]
 
@@ -253,7 +253,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .core_ready      (u_rd_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:503]
+  // @[BridgePath.java:508]
   direkt_async_fifo_w299_d16_r_la_we_sr u_desc_fifo (
     .wr_clk    (kernel_clk),
     .wr_rst    (~kernel_resetn),
@@ -269,7 +269,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .wr_empty  (u_desc_fifo_wr_empty)
   );
 
-  // @[BridgePath.java:509]
+  // @[BridgePath.java:514]
   direkt_sync_w1_s2_rn u_ack_sync (
     .clk   (kernel_clk),
     .rst_n (kernel_resetn),
@@ -277,7 +277,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .q     (u_ack_sync_q)
   );
 
-  // @[BridgePath.java:510]
+  // @[BridgePath.java:515]
   direkt_sync_w1_s2_rn u_req_sync (
     .clk   (dma_clk),
     .rst_n (dma_resetn),
@@ -331,8 +331,8 @@ module direkt_bridge_rd_hcae2ef7b (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:529]
-  direkt_async_fifo_w64_d16_p_la_sr u_status_fifo (
+  // @[BridgePath.java:537]
+  direkt_async_fifo_w64_d16_p_la_ra_sr u_status_fifo (
     .wr_clk    (dma_clk),
     .wr_rst    (~dma_resetn),
     .rd_clk    (kernel_clk),
@@ -348,7 +348,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .wr_ptr    (u_status_fifo_wr_ptr)
   );
 
-  // @[BridgePath.java:549]
+  // @[BridgePath.java:556]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -362,7 +362,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:562]
+  // @[BridgePath.java:569]
   direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -373,7 +373,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:565]
+  // @[BridgePath.java:572]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

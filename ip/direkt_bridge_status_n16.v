@@ -3,64 +3,64 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_status_n16
 // generator: org.direkt.generators.bridge.StatusBuilder
-// params:    Params[idMode=MANAGED, inflight=16, tagged=true, events=true]
+// params:    Params[idMode=MANAGED, inflight=16, tagged=true, events=true, fetchIds=0]
 //
 // Kernel statuses: stamps at admission, mover statuses and rejections through one register stage, tag, error and elapsed cycles.
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_bridge_status_n16 (
-  input  wire        clk,          // @[StatusBuilder.java:68]
-  input  wire        rst,          // @[StatusBuilder.java:68]
-  input  wire        ms_valid,     // @[StatusBuilder.java:74]
-  input  wire [31:0] ms_data,      // @[StatusBuilder.java:74]
-  output wire        hs_valid,     // @[StatusBuilder.java:74]
-  output wire [31:0] hs_data,      // @[StatusBuilder.java:74]
-  input  wire [15:0] waiting,      // @[StatusBuilder.java:75]
-  input  wire        late,         // @[StatusBuilder.java:75]
-  input  wire [3:0]  late_slot,    // @[StatusBuilder.java:76]
-  input  wire        reject,       // @[StatusBuilder.java:76]
-  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:77]
-  input  wire [3:0]  reject_error, // @[StatusBuilder.java:78]
-  output wire        reject_taken, // @[StatusBuilder.java:78]
-  input  wire        stamp,        // @[StatusBuilder.java:78]
-  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:78]
-  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:79]
-  input  wire [31:0] now,          // @[StatusBuilder.java:79]
-  output wire        back,         // @[StatusBuilder.java:79]
-  output wire [3:0]  back_slot,    // @[StatusBuilder.java:80]
-  output wire        push,         // @[StatusBuilder.java:80]
-  output wire [3:0]  push_slot,    // @[StatusBuilder.java:80]
-  output wire [63:0] push_data,    // @[StatusBuilder.java:81]
-  output wire        ev_completed, // @[StatusBuilder.java:81]
-  output wire        ev_aborted,   // @[StatusBuilder.java:82]
-  output wire        ev_spurious   // @[StatusBuilder.java:82]
+  input  wire        clk,          // @[StatusBuilder.java:76]
+  input  wire        rst,          // @[StatusBuilder.java:76]
+  input  wire        ms_valid,     // @[StatusBuilder.java:82]
+  input  wire [31:0] ms_data,      // @[StatusBuilder.java:82]
+  output wire        hs_valid,     // @[StatusBuilder.java:82]
+  output wire [31:0] hs_data,      // @[StatusBuilder.java:82]
+  input  wire [15:0] waiting,      // @[StatusBuilder.java:83]
+  input  wire        late,         // @[StatusBuilder.java:83]
+  input  wire [3:0]  late_slot,    // @[StatusBuilder.java:84]
+  input  wire        reject,       // @[StatusBuilder.java:84]
+  input  wire [3:0]  reject_slot,  // @[StatusBuilder.java:85]
+  input  wire [3:0]  reject_error, // @[StatusBuilder.java:86]
+  output wire        reject_taken, // @[StatusBuilder.java:86]
+  input  wire        stamp,        // @[StatusBuilder.java:86]
+  input  wire [3:0]  stamp_slot,   // @[StatusBuilder.java:86]
+  input  wire [31:0] stamp_tag,    // @[StatusBuilder.java:87]
+  input  wire [31:0] now,          // @[StatusBuilder.java:87]
+  output wire        back,         // @[StatusBuilder.java:87]
+  output wire [3:0]  back_slot,    // @[StatusBuilder.java:88]
+  output wire        push,         // @[StatusBuilder.java:88]
+  output wire [3:0]  push_slot,    // @[StatusBuilder.java:88]
+  output wire [63:0] push_data,    // @[StatusBuilder.java:89]
+  output wire        ev_completed, // @[StatusBuilder.java:89]
+  output wire        ev_aborted,   // @[StatusBuilder.java:90]
+  output wire        ev_spurious   // @[StatusBuilder.java:90]
 );
 
-  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:92]
-  wire                                                           ms_kernel;          // @[StatusBuilder.java:94]
-  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:97]
-  reg                                                            m1_valid;           // @[StatusBuilder.java:100]
-  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:101]
-  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:102]
-  reg                                                            m1_mover;           // @[StatusBuilder.java:103]
-  wire                                                           ms_legit;           // @[StatusBuilder.java:104]
-  wire                                                           reject_take;        // @[StatusBuilder.java:118]
-  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:126]
-  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:150]
-  wire                                                    [63:0] entry;              // @[StatusBuilder.java:152]
-  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:156]
-  reg                                                     [31:0] tag_q;              // @[StatusBuilder.java:161]
-  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:162]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [63:0] stamp_table [0:15]; // @[StatusBuilder.java:149]
+  wire                                                    [7:0]  ms_id;              // @[StatusBuilder.java:100]
+  wire                                                           ms_kernel;          // @[StatusBuilder.java:102]
+  wire                                                    [3:0]  ms_slot;            // @[StatusBuilder.java:105]
+  reg                                                            m1_valid;           // @[StatusBuilder.java:108]
+  reg                                                     [3:0]  m1_slot;            // @[StatusBuilder.java:109]
+  reg                                                     [3:0]  m1_error;           // @[StatusBuilder.java:110]
+  reg                                                            m1_mover;           // @[StatusBuilder.java:111]
+  wire                                                           ms_legit;           // @[StatusBuilder.java:112]
+  wire                                                           reject_take;        // @[StatusBuilder.java:134]
+  wire                                                    [3:0]  m0_slot;            // @[StatusBuilder.java:142]
+  wire                                                    [31:0] elapsed;            // @[StatusBuilder.java:163]
+  reg                                                     [31:0] now_prev;           // @[StatusBuilder.java:168]
+  reg                                                     [31:0] elapsed_q;          // @[StatusBuilder.java:170]
+  wire                                                    [31:0] m1_tag;             // @[StatusBuilder.java:183]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:15]; // @[StatusBuilder.java:178]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] tag_table [0:15];   // @[StatusBuilder.java:179]
 
-  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:93]
+  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:101]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:96]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:104]
 
-  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:98]
+  assign ms_slot = ms_id[3:0]; // @[StatusBuilder.java:106]
 
-  // @[StatusBuilder.java:130]
+  // @[StatusBuilder.java:146]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -69,7 +69,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:135]
+  // @[StatusBuilder.java:151]
   always @(posedge clk) begin
     if (rst) begin
       m1_slot <= 4'd0;
@@ -78,7 +78,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:140]
+  // @[StatusBuilder.java:156]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -87,7 +87,7 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:132]
+  // @[StatusBuilder.java:148]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -96,17 +96,15 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:109]
+  assign ms_legit = (ms_kernel & ({1'b0, ms_id[6:0]} < 8'd16)) & (|(waiting & (16'd1 << ms_slot)) | (late & (late_slot == ms_slot))); // @[StatusBuilder.java:124]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:119]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:135]
 
-  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:128]
+  assign m0_slot = ms_kernel ? ms_slot : reject_slot; // @[StatusBuilder.java:144]
 
-  assign elapsed = elapsed_q; // @[StatusBuilder.java:166]
+  assign elapsed = elapsed_q; // @[StatusBuilder.java:198]
 
-  assign entry = stamp_table[m0_slot]; // @[StatusBuilder.java:160]
-
-  // @[StatusBuilder.java:157]
+  // @[StatusBuilder.java:169]
   always @(posedge clk) begin
     if (rst) begin
       now_prev <= 32'hffffffff;
@@ -115,50 +113,50 @@ module direkt_bridge_status_n16 (
     end
   end
 
-  // @[StatusBuilder.java:164]
-  always @(posedge clk) begin
-    if (rst) begin
-      tag_q <= 32'd0;
-    end else begin
-      tag_q <= entry[63:32];
-    end
-  end
-
-  // @[StatusBuilder.java:165]
+  // @[StatusBuilder.java:182]
   always @(posedge clk) begin
     if (rst) begin
       elapsed_q <= 32'd0;
     end else begin
-      elapsed_q <= now - entry[31:0];
+      elapsed_q <= now - stamp_table[m0_slot];
     end
   end
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:114]
+  assign m1_tag = tag_table[m1_slot]; // @[StatusBuilder.java:184]
 
-  assign hs_data = ms_data; // @[StatusBuilder.java:115]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:130]
 
-  assign reject_taken = reject_take; // @[StatusBuilder.java:120]
+  assign hs_data = ms_data; // @[StatusBuilder.java:131]
 
-  assign back = ms_legit; // @[StatusBuilder.java:142]
+  assign reject_taken = reject_take; // @[StatusBuilder.java:136]
 
-  assign back_slot = ms_slot; // @[StatusBuilder.java:143]
+  assign back = ms_legit; // @[StatusBuilder.java:158]
 
-  assign push = m1_valid; // @[StatusBuilder.java:188]
+  assign back_slot = ms_slot; // @[StatusBuilder.java:159]
 
-  assign push_slot = m1_slot; // @[StatusBuilder.java:190]
+  assign push = m1_valid; // @[StatusBuilder.java:221]
 
-  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, tag_q}; // @[StatusBuilder.java:169]
+  assign push_slot = m1_slot; // @[StatusBuilder.java:223]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:193]
+  assign push_data = {|elapsed[31:28] ? 28'hfffffff : elapsed[27:0], m1_error, m1_tag}; // @[StatusBuilder.java:201]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:194]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:226]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:195]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:227]
 
-  // @[StatusBuilder.java:158]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:229]
+
+  // @[StatusBuilder.java:180]
   always @(posedge clk) begin
     if (stamp) begin
-      stamp_table[stamp_slot] <= {stamp_tag, now_prev};
+      stamp_table[stamp_slot] <= now_prev;
+    end
+  end
+
+  // @[StatusBuilder.java:181]
+  always @(posedge clk) begin
+    if (stamp) begin
+      tag_table[stamp_slot] <= stamp_tag;
     end
   end
 

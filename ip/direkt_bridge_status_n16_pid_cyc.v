@@ -3,56 +3,56 @@
 // Generated output: free to use, change and ship without conditions (0BSD).
 // module:    direkt_bridge_status_n16_pid_cyc
 // generator: org.direkt.generators.bridge.StatusBuilder
-// params:    Params[idMode=PAPER, inflight=16, tagged=false, events=true]
+// params:    Params[idMode=PAPER, inflight=16, tagged=false, events=true, fetchIds=0]
 //
 // Kernel statuses: stamps at admission, mover statuses and rejections through one register stage, elapsed cycles, high word all ones on error.
 `timescale 1ns / 1ps
 `default_nettype none
 
 module direkt_bridge_status_n16_pid_cyc (
-  input  wire        clk,          // @[StatusBuilder.java:68]
-  input  wire        rst,          // @[StatusBuilder.java:68]
-  input  wire        ms_valid,     // @[StatusBuilder.java:74]
-  input  wire [31:0] ms_data,      // @[StatusBuilder.java:74]
-  output wire        hs_valid,     // @[StatusBuilder.java:74]
-  output wire [31:0] hs_data,      // @[StatusBuilder.java:74]
-  input  wire [4:0]  waiting,      // @[StatusBuilder.java:75]
-  input  wire        reject,       // @[StatusBuilder.java:76]
-  input  wire        reject_load,  // @[StatusBuilder.java:77]
-  input  wire [3:0]  reject_error, // @[StatusBuilder.java:78]
-  output wire        reject_taken, // @[StatusBuilder.java:78]
-  input  wire        stamp,        // @[StatusBuilder.java:78]
-  input  wire [6:0]  stamp_slot,   // @[StatusBuilder.java:78]
-  input  wire [31:0] now,          // @[StatusBuilder.java:79]
-  output wire        push,         // @[StatusBuilder.java:80]
-  output wire [63:0] push_data,    // @[StatusBuilder.java:81]
-  output wire        ev_completed, // @[StatusBuilder.java:81]
-  output wire        ev_aborted,   // @[StatusBuilder.java:82]
-  output wire        ev_spurious   // @[StatusBuilder.java:82]
+  input  wire        clk,          // @[StatusBuilder.java:76]
+  input  wire        rst,          // @[StatusBuilder.java:76]
+  input  wire        ms_valid,     // @[StatusBuilder.java:82]
+  input  wire [31:0] ms_data,      // @[StatusBuilder.java:82]
+  output wire        hs_valid,     // @[StatusBuilder.java:82]
+  output wire [31:0] hs_data,      // @[StatusBuilder.java:82]
+  input  wire [4:0]  waiting,      // @[StatusBuilder.java:83]
+  input  wire        reject,       // @[StatusBuilder.java:84]
+  input  wire        reject_load,  // @[StatusBuilder.java:85]
+  input  wire [3:0]  reject_error, // @[StatusBuilder.java:86]
+  output wire        reject_taken, // @[StatusBuilder.java:86]
+  input  wire        stamp,        // @[StatusBuilder.java:86]
+  input  wire [6:0]  stamp_slot,   // @[StatusBuilder.java:86]
+  input  wire [31:0] now,          // @[StatusBuilder.java:87]
+  output wire        push,         // @[StatusBuilder.java:88]
+  output wire [63:0] push_data,    // @[StatusBuilder.java:89]
+  output wire        ev_completed, // @[StatusBuilder.java:89]
+  output wire        ev_aborted,   // @[StatusBuilder.java:90]
+  output wire        ev_spurious   // @[StatusBuilder.java:90]
 );
 
-  wire                                                    [7:0]  ms_id;               // @[StatusBuilder.java:92]
-  wire                                                           ms_kernel;           // @[StatusBuilder.java:94]
-  wire                                                    [6:0]  ms_slot;             // @[StatusBuilder.java:97]
-  reg                                                            m1_valid;            // @[StatusBuilder.java:100]
-  reg                                                     [3:0]  m1_error;            // @[StatusBuilder.java:102]
-  reg                                                            m1_mover;            // @[StatusBuilder.java:103]
-  wire                                                           ms_legit;            // @[StatusBuilder.java:104]
-  wire                                                           reject_take;         // @[StatusBuilder.java:118]
-  wire                                                    [31:0] elapsed;             // @[StatusBuilder.java:150]
-  wire                                                    [31:0] entry;               // @[StatusBuilder.java:177]
-  reg                                                     [31:0] entry_q;             // @[StatusBuilder.java:178]
-  reg                                                     [31:0] reject_stamp;        // @[StatusBuilder.java:179]
-  reg                                                            m1_reject;           // @[StatusBuilder.java:181]
-  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:127]; // @[StatusBuilder.java:149]
+  wire                                                    [7:0]  ms_id;               // @[StatusBuilder.java:100]
+  wire                                                           ms_kernel;           // @[StatusBuilder.java:102]
+  wire                                                    [6:0]  ms_slot;             // @[StatusBuilder.java:105]
+  reg                                                            m1_valid;            // @[StatusBuilder.java:108]
+  reg                                                     [3:0]  m1_error;            // @[StatusBuilder.java:110]
+  reg                                                            m1_mover;            // @[StatusBuilder.java:111]
+  wire                                                           ms_legit;            // @[StatusBuilder.java:112]
+  wire                                                           reject_take;         // @[StatusBuilder.java:134]
+  wire                                                    [31:0] elapsed;             // @[StatusBuilder.java:163]
+  wire                                                    [31:0] entry;               // @[StatusBuilder.java:210]
+  reg                                                     [31:0] entry_q;             // @[StatusBuilder.java:211]
+  reg                                                     [31:0] reject_stamp;        // @[StatusBuilder.java:212]
+  reg                                                            m1_reject;           // @[StatusBuilder.java:214]
+  (* ram_style = "distributed", ramstyle = "MLAB" *) reg  [31:0] stamp_table [0:127]; // @[StatusBuilder.java:207]
 
-  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:93]
+  assign ms_id = ms_data[7:0]; // @[StatusBuilder.java:101]
 
-  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:96]
+  assign ms_kernel = ms_valid & ms_id[7]; // @[StatusBuilder.java:104]
 
-  assign ms_slot = ms_id[6:0]; // @[StatusBuilder.java:98]
+  assign ms_slot = ms_id[6:0]; // @[StatusBuilder.java:106]
 
-  // @[StatusBuilder.java:130]
+  // @[StatusBuilder.java:146]
   always @(posedge clk) begin
     if (rst) begin
       m1_valid <= 1'b0;
@@ -61,7 +61,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:140]
+  // @[StatusBuilder.java:156]
   always @(posedge clk) begin
     if (rst) begin
       m1_error <= 4'd0;
@@ -70,7 +70,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:132]
+  // @[StatusBuilder.java:148]
   always @(posedge clk) begin
     if (rst) begin
       m1_mover <= 1'b0;
@@ -79,15 +79,15 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  assign ms_legit = ms_kernel & (waiting != {4'd0, m1_valid}); // @[StatusBuilder.java:112]
+  assign ms_legit = ms_kernel & (waiting != {4'd0, m1_valid}); // @[StatusBuilder.java:128]
 
-  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:119]
+  assign reject_take = reject & ~ms_kernel; // @[StatusBuilder.java:135]
 
-  assign elapsed = now - (m1_reject ? reject_stamp : entry); // @[StatusBuilder.java:183]
+  assign elapsed = now - (m1_reject ? reject_stamp : entry); // @[StatusBuilder.java:216]
 
-  assign entry = entry_q; // @[StatusBuilder.java:178]
+  assign entry = entry_q; // @[StatusBuilder.java:211]
 
-  // @[StatusBuilder.java:180]
+  // @[StatusBuilder.java:213]
   always @(posedge clk) begin
     if (rst) begin
       reject_stamp <= 32'd0;
@@ -98,7 +98,7 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  // @[StatusBuilder.java:182]
+  // @[StatusBuilder.java:215]
   always @(posedge clk) begin
     if (rst) begin
       m1_reject <= 1'b0;
@@ -107,30 +107,30 @@ module direkt_bridge_status_n16_pid_cyc (
     end
   end
 
-  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:114]
+  assign hs_valid = ms_valid & ~ms_id[7]; // @[StatusBuilder.java:130]
 
-  assign hs_data = ms_data; // @[StatusBuilder.java:115]
+  assign hs_data = ms_data; // @[StatusBuilder.java:131]
 
-  assign reject_taken = reject_take; // @[StatusBuilder.java:120]
+  assign reject_taken = reject_take; // @[StatusBuilder.java:136]
 
-  assign push = m1_valid; // @[StatusBuilder.java:188]
+  assign push = m1_valid; // @[StatusBuilder.java:221]
 
-  assign push_data = {{32{m1_error != 4'd0}}, elapsed}; // @[StatusBuilder.java:184]
+  assign push_data = {{32{m1_error != 4'd0}}, elapsed}; // @[StatusBuilder.java:217]
 
-  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:193]
+  assign ev_completed = m1_valid & m1_mover; // @[StatusBuilder.java:226]
 
-  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:194]
+  assign ev_aborted = (m1_valid & m1_mover) & (m1_error != 4'd0); // @[StatusBuilder.java:227]
 
-  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:195]
+  assign ev_spurious = ms_kernel & ~ms_legit; // @[StatusBuilder.java:229]
 
-  // @[StatusBuilder.java:175]
+  // @[StatusBuilder.java:208]
   always @(posedge clk) begin
     if (stamp) begin
       stamp_table[stamp_slot] <= now;
     end
   end
 
-  // @[StatusBuilder.java:178]
+  // @[StatusBuilder.java:211]
   always @(posedge clk) begin
     if (1'b1) begin
       entry_q <= stamp_table[ms_slot];

@@ -10,30 +10,31 @@
 `default_nettype none
 
 module direkt_bridge_windows_rd_e4 (
-  input  wire         clk,        // @[WindowCheck.java:69]
-  input  wire         rst,        // @[WindowCheck.java:69]
-  input  wire [43:0]  pcie_first, // @[WindowCheck.java:71]
-  input  wire [175:0] win_base,   // @[WindowCheck.java:71]
-  input  wire [111:0] win_mask,   // @[WindowCheck.java:72]
-  input  wire [3:0]   win_allow,  // @[WindowCheck.java:72]
-  input  wire         crosses_1m, // @[WindowCheck.java:72]
-  output wire [3:0]   hits        // @[WindowCheck.java:72]
+  input  wire         clk,        // @[WindowCheck.java:72]
+  input  wire         rst,        // @[WindowCheck.java:72]
+  input  wire [43:0]  pcie_first, // @[WindowCheck.java:74]
+  input  wire [175:0] win_base,   // @[WindowCheck.java:74]
+  input  wire [111:0] win_mask,   // @[WindowCheck.java:75]
+  input  wire [3:0]   win_allow,  // @[WindowCheck.java:75]
+  input  wire         crosses_1m, // @[WindowCheck.java:75]
+  output wire [3:0]   hits,       // @[WindowCheck.java:75]
+  output wire         any_hit     // @[WindowCheck.java:76]
 );
 
-  reg  away_high_3;   // @[WindowCheck.java:88]
-  reg  away_masked_3; // @[WindowCheck.java:89]
-  reg  ones_3;        // @[WindowCheck.java:90]
-  reg  away_high_2;   // @[WindowCheck.java:88]
-  reg  away_masked_2; // @[WindowCheck.java:89]
-  reg  ones_2;        // @[WindowCheck.java:90]
-  reg  away_high_1;   // @[WindowCheck.java:88]
-  reg  away_masked_1; // @[WindowCheck.java:89]
-  reg  ones_1;        // @[WindowCheck.java:90]
-  reg  away_high_0;   // @[WindowCheck.java:88]
-  reg  away_masked_0; // @[WindowCheck.java:89]
-  reg  ones_0;        // @[WindowCheck.java:90]
+  reg  away_high_3;   // @[WindowCheck.java:97]
+  reg  away_masked_3; // @[WindowCheck.java:98]
+  reg  ones_3;        // @[WindowCheck.java:99]
+  reg  away_high_2;   // @[WindowCheck.java:97]
+  reg  away_masked_2; // @[WindowCheck.java:98]
+  reg  ones_2;        // @[WindowCheck.java:99]
+  reg  away_high_1;   // @[WindowCheck.java:97]
+  reg  away_masked_1; // @[WindowCheck.java:98]
+  reg  ones_1;        // @[WindowCheck.java:99]
+  reg  away_high_0;   // @[WindowCheck.java:97]
+  reg  away_masked_0; // @[WindowCheck.java:98]
+  reg  ones_0;        // @[WindowCheck.java:99]
 
-  // @[WindowCheck.java:91]
+  // @[WindowCheck.java:100]
   always @(posedge clk) begin
     if (rst) begin
       away_high_3 <= 1'b1;
@@ -42,7 +43,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:92]
+  // @[WindowCheck.java:101]
   always @(posedge clk) begin
     if (rst) begin
       away_masked_3 <= 1'b1;
@@ -51,7 +52,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:93]
+  // @[WindowCheck.java:102]
   always @(posedge clk) begin
     if (rst) begin
       ones_3 <= 1'b0;
@@ -60,7 +61,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:91]
+  // @[WindowCheck.java:100]
   always @(posedge clk) begin
     if (rst) begin
       away_high_2 <= 1'b1;
@@ -69,7 +70,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:92]
+  // @[WindowCheck.java:101]
   always @(posedge clk) begin
     if (rst) begin
       away_masked_2 <= 1'b1;
@@ -78,7 +79,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:93]
+  // @[WindowCheck.java:102]
   always @(posedge clk) begin
     if (rst) begin
       ones_2 <= 1'b0;
@@ -87,7 +88,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:91]
+  // @[WindowCheck.java:100]
   always @(posedge clk) begin
     if (rst) begin
       away_high_1 <= 1'b1;
@@ -96,7 +97,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:92]
+  // @[WindowCheck.java:101]
   always @(posedge clk) begin
     if (rst) begin
       away_masked_1 <= 1'b1;
@@ -105,7 +106,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:93]
+  // @[WindowCheck.java:102]
   always @(posedge clk) begin
     if (rst) begin
       ones_1 <= 1'b0;
@@ -114,7 +115,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:91]
+  // @[WindowCheck.java:100]
   always @(posedge clk) begin
     if (rst) begin
       away_high_0 <= 1'b1;
@@ -123,7 +124,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:92]
+  // @[WindowCheck.java:101]
   always @(posedge clk) begin
     if (rst) begin
       away_masked_0 <= 1'b1;
@@ -132,7 +133,7 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  // @[WindowCheck.java:93]
+  // @[WindowCheck.java:102]
   always @(posedge clk) begin
     if (rst) begin
       ones_0 <= 1'b0;
@@ -141,7 +142,9 @@ module direkt_bridge_windows_rd_e4 (
     end
   end
 
-  assign hits = {win_allow[3] & ~((away_high_3 | away_masked_3) | (crosses_1m & ones_3)), win_allow[2] & ~((away_high_2 | away_masked_2) | (crosses_1m & ones_2)), win_allow[1] & ~((away_high_1 | away_masked_1) | (crosses_1m & ones_1)), win_allow[0] & ~((away_high_0 | away_masked_0) | (crosses_1m & ones_0))}; // @[WindowCheck.java:96]
+  assign hits = {win_allow[3] & ~((away_high_3 | away_masked_3) | (crosses_1m & ones_3)), win_allow[2] & ~((away_high_2 | away_masked_2) | (crosses_1m & ones_2)), win_allow[1] & ~((away_high_1 | away_masked_1) | (crosses_1m & ones_1)), win_allow[0] & ~((away_high_0 | away_masked_0) | (crosses_1m & ones_0))}; // @[WindowCheck.java:108]
+
+  assign any_hit = crosses_1m ? ((((((win_allow[3] & ~away_high_3) & ~away_masked_3) & ~ones_3) | (((win_allow[2] & ~away_high_2) & ~away_masked_2) & ~ones_2)) | (((win_allow[1] & ~away_high_1) & ~away_masked_1) & ~ones_1)) | (((win_allow[0] & ~away_high_0) & ~away_masked_0) & ~ones_0)) : (((((win_allow[3] & ~away_high_3) & ~away_masked_3) | ((win_allow[2] & ~away_high_2) & ~away_masked_2)) | ((win_allow[1] & ~away_high_1) & ~away_masked_1)) | ((win_allow[0] & ~away_high_0) & ~away_masked_0)); // @[WindowCheck.java:109]
 
 endmodule
 

@@ -42,12 +42,13 @@ module direkt_counter_bank_g2_n7 (
   reg  [3:0]  pre_1_5;       // @[CounterBank.java:107]
   reg  [3:0]  pre_1_6;       // @[CounterBank.java:107]
   wire [13:0] read_onehot;   // @[CounterBank.java:120]
-  wire        flush_held;    // @[CounterBank.java:137]
-  reg  [31:0] flush2_word;   // @[CounterBank.java:139]
-  wire [31:0] flush2_sum;    // @[CounterBank.java:141]
-  wire        read_held;     // @[CounterBank.java:147]
-  reg  [31:0] read_word;     // @[CounterBank.java:149]
-  reg  [3:0]  read_pre;      // @[CounterBank.java:150]
+  wire        flush_held;    // @[CounterBank.java:139]
+  reg         flush_held_q;  // @[CounterBank.java:141]
+  reg  [31:0] flush2_word;   // @[CounterBank.java:147]
+  wire [31:0] flush2_sum;    // @[CounterBank.java:149]
+  wire        read_held;     // @[CounterBank.java:155]
+  reg  [31:0] read_word;     // @[CounterBank.java:157]
+  reg  [3:0]  read_pre;      // @[CounterBank.java:158]
   reg  [31:0] counts [0:15]; // @[CounterBank.java:85]
 
   // @[CounterBank.java:131]
@@ -112,7 +113,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:144]
+  // @[CounterBank.java:152]
   always @(posedge clk) begin
     if (rst) begin
       held <= 14'd0;
@@ -346,9 +347,18 @@ module direkt_counter_bank_g2_n7 (
 
   assign read_onehot = {read_addr == 4'd14, read_addr == 4'd13, read_addr == 4'd12, read_addr == 4'd11, read_addr == 4'd10, read_addr == 4'd9, read_addr == 4'd8, read_addr == 4'd6, read_addr == 4'd5, read_addr == 4'd4, read_addr == 4'd3, read_addr == 4'd2, read_addr == 4'd1, read_addr == 4'd0}; // @[CounterBank.java:121]
 
-  assign flush_held = |(held & flush_onehot); // @[CounterBank.java:138]
+  assign flush_held = flush_held_q; // @[CounterBank.java:143]
 
-  // @[CounterBank.java:140]
+  // @[CounterBank.java:142]
+  always @(posedge clk) begin
+    if (rst) begin
+      flush_held_q <= 1'b0;
+    end else begin
+      flush_held_q <= ~clear & |(held & {flush_onehot[12:0], flush_onehot[13]});
+    end
+  end
+
+  // @[CounterBank.java:148]
   always @(posedge clk) begin
     if (rst) begin
       flush2_word <= 32'd0;
@@ -357,11 +367,11 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  assign flush2_sum = flush2_word + {28'd0, flush2_pre}; // @[CounterBank.java:142]
+  assign flush2_sum = flush2_word + {28'd0, flush2_pre}; // @[CounterBank.java:150]
 
-  assign read_held = |(held & read_onehot); // @[CounterBank.java:148]
+  assign read_held = |(held & read_onehot); // @[CounterBank.java:156]
 
-  // @[CounterBank.java:151]
+  // @[CounterBank.java:159]
   always @(posedge clk) begin
     if (rst) begin
       read_word <= 32'd0;
@@ -370,7 +380,7 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  // @[CounterBank.java:152]
+  // @[CounterBank.java:160]
   always @(posedge clk) begin
     if (rst) begin
       read_pre <= 4'd0;
@@ -379,9 +389,9 @@ module direkt_counter_bank_g2_n7 (
     end
   end
 
-  assign read_value = read_word + {28'd0, read_pre}; // @[CounterBank.java:153]
+  assign read_value = read_word + {28'd0, read_pre}; // @[CounterBank.java:161]
 
-  // @[CounterBank.java:143]
+  // @[CounterBank.java:151]
   always @(posedge clk) begin
     if (flush2_valid & ~clear) begin
       counts[flush2_addr] <= flush2_sum;

@@ -86,50 +86,54 @@ module direkt_host_desc_front_e128 (
   wire [63:0]  u_wr_flag_data;       // @[HostDescFront.java:125]
   wire         u_wr_flag_valid;      // @[HostDescFront.java:125]
   wire         u_wr_flag_ready;      // @[HostDescFront.java:125]
-  reg  [15:0]  reg_written;          // @[HostDescFront.java:142]
-  reg  [31:0]  regs_readdata_q;      // @[HostDescFront.java:156]
-  wire [7:0]   rd_ms_id;             // @[HostDescFront.java:165]
-  wire [7:0]   wr_ms_id;             // @[HostDescFront.java:167]
-  wire         rd_ms_fetch;          // @[HostDescFront.java:169]
-  wire         wr_ms_fetch;          // @[HostDescFront.java:171]
-  reg          dcm_write_q;          // @[HostDescFront.java:212]
-  reg  [63:0]  dcm_address_q;        // @[HostDescFront.java:213]
-  reg          dcm_last_wr;          // @[HostDescFront.java:214]
-  wire         dcm_free;             // @[HostDescFront.java:215]
-  wire         dcm_pick_wr;          // @[HostDescFront.java:217]
-  reg  [31:0]  reg_copies [0:15];    // @[HostDescFront.java:141]
+  reg  [15:0]  reg_written;          // @[HostDescFront.java:143]
+  reg          regs_read_q;          // @[HostDescFront.java:149]
+  reg          regs_read_wr;         // @[HostDescFront.java:151]
+  reg  [3:0]   regs_read_index;      // @[HostDescFront.java:153]
+  reg  [31:0]  regs_read_copy;       // @[HostDescFront.java:155]
+  reg          regs_read_written;    // @[HostDescFront.java:157]
+  reg  [31:0]  regs_readdata_q;      // @[HostDescFront.java:166]
+  wire [7:0]   rd_ms_id;             // @[HostDescFront.java:175]
+  wire [7:0]   wr_ms_id;             // @[HostDescFront.java:177]
+  wire         wr_ms_fetch;          // @[HostDescFront.java:179]
+  reg          dcm_write_q;          // @[HostDescFront.java:222]
+  reg  [63:0]  dcm_address_q;        // @[HostDescFront.java:223]
+  reg          dcm_last_wr;          // @[HostDescFront.java:224]
+  wire         dcm_free;             // @[HostDescFront.java:225]
+  wire         dcm_pick_wr;          // @[HostDescFront.java:227]
+  reg  [31:0]  reg_copies [0:15];    // @[HostDescFront.java:142]
 
   assign u_rd_reg_we = (regs_write & (regs_address[5:4] == 2'd0)) & ~regs_address[6]; // @[HostDescFront.java:134]
 
   assign u_rd_reg_index = regs_address[3:0]; // @[HostDescFront.java:135]
 
-  assign u_rd_fetch_ready = rd_host_desc_ready & u_rd_fetch_valid; // @[HostDescFront.java:205]
+  assign u_rd_fetch_ready = rd_host_desc_ready & u_rd_fetch_valid; // @[HostDescFront.java:215]
 
-  assign u_rd_fetch_done = rd_ms_valid & (rd_ms_id == 8'd254); // @[HostDescFront.java:174]
+  assign u_rd_fetch_done = rd_ms_valid & (rd_ms_id == 8'd254); // @[HostDescFront.java:182]
 
-  assign u_rd_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:176]
+  assign u_rd_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:184]
 
-  assign u_rd_misrouted = 1'b0; // @[HostDescFront.java:179]
+  assign u_rd_misrouted = 1'b0; // @[HostDescFront.java:187]
 
-  assign u_rd_entry_ready = rd_host_desc_ready & ~(u_rd_fetch_valid | u_wr_fetch_valid); // @[HostDescFront.java:207]
+  assign u_rd_entry_ready = rd_host_desc_ready & ~(u_rd_fetch_valid | u_wr_fetch_valid); // @[HostDescFront.java:217]
 
-  assign u_rd_flag_ready = dcm_free & ~dcm_pick_wr; // @[HostDescFront.java:219]
+  assign u_rd_flag_ready = dcm_free & ~dcm_pick_wr; // @[HostDescFront.java:229]
 
   assign u_wr_reg_we = (regs_write & (regs_address[5:4] == 2'd0)) & regs_address[6]; // @[HostDescFront.java:134]
 
   assign u_wr_reg_index = regs_address[3:0]; // @[HostDescFront.java:135]
 
-  assign u_wr_fetch_ready = rd_host_desc_ready & (u_wr_fetch_valid & ~u_rd_fetch_valid); // @[HostDescFront.java:206]
+  assign u_wr_fetch_ready = rd_host_desc_ready & (u_wr_fetch_valid & ~u_rd_fetch_valid); // @[HostDescFront.java:216]
 
-  assign u_wr_fetch_done = rd_ms_valid & (rd_ms_id == 8'd255); // @[HostDescFront.java:175]
+  assign u_wr_fetch_done = rd_ms_valid & (rd_ms_id == 8'd255); // @[HostDescFront.java:183]
 
-  assign u_wr_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:177]
+  assign u_wr_fetch_failed = rd_ms_data[11] | rd_ms_data[12]; // @[HostDescFront.java:185]
 
-  assign u_wr_misrouted = wr_ms_valid & wr_ms_fetch; // @[HostDescFront.java:180]
+  assign u_wr_misrouted = wr_ms_valid & wr_ms_fetch; // @[HostDescFront.java:188]
 
-  assign u_wr_flag_ready = dcm_free & dcm_pick_wr; // @[HostDescFront.java:220]
+  assign u_wr_flag_ready = dcm_free & dcm_pick_wr; // @[HostDescFront.java:230]
 
-  // @[HostDescFront.java:147]
+  // @[HostDescFront.java:148]
   always @(posedge clk) begin
     if (rst) begin
       reg_written <= 16'd0;
@@ -140,24 +144,67 @@ module direkt_host_desc_front_e128 (
     end
   end
 
-  // @[HostDescFront.java:157]
+  // @[HostDescFront.java:150]
+  always @(posedge clk) begin
+    if (rst) begin
+      regs_read_q <= 1'b0;
+    end else begin
+      regs_read_q <= regs_read & (regs_address[5:4] == 2'd0);
+    end
+  end
+
+  // @[HostDescFront.java:152]
+  always @(posedge clk) begin
+    if (rst) begin
+      regs_read_wr <= 1'b0;
+    end else begin
+      regs_read_wr <= regs_address[6];
+    end
+  end
+
+  // @[HostDescFront.java:154]
+  always @(posedge clk) begin
+    if (rst) begin
+      regs_read_index <= 4'd0;
+    end else begin
+      regs_read_index <= regs_address[3:0];
+    end
+  end
+
+  // @[HostDescFront.java:156]
+  always @(posedge clk) begin
+    if (rst) begin
+      regs_read_copy <= 32'd0;
+    end else begin
+      regs_read_copy <= reg_copies[{regs_address[6], regs_address[2:0]}];
+    end
+  end
+
+  // @[HostDescFront.java:158]
+  always @(posedge clk) begin
+    if (rst) begin
+      regs_read_written <= 1'b0;
+    end else begin
+      regs_read_written <= |(reg_written & (16'd1 << {regs_address[6], regs_address[2:0]}));
+    end
+  end
+
+  // @[HostDescFront.java:167]
   always @(posedge clk) begin
     if (rst) begin
       regs_readdata_q <= 32'd0;
     end else begin
-      regs_readdata_q <= (regs_read & (regs_address[5:4] == 2'd0)) ? (regs_address[3] ? ((regs_address[3:0] == 4'd8) ? (regs_address[6] ? u_wr_reg_diag : u_rd_reg_diag) : ((regs_address[3:0] == 4'd9) ? (regs_address[6] ? u_wr_reg_last_status : u_rd_reg_last_status) : 32'd0)) : ((regs_address[2:1] == 2'd2) ? (regs_address[6] ? (regs_address[0] ? {25'd0, u_wr_reg_table_size} : {24'd0, u_wr_reg_last_ptr}) : (regs_address[0] ? {25'd0, u_rd_reg_table_size} : {24'd0, u_rd_reg_last_ptr})) : (|(reg_written & (16'd1 << {regs_address[6], regs_address[2:0]})) ? reg_copies[{regs_address[6], regs_address[2:0]}] : 32'd0))) : 32'd0;
+      regs_readdata_q <= regs_read_q ? (regs_read_index[3] ? ((regs_read_index == 4'd8) ? (regs_read_wr ? u_wr_reg_diag : u_rd_reg_diag) : ((regs_read_index == 4'd9) ? (regs_read_wr ? u_wr_reg_last_status : u_rd_reg_last_status) : 32'd0)) : ((regs_read_index[2:1] == 2'd2) ? (regs_read_wr ? (regs_read_index[0] ? {25'd0, u_wr_reg_table_size} : {24'd0, u_wr_reg_last_ptr}) : (regs_read_index[0] ? {25'd0, u_rd_reg_table_size} : {24'd0, u_rd_reg_last_ptr})) : (regs_read_written ? regs_read_copy : 32'd0))) : 32'd0;
     end
   end
 
-  assign rd_ms_id = rd_ms_data[7:0]; // @[HostDescFront.java:166]
+  assign rd_ms_id = rd_ms_data[7:0]; // @[HostDescFront.java:176]
 
-  assign wr_ms_id = wr_ms_data[7:0]; // @[HostDescFront.java:168]
+  assign wr_ms_id = wr_ms_data[7:0]; // @[HostDescFront.java:178]
 
-  assign rd_ms_fetch = rd_ms_id >= 8'd254; // @[HostDescFront.java:170]
+  assign wr_ms_fetch = wr_ms_id >= 8'd254; // @[HostDescFront.java:180]
 
-  assign wr_ms_fetch = wr_ms_id >= 8'd254; // @[HostDescFront.java:172]
-
-  // @[HostDescFront.java:222]
+  // @[HostDescFront.java:232]
   always @(posedge clk) begin
     if (rst) begin
       dcm_write_q <= 1'b0;
@@ -168,7 +215,7 @@ module direkt_host_desc_front_e128 (
     end
   end
 
-  // @[HostDescFront.java:223]
+  // @[HostDescFront.java:233]
   always @(posedge clk) begin
     if (rst) begin
       dcm_address_q <= 64'd0;
@@ -179,7 +226,7 @@ module direkt_host_desc_front_e128 (
     end
   end
 
-  // @[HostDescFront.java:225]
+  // @[HostDescFront.java:235]
   always @(posedge clk) begin
     if (rst) begin
       dcm_last_wr <= 1'b0;
@@ -190,35 +237,35 @@ module direkt_host_desc_front_e128 (
     end
   end
 
-  assign dcm_free = ~dcm_write_q | ~dcm_waitrequest; // @[HostDescFront.java:216]
+  assign dcm_free = ~dcm_write_q | ~dcm_waitrequest; // @[HostDescFront.java:226]
 
-  assign dcm_pick_wr = u_wr_flag_valid & (~u_rd_flag_valid | ~dcm_last_wr); // @[HostDescFront.java:218]
+  assign dcm_pick_wr = u_wr_flag_valid & (~u_rd_flag_valid | ~dcm_last_wr); // @[HostDescFront.java:228]
 
-  assign regs_readdata = regs_readdata_q; // @[HostDescFront.java:158]
+  assign regs_readdata = regs_readdata_q; // @[HostDescFront.java:168]
 
-  assign dcm_address = dcm_address_q; // @[HostDescFront.java:227]
+  assign dcm_address = dcm_address_q; // @[HostDescFront.java:237]
 
-  assign dcm_write = dcm_write_q; // @[HostDescFront.java:226]
+  assign dcm_write = dcm_write_q; // @[HostDescFront.java:236]
 
-  assign dcm_writedata = 32'd1; // @[HostDescFront.java:228]
+  assign dcm_writedata = 32'd1; // @[HostDescFront.java:238]
 
-  assign rd_bs_valid = rd_ms_valid & ~rd_ms_fetch; // @[HostDescFront.java:181]
+  assign rd_bs_valid = rd_ms_valid; // @[HostDescFront.java:191]
 
-  assign rd_bs_data = rd_ms_data; // @[HostDescFront.java:182]
+  assign rd_bs_data = rd_ms_data; // @[HostDescFront.java:192]
 
-  assign rd_host_desc_data = u_rd_fetch_valid ? u_rd_fetch_data : ((u_wr_fetch_valid & ~u_rd_fetch_valid) ? u_wr_fetch_data : u_rd_entry_data); // @[HostDescFront.java:204]
+  assign rd_host_desc_data = u_rd_fetch_valid ? u_rd_fetch_data : ((u_wr_fetch_valid & ~u_rd_fetch_valid) ? u_wr_fetch_data : u_rd_entry_data); // @[HostDescFront.java:214]
 
-  assign rd_host_desc_valid = (u_rd_fetch_valid | u_wr_fetch_valid) | u_rd_entry_valid; // @[HostDescFront.java:203]
+  assign rd_host_desc_valid = (u_rd_fetch_valid | u_wr_fetch_valid) | u_rd_entry_valid; // @[HostDescFront.java:213]
 
-  assign wr_bs_valid = wr_ms_valid & ~wr_ms_fetch; // @[HostDescFront.java:183]
+  assign wr_bs_valid = wr_ms_valid; // @[HostDescFront.java:193]
 
-  assign wr_bs_data = wr_ms_data; // @[HostDescFront.java:184]
+  assign wr_bs_data = wr_ms_data; // @[HostDescFront.java:194]
 
-  assign wr_host_desc_data = u_wr_entry_data; // @[HostDescFront.java:208]
+  assign wr_host_desc_data = u_wr_entry_data; // @[HostDescFront.java:218]
 
-  assign wr_host_desc_valid = u_wr_entry_valid; // @[HostDescFront.java:208]
+  assign wr_host_desc_valid = u_wr_entry_valid; // @[HostDescFront.java:218]
 
-  // @[HostDescFront.java:146]
+  // @[HostDescFront.java:147]
   always @(posedge clk) begin
     if ((regs_write & (regs_address[5:4] == 2'd0)) & (~regs_address[3] & (regs_address[2:1] != 2'd2))) begin
       reg_copies[{regs_address[6], regs_address[2:0]}] <= regs_writedata;

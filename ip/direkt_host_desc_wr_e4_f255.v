@@ -71,60 +71,64 @@ module direkt_host_desc_wr_e4_f255 (
   wire                                                     restart;            // @[HostDescSide.java:247]
   reg                                              [1:0]   start_id;           // @[HostDescSide.java:249]
   reg                                              [1:0]   end_id;             // @[HostDescSide.java:251]
-  wire                                             [2:0]   size;               // @[HostDescSide.java:253]
-  wire                                                     start;              // @[HostDescSide.java:255]
-  wire                                             [8:0]   fetch_src_low;      // @[HostDescSide.java:268]
-  reg                                              [8:0]   fetch_src_low_q;    // @[HostDescSide.java:270]
-  reg                                                      fetch_finish;       // @[HostDescSide.java:271]
-  wire                                             [50:0]  rc_high;            // @[HostDescSide.java:275]
-  reg                                              [4:0]   burst_left;         // @[HostDescSide.java:289]
-  reg                                                      burst_idle;         // @[HostDescSide.java:290]
-  reg                                              [7:0]   beat_next;          // @[HostDescSide.java:291]
-  wire                                             [7:0]   beat_address;       // @[HostDescSide.java:292]
-  reg                                              [7:0]   expected;           // @[HostDescSide.java:302]
-  reg                                              [7:0]   expected_before;    // @[HostDescSide.java:304]
-  reg                                                      next_hit;           // @[HostDescSide.java:305]
-  reg                                                      expecting;          // @[HostDescSide.java:306]
-  wire                                                     take;               // @[HostDescSide.java:307]
-  reg                                              [2:0]   handed_ptr;         // @[HostDescSide.java:337]
-  reg                                              [2:0]   completed_ptr;      // @[HostDescSide.java:338]
-  reg                                              [2:0]   flagged_ptr;        // @[HostDescSide.java:339]
-  reg                                              [2:0]   handed_held;        // @[HostDescSide.java:343]
-  reg                                                      ring_room;          // @[HostDescSide.java:344]
-  reg                                              [2:0]   read_index;         // @[HostDescSide.java:352]
-  reg                                                      read_valid;         // @[HostDescSide.java:353]
-  reg                                                      head_empty;         // @[HostDescSide.java:356]
-  wire                                                     head_valid;         // @[HostDescSide.java:357]
-  reg                                              [152:0] head_word;          // @[HostDescSide.java:359]
-  wire                                                     head_free;          // @[HostDescSide.java:360]
-  wire                                                     read_free;          // @[HostDescSide.java:362]
-  wire                                                     arrived_unread;     // @[HostDescSide.java:364]
-  reg                                              [152:0] read_word;          // @[HostDescSide.java:366]
-  wire                                             [1:0]   out_id;             // @[HostDescSide.java:373]
-  wire                                                     fetch_report;       // @[HostDescSide.java:389]
-  wire                                                     batch_done;         // @[HostDescSide.java:396]
-  wire                                             [7:0]   prev_done;          // @[HostDescSide.java:421]
-  wire                                             [7:0]   hs_id;              // @[HostDescSide.java:433]
-  reg                                              [1:0]   completed_head;     // @[HostDescSide.java:437]
-  wire                                                     complete;           // @[HostDescSide.java:438]
-  reg                                              [2:0]   completed_next;     // @[HostDescSide.java:441]
-  reg                                                      flag_q_valid;       // @[HostDescSide.java:454]
-  reg                                              [12:0]  flag_q_low;         // @[HostDescSide.java:455]
-  reg                                                      flag_q_carry;       // @[HostDescSide.java:456]
-  reg                                                      flag_shown;         // @[HostDescSide.java:459]
-  wire                                                     flag_fire;          // @[HostDescSide.java:460]
-  wire                                                     flag_load;          // @[HostDescSide.java:462]
-  reg                                                      flag_owed;          // @[HostDescSide.java:465]
-  wire                                             [13:0]  flag_low_sum;       // @[HostDescSide.java:468]
-  reg                                                      rc_high_carry;      // @[HostDescSide.java:484]
-  wire                                                     fetch_waits;        // @[HostDescSide.java:485]
-  reg                                              [7:0]   diag;               // @[HostDescSide.java:496]
-  reg                                              [5:0]   diag_seen;          // @[HostDescSide.java:497]
-  reg                                                      diag_beat_taken;    // @[HostDescSide.java:500]
-  reg                                                      diag_beat_reserved; // @[HostDescSide.java:502]
-  reg                                                      diag_entry_id;      // @[HostDescSide.java:505]
-  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [152:0] entries [0:3];      // @[HostDescSide.java:322]
-  reg                                              [1:0]   handed_ids [0:3];   // @[HostDescSide.java:336]
+  wire                                             [2:0]   span;               // @[HostDescSide.java:253]
+  wire                                             [2:0]   size;               // @[HostDescSide.java:255]
+  wire                                                     start;              // @[HostDescSide.java:257]
+  wire                                             [8:0]   fetch_src_low;      // @[HostDescSide.java:270]
+  reg                                              [8:0]   fetch_src_low_q;    // @[HostDescSide.java:272]
+  reg                                                      fetch_finish;       // @[HostDescSide.java:273]
+  wire                                             [50:0]  rc_high;            // @[HostDescSide.java:277]
+  reg                                              [4:0]   burst_left;         // @[HostDescSide.java:291]
+  reg                                                      burst_idle;         // @[HostDescSide.java:292]
+  reg                                              [7:0]   beat_next;          // @[HostDescSide.java:293]
+  wire                                             [7:0]   beat_address;       // @[HostDescSide.java:294]
+  reg                                              [7:0]   expected;           // @[HostDescSide.java:304]
+  reg                                              [7:0]   expected_before;    // @[HostDescSide.java:306]
+  reg                                                      next_hit;           // @[HostDescSide.java:307]
+  reg                                                      expecting;          // @[HostDescSide.java:308]
+  reg                                              [2:0]   count_less1;        // @[HostDescSide.java:311]
+  wire                                                     take;               // @[HostDescSide.java:312]
+  reg                                              [2:0]   handed_ptr;         // @[HostDescSide.java:342]
+  reg                                              [2:0]   completed_ptr;      // @[HostDescSide.java:343]
+  reg                                              [2:0]   flagged_ptr;        // @[HostDescSide.java:344]
+  reg                                              [2:0]   handed_held;        // @[HostDescSide.java:348]
+  reg                                                      ring_room;          // @[HostDescSide.java:349]
+  reg                                              [2:0]   read_index;         // @[HostDescSide.java:357]
+  reg                                                      read_valid;         // @[HostDescSide.java:358]
+  reg                                                      head_empty;         // @[HostDescSide.java:361]
+  wire                                                     head_valid;         // @[HostDescSide.java:362]
+  reg                                              [152:0] head_word;          // @[HostDescSide.java:364]
+  wire                                                     head_free;          // @[HostDescSide.java:365]
+  wire                                                     read_free;          // @[HostDescSide.java:367]
+  wire                                                     arrived_unread;     // @[HostDescSide.java:369]
+  reg                                              [152:0] read_word;          // @[HostDescSide.java:371]
+  wire                                             [1:0]   out_id;             // @[HostDescSide.java:378]
+  wire                                                     fetch_report;       // @[HostDescSide.java:394]
+  reg                                                      all_issued;         // @[HostDescSide.java:406]
+  reg                                                      arrived_issued;     // @[HostDescSide.java:408]
+  wire                                                     batch_done;         // @[HostDescSide.java:410]
+  wire                                             [7:0]   prev_done;          // @[HostDescSide.java:436]
+  wire                                             [7:0]   hs_id;              // @[HostDescSide.java:448]
+  reg                                              [1:0]   completed_head;     // @[HostDescSide.java:452]
+  wire                                                     complete;           // @[HostDescSide.java:453]
+  reg                                              [2:0]   completed_next;     // @[HostDescSide.java:456]
+  reg                                                      flag_q_valid;       // @[HostDescSide.java:469]
+  reg                                              [12:0]  flag_q_low;         // @[HostDescSide.java:470]
+  reg                                                      flag_q_carry;       // @[HostDescSide.java:471]
+  reg                                                      flag_shown;         // @[HostDescSide.java:474]
+  wire                                                     flag_fire;          // @[HostDescSide.java:475]
+  wire                                                     flag_load;          // @[HostDescSide.java:477]
+  reg                                                      flag_owed;          // @[HostDescSide.java:480]
+  wire                                             [13:0]  flag_low_sum;       // @[HostDescSide.java:483]
+  reg                                                      rc_high_carry;      // @[HostDescSide.java:499]
+  wire                                                     fetch_waits;        // @[HostDescSide.java:500]
+  reg                                              [7:0]   diag;               // @[HostDescSide.java:511]
+  reg                                              [5:0]   diag_seen;          // @[HostDescSide.java:512]
+  reg                                                      diag_beat_taken;    // @[HostDescSide.java:515]
+  reg                                                      diag_beat_reserved; // @[HostDescSide.java:517]
+  reg                                                      diag_entry_id;      // @[HostDescSide.java:520]
+  (* no_rw_check, ramstyle = "no_rw_check" *) reg  [152:0] entries [0:3];      // @[HostDescSide.java:327]
+  reg                                              [1:0]   handed_ids [0:3];   // @[HostDescSide.java:341]
 
   // @[HostDescSide.java:200]
   always @(posedge clk) begin
@@ -203,7 +207,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:447]
+  // @[HostDescSide.java:462]
   always @(posedge clk) begin
     if (rst) begin
       last_host_status <= 32'd0;
@@ -216,7 +220,7 @@ module direkt_host_desc_wr_e4_f255 (
 
   assign last_ptr_ok = reg_wdata[7:0] <= {6'd0, table_size}; // @[HostDescSide.java:209]
 
-  // @[HostDescSide.java:418]
+  // @[HostDescSide.java:433]
   always @(posedge clk) begin
     if (rst) begin
       requested <= 1'b0;
@@ -233,7 +237,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:426]
+  // @[HostDescSide.java:441]
   always @(posedge clk) begin
     if (rst) begin
       prev_id <= 8'd255;
@@ -244,7 +248,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:427]
+  // @[HostDescSide.java:442]
   always @(posedge clk) begin
     if (rst) begin
       fetch_index <= 2'd0;
@@ -258,7 +262,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:403]
+  // @[HostDescSide.java:417]
   always @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0;
@@ -272,7 +276,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:405]
+  // @[HostDescSide.java:419]
   always @(posedge clk) begin
     if (rst) begin
       first_id <= 2'd0;
@@ -283,7 +287,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:406]
+  // @[HostDescSide.java:420]
   always @(posedge clk) begin
     if (rst) begin
       count <= 3'd0;
@@ -294,7 +298,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:407]
+  // @[HostDescSide.java:421]
   always @(posedge clk) begin
     if (rst) begin
       fetch_base <= 2'd0;
@@ -305,7 +309,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:408]
+  // @[HostDescSide.java:422]
   always @(posedge clk) begin
     if (rst) begin
       ends_table <= 1'b0;
@@ -316,7 +320,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:409]
+  // @[HostDescSide.java:423]
   always @(posedge clk) begin
     if (rst) begin
       last_id <= 2'd0;
@@ -327,7 +331,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:326]
+  // @[HostDescSide.java:331]
   always @(posedge clk) begin
     if (rst) begin
       arrived <= 3'd0;
@@ -341,7 +345,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:382]
+  // @[HostDescSide.java:387]
   always @(posedge clk) begin
     if (rst) begin
       issued <= 3'd0;
@@ -355,7 +359,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:392]
+  // @[HostDescSide.java:397]
   always @(posedge clk) begin
     if (rst) begin
       fetch_reported <= 1'b0;
@@ -369,7 +373,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:393]
+  // @[HostDescSide.java:398]
   always @(posedge clk) begin
     if (rst) begin
       fetch_failed_q <= 1'b0;
@@ -383,7 +387,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:388]
+  // @[HostDescSide.java:393]
   always @(posedge clk) begin
     if (rst) begin
       fetch_pending <= 1'b0;
@@ -397,7 +401,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:399]
+  // @[HostDescSide.java:413]
   always @(posedge clk) begin
     if (rst) begin
       settled <= 1'b0;
@@ -446,13 +450,15 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign size = ({1'b0, end_id} - {1'b0, start_id}) + 3'd1; // @[HostDescSide.java:254]
+  assign span = {1'b0, end_id} - {1'b0, start_id}; // @[HostDescSide.java:254]
 
-  assign start = (~busy & pending) & settled; // @[HostDescSide.java:256]
+  assign size = span + 3'd1; // @[HostDescSide.java:256]
 
-  assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({7'd0, fetch_index} + 9'd16); // @[HostDescSide.java:269]
+  assign start = (~busy & pending) & settled; // @[HostDescSide.java:258]
 
-  // @[HostDescSide.java:404]
+  assign fetch_src_low = {1'b0, rc_base_lo[12:5]} + ({7'd0, fetch_index} + 9'd16); // @[HostDescSide.java:271]
+
+  // @[HostDescSide.java:418]
   always @(posedge clk) begin
     if (rst) begin
       fetch_src_low_q <= 9'd0;
@@ -463,7 +469,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:400]
+  // @[HostDescSide.java:414]
   always @(posedge clk) begin
     if (rst) begin
       fetch_finish <= 1'b0;
@@ -472,9 +478,9 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign rc_high = {rc_base_hi, rc_base_lo[31:13]} + {50'd0, rc_high_carry}; // @[HostDescSide.java:489]
+  assign rc_high = {rc_base_hi, rc_base_lo[31:13]} + {50'd0, rc_high_carry}; // @[HostDescSide.java:504]
 
-  // @[HostDescSide.java:296]
+  // @[HostDescSide.java:298]
   always @(posedge clk) begin
     if (rst) begin
       burst_left <= 5'd0;
@@ -485,7 +491,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:297]
+  // @[HostDescSide.java:299]
   always @(posedge clk) begin
     if (rst) begin
       burst_idle <= 1'b1;
@@ -496,7 +502,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:298]
+  // @[HostDescSide.java:300]
   always @(posedge clk) begin
     if (rst) begin
       beat_next <= 8'd0;
@@ -507,9 +513,9 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign beat_address = burst_idle ? dts_address : beat_next; // @[HostDescSide.java:293]
+  assign beat_address = burst_idle ? dts_address : beat_next; // @[HostDescSide.java:295]
 
-  // @[HostDescSide.java:310]
+  // @[HostDescSide.java:315]
   always @(posedge clk) begin
     if (rst) begin
       expected <= 8'd0;
@@ -523,7 +529,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:311]
+  // @[HostDescSide.java:316]
   always @(posedge clk) begin
     if (rst) begin
       expected_before <= 8'd255;
@@ -537,7 +543,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:314]
+  // @[HostDescSide.java:319]
   always @(posedge clk) begin
     if (rst) begin
       next_hit <= 1'b0;
@@ -546,13 +552,13 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:328]
+  // @[HostDescSide.java:333]
   always @(posedge clk) begin
     if (rst) begin
       expecting <= 1'b0;
     end else begin
       if (take) begin
-        expecting <= (arrived + 3'd1) != count;
+        expecting <= arrived != count_less1;
       end
       if (start) begin
         expecting <= 1'b1;
@@ -563,9 +569,20 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign take = (dts_write & expecting) & (burst_idle ? (dts_address == expected) : next_hit); // @[HostDescSide.java:308]
+  // @[HostDescSide.java:427]
+  always @(posedge clk) begin
+    if (rst) begin
+      count_less1 <= 3'd0;
+    end else begin
+      if (start) begin
+        count_less1 <= span;
+      end
+    end
+  end
 
-  // @[HostDescSide.java:381]
+  assign take = (dts_write & expecting) & (burst_idle ? (dts_address == expected) : next_hit); // @[HostDescSide.java:313]
+
+  // @[HostDescSide.java:386]
   always @(posedge clk) begin
     if (rst) begin
       handed_ptr <= 3'd0;
@@ -576,7 +593,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:444]
+  // @[HostDescSide.java:459]
   always @(posedge clk) begin
     if (rst) begin
       completed_ptr <= 3'd0;
@@ -587,7 +604,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:473]
+  // @[HostDescSide.java:488]
   always @(posedge clk) begin
     if (rst) begin
       flagged_ptr <= 3'd0;
@@ -598,7 +615,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:478]
+  // @[HostDescSide.java:493]
   always @(posedge clk) begin
     if (rst) begin
       handed_held <= 3'd0;
@@ -607,7 +624,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:479]
+  // @[HostDescSide.java:494]
   always @(posedge clk) begin
     if (rst) begin
       ring_room <= 1'b1;
@@ -616,7 +633,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:368]
+  // @[HostDescSide.java:373]
   always @(posedge clk) begin
     if (rst) begin
       read_index <= 3'd0;
@@ -630,7 +647,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:367]
+  // @[HostDescSide.java:372]
   always @(posedge clk) begin
     if (rst) begin
       read_valid <= 1'b0;
@@ -641,7 +658,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:370]
+  // @[HostDescSide.java:375]
   always @(posedge clk) begin
     if (rst) begin
       head_empty <= 1'b1;
@@ -655,32 +672,50 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign head_valid = ~head_empty; // @[HostDescSide.java:358]
+  assign head_valid = ~head_empty; // @[HostDescSide.java:363]
 
-  // @[HostDescSide.java:371]
+  // @[HostDescSide.java:376]
   always @(posedge clk) begin
     if (head_free) begin
       head_word <= read_word;
     end
   end
 
-  assign head_free = head_empty; // @[HostDescSide.java:361]
+  assign head_free = head_empty; // @[HostDescSide.java:366]
 
-  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:363]
+  assign read_free = ~read_valid | head_free; // @[HostDescSide.java:368]
 
-  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:365]
+  assign arrived_unread = read_index != arrived; // @[HostDescSide.java:370]
 
-  assign out_id = first_id + issued[1:0]; // @[HostDescSide.java:374]
+  assign out_id = first_id + issued[1:0]; // @[HostDescSide.java:379]
 
-  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:390]
+  assign fetch_report = (((fetch_done & busy) & ~fetch_finish) & ~fetch_pending) & ~fetch_reported; // @[HostDescSide.java:395]
 
-  assign batch_done = (busy & fetch_reported) & ((issued == count) | (fetch_failed_q & (issued == arrived))); // @[HostDescSide.java:397]
+  // @[HostDescSide.java:407]
+  always @(posedge clk) begin
+    if (rst) begin
+      all_issued <= 1'b0;
+    end else begin
+      all_issued <= issued == count;
+    end
+  end
 
-  assign prev_done = ends_table ? 8'd255 : {6'd0, last_id}; // @[HostDescSide.java:422]
+  // @[HostDescSide.java:409]
+  always @(posedge clk) begin
+    if (rst) begin
+      arrived_issued <= 1'b0;
+    end else begin
+      arrived_issued <= (issued == arrived) & ~take;
+    end
+  end
 
-  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:434]
+  assign batch_done = (busy & fetch_reported) & (all_issued | (fetch_failed_q & arrived_issued)); // @[HostDescSide.java:411]
 
-  // @[HostDescSide.java:445]
+  assign prev_done = ends_table ? 8'd255 : {6'd0, last_id}; // @[HostDescSide.java:437]
+
+  assign hs_id = hs_data[7:0]; // @[HostDescSide.java:449]
+
+  // @[HostDescSide.java:460]
   always @(posedge clk) begin
     if (rst) begin
       completed_head <= 2'd0;
@@ -693,9 +728,9 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {6'd0, completed_head}); // @[HostDescSide.java:439]
+  assign complete = (hs_valid & (completed_ptr != handed_ptr)) & (hs_id == {6'd0, completed_head}); // @[HostDescSide.java:454]
 
-  // @[HostDescSide.java:442]
+  // @[HostDescSide.java:457]
   always @(posedge clk) begin
     if (rst) begin
       completed_next <= 3'd1;
@@ -704,7 +739,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:475]
+  // @[HostDescSide.java:490]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_valid <= 1'b0;
@@ -713,7 +748,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:471]
+  // @[HostDescSide.java:486]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_low <= 13'd0;
@@ -724,7 +759,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:472]
+  // @[HostDescSide.java:487]
   always @(posedge clk) begin
     if (rst) begin
       flag_q_carry <= 1'b0;
@@ -735,7 +770,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:488]
+  // @[HostDescSide.java:503]
   always @(posedge clk) begin
     if (rst) begin
       flag_shown <= 1'b0;
@@ -744,11 +779,11 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:461]
+  assign flag_fire = flag_shown & flag_ready; // @[HostDescSide.java:476]
 
-  assign flag_load = flag_owed & ~flag_q_valid; // @[HostDescSide.java:467]
+  assign flag_load = flag_owed & ~flag_q_valid; // @[HostDescSide.java:482]
 
-  // @[HostDescSide.java:466]
+  // @[HostDescSide.java:481]
   always @(posedge clk) begin
     if (rst) begin
       flag_owed <= 1'b0;
@@ -757,9 +792,9 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({12'd0, handed_ids[flagged_ptr[1:0]]} << 2); // @[HostDescSide.java:469]
+  assign flag_low_sum = {1'b0, rc_base_lo[12:0]} + ({12'd0, handed_ids[flagged_ptr[1:0]]} << 2); // @[HostDescSide.java:484]
 
-  // @[HostDescSide.java:487]
+  // @[HostDescSide.java:502]
   always @(posedge clk) begin
     if (rst) begin
       rc_high_carry <= 1'b0;
@@ -768,9 +803,9 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign fetch_waits = fetch_finish | (fetch_pending & ~(fetch_valid & fetch_ready)); // @[HostDescSide.java:486]
+  assign fetch_waits = fetch_finish | (fetch_pending & ~(fetch_valid & fetch_ready)); // @[HostDescSide.java:501]
 
-  // @[HostDescSide.java:509]
+  // @[HostDescSide.java:524]
   always @(posedge clk) begin
     if (rst) begin
       diag <= 8'd0;
@@ -779,7 +814,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:498]
+  // @[HostDescSide.java:513]
   always @(posedge clk) begin
     if (rst) begin
       diag_seen <= 6'd0;
@@ -788,7 +823,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:501]
+  // @[HostDescSide.java:516]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_taken <= 1'b0;
@@ -797,7 +832,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:503]
+  // @[HostDescSide.java:518]
   always @(posedge clk) begin
     if (rst) begin
       diag_beat_reserved <= 1'b0;
@@ -806,7 +841,7 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  // @[HostDescSide.java:506]
+  // @[HostDescSide.java:521]
   always @(posedge clk) begin
     if (rst) begin
       diag_entry_id <= 1'b0;
@@ -815,41 +850,41 @@ module direkt_host_desc_wr_e4_f255 (
     end
   end
 
-  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:515]
+  assign reg_last_ptr = last_ptr; // @[HostDescSide.java:530]
 
-  assign reg_table_size = table_size; // @[HostDescSide.java:516]
+  assign reg_table_size = table_size; // @[HostDescSide.java:531]
 
-  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:517]
+  assign reg_diag = {15'd0, busy, 8'd0, diag[7], diag[6], diag[5], diag[4], diag[3], diag[2], diag[1], diag[0]}; // @[HostDescSide.java:532]
 
-  assign reg_last_status = last_host_status; // @[HostDescSide.java:518]
+  assign reg_last_status = last_host_status; // @[HostDescSide.java:533]
 
-  assign fetch_data = {6'd0, 8'd255, {15'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {6'd0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:387]
+  assign fetch_data = {6'd0, 8'd255, {15'd0, count} << 3, {ep_base_hi, ep_base_lo_high, {6'd0, fetch_base}, ep_base_lo_byte}, {rc_high, fetch_src_low_q[7:0], rc_base_lo[4:0]}}; // @[HostDescSide.java:392]
 
-  assign fetch_valid = fetch_pending; // @[HostDescSide.java:386]
+  assign fetch_valid = fetch_pending; // @[HostDescSide.java:391]
 
-  assign entry_data = {6'd0, {6'd0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:376]
+  assign entry_data = {6'd0, {6'd0, out_id}, head_word[145:128], head_word[127:64], head_word[63:0]}; // @[HostDescSide.java:381]
 
-  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:375]
+  assign entry_valid = head_valid & ring_room; // @[HostDescSide.java:380]
 
-  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:491]
+  assign flag_data = {rc_high, flag_q_low}; // @[HostDescSide.java:506]
 
-  assign flag_valid = flag_shown; // @[HostDescSide.java:490]
+  assign flag_valid = flag_shown; // @[HostDescSide.java:505]
 
-  // @[HostDescSide.java:323]
+  // @[HostDescSide.java:328]
   always @(posedge clk) begin
     if (expecting) begin
       entries[arrived[1:0]] <= {dts_writedata[152:146], dts_writedata[145:128], dts_writedata[127:64], dts_writedata[63:0]};
     end
   end
 
-  // @[HostDescSide.java:366]
+  // @[HostDescSide.java:371]
   always @(posedge clk) begin
     if (read_free) begin
       read_word <= entries[read_index[1:0]];
     end
   end
 
-  // @[HostDescSide.java:378]
+  // @[HostDescSide.java:383]
   always @(posedge clk) begin
     if (entry_valid & entry_ready) begin
       handed_ids[handed_ptr[1:0]] <= out_id;

@@ -172,8 +172,8 @@ public final class Bridge extends Generator<Bridge.Params> {
          * The ready latency of the host descriptor inputs: 1, as a BSP's descriptor controller sends to
          * the mover (the bridge buffers what arrives after it drops ready), or 0 in a bridge that keeps
          * table-fetch IDs, which sits inside direkt's descriptor controller: its front offers each
-         * descriptor until it is taken, so the bridge has no host buffer (HOST_BUFFERED reads 0 and
-         * host_overflow never counts) and the front's choice and the arbiter's are one multiplexer.
+         * descriptor from a register until it is taken, so the bridge has no host buffer (HOST_BUFFERED
+         * reads 0 and host_overflow never counts).
          */
         public int hostReadyLatency() {
             return tableFetchIds > 0 ? 0 : 1;
@@ -491,7 +491,7 @@ public final class Bridge extends Generator<Bridge.Params> {
             // Only a paper-mode check refuses the table-fetch IDs: managed IDs never reach them.
             DescChecks.Params checks = new DescChecks.Params(d, idMode, statusMode == StatusMode.TAGGED, fpgaMemBytes,
                     idMode == IdMode.PAPER ? tableFetchIds : 0);
-            return new BridgeIssue.Params(new WindowCheck.Params(checks, windowEntries), inflight, statusFifoDepth, counters);
+            return new BridgeIssue.Params(new WindowCheck.Params(checks, windowEntries), inflight, statusFifoDepth, counters, tableFetchIds);
         }
 
         /**

@@ -285,7 +285,11 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                     events.add(dirs.get(d).events().get(Layout.CSR_EVENTS.get(i)));
                 }
             }
-            bank.events().set(cat(events));
+            // Counted a cycle late, from flip-flops: the events' logic all over the bridge ends here, not at
+            // the pre-counters' adders. A read or a clear acts as if it came a cycle earlier.
+            Reg countedEvents = m.reg("counted_events", cp.counters(), cd).init(0);
+            countedEvents.set(cat(events));
+            bank.events().set(countedEvents);
             bank.clear().set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(HdlWords.get(writedata, Layout.CSR_CONTROL, "clear_counters")));
             // Direction d's block is 0x10 * (d + 1): the group is the block number less one, the index the low nibble.
             int ib = Check.indexWidth(per);

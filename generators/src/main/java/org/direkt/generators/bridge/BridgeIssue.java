@@ -39,11 +39,18 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
     /** Places in the mover queue (it holds one less): a few, so the arbiter's pace never stalls admission. */
     static final int MOVER_QUEUE = 4;
 
-    /** {@code events}: report completions, aborts and spurious statuses (for the counters). */
-    public record Params(WindowCheck.Params window, int inflight, int statusDepth, boolean events) {
+    /**
+     * {@code events}: report completions, aborts and spurious statuses (for the counters).
+     * {@code fetchIds}: the top kernel-range IDs a descriptor controller's table fetches use; their statuses are ignored.
+     */
+    public record Params(WindowCheck.Params window, int inflight, int statusDepth, boolean events, int fetchIds) {
         public Params {
             require(window != null, "BridgeIssue", "window", window, "must be given");
             new Credits.Params(inflight, statusDepth);
+        }
+
+        public Params(WindowCheck.Params window, int inflight, int statusDepth, boolean events) {
+            this(window, inflight, statusDepth, events, 0);
         }
 
         public DescChecks.Params checks() {
@@ -55,7 +62,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
         }
 
         StatusBuilder.Params status() {
-            return new StatusBuilder.Params(checks().idMode(), inflight, checks().tagged(), events);
+            return new StatusBuilder.Params(checks().idMode(), inflight, checks().tagged(), events, fetchIds);
         }
     }
 
@@ -67,7 +74,7 @@ public final class BridgeIssue extends Unit<BridgeIssue.Params, BridgeIssue.Io> 
     @Override
     public String moduleName(Params p) {
         return new WindowCheck().moduleName(p.window()).replace("_windows_", "_issue_") + p.checks().memTag() + "_n" + p.inflight()
-                + "_s" + p.statusDepth() + (p.events() ? "" : "_ne");
+                + "_s" + p.statusDepth() + (p.events() ? "" : "_ne") + (p.fetchIds() == 0 || p.checks().fetchIds() > 0 ? "" : "_f" + p.fetchIds());
     }
 
     @Override

@@ -122,7 +122,8 @@ public record BridgeParam<T>(String name, String component, String manifestKey, 
                     "ports=4 port_policy=weighted port_weights=4,2,1,1", Params::portWeights, Params.Builder::portWeights),
             new BridgeParam<>("table_fetch_ids", "tableFetchIds", "table_fetch_ids", Kind.INT, "0.." + Params.MAX_TABLE_FETCH_IDS,
                     "kernel IDs 256-n..255 kept for a descriptor controller's table fetches (direkt's HostDescController"
-                            + " needs 2): the managed pool stays below them, a paper-mode descriptor naming one is refused (BAD_ID)",
+                            + " needs 2): the managed pool stays below them, a paper-mode descriptor naming one is refused (BAD_ID),"
+                            + " a mover status naming one is ignored (neither a kernel's nor spurious)",
                     "table_fetch_ids=2", Params::tableFetchIds, Params.Builder::tableFetchIds));
 
     private static BridgeParam<String> channel(Direction d, boolean desc) {

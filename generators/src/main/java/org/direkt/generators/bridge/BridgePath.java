@@ -457,7 +457,12 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Expr kernelId = HdlWords.get(io.dmaStatusData(), Layout.MOVER_STATUS, "id").bit(Layout.DESC_ID.field("kernel").lsb());
         Layout.Word ms = Layout.MOVER_STATUS;
         walker.now().set(io.now());
-        walker.msValid().set(io.dmaStatusValid().and(kernelId));
+        Expr walkerStatus = io.dmaStatusValid().and(kernelId);
+        if (b.tableFetchIds() > 0) {
+            // a table fetch's status is the descriptor controller's
+            walkerStatus = walkerStatus.and(HdlWords.get(io.dmaStatusData(), ms, "id").lt(m.lit(256 - b.tableFetchIds(), 8)));
+        }
+        walker.msValid().set(walkerStatus);
         walker.msData().set(Expr.cat(HdlWords.get(io.dmaStatusData(), ms, "aborted").or(HdlWords.get(io.dmaStatusData(), ms, "flushed")),
                 HdlWords.get(io.dmaStatusData(), ms, "id")));
         Reg hsValid = m.reg("host_status_valid_q", 1, dma).init(0);
@@ -523,11 +528,13 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     /**
      * The status FIFO (dma_clk -> kernel_clk). Its output is not registered: its word reaches the
      * channel a kernel cycle sooner. Held, the kernel side drops every status: the read side's
-     * reset is the hold (the kernel reset sets it), so the FIFO's own flush does it.
+     * reset is the hold (the kernel reset sets it), so the FIFO's own flush does it. Its read side
+     * keeps the pointer one ahead (readAhead: the channel's ready reaches no increment), except in
+     * the regions preset, whose kernel side has the margin and whose walker routes worse with it.
      */
     private static AsyncFifo.Io statusCrossing(ModuleBuilder m, Bridge.Params b, Reg hold) {
-        return m.sub("u_status_fifo", new AsyncFifo(),
-                new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset())
+        AsyncFifo.Params fifo = new AsyncFifo.Params(64, b.statusFifoDepth(), b.syncStages(), false, true, true).withSideReset();
+        return m.sub("u_status_fifo", new AsyncFifo(), b.regionsAddressing() ? fifo : fifo.withReadAhead())
                 .clock(org.direkt.generators.Domains.WRITE, b.dmaDomain()).clock(org.direkt.generators.Domains.READ, ChannelPort.KERNEL)
                 .reset(org.direkt.generators.Domains.READ, hold).io();
     }

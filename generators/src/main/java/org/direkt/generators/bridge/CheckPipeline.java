@@ -3,11 +3,14 @@ package org.direkt.generators.bridge;
 
 import static org.direkt.generators.Check.require;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.direkt.contract.BridgeModes;
 import org.direkt.contract.Layout;
+import org.direkt.generators.Bits;
 import org.direkt.generators.Check;
 import org.direkt.generators.Domains;
 import org.direkt.hdl.AvalonSt;
@@ -97,13 +100,22 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         Signal fpgaOk = m.wire("fpga_ok", 1);
         fpgaOk.set(DescChecks.fpgaInRange(cp, a.outData()));
         fields.put("fpga_ok", fpgaOk);
-        fields.put("pass", HdlWords.get(a.outData(), aWord, "cheap_error").eq(0).and(w.hits().orR()).and(fpgaOk));
+        fields.put("pass", HdlWords.get(a.outData(), aWord, "cheap_error").eq(0).and(w.anyHit()).and(fpgaOk));
         Signal checked = m.wire("checked", out.bits());
         checked.set(HdlWords.pack(m, out, fields));
 
-        // The queue: show-ahead, written by every word leaving stage A (room guarantees a place).
+        // The queue: show-ahead, written by every word leaving stage A (room guarantees a place). What
+        // stage A registered goes into a LUT RAM. With several windows, the verdict computed here (hits,
+        // fpga_ok, pass: a deeper tree) goes into flip-flops, which sit by the logic that computes it
+        // rather than in the RAM's slices; with one window it is shallow and stays in the RAM, which
+        // costs fewer LUTs.
         int qa = Check.log2(QUEUE_DEPTH);
-        Memory queue = m.memory("queue", out.bits(), QUEUE_DEPTH, cd);
+        int verdictLsb = p.window().windows() > 1 ? out.field("hits").lsb() : out.bits();
+        Memory queue = m.memory("queue", verdictLsb, QUEUE_DEPTH, cd);
+        List<Reg> verdicts = new ArrayList<>();
+        for (int i = 0; i < QUEUE_DEPTH && verdictLsb < out.bits(); i++) {
+            verdicts.add(m.reg("verdict_" + i, out.bits() - verdictLsb, cd).powerUp(0));
+        }
         Reg wr = m.reg("queue_wr", qa + 1, cd).init(0);
         Reg rd = m.reg("queue_rd", qa + 1, cd).init(0);
         Reg count = m.reg("queue_count", qa + 1, cd).init(0);
@@ -112,14 +124,19 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         push.set(a.outValid());
         Signal pop = m.wire("queue_pop", 1);
         pop.set(io.q().fire());
-        queue.write(wr.trunc(qa), checked, push);
+        queue.write(wr.trunc(qa), checked.bits(verdictLsb - 1, 0), push);
+        for (int i = 0; i < verdicts.size(); i++) {
+            Reg v = verdicts.get(i);
+            m.when(push.and(wr.trunc(qa).eq(i)), () -> v.set(checked.bits(out.bits() - 1, verdictLsb)));
+        }
         m.when(push, () -> wr.set(wr.plus(1)));
         m.when(pop, () -> rd.set(rd.plus(1)));
         count.set(count.upDown(push, pop));
         // The head's valid flag is a register: a word pushed now, or one that stays.
         valid.set(push.or(count.ge(2)).or(count.eq(1).and(pop.not())));
         io.q().valid().set(valid);
-        io.q().data().set(queue.readAsync(rd.trunc(qa)));
+        Expr head = queue.readAsync(rd.trunc(qa));
+        io.q().data().set(verdicts.isEmpty() ? head : Expr.cat(Bits.select(verdicts, rd.trunc(qa)), head));
         // A place is claimed when a word is taken and given back when the admission stage pops one.
         room.set(room.upDown(io.q().fire(), take));
         // Next cycle's room != 0: a place given back leaves one; otherwise the last one is gone

@@ -48,7 +48,7 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
             return Check.indexWidth(Math.max(2, perGroup));
         }
 
-        int counters() {
+        public int counters() {
             return groups * perGroup;
         }
 
@@ -134,8 +134,16 @@ public final class CounterBank extends Unit<CounterBank.Params, CounterBank.Io> 
         // steps are at neighbouring counters (there are at least two).
         // A word's held flag cannot change between its two steps (only its own flush or a clear,
         // which cancels step 2, changes it), so step 1 reads it.
+        // With three counters or more it is read a cycle early, from the position the ring turns to:
+        // step 2 of this cycle writes the flag two positions behind that one, so only a clear changes it.
         Signal heldAt1 = m.wire("flush_held", 1);
-        heldAt1.set(held.and(ring).orR());
+        if (n >= 3) {
+            Reg flushHeldQ = m.reg("flush_held_q", 1, cd).init(0);
+            flushHeldQ.set(io.clear().not().and(held.and(Expr.cat(ring.bits(n - 2, 0), ring.bit(n - 1))).orR()));
+            heldAt1.set(flushHeldQ);
+        } else {
+            heldAt1.set(held.and(ring).orR());
+        }
         Reg word2 = m.reg("flush2_word", 32, cd).init(0);
         word2.set(Expr.mux(heldAt1, counts.readAsync(Expr.cat(flushGroup, flushIndex)), m.lit(0, 32)));
         Signal sum = m.wire("flush2_sum", 32);

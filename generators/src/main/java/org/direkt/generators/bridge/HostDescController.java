@@ -155,8 +155,21 @@ public final class HostDescController extends Generator<HostDescController.Param
             mv.hostStatus().valid().set(bridge.pin(t + "_host_status_valid"));
             mv.hostStatus().data().set(bridge.pin(t + "_host_status_data"));
 
-            // host descriptors into the bridge as the front offers them (ready latency 0: Bridge.Params#hostReadyLatency)
-            m.connect(mv.hostDesc(), bridge.stream(t + "_host_desc"));
+            // host descriptors into the bridge (ready latency 0: Bridge.Params#hostReadyLatency) through one
+            // register: the front's ready and the bridge's valid are flip-flops, so neither's logic waits on
+            // the other's. It takes a word only when empty, one every other cycle at most, as the front
+            // offers them anyway (its entries leave at most every other cycle).
+            Stream offered = mv.hostDesc();
+            Stream toBridge = bridge.stream(t + "_host_desc");
+            Reg full = m.reg(t + "_host_desc_full", 1, dma).init(0);
+            Reg word = m.reg(t + "_host_desc_word", offered.width(), dma);
+            offered.ready().set(full.not());
+            m.when(offered.fire(), () -> {
+                full.set(1);
+                word.set(offered.data());
+            }).elseWhen(toBridge.ready(), () -> full.set(0));
+            toBridge.valid().set(full);
+            toBridge.data().set(word);
 
             // to the mover at its ready latency n: the bridge's ready-latency-1 source sees ready n - 1 cycles late
             Stream fromBridge = bridge.stream(t + "_dma_desc");

@@ -28,11 +28,11 @@ import org.direkt.hdl.Unit;
  * <ul>
  * <li>{@code regs}: 32-bit words, word addressed; address bit 6 (byte address bit 8) picks the side,
  *     words 0..15 of a side are its registers ({@link HostDescSide#REGISTERS}, the rest read 0);
- *     read data one cycle after the read ({@link #REGS_READ_LATENCY}), 0 without one; never waits.</li>
+ *     read data two cycles after the read ({@link #REGS_READ_LATENCY}), 0 without one; never waits.</li>
  * <li>Mover statuses: an ID in the table-fetch range ({@link #fetchId}: rd side's, then wr side's) on
- *     the Read Data Mover's status is that side's fetch report and never reaches the bridge; on the
- *     Write Data Mover's (where no fetch runs) it is dropped and counted in the wr side's DIAG. Every
- *     other status goes to the bridge unchanged, in the same cycle.</li>
+ *     the Read Data Mover's status is that side's fetch report; on the Write Data Mover's (where no
+ *     fetch runs) it is counted in the wr side's DIAG. Every status goes to the bridge unchanged, in
+ *     the same cycle: the bridge, built with these table-fetch IDs, ignores theirs.</li>
  * <li>The Read Data Mover's host descriptors: the rd side's table fetch first, then the wr side's,
  *     then the rd side's entries.</li>
  * <li>{@code dcm}: one write of 1 per flag, the two sides taking turns when both have one.</li>
@@ -41,7 +41,7 @@ import org.direkt.hdl.Unit;
 public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFront.Io> {
 
     /** Cycles from {@code regs_read} to its data on {@code regs_readdata} (a fixed read latency, no readdatavalid). */
-    public static final int REGS_READ_LATENCY = 1;
+    public static final int REGS_READ_LATENCY = 2;
     /** Word address bits of {@code regs}: 512 bytes. */
     public static final int REGS_ADDRESS_BITS = 7;
     /** Kernel IDs the table fetches use: the top two (rd side's, wr side's). */
@@ -135,9 +135,10 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
             s.regs().index().set(index);
             s.regs().wdata().set(regs.writedata());
         }
-        // Read back: the words host software writes whole from a copy in a LUT RAM (both sides, a
-        // word each, 0 until written: a bit each in flip-flops), the others from the side that holds
-        // them; one multiplexer for both sides, its output registered.
+        // Read back in two registered steps: first the request, its word's place and the copy (the
+        // words host software writes whole, from a copy in a LUT RAM: both sides, a word each, 0 until
+        // written, a bit each in flip-flops), then one multiplexer for both sides over that and what
+        // the sides hold.
         Memory copies = m.memory("reg_copies", 32, 16, cd);
         Reg written = m.reg("reg_written", 16, cd).init(0);
         Expr slot = Expr.cat(isWr, index.bits(2, 0));
@@ -145,16 +146,25 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         Expr copyWrite = regs.write().and(inSide).and(copied);
         copies.write(slot, regs.writedata(), copyWrite);
         m.when(copyWrite, () -> written.set(written.or(m.lit(1, 16).shl(slot))));
-        Expr copy = Expr.mux(written.and(m.lit(1, 16).shl(slot)).orR(), copies.readAsync(slot), m.lit(0, 32));
-        Expr own = Expr.mux(isWr,
-                Expr.mux(index.bit(0), wr.regs().tableSize().zext(32), wr.regs().lastPtr().zext(32)),
-                Expr.mux(index.bit(0), rd.regs().tableSize().zext(32), rd.regs().lastPtr().zext(32)));
-        Expr diag = Expr.mux(isWr, wr.regs().diag(), rd.regs().diag());
-        Expr status = Expr.mux(isWr, wr.regs().lastStatus(), rd.regs().lastStatus());
-        Expr upper = Expr.mux(index.eq(8), diag, Expr.mux(index.eq(9), status, m.lit(0, 32)));
-        Expr lower = Expr.mux(index.bits(2, 1).eq(2), own, copy);
+        Reg regsReadQ = m.reg("regs_read_q", 1, cd).init(0);
+        regsReadQ.set(regs.read().and(inSide));
+        Reg regsReadWr = m.reg("regs_read_wr", 1, cd).init(0);
+        regsReadWr.set(isWr);
+        Reg regsReadIndex = m.reg("regs_read_index", HostDescSide.INDEX_BITS, cd).init(0);
+        regsReadIndex.set(index);
+        Reg regsReadCopy = m.reg("regs_read_copy", 32, cd).init(0);
+        regsReadCopy.set(copies.readAsync(slot));
+        Reg regsReadWritten = m.reg("regs_read_written", 1, cd).init(0);
+        regsReadWritten.set(written.and(m.lit(1, 16).shl(slot)).orR());
+        Expr own = Expr.mux(regsReadWr,
+                Expr.mux(regsReadIndex.bit(0), wr.regs().tableSize().zext(32), wr.regs().lastPtr().zext(32)),
+                Expr.mux(regsReadIndex.bit(0), rd.regs().tableSize().zext(32), rd.regs().lastPtr().zext(32)));
+        Expr diag = Expr.mux(regsReadWr, wr.regs().diag(), rd.regs().diag());
+        Expr status = Expr.mux(regsReadWr, wr.regs().lastStatus(), rd.regs().lastStatus());
+        Expr upper = Expr.mux(regsReadIndex.eq(8), diag, Expr.mux(regsReadIndex.eq(9), status, m.lit(0, 32)));
+        Expr lower = Expr.mux(regsReadIndex.bits(2, 1).eq(2), own, Expr.mux(regsReadWritten, regsReadCopy, m.lit(0, 32)));
         Reg readQ = m.reg("regs_readdata_q", 32, cd).init(0);
-        readQ.set(Expr.mux(regs.read().and(inSide), Expr.mux(index.bit(HostDescSide.INDEX_BITS - 1), upper, lower), m.lit(0, 32)));
+        readQ.set(Expr.mux(regsReadQ, Expr.mux(regsReadIndex.bit(HostDescSide.INDEX_BITS - 1), upper, lower), m.lit(0, 32)));
         regs.readdata().set(readQ);
 
         // ---- statuses by ID range: table fetches (top IDs) stay here, the rest go to the bridge
@@ -166,8 +176,6 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         rdId.set(HdlWords.get(fromRd.data(), ms, "id"));
         Signal wrId = m.wire("wr_ms_id", 8);
         wrId.set(HdlWords.get(fromWr.data(), ms, "id"));
-        Signal rdFetch = m.wire("rd_ms_fetch", 1);
-        rdFetch.set(rdId.ge(fetchFirst));
         Signal wrFetch = m.wire("wr_ms_fetch", 1);
         wrFetch.set(wrId.ge(fetchFirst));
         Expr rdFailed = HdlWords.get(fromRd.data(), ms, "aborted").or(HdlWords.get(fromRd.data(), ms, "flushed"));
@@ -178,9 +186,11 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         // (every ID of the range is a side's on the Read Data Mover; none is on the Write Data Mover)
         rd.misrouted().set(m.lit(0, 1));
         wr.misrouted().set(fromWr.valid().and(wrFetch));
-        io.rd().toBridge().valid().set(fromRd.valid().and(rdFetch.not()));
+        // Every status goes on to the bridge as it came: the bridge (its tableFetchIds) ignores the fetch
+        // IDs' itself, so its status logic does not wait on this range decode.
+        io.rd().toBridge().valid().set(fromRd.valid());
         io.rd().toBridge().data().set(fromRd.data());
-        io.wr().toBridge().valid().set(fromWr.valid().and(wrFetch.not()));
+        io.wr().toBridge().valid().set(fromWr.valid());
         io.wr().toBridge().data().set(fromWr.data());
         rd.hsValid().set(io.rd().hostStatus().valid());
         rd.hsData().set(io.rd().hostStatus().data());

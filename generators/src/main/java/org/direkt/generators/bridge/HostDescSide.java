@@ -250,8 +250,10 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         startId.set(Expr.mux(restart, m.lit(0, w), prev.plus(1).bits(w - 1, 0)));
         Reg endId = m.reg("end_id", w, cd).init(0);
         endId.set(Expr.mux(restart.not().and(lastPtr.le(prev)), tableSize, lastPtr.bits(w - 1, 0)));
+        Signal span = m.wire("span", w + 1);
+        span.set(endId.zext(w + 1).minus(startId.zext(w + 1)));
         Signal size = m.wire("size", w + 1);
-        size.set(endId.zext(w + 1).minus(startId.zext(w + 1)).plus(1));
+        size.set(span.plus(1));
         Signal start = m.wire("start", 1);
         start.set(busy.not().and(pending).and(settled));
         // The table fetch's addresses. The source, RC base + 0x200 + 32 x fetch_index (the entries
@@ -304,6 +306,9 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         Reg expectedBefore = m.reg("expected_before", DTS_ADDRESS_BITS, cd).init(0xFF);
         Reg nextHit = m.reg("next_hit", 1, cd).init(0);
         Reg expecting = m.reg("expecting", 1, cd).init(0);
+        // count - 1 beside count, so the beat that is the batch's last is a compare of registers (arrived
+        // = count - 1), no sum
+        Reg countLess1 = m.reg("count_less1", w + 1, cd).init(0);
         Signal take = m.wire("take", 1);
         take.set(io.dts().write().and(expecting).and(Expr.mux(burstIdle, io.dts().address().eq(expected), nextHit)));
         m.when(busy.not(), () -> {
@@ -325,7 +330,7 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
         m.when(take, () -> {
             arrived.set(arrived.plus(1));
             expected.set(expected.plus(1));
-            expecting.set(arrived.plus(1).ne(count));
+            expecting.set(arrived.ne(countLess1));
         });
         // control dword [24:18] is the entry's ID; [31:25] and dwords 5..7 are reserved
         Expr reservedSet = entry.bits(255, 153).orR();
@@ -393,8 +398,17 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
             failed.set(io.fetchFailed());
         });
         // Aborted: what arrived goes on; the rest of the batch is given up.
+        // Whether every entry went to the mover (issued = count) or, for an aborted fetch, every entry
+        // that arrived did (issued = arrived and no beat taken: then none is on its way to the head), in
+        // registers a cycle behind: a batch ends a cycle after its last hand-over, and its end's wide
+        // fan-out starts at flip-flops. (At a batch's start they still tell of the one before, but the
+        // fetch has not reported then.)
+        Reg allIssued = m.reg("all_issued", 1, cd).init(0);
+        allIssued.set(issued.eq(count));
+        Reg arrivedIssued = m.reg("arrived_issued", 1, cd).init(0);
+        arrivedIssued.set(issued.eq(arrived).and(take.not()));
         Signal done = m.wire("batch_done", 1);
-        done.set(busy.and(reported).and(issued.eq(count).or(failed.and(issued.eq(arrived)))));
+        done.set(busy.and(reported).and(allIssued.or(failed.and(arrivedIssued))));
         // (a batch that ends leaves busy set in its last cycle: what its end changes settles by then)
         settled.set(busy.or(write[2]).or(write[4].and(ptrOk)).or(write[5]).not());
         finish.set(start);
@@ -410,6 +424,7 @@ public final class HostDescSide extends Unit<HostDescSide.Params, HostDescSide.I
             arrived.set(0);
             readIdx.set(0);
             expecting.set(1);
+            countLess1.set(span);
             issued.set(0);
             reported.set(0);
             failed.set(0);

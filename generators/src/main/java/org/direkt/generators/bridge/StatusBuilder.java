@@ -29,10 +29,18 @@ import org.direkt.hdl.Unit;
 public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilder.Io> {
 
     /** {@code events}: report completions, aborts and spurious statuses (for the counters). */
-    public record Params(IdMode idMode, int inflight, boolean tagged, boolean events) {
+    public record Params(IdMode idMode, int inflight, boolean tagged, boolean events, int fetchIds) {
         public Params {
             require(idMode != null, "StatusBuilder", "idMode", idMode, "must be MANAGED or PAPER");
             require(inflight >= 1 && inflight <= 128, "StatusBuilder", "inflight", inflight, "must be in 1..128");
+            require(fetchIds >= 0 && fetchIds <= Bridge.Params.MAX_TABLE_FETCH_IDS, "StatusBuilder", "fetchIds", fetchIds,
+                    "must be in 0.." + Bridge.Params.MAX_TABLE_FETCH_IDS);
+            require(idMode == IdMode.PAPER || inflight <= 128 - fetchIds, "StatusBuilder", "inflight", inflight,
+                    "must leave the table-fetch IDs out of the managed range");
+        }
+
+        public Params(IdMode idMode, int inflight, boolean tagged, boolean events) {
+            this(idMode, inflight, tagged, events, 0);
         }
 
         /** Slots of the stamp table: one per managed ID, or one per kernel ID (128) in paper mode. */
@@ -60,7 +68,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
     @Override
     public String moduleName(Params p) {
         return "direkt_bridge_status_n" + p.inflight() + (p.idMode() == IdMode.PAPER ? "_pid" : "") + (p.tagged() ? "" : "_cyc")
-                + (p.events() ? "" : "_ne");
+                + (p.events() ? "" : "_ne") + (p.fetchIds() == 0 ? "" : "_f" + p.fetchIds());
     }
 
     @Override
@@ -102,6 +110,13 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         Reg stError = m.reg("m1_error", 4, cd).init(0);
         Reg stMover = p.events() ? m.reg("m1_mover", 1, cd).init(0) : null;
         Signal legit = m.wire("ms_legit", 1);
+        // A table fetch's status (IDs 256 - fetchIds .. 255, kernel range) is the descriptor controller's:
+        // never believed, never spurious. It holds a rejection back for its cycle like any kernel-range one.
+        Signal msFetch = null;
+        if (p.fetchIds() > 0) {
+            msFetch = m.wire("ms_fetch", 1);
+            msFetch.set(msId.ge(m.lit(256 - p.fetchIds(), 8)));
+        }
         if (p.idMode() == IdMode.MANAGED) {
             Expr inRange = HdlWords.get(msId, Layout.DESC_ID, "slot").zext(8).lt(m.lit(p.inflight(), 8));
             Expr issued = io.waiting().and(m.lit(1, p.inflight()).shl(msSlot)).orR()
@@ -109,7 +124,8 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
             legit.set(msKernel.and(inRange).and(issued));
         } else {
             // One status per outstanding descriptor at most: the one in the stage is already counted.
-            legit.set(msKernel.and(io.waiting().ne(stValid.zext(p.countBits()))));
+            Expr believed = msKernel.and(io.waiting().ne(stValid.zext(p.countBits())));
+            legit.set(msFetch == null ? believed : believed.and(msFetch.not()));
         }
         io.hsValid().set(io.msValid().and(msIsKernel.not()));
         io.hsData().set(io.msData());
@@ -144,34 +160,51 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         }
 
         int tw = p.tagged() ? 64 : 32;
-        // Distributed: a block RAM's unregistered output (about 5 ns on ECP5) would leave no time for
-        // the subtraction before the status FIFO.
-        Memory table = m.memory("stamp_table", tw, p.slots(), cd).distributed();
         Signal elapsed = m.wire("elapsed", 32);
         if (p.tagged()) {
-            Signal entry = m.wire("entry", tw);
             // The subtraction before the register, so that only the saturation is left between the
             // register and the status FIFO. The stamp is the cycle before admission (now_prev), so the
             // difference taken a cycle early is the same count of cycles.
             Reg nowPrev = m.reg("now_prev", 32, cd).init(0xFFFF_FFFFL);
             nowPrev.set(io.now());
-            table.write(io.stampSlot(), HdlWords.pack(m, Layout.STAMP_TAGGED, Map.of("tag", io.stampTag(), "stamp", nowPrev)),
-                    io.stamp());
-            entry.set(table.readAsync(slot));
-            Reg tagQ = m.reg("tag_q", 32, cd).init(0);
             Reg elapsedQ = m.reg("elapsed_q", 32, cd).init(0);
-            // Loaded every cycle: only a cycle with a status behind it (m1_valid) uses them.
-            tagQ.set(HdlWords.get(entry, Layout.STAMP_TAGGED, "tag"));
-            elapsedQ.set(io.now().minus(HdlWords.get(entry, Layout.STAMP_TAGGED, "stamp")));
+            Expr tag;
+            if (stSlot != null) {
+                // Managed: the stamps and the tags in tables of their own, so the slot's multiplexer
+                // drives half the RAM it would (distributed: a block RAM's unregistered output, about
+                // 5 ns on ECP5, would leave no time for the subtraction). The tag is read a cycle
+                // later, at the registered slot: a slot is stamped only while free, and the one whose
+                // status is in the stage stays issued until it is pushed.
+                Memory stamps = m.memory("stamp_table", 32, p.slots(), cd).distributed();
+                Memory tags = m.memory("tag_table", 32, p.slots(), cd).distributed();
+                stamps.write(io.stampSlot(), nowPrev, io.stamp());
+                tags.write(io.stampSlot(), io.stampTag(), io.stamp());
+                elapsedQ.set(io.now().minus(stamps.readAsync(slot)));
+                Signal tagRead = m.wire("m1_tag", 32);
+                tagRead.set(tags.readAsync(stSlot));
+                tag = tagRead;
+            } else {
+                Memory table = m.memory("stamp_table", tw, p.slots(), cd).distributed();
+                table.write(io.stampSlot(), HdlWords.pack(m, Layout.STAMP_TAGGED, Map.of("tag", io.stampTag(), "stamp", nowPrev)),
+                        io.stamp());
+                Signal entry = m.wire("entry", tw);
+                entry.set(table.readAsync(slot));
+                Reg tagQ = m.reg("tag_q", 32, cd).init(0);
+                // Loaded every cycle: only a cycle with a status behind it (m1_valid) uses them.
+                tagQ.set(HdlWords.get(entry, Layout.STAMP_TAGGED, "tag"));
+                elapsedQ.set(io.now().minus(HdlWords.get(entry, Layout.STAMP_TAGGED, "stamp")));
+                tag = tagQ;
+            }
             elapsed.set(elapsedQ);
             int eb = Layout.ELAPSED_BITS;
             Expr sat = Expr.mux(elapsed.bits(31, eb).orR(), m.lit((1L << eb) - 1, eb), elapsed.bits(eb - 1, 0));
-            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_TAGGED, Map.of("tag", tagQ, "error", stError, "elapsed", sat)));
+            io.pushData().set(HdlWords.pack(m, Layout.KERNEL_STATUS_TAGGED, Map.of("tag", tag, "error", stError, "elapsed", sat)));
         } else {
             // 32 bits need no saturation: the read is registered (a plain read register, so a block
             // RAM can hold the table where LUTs are dear) and the subtraction follows it. A rejection
             // takes its stamp when it is loaded (the stamp the table would have) and its status picks
             // that instead of the table's word.
+            Memory table = m.memory("stamp_table", tw, p.slots(), cd).distributed();
             table.write(io.stampSlot(), io.now(), io.stamp());
             // Read every cycle: only a cycle with a status behind it (m1_valid) uses the word.
             Signal entry = m.wire("entry", tw);
@@ -192,7 +225,8 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         if (p.events()) {
             io.evCompleted().set(stValid.and(stMover));
             io.evAborted().set(stValid.and(stMover).and(stError.ne(0)));
-            io.evSpurious().set(msKernel.and(legit.not()));
+            Expr unbelieved = msKernel.and(legit.not());
+            io.evSpurious().set(msFetch == null ? unbelieved : unbelieved.and(msFetch.not()));
         }
     }
 }

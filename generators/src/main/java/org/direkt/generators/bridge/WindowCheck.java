@@ -37,8 +37,11 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
         }
     }
 
-    /** The PCIe address bits [63:20] in; the windows (base and mask bits [63:20] each, allow bit each); stage A's crossing flag; the hits. */
-    public record Io(Signal pcie, Signal winBase, Signal winMask, Signal winAllow, Signal cross, Signal hits) {
+    /**
+     * The PCIe address bits [63:20] in; the windows (base and mask bits [63:20] each, allow bit each);
+     * stage A's crossing flag; the hits, and whether any window hits.
+     */
+    public record Io(Signal pcie, Signal winBase, Signal winMask, Signal winAllow, Signal cross, Signal hits, Signal anyHit) {
     }
 
     /** Address bits compared per window (from WINDOW_MIN_LOG2 up). */
@@ -69,7 +72,8 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
         ClockDomain cd = at.domain(Domains.MAIN);
         int e = p.windows();
         return new Io(at.in("pcie_first", BITS, cd), at.in("win_base", BITS * e, cd),
-                at.in("win_mask", MASK_BITS * e, cd), at.in("win_allow", e, cd), at.in("crosses_1m", 1, cd), at.out("hits", e, cd));
+                at.in("win_mask", MASK_BITS * e, cd), at.in("win_allow", e, cd), at.in("crosses_1m", 1, cd), at.out("hits", e, cd),
+                at.out("any_hit", 1, cd));
     }
 
     @Override
@@ -79,6 +83,11 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
         ClockDomain cd = Domains.MAIN;
         Signal first = io.pcie();
         List<Expr> hits = new ArrayList<>();
+        // Whether any window hits, as a choice by the crossing flag between two ORs: of the windows that
+        // allow the direction and hold the first byte, and of those whose bits [k-1:20] are not all ones
+        // besides. Each term has four inputs, so the ORs and the choice are a shallow tree.
+        List<Expr> holds = new ArrayList<>();
+        List<Expr> holdsCrossing = new ArrayList<>();
         for (int i = p.windows() - 1; i >= 0; i--) {
             Expr base = io.winBase().bits(BITS * i + BITS - 1, BITS * i);
             Expr mask = io.winMask().bits(MASK_BITS * i + MASK_BITS - 1, MASK_BITS * i);
@@ -92,7 +101,19 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
             awayMasked.set(differ.bits(MASK_BITS - 1, 0).and(mask).orR());
             ones.set(first.bits(MASK_BITS - 1, 0).or(mask).andR());
             hits.add(io.winAllow().bit(i).and(awayHigh.or(awayMasked).or(io.cross().and(ones)).not()));
+            Expr held = io.winAllow().bit(i).and(awayHigh.not()).and(awayMasked.not());
+            holds.add(held);
+            holdsCrossing.add(held.and(ones.not()));
         }
         io.hits().set(hits.size() == 1 ? hits.getFirst() : Expr.cat(hits.toArray(Expr[]::new)));
+        io.anyHit().set(Expr.mux(io.cross(), orAll(holdsCrossing), orAll(holds)));
+    }
+
+    private static Expr orAll(List<Expr> terms) {
+        Expr any = terms.getFirst();
+        for (Expr t : terms.subList(1, terms.size())) {
+            any = any.or(t);
+        }
+        return any;
     }
 }

@@ -83,19 +83,27 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
      * a registered output, a read side that keeps the next pointer in registers too
      * ({@link AsyncFifoReader.Params#lookahead}). The full flag then sees the read pointer exactly as
      * late as {@code wr_rd_ptr} does, so a credit scheme on {@code wr_rd_ptr} never meets it.
+     * {@code readAhead}: that read side without a registered output too (the next pointers a
+     * multiplexer between flip-flops after the pop, no increment or Gray encode): for a consumer
+     * whose own logic sits on the pop's path; a few flip-flops more.
      * {@code sideReset}: either side may be reset alone (see the class comment); adds the output
      * {@code rd_wr_rst}. {@code writeEmpty}: also output {@code wr_empty}, high when the write side
      * sees the FIFO empty (its pointer equals the read pointer it sees, which lags: never high while
      * a word is held), for a write side that waits until every word it wrote has left.
      */
     public record Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
-            boolean lookahead, boolean sideReset, boolean writeEmpty) {
+            boolean lookahead, boolean sideReset, boolean writeEmpty, boolean readAhead) {
         public Params {
             require(width >= 1 && width <= 4096, "AsyncFifo", "width", width, "must be in 1..4096");
             require(Check.isPowerOfTwo(depth) && depth >= 2 && depth <= 65536, "AsyncFifo", "depth", depth,
                     "must be a power of two in 2..65536 (Gray pointers need a power-of-two lap)");
             require(syncStages >= 2 && syncStages <= 8, "AsyncFifo", "syncStages", syncStages,
                     "must be in 2..8 (at least two flops against metastability)");
+        }
+
+        public Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
+                boolean lookahead, boolean sideReset, boolean writeEmpty) {
+            this(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, sideReset, writeEmpty, false);
         }
 
         public Params(int width, int depth, int syncStages, boolean registeredOutput, boolean writeReadPointer,
@@ -123,12 +131,22 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
 
         /** The same FIFO with {@code sideReset}: either side may be reset alone. */
         public Params withSideReset() {
-            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, true, writeEmpty);
+            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, true, writeEmpty, readAhead);
         }
 
         /** The same FIFO with {@code writeEmpty}: the write side says when it sees the FIFO empty. */
         public Params withWriteEmpty() {
-            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, sideReset, true);
+            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, sideReset, true, readAhead);
+        }
+
+        /** The same FIFO with {@code readAhead}: the read side keeps its pointer one ahead in registers. */
+        public Params withReadAhead() {
+            return new Params(width, depth, syncStages, registeredOutput, writeReadPointer, lookahead, sideReset, writeEmpty, true);
+        }
+
+        /** Whether the read side keeps its pointer one ahead ({@link AsyncFifoReader.Params#lookahead}). */
+        public boolean readerAhead() {
+            return lookahead && registeredOutput || readAhead;
         }
     }
 
@@ -136,7 +154,7 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
     public String moduleName(Params p) {
         return "direkt_async_fifo_w" + p.width() + "_d" + p.depth()
                 + (p.syncStages() == 2 ? "" : "_s" + p.syncStages()) + (p.registeredOutput() ? "_r" : "") + (p.writeReadPointer() ? "_p" : "")
-                + (p.lookahead() ? "_la" : "") + (p.writeEmpty() ? "_we" : "") + (p.sideReset() ? "_sr" : "");
+                + (p.lookahead() ? "_la" : "") + (p.readAhead() ? "_ra" : "") + (p.writeEmpty() ? "_we" : "") + (p.sideReset() ? "_sr" : "");
     }
 
     @Override
@@ -185,7 +203,7 @@ public final class AsyncFifo extends Unit<AsyncFifo.Params, AsyncFifo.Io> {
                 new AsyncFifoWriter.Params(p.depth(), p.writeReadPointer(), p.lookahead(), p.sideReset(), p.writeEmpty()))
                 .clock(Domains.WRITE, wr).io();
         AsyncFifoReader.Io reader = m.sub("u_rd", new AsyncFifoReader(),
-                new AsyncFifoReader.Params(p.depth(), p.registeredOutput(), p.lookahead() && p.registeredOutput(), p.sideReset()))
+                new AsyncFifoReader.Params(p.depth(), p.registeredOutput(), p.readerAhead(), p.sideReset()))
                 .clock(Domains.READ, rd).io();
 
         if (p.sideReset()) {

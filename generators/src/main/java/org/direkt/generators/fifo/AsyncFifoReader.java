@@ -34,9 +34,10 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
     }
 
     /**
-     * {@code lookahead} (registered output only): the pointer one ahead is kept in registers too, in
-     * binary and Gray, so the pop only picks between flip-flops: the RAM address and the next valid
-     * flag are one multiplexer from the pop instead of an increment, a Gray encode and a compare.
+     * {@code lookahead}: the pointer one ahead is kept in registers too, in binary and Gray, so the pop
+     * only picks between flip-flops: the next pointers (and with a registered output the RAM address
+     * and the next valid flag) are one multiplexer from the pop instead of an increment, a Gray encode
+     * and a compare.
      * A few flip-flops more, for a read side that keeps its speed inside a large design.
      * {@code sideReset}: no reset moves a register (each starts at its power-up value); while its own
      * reset or the write side's ({@code wr_rst_sync}) is high the side flushes: {@code valid} is low
@@ -46,7 +47,6 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
     public record Params(int depth, boolean registeredOutput, boolean lookahead, boolean sideReset) {
         public Params {
             require(Check.isPowerOfTwo(depth) && depth >= 2, "AsyncFifoReader", "depth", depth, "must be a power of two >= 2");
-            require(!lookahead || registeredOutput, "AsyncFifoReader", "lookahead", lookahead, "needs registeredOutput");
         }
 
         public Params(int depth, boolean registeredOutput, boolean lookahead) {
@@ -119,41 +119,18 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
             shown = flush.not();
         }
 
-        if (p.lookahead()) {
-            Reg validQ;
-            Signal binInc;
-            Reg binIncLow = null;
-            Reg grayInc;
-            if (sr) {
-                validQ = m.reg("valid_q", 1, cd).powerUp(0);
-                binIncLow = m.reg("rd_ptr_bin_inc_lo", aw, cd).powerUp(1);
-                grayInc = m.reg("rd_ptr_gray_inc", pw, cd).powerUp(1);
-                binInc = m.wire("rd_ptr_bin_inc", pw);
-                binInc.set(Expr.cat(grayInc.bit(aw), binIncLow));
-            } else {
-                validQ = m.reg("valid_q", 1, cd).init(0);
-                binInc = m.reg("rd_ptr_bin_inc", pw, cd).init(1);
-                grayInc = m.reg("rd_ptr_gray_inc", pw, cd).init(1);
-            }
+        if (p.lookahead() && p.registeredOutput()) {
+            Reg validQ = sr ? m.reg("valid_q", 1, cd).powerUp(0) : m.reg("valid_q", 1, cd).init(0);
             pop.set(validQ.and(take));
-            next.set(nextLow ? Expr.mux(pop, binIncLow, rdLow) : Expr.mux(pop, binInc, rdBin));
-            nextGray.set(Expr.mux(pop, grayInc, rdGray));
-            Signal binInc2 = m.wire("rd_ptr_bin_inc2", pw);
-            binInc2.set(binInc.plus(1));
-            if (sr) {
-                binIncLow.set(Expr.mux(pop, binInc2.trunc(aw), binIncLow));
-            } else {
-                ((Reg) binInc).set(Expr.mux(pop, binInc2, binInc));
-            }
-            grayInc.set(Expr.mux(pop, Gray.encode(binInc2), grayInc));
+            Ahead ahead = ahead(m, p, pop, next, nextGray, rdBin, rdLow, rdGray);
             // The word at `next` exists when its pointer differs from the synchronised write pointer.
-            validQ.set(Expr.mux(pop, grayInc.ne(wrPtrGray), rdGray.ne(wrPtrGray)));
+            validQ.set(Expr.mux(pop, ahead.gray().ne(wrPtrGray), rdGray.ne(wrPtrGray)));
             valid.set(sr ? validQ.and(shown) : validQ);
             io.rdEn().set(validQ.not().or(take));
             // The address the RAM is read at only matters when it is read: with a word shown, that is
             // a pop (read the one after); without, the head. So a register picks it, and neither the
             // consumer's ready nor a flush reaches the RAM's many address inputs.
-            rdAddr.set(nextLow ? Expr.mux(validQ, binIncLow, rdLow) : Expr.mux(validQ, binInc, rdBin).trunc(aw));
+            rdAddr.set(nextLow ? Expr.mux(validQ, ahead.low(), rdLow) : Expr.mux(validQ, ahead.bin(), rdBin).trunc(aw));
         } else if (p.registeredOutput()) {
             Reg validQ = sr ? m.reg("valid_q", 1, cd).powerUp(0) : m.reg("valid_q", 1, cd).init(0);
             pop.set(validQ.and(take));
@@ -169,8 +146,12 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
             Signal notEmpty = m.wire("not_empty", 1);
             notEmpty.set(rdGray.ne(wrPtrGray));
             pop.set(notEmpty.and(take));
-            next.set(sr ? rdBin.plus(pop.zext(pw)) : Expr.mux(pop, rdBin.plus(1), rdBin));
-            nextGray.set(Gray.encode(next));
+            if (p.lookahead()) {
+                ahead(m, p, pop, next, nextGray, rdBin, rdLow, rdGray);
+            } else {
+                next.set(sr ? rdBin.plus(pop.zext(pw)) : Expr.mux(pop, rdBin.plus(1), rdBin));
+                nextGray.set(Gray.encode(next));
+            }
             valid.set(sr ? notEmpty.and(shown) : notEmpty);
             rdAddr.set(sr ? rdLow : rdBin.trunc(aw));
         }
@@ -181,5 +162,40 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
         }
         rdGray.set(nextGray);
         rdPtrGrayOut.set(rdGray);
+    }
+
+    /** The read pointer one ahead, in registers: {@code bin} (null with sideReset), {@code low} (its low bits with sideReset) and {@code gray}. */
+    private record Ahead(Signal bin, Reg low, Reg gray) {
+    }
+
+    /**
+     * The pointer one ahead kept in registers beside the read pointer, so a pop picks {@code next} and
+     * {@code nextGray} between flip-flops: no increment or Gray encode after the pop.
+     */
+    private static Ahead ahead(ModuleBuilder m, Params p, Signal pop, Signal next, Signal nextGray, Signal rdBin, Reg rdLow, Reg rdGray) {
+        ClockDomain cd = Domains.READ;
+        int aw = Check.log2(p.depth());
+        int pw = aw + 1;
+        boolean sr = p.sideReset();
+        Reg low = sr ? m.reg("rd_ptr_bin_inc_lo", aw, cd).powerUp(1) : null;
+        Reg gray = sr ? m.reg("rd_ptr_gray_inc", pw, cd).powerUp(1) : m.reg("rd_ptr_gray_inc", pw, cd).init(1);
+        Signal bin;
+        if (sr) {
+            bin = m.wire("rd_ptr_bin_inc", pw);
+            bin.set(Expr.cat(gray.bit(aw), low));
+        } else {
+            bin = m.reg("rd_ptr_bin_inc", pw, cd).init(1);
+        }
+        next.set(sr ? Expr.mux(pop, low, rdLow) : Expr.mux(pop, bin, rdBin));
+        nextGray.set(Expr.mux(pop, gray, rdGray));
+        Signal bin2 = m.wire("rd_ptr_bin_inc2", pw);
+        bin2.set(bin.plus(1));
+        if (sr) {
+            low.set(Expr.mux(pop, bin2.trunc(aw), low));
+        } else {
+            ((Reg) bin).set(Expr.mux(pop, bin2, bin));
+        }
+        gray.set(Expr.mux(pop, Gray.encode(bin2), gray));
+        return new Ahead(bin, low, gray);
     }
 }

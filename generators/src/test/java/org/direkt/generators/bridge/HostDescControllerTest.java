@@ -109,12 +109,17 @@ class HostDescControllerTest {
         assertTrue(files.containsKey("direkt_host_desc_rd_e128_f254"));
         assertTrue(files.containsKey("direkt_host_desc_wr_e128_f255"));
         // the direction paths take host descriptors at ready latency 0 from the front, without the host
-        // buffer (the plain bridge's ready-latency 1 to 0 adapter): modules of their own; everything
-        // else below them is the plain bridge's
+        // buffer (the plain bridge's ready-latency 1 to 0 adapter): modules of their own; so are the
+        // admission units and their status builders, which ignore the table fetches' statuses (every
+        // mover status reaches the bridge); everything else below them is the plain bridge's
         Map<String, String> hostBuffer = VerilogEmitter.emit(new ReadyLatencyAdapter().elaborate(
                 new ReadyLatencyAdapter.Params(Layout.MOVER_DESC.bits(), ReadyLatencyAdapter.Direction.RL1_TO_RL0)));
+        assertTrue(files.keySet().stream().anyMatch(k -> k.startsWith("direkt_bridge_status_") && k.endsWith("_f2")), files.keySet().toString());
+        assertTrue(files.keySet().stream().anyMatch(k -> k.startsWith("direkt_bridge_issue_rd_") && k.endsWith("_f2")), files.keySet().toString());
+        assertTrue(files.keySet().stream().anyMatch(k -> k.startsWith("direkt_bridge_issue_wr_") && k.endsWith("_f2")), files.keySet().toString());
         List<String> below = VerilogEmitter.emit(plain).keySet().stream()
                 .filter(k -> !k.equals("direkt_bridge") && !k.startsWith("direkt_bridge_rd_h") && !k.startsWith("direkt_bridge_wr_h")
+                        && !k.startsWith("direkt_bridge_issue_") && !k.startsWith("direkt_bridge_status_")
                         && !hostBuffer.containsKey(k)).toList();
         assertTrue(files.keySet().containsAll(below), "with managed IDs every module below the bridge's paths is the plain bridge's");
         assertFalse(files.keySet().stream().anyMatch(hostBuffer::containsKey),
@@ -180,7 +185,7 @@ class HostDescControllerTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> c = (Map<String, Object>) HostDescController.manifest(p).get("controller");
         assertEquals("direkt_bridge_ctrl", c.get("top"));
-        assertEquals(1, c.get("regs_read_latency"));
+        assertEquals(2, c.get("regs_read_latency"));
         assertEquals(128, c.get("table_entries"));
     }
 
