@@ -52,52 +52,52 @@ module direkt_bridge_csr_e4_n16_h6725597f (
   input  wire [31:0]  wr_last_mover_status  // @[BridgeCsr.java:183]
 );
 
-  wire [5:0]  size_written;           // @[BridgeCsr.java:484]
-  wire [27:0] mask_written;           // @[BridgeCsr.java:491]
-  reg  [43:0] win3_base;              // @[BridgeCsr.java:497]
-  reg  [5:0]  win3_size;              // @[BridgeCsr.java:498]
-  reg  [27:0] win3_mask;              // @[BridgeCsr.java:499]
-  reg         win3_enable;            // @[BridgeCsr.java:503]
-  reg         win3_allow_rd;          // @[BridgeCsr.java:503]
-  reg         win3_allow_wr;          // @[BridgeCsr.java:503]
-  reg  [43:0] win2_base;              // @[BridgeCsr.java:497]
-  reg  [5:0]  win2_size;              // @[BridgeCsr.java:498]
-  reg  [27:0] win2_mask;              // @[BridgeCsr.java:499]
-  reg         win2_enable;            // @[BridgeCsr.java:503]
-  reg         win2_allow_rd;          // @[BridgeCsr.java:503]
-  reg         win2_allow_wr;          // @[BridgeCsr.java:503]
-  reg  [43:0] win1_base;              // @[BridgeCsr.java:497]
-  reg  [5:0]  win1_size;              // @[BridgeCsr.java:498]
-  reg  [27:0] win1_mask;              // @[BridgeCsr.java:499]
-  reg         win1_enable;            // @[BridgeCsr.java:503]
-  reg         win1_allow_rd;          // @[BridgeCsr.java:503]
-  reg         win1_allow_wr;          // @[BridgeCsr.java:503]
-  reg  [43:0] win0_base;              // @[BridgeCsr.java:497]
-  reg  [5:0]  win0_size;              // @[BridgeCsr.java:498]
-  reg  [27:0] win0_mask;              // @[BridgeCsr.java:499]
-  reg         win0_enable;            // @[BridgeCsr.java:503]
-  reg         win0_allow_rd;          // @[BridgeCsr.java:503]
-  reg         win0_allow_wr;          // @[BridgeCsr.java:503]
+  wire [5:0]  size_written;           // @[BridgeCsr.java:501]
+  wire [27:0] mask_written;           // @[BridgeCsr.java:508]
+  reg  [43:0] win3_base;              // @[BridgeCsr.java:514]
+  reg  [5:0]  win3_size;              // @[BridgeCsr.java:515]
+  reg  [27:0] win3_mask;              // @[BridgeCsr.java:516]
+  reg         win3_enable;            // @[BridgeCsr.java:520]
+  reg         win3_allow_rd;          // @[BridgeCsr.java:520]
+  reg         win3_allow_wr;          // @[BridgeCsr.java:520]
+  reg  [43:0] win2_base;              // @[BridgeCsr.java:514]
+  reg  [5:0]  win2_size;              // @[BridgeCsr.java:515]
+  reg  [27:0] win2_mask;              // @[BridgeCsr.java:516]
+  reg         win2_enable;            // @[BridgeCsr.java:520]
+  reg         win2_allow_rd;          // @[BridgeCsr.java:520]
+  reg         win2_allow_wr;          // @[BridgeCsr.java:520]
+  reg  [43:0] win1_base;              // @[BridgeCsr.java:514]
+  reg  [5:0]  win1_size;              // @[BridgeCsr.java:515]
+  reg  [27:0] win1_mask;              // @[BridgeCsr.java:516]
+  reg         win1_enable;            // @[BridgeCsr.java:520]
+  reg         win1_allow_rd;          // @[BridgeCsr.java:520]
+  reg         win1_allow_wr;          // @[BridgeCsr.java:520]
+  reg  [43:0] win0_base;              // @[BridgeCsr.java:514]
+  reg  [5:0]  win0_size;              // @[BridgeCsr.java:515]
+  reg  [27:0] win0_mask;              // @[BridgeCsr.java:516]
+  reg         win0_enable;            // @[BridgeCsr.java:520]
+  reg         win0_allow_rd;          // @[BridgeCsr.java:520]
+  reg         win0_allow_wr;          // @[BridgeCsr.java:520]
   reg  [31:0] last_error;             // @[BridgeCsr.java:215]
-  wire [31:0] bringup_word;           // @[BridgeCsr.java:253]
-  reg  [31:0] alarms;                 // @[BridgeCsr.java:263]
-  wire        u_counters_clear;       // @[BridgeCsr.java:281]
-  wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:281]
-  wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:281]
-  reg  [13:0] counted_events;         // @[BridgeCsr.java:290]
-  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:320]
-  reg         readdatavalid1_q;       // @[BridgeCsr.java:321]
-  reg         read_counter_q;         // @[BridgeCsr.java:322]
-  reg         read_bringup_q;         // @[BridgeCsr.java:323]
-  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:324]
-  reg  [31:0] readdata_q;             // @[BridgeCsr.java:325]
-  reg         readdatavalid_q;        // @[BridgeCsr.java:326]
+  wire [31:0] bringup_word;           // @[BridgeCsr.java:353]
+  reg  [31:0] alarms;                 // @[BridgeCsr.java:238]
+  wire        u_counters_clear;       // @[BridgeCsr.java:367]
+  wire [3:0]  u_counters_read_addr;   // @[BridgeCsr.java:367]
+  wire [31:0] u_counters_read_value;  // @[BridgeCsr.java:367]
+  reg  [13:0] counted_events;         // @[BridgeCsr.java:376]
+  reg  [31:0] readdata1_q;            // @[BridgeCsr.java:268]
+  reg         readdatavalid1_q;       // @[BridgeCsr.java:269]
+  reg         read_counter_q;         // @[BridgeCsr.java:270]
+  reg         read_bringup_q;         // @[BridgeCsr.java:271]
+  reg  [31:0] bringup_data_q = 32'd0; // @[BridgeCsr.java:272]
+  reg  [31:0] readdata_q;             // @[BridgeCsr.java:273]
+  reg         readdatavalid_q;        // @[BridgeCsr.java:274]
 
-  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:485]
+  assign size_written = csr_writedata[5:0]; // @[BridgeCsr.java:502]
 
-  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:492]
+  assign mask_written = {size_written <= 6'd47, size_written <= 6'd46, size_written <= 6'd45, size_written <= 6'd44, size_written <= 6'd43, size_written <= 6'd42, size_written <= 6'd41, size_written <= 6'd40, size_written <= 6'd39, size_written <= 6'd38, size_written <= 6'd37, size_written <= 6'd36, size_written <= 6'd35, size_written <= 6'd34, size_written <= 6'd33, size_written <= 6'd32, size_written <= 6'd31, size_written <= 6'd30, size_written <= 6'd29, size_written <= 6'd28, size_written <= 6'd27, size_written <= 6'd26, size_written <= 6'd25, size_written <= 6'd24, size_written <= 6'd23, size_written <= 6'd22, size_written <= 6'd21, size_written <= 6'd20}; // @[BridgeCsr.java:509]
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:531]
   always @(posedge clk) begin
     if (rst) begin
       win3_base <= 44'd0;
@@ -110,7 +110,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:518]
+  // @[BridgeCsr.java:535]
   always @(posedge clk) begin
     if (rst) begin
       win3_size <= 6'd20;
@@ -121,7 +121,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:519]
+  // @[BridgeCsr.java:536]
   always @(posedge clk) begin
     if (rst) begin
       win3_mask <= 28'hfffffff;
@@ -132,7 +132,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win3_enable <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_rd <= 1'b0;
@@ -154,7 +154,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win3_allow_wr <= 1'b0;
@@ -165,7 +165,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:531]
   always @(posedge clk) begin
     if (rst) begin
       win2_base <= 44'd0;
@@ -178,7 +178,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:518]
+  // @[BridgeCsr.java:535]
   always @(posedge clk) begin
     if (rst) begin
       win2_size <= 6'd20;
@@ -189,7 +189,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:519]
+  // @[BridgeCsr.java:536]
   always @(posedge clk) begin
     if (rst) begin
       win2_mask <= 28'hfffffff;
@@ -200,7 +200,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win2_enable <= 1'b0;
@@ -211,7 +211,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_rd <= 1'b0;
@@ -222,7 +222,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win2_allow_wr <= 1'b0;
@@ -233,7 +233,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:531]
   always @(posedge clk) begin
     if (rst) begin
       win1_base <= 44'd0;
@@ -246,7 +246,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:518]
+  // @[BridgeCsr.java:535]
   always @(posedge clk) begin
     if (rst) begin
       win1_size <= 6'd20;
@@ -257,7 +257,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:519]
+  // @[BridgeCsr.java:536]
   always @(posedge clk) begin
     if (rst) begin
       win1_mask <= 28'hfffffff;
@@ -268,7 +268,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win1_enable <= 1'b0;
@@ -279,7 +279,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_rd <= 1'b0;
@@ -290,7 +290,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win1_allow_wr <= 1'b0;
@@ -301,7 +301,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:514]
+  // @[BridgeCsr.java:531]
   always @(posedge clk) begin
     if (rst) begin
       win0_base <= 44'd0;
@@ -314,7 +314,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:518]
+  // @[BridgeCsr.java:535]
   always @(posedge clk) begin
     if (rst) begin
       win0_size <= 6'd20;
@@ -325,7 +325,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:519]
+  // @[BridgeCsr.java:536]
   always @(posedge clk) begin
     if (rst) begin
       win0_mask <= 28'hfffffff;
@@ -336,7 +336,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win0_enable <= 1'b0;
@@ -347,7 +347,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_rd <= 1'b0;
@@ -358,7 +358,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:521]
+  // @[BridgeCsr.java:538]
   always @(posedge clk) begin
     if (rst) begin
       win0_allow_wr <= 1'b0;
@@ -369,7 +369,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:257]
+  // @[BridgeCsr.java:232]
   always @(posedge clk) begin
     if (rst) begin
       last_error <= 32'd0;
@@ -384,9 +384,9 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign bringup_word = (csr_address[6:4] == 3'd3) ? (csr_address[3] ? (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? wr_last_desc[255:224] : wr_last_desc[223:192]) : (csr_address[0] ? wr_last_desc[191:160] : wr_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? wr_last_desc[127:96] : wr_last_desc[95:64]) : (csr_address[0] ? wr_last_desc[63:32] : wr_last_desc[31:0]))) : (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? rd_last_desc[255:224] : rd_last_desc[223:192]) : (csr_address[0] ? rd_last_desc[191:160] : rd_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? rd_last_desc[127:96] : rd_last_desc[95:64]) : (csr_address[0] ? rd_last_desc[63:32] : rd_last_desc[31:0])))) : (~csr_address[4] ? wr_last_mover_status : rd_last_mover_status); // @[BridgeCsr.java:254]
+  assign bringup_word = (csr_address[6:4] == 3'd3) ? (csr_address[3] ? (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? wr_last_desc[255:224] : wr_last_desc[223:192]) : (csr_address[0] ? wr_last_desc[191:160] : wr_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? wr_last_desc[127:96] : wr_last_desc[95:64]) : (csr_address[0] ? wr_last_desc[63:32] : wr_last_desc[31:0]))) : (csr_address[2] ? (csr_address[1] ? (csr_address[0] ? rd_last_desc[255:224] : rd_last_desc[223:192]) : (csr_address[0] ? rd_last_desc[191:160] : rd_last_desc[159:128])) : (csr_address[1] ? (csr_address[0] ? rd_last_desc[127:96] : rd_last_desc[95:64]) : (csr_address[0] ? rd_last_desc[63:32] : rd_last_desc[31:0])))) : (~csr_address[4] ? wr_last_mover_status : rd_last_mover_status); // @[BridgeCsr.java:354]
 
-  // @[BridgeCsr.java:272]
+  // @[BridgeCsr.java:247]
   always @(posedge clk) begin
     if (rst) begin
       alarms <= 32'd0;
@@ -399,11 +399,11 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:293]
+  assign u_counters_clear = (csr_write & (csr_address == 7'd6)) & csr_writedata[0]; // @[BridgeCsr.java:379]
 
-  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:297]
+  assign u_counters_read_addr = {csr_address[4] - 1'b1, csr_address[2:0]}; // @[BridgeCsr.java:383]
 
-  // @[BridgeCsr.java:291]
+  // @[BridgeCsr.java:377]
   always @(posedge clk) begin
     if (rst) begin
       counted_events <= 14'd0;
@@ -412,7 +412,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:350]
+  // @[BridgeCsr.java:298]
   always @(posedge clk) begin
     if (rst) begin
       readdata1_q <= 32'd0;
@@ -479,7 +479,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:327]
+  // @[BridgeCsr.java:275]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid1_q <= 1'b0;
@@ -488,7 +488,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:355]
+  // @[BridgeCsr.java:303]
   always @(posedge clk) begin
     if (rst) begin
       read_counter_q <= 1'b0;
@@ -499,7 +499,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:362]
+  // @[BridgeCsr.java:310]
   always @(posedge clk) begin
     if (rst) begin
       read_bringup_q <= 1'b0;
@@ -510,14 +510,14 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:363]
+  // @[BridgeCsr.java:311]
   always @(posedge clk) begin
     if (csr_read) begin
       bringup_data_q <= bringup_word;
     end
   end
 
-  // @[BridgeCsr.java:370]
+  // @[BridgeCsr.java:318]
   always @(posedge clk) begin
     if (rst) begin
       readdata_q <= 32'd0;
@@ -526,7 +526,7 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  // @[BridgeCsr.java:328]
+  // @[BridgeCsr.java:276]
   always @(posedge clk) begin
     if (rst) begin
       readdatavalid_q <= 1'b0;
@@ -535,19 +535,19 @@ module direkt_bridge_csr_e4_n16_h6725597f (
     end
   end
 
-  assign csr_readdata = readdata_q; // @[BridgeCsr.java:371]
+  assign csr_readdata = readdata_q; // @[BridgeCsr.java:319]
 
-  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:372]
+  assign csr_readdatavalid = readdatavalid_q; // @[BridgeCsr.java:320]
 
-  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:532]
+  assign win_base = {win3_base, win2_base, win1_base, win0_base}; // @[BridgeCsr.java:549]
 
-  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:533]
+  assign win_mask = {win3_mask, win2_mask, win1_mask, win0_mask}; // @[BridgeCsr.java:550]
 
-  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:534]
+  assign win_allow_rd = {win3_enable & win3_allow_rd, win2_enable & win2_allow_rd, win1_enable & win1_allow_rd, win0_enable & win0_allow_rd}; // @[BridgeCsr.java:551]
 
-  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:535]
+  assign win_allow_wr = {win3_enable & win3_allow_wr, win2_enable & win2_allow_wr, win1_enable & win1_allow_wr, win0_enable & win0_allow_wr}; // @[BridgeCsr.java:552]
 
-  // @[BridgeCsr.java:281]
+  // @[BridgeCsr.java:367]
   direkt_counter_bank_g2_n7 u_counters (
     .clk        (clk),
     .rst        (rst),

@@ -50,82 +50,82 @@ module direkt_bridge_rd_hcae2ef7b (
   output wire [31:0]  last_mover_status     // @[BridgePath.java:185]
 );
 
-  wire         u_rd_desc_chan_rd_desc_ready;     // @[BridgePath.java:206]
-  wire [255:0] u_rd_desc_chan_core_data;         // @[BridgePath.java:206]
-  wire         u_rd_desc_chan_core_valid;        // @[BridgePath.java:206]
-  wire         u_rd_desc_chan_core_ready;        // @[BridgePath.java:206]
-  wire [63:0]  u_rd_status_chan_rd_status_data;  // @[BridgePath.java:208]
-  wire         u_rd_status_chan_rd_status_valid; // @[BridgePath.java:208]
-  wire         u_rd_status_chan_core_ready;      // @[BridgePath.java:208]
-  wire [255:0] cldesc;                           // @[BridgePath.java:237]
-  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:508]
-  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:508]
-  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:508]
-  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:508]
-  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:508]
-  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:508]
-  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:508]
-  reg          k_reset_req;                      // @[BridgePath.java:512]
-  reg          k_reset_ack;                      // @[BridgePath.java:513]
-  wire         u_ack_sync_q;                     // @[BridgePath.java:514]
-  wire         u_req_sync_q;                     // @[BridgePath.java:515]
-  reg          k_hold;                           // @[BridgePath.java:520]
-  wire [220:0] u_checks_k_data;                  // @[BridgePath.java:276]
-  wire         u_checks_k_ready;                 // @[BridgePath.java:276]
-  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:276]
-  wire         u_checks_q_valid;                 // @[BridgePath.java:276]
-  wire         u_checks_idle;                    // @[BridgePath.java:276]
-  wire         u_issue_q_ready;                  // @[BridgePath.java:285]
-  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:285]
-  wire         u_issue_d_valid;                  // @[BridgePath.java:285]
-  wire         u_issue_d_ready;                  // @[BridgePath.java:285]
-  wire         u_issue_hs_valid;                 // @[BridgePath.java:285]
-  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:285]
-  wire         u_issue_ks_valid;                 // @[BridgePath.java:285]
-  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:285]
-  wire         u_issue_absorbing;                // @[BridgePath.java:285]
-  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:285]
-  wire         u_issue_drained;                  // @[BridgePath.java:285]
-  wire         u_issue_ev_rejected;              // @[BridgePath.java:285]
-  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:285]
-  wire         u_issue_ev_completed;             // @[BridgePath.java:285]
-  wire         u_issue_ev_aborted;               // @[BridgePath.java:285]
-  wire         u_issue_ev_spurious;              // @[BridgePath.java:285]
-  wire         u_status_fifo_s_ready;            // @[BridgePath.java:537]
-  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:537]
-  wire         u_status_fifo_m_valid;            // @[BridgePath.java:537]
-  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:537]
-  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:537]
-  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:537]
-  wire         k_absorb;                         // @[BridgePath.java:303]
-  reg          k_drained;                        // @[BridgePath.java:307]
-  wire         u_host_rl_s_ready;                // @[BridgePath.java:556]
-  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:556]
-  wire         u_host_rl_m_valid;                // @[BridgePath.java:556]
-  wire         u_host_rl_m_ready;                // @[BridgePath.java:556]
-  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:556]
-  wire         u_host_rl_overflow;               // @[BridgePath.java:556]
-  wire [1:0]   u_arb_req;                        // @[BridgePath.java:569]
-  wire         u_arb_grant_id;                   // @[BridgePath.java:569]
-  wire         u_arb_grant_valid;                // @[BridgePath.java:569]
-  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:569]
-  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:572]
-  wire         u_mover_rl_s_ready;               // @[BridgePath.java:572]
-  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:572]
-  wire         u_mover_rl_m_valid;               // @[BridgePath.java:572]
-  wire         hand_over;                        // @[BridgePath.java:329]
-  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:360]
-  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:363]
+  wire         u_rd_desc_chan_rd_desc_ready;     // @[BridgePath.java:290]
+  wire [255:0] u_rd_desc_chan_core_data;         // @[BridgePath.java:290]
+  wire         u_rd_desc_chan_core_valid;        // @[BridgePath.java:290]
+  wire         u_rd_desc_chan_core_ready;        // @[BridgePath.java:290]
+  wire [63:0]  u_rd_status_chan_rd_status_data;  // @[BridgePath.java:292]
+  wire         u_rd_status_chan_rd_status_valid; // @[BridgePath.java:292]
+  wire         u_rd_status_chan_core_ready;      // @[BridgePath.java:292]
+  wire [255:0] cldesc;                           // @[BridgePath.java:322]
+  wire [298:0] u_desc_fifo_s_data;               // @[BridgePath.java:539]
+  wire         u_desc_fifo_s_valid;              // @[BridgePath.java:539]
+  wire         u_desc_fifo_s_ready;              // @[BridgePath.java:539]
+  wire [298:0] u_desc_fifo_m_data;               // @[BridgePath.java:539]
+  wire         u_desc_fifo_m_valid;              // @[BridgePath.java:539]
+  wire         u_desc_fifo_rd_wr_rst;            // @[BridgePath.java:539]
+  wire         u_desc_fifo_wr_empty;             // @[BridgePath.java:539]
+  reg          k_reset_req;                      // @[BridgePath.java:543]
+  reg          k_reset_ack;                      // @[BridgePath.java:544]
+  wire         u_ack_sync_q;                     // @[BridgePath.java:545]
+  wire         u_req_sync_q;                     // @[BridgePath.java:546]
+  reg          k_hold;                           // @[BridgePath.java:551]
+  wire [220:0] u_checks_k_data;                  // @[BridgePath.java:219]
+  wire         u_checks_k_ready;                 // @[BridgePath.java:219]
+  wire [187:0] u_checks_q_data;                  // @[BridgePath.java:219]
+  wire         u_checks_q_valid;                 // @[BridgePath.java:219]
+  wire         u_checks_idle;                    // @[BridgePath.java:219]
+  wire         u_issue_q_ready;                  // @[BridgePath.java:228]
+  wire [159:0] u_issue_d_data;                   // @[BridgePath.java:228]
+  wire         u_issue_d_valid;                  // @[BridgePath.java:228]
+  wire         u_issue_d_ready;                  // @[BridgePath.java:228]
+  wire         u_issue_hs_valid;                 // @[BridgePath.java:228]
+  wire [31:0]  u_issue_hs_data;                  // @[BridgePath.java:228]
+  wire         u_issue_ks_valid;                 // @[BridgePath.java:228]
+  wire [63:0]  u_issue_ks_data;                  // @[BridgePath.java:228]
+  wire         u_issue_absorbing;                // @[BridgePath.java:228]
+  wire [4:0]   u_issue_outstanding;              // @[BridgePath.java:228]
+  wire         u_issue_drained;                  // @[BridgePath.java:228]
+  wire         u_issue_ev_rejected;              // @[BridgePath.java:228]
+  wire [3:0]   u_issue_ev_error;                 // @[BridgePath.java:228]
+  wire         u_issue_ev_completed;             // @[BridgePath.java:228]
+  wire         u_issue_ev_aborted;               // @[BridgePath.java:228]
+  wire         u_issue_ev_spurious;              // @[BridgePath.java:228]
+  wire         u_status_fifo_s_ready;            // @[BridgePath.java:568]
+  wire [63:0]  u_status_fifo_m_data;             // @[BridgePath.java:568]
+  wire         u_status_fifo_m_valid;            // @[BridgePath.java:568]
+  wire [4:0]   u_status_fifo_wr_rd_ptr;          // @[BridgePath.java:568]
+  wire         u_status_fifo_rd_wr_rst;          // @[BridgePath.java:568]
+  wire [4:0]   u_status_fifo_wr_ptr;             // @[BridgePath.java:568]
+  wire         k_absorb;                         // @[BridgePath.java:246]
+  reg          k_drained;                        // @[BridgePath.java:250]
+  wire         u_host_rl_s_ready;                // @[BridgePath.java:587]
+  wire [159:0] u_host_rl_m_data;                 // @[BridgePath.java:587]
+  wire         u_host_rl_m_valid;                // @[BridgePath.java:587]
+  wire         u_host_rl_m_ready;                // @[BridgePath.java:587]
+  wire [2:0]   u_host_rl_fill;                   // @[BridgePath.java:587]
+  wire         u_host_rl_overflow;               // @[BridgePath.java:587]
+  wire [1:0]   u_arb_req;                        // @[BridgePath.java:600]
+  wire         u_arb_grant_id;                   // @[BridgePath.java:600]
+  wire         u_arb_grant_valid;                // @[BridgePath.java:600]
+  wire [1:0]   u_arb_offer;                      // @[BridgePath.java:600]
+  wire [159:0] u_mover_rl_s_data;                // @[BridgePath.java:603]
+  wire         u_mover_rl_s_ready;               // @[BridgePath.java:603]
+  wire [159:0] u_mover_rl_m_data;                // @[BridgePath.java:603]
+  wire         u_mover_rl_m_valid;               // @[BridgePath.java:603]
+  wire         hand_over;                        // @[BridgePath.java:363]
+  reg  [255:0] last_desc_q = 256'd0;             // @[BridgePath.java:392]
+  reg  [31:0]  last_mover_status_q = 32'd0;      // @[BridgePath.java:395]
 
-  assign u_rd_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:524]
+  assign u_rd_desc_chan_core_ready = u_desc_fifo_s_ready & ~k_hold; // @[BridgePath.java:555]
 
-  assign cldesc = u_rd_desc_chan_core_data; // @[BridgePath.java:238]
+  assign cldesc = u_rd_desc_chan_core_data; // @[BridgePath.java:323]
 
-  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~(|cldesc[127:97]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:523]
+  assign u_desc_fifo_s_data = {cldesc[255:224], cldesc[223:192], cldesc[159:154], cldesc[153:146], {1'b0, cldesc[83:66]} + {1'b0, cldesc[145:128]}, &{cldesc[96], cldesc[95:84]}, {1'b0, cldesc[19:2]} + {1'b0, cldesc[145:128]}, ~(|cldesc[127:97]), cldesc[145:128] == 18'd0, |cldesc[223:192] | |cldesc[255:224], |cldesc[159:154] | |cldesc[153:146], cldesc[191:160], cldesc[145:128], {cldesc[127:96], cldesc[95:64]}, {cldesc[63:32], cldesc[31:0]}}; // @[BridgePath.java:554]
 
-  assign u_desc_fifo_s_valid = u_rd_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:522]
+  assign u_desc_fifo_s_valid = u_rd_desc_chan_core_valid & ~k_hold; // @[BridgePath.java:553]
 
-  // @[BridgePath.java:516]
+  // @[BridgePath.java:547]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_reset_req <= 1'b1;
@@ -134,7 +134,7 @@ module direkt_bridge_rd_hcae2ef7b (
     end
   end
 
-  // @[BridgePath.java:309]
+  // @[BridgePath.java:252]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       k_reset_ack <= 1'b0;
@@ -143,7 +143,7 @@ module direkt_bridge_rd_hcae2ef7b (
     end
   end
 
-  // @[BridgePath.java:296]
+  // @[BridgePath.java:239]
   always @(posedge kernel_clk) begin
     if (!kernel_resetn) begin
       k_hold <= 1'b1;
@@ -152,13 +152,13 @@ module direkt_bridge_rd_hcae2ef7b (
     end
   end
 
-  assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:281]
+  assign u_checks_k_data = u_desc_fifo_m_data[220:0]; // @[BridgePath.java:224]
 
-  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:583]
+  assign u_issue_d_ready = u_arb_offer[1] & u_mover_rl_s_ready; // @[BridgePath.java:614]
 
-  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:304]
+  assign k_absorb = (u_req_sync_q | k_reset_ack) | u_desc_fifo_rd_wr_rst; // @[BridgePath.java:247]
 
-  // @[BridgePath.java:308]
+  // @[BridgePath.java:251]
   always @(posedge dma_clk) begin
     if (!dma_resetn) begin
       k_drained <= 1'b0;
@@ -167,73 +167,73 @@ module direkt_bridge_rd_hcae2ef7b (
     end
   end
 
-  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:582]
+  assign u_host_rl_m_ready = u_arb_offer[0] & u_mover_rl_s_ready; // @[BridgePath.java:613]
 
-  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:570]
+  assign u_arb_req = {u_issue_d_valid, u_host_rl_m_valid}; // @[BridgePath.java:601]
 
-  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:576]
+  assign u_mover_rl_s_data = u_arb_grant_id ? u_issue_d_data : u_host_rl_m_data; // @[BridgePath.java:607]
 
-  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:330]
+  assign hand_over = u_arb_grant_valid & u_mover_rl_s_ready; // @[BridgePath.java:364]
 
-  // @[BridgePath.java:362]
+  // @[BridgePath.java:394]
   always @(posedge dma_clk) begin
     if (u_desc_fifo_m_valid & u_checks_k_ready) begin
       last_desc_q <= {u_desc_fifo_m_data[298:267], u_desc_fifo_m_data[266:235], u_desc_fifo_m_data[177:146], u_desc_fifo_m_data[234:229], u_desc_fifo_m_data[228:221], u_desc_fifo_m_data[145:128], u_desc_fifo_m_data[127:96], u_desc_fifo_m_data[95:64], u_desc_fifo_m_data[63:32], u_desc_fifo_m_data[31:0]};
     end
   end
 
-  // @[BridgePath.java:365]
+  // @[BridgePath.java:397]
   always @(posedge dma_clk) begin
     if (rd_dma_status_valid) begin
       last_mover_status_q <= rd_dma_status_data;
     end
   end
 
-  assign rd_desc_ready = u_rd_desc_chan_rd_desc_ready; // @[BridgePath.java:210]
+  assign rd_desc_ready = u_rd_desc_chan_rd_desc_ready; // @[BridgePath.java:294]
 
-  assign rd_status_data = u_rd_status_chan_rd_status_data; // @[BridgePath.java:211]
+  assign rd_status_data = u_rd_status_chan_rd_status_data; // @[BridgePath.java:295]
 
-  assign rd_status_valid = u_rd_status_chan_rd_status_valid; // @[BridgePath.java:211]
+  assign rd_status_valid = u_rd_status_chan_rd_status_valid; // @[BridgePath.java:295]
 
-  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:558]
+  assign rd_host_desc_ready = u_host_rl_s_ready; // @[BridgePath.java:589]
 
-  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:584]
+  assign rd_dma_desc_data = u_mover_rl_m_data; // @[BridgePath.java:615]
 
-  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:584]
+  assign rd_dma_desc_valid = u_mover_rl_m_valid; // @[BridgePath.java:615]
 
-  assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:319]
+  assign rd_host_status_valid = u_issue_hs_valid; // @[BridgePath.java:260]
 
-  assign rd_host_status_data = u_issue_hs_data; // @[BridgePath.java:320]
+  assign rd_host_status_data = u_issue_hs_data; // @[BridgePath.java:261]
 
-  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:338]
+  assign ev_kernel_issued = hand_over & u_arb_grant_id; // @[BridgePath.java:265]
 
-  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:338]
+  assign ev_completed = u_issue_ev_completed; // @[BridgePath.java:265]
 
-  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:338]
+  assign ev_rejected = u_issue_ev_rejected; // @[BridgePath.java:265]
 
-  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:338]
+  assign ev_aborted = u_issue_ev_aborted; // @[BridgePath.java:265]
 
-  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:338]
+  assign ev_host_issued = hand_over & ~u_arb_grant_id; // @[BridgePath.java:265]
 
-  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:338]
+  assign ev_host_completed = u_issue_hs_valid; // @[BridgePath.java:265]
 
-  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:338]
+  assign ev_spurious = u_issue_ev_spurious; // @[BridgePath.java:265]
 
-  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:338]
+  assign ev_overflow = u_issue_ks_valid & ~u_status_fifo_s_ready; // @[BridgePath.java:265]
 
-  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:338]
+  assign ev_host_overflow = u_host_rl_overflow; // @[BridgePath.java:265]
 
-  assign ev_error = u_issue_ev_error; // @[BridgePath.java:339]
+  assign ev_error = u_issue_ev_error; // @[BridgePath.java:266]
 
-  assign outstanding = u_issue_outstanding; // @[BridgePath.java:340]
+  assign outstanding = u_issue_outstanding; // @[BridgePath.java:267]
 
-  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:341]
+  assign host_buffered = u_host_rl_fill; // @[BridgePath.java:268]
 
-  assign last_desc = last_desc_q; // @[BridgePath.java:366]
+  assign last_desc = last_desc_q; // @[BridgePath.java:398]
 
-  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:367]
+  assign last_mover_status = last_mover_status_q; // @[BridgePath.java:399]
 
-  // @[BridgePath.java:206]
+  // @[BridgePath.java:290]
   direkt_chan_direkt_rd_desc_w256_hb981d2a2 u_rd_desc_chan (
     .rd_desc_data  (rd_desc_data),
     .rd_desc_valid (rd_desc_valid),
@@ -243,7 +243,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .core_ready    (u_rd_desc_chan_core_ready)
   );
 
-  // @[BridgePath.java:208]
+  // @[BridgePath.java:292]
   direkt_chan_direkt_rd_status_w64_h4fe5838e u_rd_status_chan (
     .rd_status_data  (u_rd_status_chan_rd_status_data),
     .rd_status_valid (u_rd_status_chan_rd_status_valid),
@@ -253,7 +253,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .core_ready      (u_rd_status_chan_core_ready)
   );
 
-  // @[BridgePath.java:508]
+  // @[BridgePath.java:539]
   direkt_async_fifo_w299_d16_r_la_we_sr u_desc_fifo (
     .wr_clk    (kernel_clk),
     .wr_rst    (~kernel_resetn),
@@ -269,7 +269,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .wr_empty  (u_desc_fifo_wr_empty)
   );
 
-  // @[BridgePath.java:514]
+  // @[BridgePath.java:545]
   direkt_sync_w1_s2_rn u_ack_sync (
     .clk   (kernel_clk),
     .rst_n (kernel_resetn),
@@ -277,7 +277,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .q     (u_ack_sync_q)
   );
 
-  // @[BridgePath.java:515]
+  // @[BridgePath.java:546]
   direkt_sync_w1_s2_rn u_req_sync (
     .clk   (dma_clk),
     .rst_n (dma_resetn),
@@ -285,7 +285,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .q     (u_req_sync_q)
   );
 
-  // @[BridgePath.java:276]
+  // @[BridgePath.java:219]
   direkt_bridge_check_pipe_rd_e4_mem200000000 u_checks (
     .clk       (dma_clk),
     .rst       (~dma_resetn),
@@ -301,7 +301,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .idle      (u_checks_idle)
   );
 
-  // @[BridgePath.java:285]
+  // @[BridgePath.java:228]
   direkt_bridge_issue_rd_e4_mem200000000_n16_s16 u_issue (
     .clk          (dma_clk),
     .rst          (~dma_resetn),
@@ -331,7 +331,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .ev_spurious  (u_issue_ev_spurious)
   );
 
-  // @[BridgePath.java:537]
+  // @[BridgePath.java:568]
   direkt_async_fifo_w64_d16_p_la_ra_sr u_status_fifo (
     .wr_clk    (dma_clk),
     .wr_rst    (~dma_resetn),
@@ -348,7 +348,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .wr_ptr    (u_status_fifo_wr_ptr)
   );
 
-  // @[BridgePath.java:556]
+  // @[BridgePath.java:587]
   direkt_rl_adapter_w160_1to0 u_host_rl (
     .clk      (dma_clk),
     .rst      (~dma_resetn),
@@ -362,7 +362,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .overflow (u_host_rl_overflow)
   );
 
-  // @[BridgePath.java:569]
+  // @[BridgePath.java:600]
   direkt_arbiter_rr_n2_o u_arb (
     .clk         (dma_clk),
     .rst         (~dma_resetn),
@@ -373,7 +373,7 @@ module direkt_bridge_rd_hcae2ef7b (
     .offer       (u_arb_offer)
   );
 
-  // @[BridgePath.java:572]
+  // @[BridgePath.java:603]
   direkt_rl_adapter_w160_0to1 u_mover_rl (
     .clk     (dma_clk),
     .rst     (~dma_resetn),

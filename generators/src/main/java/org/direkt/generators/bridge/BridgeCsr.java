@@ -226,34 +226,9 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         // The bring-up registers: both directions' last channel words (a block, one mux on the
         // address's low bits) and last mover statuses, beside the register chain, registered on
         // their own and picked in the second cycle.
-        Signal bringupWord = null;
-        Expr inBringup = null;
-        if (b.bringup()) {
-            List<Expr> words = new ArrayList<>();
-            int wb = Layout.CLDESC_WORD_BITS;
-            for (Direction dir : dirs) {
-                for (int i = 0; i < Layout.CSR_LAST_DESC_REGS; i++) {
-                    words.add(dir.lastDesc().bits(wb * i + wb - 1, wb * i));
-                }
-            }
-            int ib = Check.indexWidth(words.size());
-            int blockAt = Layout.CSR_LAST_DESC_OFFSET;
-            if (blockAt % words.size() != 0) {
-                throw new IllegalStateException("the bring-up block at " + blockAt + " is not aligned to its " + words.size() + " registers");
-            }
-            Expr inDescBlock = address.bits(address.width() - 1, ib).eq(blockAt >> ib);
-            int[] statusAt = new int[dirs.size()];
-            for (int d = 0; d < dirs.size(); d++) {
-                statusAt[d] = Layout.csrBlock(d) + Layout.CSR_LAST_MOVER_STATUS_INDEX;
-            }
-            // Two status registers: one address bit where their offsets differ tells them apart.
-            int differ = Integer.numberOfTrailingZeros(statusAt[0] ^ statusAt[1]);
-            Expr wrStatus = ((statusAt[1] >> differ) & 1) == 1 ? address.bit(differ) : address.bit(differ).not();
-            Expr status = Expr.mux(wrStatus, dirs.get(1).lastMoverStatus(), dirs.get(0).lastMoverStatus());
-            bringupWord = m.wire("bringup_word", 32);
-            bringupWord.set(Expr.mux(inDescBlock, org.direkt.generators.Bits.select(words, address.bits(ib - 1, 0)), status));
-            inBringup = inDescBlock.or(address.eq(statusAt[0])).or(address.eq(statusAt[1]));
-        }
+        Bringup bringup = b.bringup() ? bringupRead(m, dirs, address) : null;
+        Signal bringupWord = bringup == null ? null : bringup.word();
+        Expr inBringup = bringup == null ? null : bringup.selected();
         m.when(write.and(address.eq(Layout.CSR_LAST_ERROR_OFFSET)), () -> lastError.set(0))
                 .elseWhen(dirs.get(1).events().get("rejected"), () -> lastError.set(HdlWords.pack(m, le,
                         Map.of("code", dirs.get(1).error(), "wr", m.lit(1, 1), "valid", m.lit(1, 1)))))
@@ -273,36 +248,9 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
                 .otherwise(() -> alarms.set(alarms.or(alarmNow)));
         readable.put(Layout.CSR_ALARMS_OFFSET, alarms);
 
-        Expr counterRead = null;
-        Signal counterValue = null;
-        if (b.counters()) {
-            int per = Layout.CSR_EVENTS.size();
-            CounterBank.Params cp = new CounterBank.Params(dirs.size(), per);
-            CounterBank.Io bank = m.sub("u_counters", new CounterBank(), cp).clock(cd).io();
-            List<Expr> events = new ArrayList<>();
-            for (int d = dirs.size() - 1; d >= 0; d--) {
-                for (int i = per - 1; i >= 0; i--) {
-                    events.add(dirs.get(d).events().get(Layout.CSR_EVENTS.get(i)));
-                }
-            }
-            // Counted a cycle late, from flip-flops: the events' logic all over the bridge ends here, not at
-            // the pre-counters' adders. A read or a clear acts as if it came a cycle earlier.
-            Reg countedEvents = m.reg("counted_events", cp.counters(), cd).init(0);
-            countedEvents.set(cat(events));
-            bank.events().set(countedEvents);
-            bank.clear().set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(HdlWords.get(writedata, Layout.CSR_CONTROL, "clear_counters")));
-            // Direction d's block is 0x10 * (d + 1): the group is the block number less one, the index the low nibble.
-            int ib = Check.indexWidth(per);
-            Expr group = address.bits(address.width() - 1, 4).minus(1).trunc(cp.groupBits());
-            bank.readAddr().set(Expr.cat(group, address.bits(ib - 1, 0)));
-            Expr inBlock = m.lit(0, 1);
-            for (int d = 0; d < dirs.size(); d++) {
-                int block = Layout.csrBlock(d);
-                inBlock = inBlock.or(address.ge(block).and(address.lt(m.lit(block + per, address.width()))));
-            }
-            counterRead = inBlock;
-            counterValue = bank.readValue();
-        }
+        Counters bank = b.counters() ? counters(m, dirs, address, write, writedata) : null;
+        Expr counterRead = bank == null ? null : bank.selected();
+        Signal counterValue = bank == null ? null : bank.value();
 
         // ---- constants
         Layout.Word cfg = Layout.CSR_CONFIG;
@@ -370,6 +318,75 @@ public final class BridgeCsr extends Unit<BridgeCsr.Params, BridgeCsr.Io> {
         rdata.set(chosen);
         io.readdata().set(rdata);
         io.readdatavalid().set(rvalid);
+    }
+
+    /** The bring-up registers' read word ({@code bringup_word}) and whether the address selects one. */
+    private record Bringup(Signal word, Expr selected) {
+    }
+
+    /**
+     * The bring-up registers: both directions' last channel words (a block, one mux on the address's low
+     * bits) and last mover statuses, beside the register chain.
+     */
+    private static Bringup bringupRead(ModuleBuilder m, List<Direction> dirs, Signal address) {
+        List<Expr> words = new ArrayList<>();
+        int wb = Layout.CLDESC_WORD_BITS;
+        for (Direction dir : dirs) {
+            for (int i = 0; i < Layout.CSR_LAST_DESC_REGS; i++) {
+                words.add(dir.lastDesc().bits(wb * i + wb - 1, wb * i));
+            }
+        }
+        int ib = Check.indexWidth(words.size());
+        int blockAt = Layout.CSR_LAST_DESC_OFFSET;
+        if (blockAt % words.size() != 0) {
+            throw new IllegalStateException("the bring-up block at " + blockAt + " is not aligned to its " + words.size() + " registers");
+        }
+        Expr inDescBlock = address.bits(address.width() - 1, ib).eq(blockAt >> ib);
+        int[] statusAt = new int[dirs.size()];
+        for (int d = 0; d < dirs.size(); d++) {
+            statusAt[d] = Layout.csrBlock(d) + Layout.CSR_LAST_MOVER_STATUS_INDEX;
+        }
+        // Two status registers: one address bit where their offsets differ tells them apart.
+        int differ = Integer.numberOfTrailingZeros(statusAt[0] ^ statusAt[1]);
+        Expr wrStatus = ((statusAt[1] >> differ) & 1) == 1 ? address.bit(differ) : address.bit(differ).not();
+        Expr status = Expr.mux(wrStatus, dirs.get(1).lastMoverStatus(), dirs.get(0).lastMoverStatus());
+        Signal bringupWord = m.wire("bringup_word", 32);
+        bringupWord.set(Expr.mux(inDescBlock, org.direkt.generators.Bits.select(words, address.bits(ib - 1, 0)), status));
+        return new Bringup(bringupWord, inDescBlock.or(address.eq(statusAt[0])).or(address.eq(statusAt[1])));
+    }
+
+    /** The counter bank's read: whether the address is a counter's, and its value (read latency 2). */
+    private record Counters(Expr selected, Signal value) {
+    }
+
+    /** The event counters: both directions' events, counted a cycle late, cleared through CONTROL. */
+    private static Counters counters(ModuleBuilder m, List<Direction> dirs, Signal address, Signal write, Signal writedata) {
+        ClockDomain cd = Domains.MAIN;
+        int per = Layout.CSR_EVENTS.size();
+        CounterBank.Params cp = new CounterBank.Params(dirs.size(), per);
+        CounterBank.Io bank = m.sub("u_counters", new CounterBank(), cp).clock(cd).io();
+        List<Expr> events = new ArrayList<>();
+        for (int d = dirs.size() - 1; d >= 0; d--) {
+            for (int i = per - 1; i >= 0; i--) {
+                events.add(dirs.get(d).events().get(Layout.CSR_EVENTS.get(i)));
+            }
+        }
+        // Counted a cycle late, from flip-flops: the events' logic all over the bridge ends here, not at
+        // the pre-counters' adders. A read or a clear acts as if it came a cycle earlier.
+        Reg countedEvents = m.reg("counted_events", cp.counters(), cd).init(0);
+        countedEvents.set(cat(events));
+        bank.events().set(countedEvents);
+        bank.clear().set(write.and(address.eq(Layout.CSR_CONTROL_OFFSET)).and(HdlWords.get(writedata, Layout.CSR_CONTROL, "clear_counters")));
+        // Direction d's block is 0x10 * (d + 1): the group is the block number less one, the index the low nibble.
+        int ib = Check.indexWidth(per);
+        Expr group = address.bits(address.width() - 1, 4).minus(1).trunc(cp.groupBits());
+        bank.readAddr().set(Expr.cat(group, address.bits(ib - 1, 0)));
+        Expr inBlock = m.lit(0, 1);
+        for (int d = 0; d < dirs.size(); d++) {
+            int block = Layout.csrBlock(d);
+            inBlock = inBlock.or(address.ge(block).and(address.lt(m.lit(block + per, address.width()))));
+        }
+        return new Counters(inBlock, bank.readValue());
     }
 
     /**

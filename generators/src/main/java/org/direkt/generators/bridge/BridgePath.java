@@ -189,81 +189,24 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
     protected void build(ModuleBuilder m, Params p, Io io) {
         Bridge.Params b = p.bridge();
         Direction dir = p.direction();
-        String t = dir.tag();
         m.doc("Kernel-issued descriptors for " + dir.describe() + ", channels " + b.descChannel(dir) + " / "
                 + b.statusChannel(dir) + ", beside the host's descriptors.");
-        ClockDomain kernel = ChannelPort.KERNEL;
         ClockDomain dma = b.dmaDomain();
         BridgeIssue.Params ip = b.issue(dir);
         DescChecks.Params cp = ip.checks();
         Layout.Word cross = DescChecks.crossWord(cp);
 
         // ---- kernel side: the channels exactly as the kernel system names them, per port
-        List<Stream> descCores = new ArrayList<>();
-        List<Stream> statusCores = new ArrayList<>();
-        for (int k = 0; k < b.ports(); k++) {
-            String pre = Bridge.Params.portPrefix(dir, k);
-            ChannelPort.Io descPort = m.sub("u_" + pre + "_desc_chan", new ChannelPort(),
-                    new ChannelPort.Params(b.channel(dir, true, k), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
-            ChannelPort.Io statusPort = m.sub("u_" + pre + "_status_chan", new ChannelPort(),
-                    new ChannelPort.Params(b.channel(dir, false, k), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
-            m.connect(io.desc().get(k), descPort.kernel());
-            m.connect(statusPort.kernel(), io.status().get(k));
-            descCores.add(descPort.core());
-            statusCores.add(statusPort.core());
-        }
-        Stream core = descCores.getFirst();
-        Stream statusCore = statusCores.getFirst();
-        if (b.ports() > 1) {
-            // Several ports: one request stream, statuses routed back to their ports by token.
-            Layout.Word w = b.regionsAddressing() ? Layout.CLDESC_REGION : Layout.CLDESC;
-            int more = b.regionsAddressing() ? channelBit(w.field("more").lsb(), b.wordOrder()) : -1;
-            int tagLsb = channelBit(w.field("tag").lsb(), b.wordOrder());
-            PortMux.Io mux = m.sub("u_" + t + "_ports", new PortMux(), new PortMux.Params(b.ports(), b.portCredits(), b.portPolicy(),
-                    b.portWeights(), Layout.CLDESC.bits(), tagLsb, more)).clock(kernel).io();
-            for (int k = 0; k < b.ports(); k++) {
-                m.connect(descCores.get(k), mux.desc().get(k));
-                m.connect(mux.status().get(k), statusCores.get(k));
-            }
-            core = mux.out();
-            statusCore = mux.in();
-        }
+        Cores cores = kernelSide(m, b, dir, io);
+        Stream core = cores.desc();
+        Stream statusCore = cores.status();
         if (b.regionsAddressing()) {
             buildRegions(m, p, io, core, statusCore);
             return;
         }
 
-        // Unpack the cldesc: word xi from the channel in the configured word order.
-        Signal cldesc = m.wire("cldesc", Layout.CLDESC.bits());
-        cldesc.set(channelOrder(core.data(), b.wordOrder()));
-        Layout.Word c = Layout.CLDESC;
-        Expr overflow = HdlWords.get(cldesc, c, "len_overflow").orR();
-        Expr tooLong = b.idMode() == BridgeModes.IdMode.MANAGED ? overflow.or(HdlWords.get(cldesc, c, "id").orR()) : overflow;
-        Expr reservedSet = HdlWords.get(cldesc, c, "flags").orR().or(HdlWords.get(cldesc, c, "reserved").orR());
-        if (!cp.tagged()) {
-            // Cycles status has no room for a tag: x5 must be 0, as the published kernel packs it.
-            reservedSet = reservedSet.or(HdlWords.get(cldesc, c, "tag").orR());
-        }
-        Map<String, Expr> fields = new LinkedHashMap<>();
-        fields.put("src", Expr.cat(HdlWords.get(cldesc, c, "src_hi"), HdlWords.get(cldesc, c, "src_lo")));
-        fields.put("dst", Expr.cat(HdlWords.get(cldesc, c, "dst_hi"), HdlWords.get(cldesc, c, "dst_lo")));
-        fields.put("dwords", HdlWords.get(cldesc, c, "dwords"));
-        if (b.idMode() == BridgeModes.IdMode.PAPER) {
-            fields.put("id", HdlWords.get(cldesc, c, "id"));
-        }
-        if (cp.tagged()) {
-            fields.put("tag", HdlWords.get(cldesc, c, "tag"));
-        }
-        fields.put("too_long", tooLong);
-        fields.put("reserved_set", reservedSet);
-        fields.putAll(DescChecks.crossSums(cp, fields.get("src"), fields.get("dst"), fields.get("dwords")));
         Layout.Word fifoWord = fifoWord(cross, b);
-        for (Layout.Field f : fifoWord.fields()) {
-            if (f.name().startsWith("raw_")) {
-                fields.put(f.name(), HdlWords.get(cldesc, c, f.name().substring("raw_".length())));
-            }
-        }
-
+        Map<String, Expr> fields = crossingFields(m, b, cp, fifoWord, core);
         Crossing x = crossing(m, b, fifoWord.bits(), () -> HdlWords.pack(m, fifoWord, fields), core);
         AsyncFifo.Io descFifo = x.descFifo();
         Reg kReq = x.kReq();
@@ -310,8 +253,6 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         issue.absorb().set(absorb);
 
         Mover mv = toMover(m, b, io, issue.d());
-        Arbiter.Io arb = mv.arb();
-        Stream toMover = mv.toMover();
 
         // Mover status: no ready. Host IDs go straight back to the descriptor controller.
         issue.msValid().set(io.dmaStatusValid());
@@ -320,6 +261,99 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         io.hostStatusData().set(issue.hsData());
 
         // ---- events for the CSR block
+        Map<String, Expr> ev = events(m, b, issue, statusFifo, mv);
+        io.events().forEach((name, pin) -> pin.set(ev.get(name)));
+        io.evError().set(issue.evError());
+        io.outstanding().set(issue.outstanding());
+        io.hostBuffered().set(mv.hostBuffered());
+
+        // ---- bring-up: the last channel word the checks took, put back together from the FIFO
+        // word, and the last mover status, both raw. Not reset (a reset keeps what was seen);
+        // zero from configuration.
+        if (b.bringup()) {
+            bringup(m, b, io, cross, fifoWord, fifoOut, checks);
+        }
+    }
+
+    /** The kernel side's descriptor and status streams, after the port multiplexer with several ports. */
+    private record Cores(Stream desc, Stream status) {
+    }
+
+    /** The channels exactly as the kernel system names them, per port; with several ports one request stream. */
+    private static Cores kernelSide(ModuleBuilder m, Bridge.Params b, Direction dir, Io io) {
+        ClockDomain kernel = ChannelPort.KERNEL;
+        String t = dir.tag();
+        List<Stream> descCores = new ArrayList<>();
+        List<Stream> statusCores = new ArrayList<>();
+        for (int k = 0; k < b.ports(); k++) {
+            String pre = Bridge.Params.portPrefix(dir, k);
+            ChannelPort.Io descPort = m.sub("u_" + pre + "_desc_chan", new ChannelPort(),
+                    new ChannelPort.Params(b.channel(dir, true, k), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
+            ChannelPort.Io statusPort = m.sub("u_" + pre + "_status_chan", new ChannelPort(),
+                    new ChannelPort.Params(b.channel(dir, false, k), ChannelPort.KERNEL, b.registeredChannels())).clock(kernel).io();
+            m.connect(io.desc().get(k), descPort.kernel());
+            m.connect(statusPort.kernel(), io.status().get(k));
+            descCores.add(descPort.core());
+            statusCores.add(statusPort.core());
+        }
+        Stream core = descCores.getFirst();
+        Stream statusCore = statusCores.getFirst();
+        if (b.ports() > 1) {
+            // Several ports: one request stream, statuses routed back to their ports by token.
+            Layout.Word w = b.regionsAddressing() ? Layout.CLDESC_REGION : Layout.CLDESC;
+            int more = b.regionsAddressing() ? channelBit(w.field("more").lsb(), b.wordOrder()) : -1;
+            int tagLsb = channelBit(w.field("tag").lsb(), b.wordOrder());
+            PortMux.Io mux = m.sub("u_" + t + "_ports", new PortMux(), new PortMux.Params(b.ports(), b.portCredits(), b.portPolicy(),
+                    b.portWeights(), Layout.CLDESC.bits(), tagLsb, more)).clock(kernel).io();
+            for (int k = 0; k < b.ports(); k++) {
+                m.connect(descCores.get(k), mux.desc().get(k));
+                m.connect(mux.status().get(k), statusCores.get(k));
+            }
+            core = mux.out();
+            statusCore = mux.in();
+        }
+        return new Cores(core, statusCore);
+    }
+
+    /** The crossing FIFO's fields from the channel word (word xi in the configured word order): the checked fields, stage A's sums, the raw bring-up fields. */
+    private static Map<String, Expr> crossingFields(ModuleBuilder m, Bridge.Params b, DescChecks.Params cp, Layout.Word fifoWord, Stream core) {
+        Layout.Word c = Layout.CLDESC;
+        // Unpack the cldesc: word xi from the channel in the configured word order.
+        Signal cldesc = m.wire("cldesc", Layout.CLDESC.bits());
+        cldesc.set(channelOrder(core.data(), b.wordOrder()));
+        Expr overflow = HdlWords.get(cldesc, c, "len_overflow").orR();
+        Expr tooLong = b.idMode() == BridgeModes.IdMode.MANAGED ? overflow.or(HdlWords.get(cldesc, c, "id").orR()) : overflow;
+        Expr reservedSet = HdlWords.get(cldesc, c, "flags").orR().or(HdlWords.get(cldesc, c, "reserved").orR());
+        if (!cp.tagged()) {
+            // Cycles status has no room for a tag: x5 must be 0, as the published kernel packs it.
+            reservedSet = reservedSet.or(HdlWords.get(cldesc, c, "tag").orR());
+        }
+        Map<String, Expr> fields = new LinkedHashMap<>();
+        fields.put("src", Expr.cat(HdlWords.get(cldesc, c, "src_hi"), HdlWords.get(cldesc, c, "src_lo")));
+        fields.put("dst", Expr.cat(HdlWords.get(cldesc, c, "dst_hi"), HdlWords.get(cldesc, c, "dst_lo")));
+        fields.put("dwords", HdlWords.get(cldesc, c, "dwords"));
+        if (b.idMode() == BridgeModes.IdMode.PAPER) {
+            fields.put("id", HdlWords.get(cldesc, c, "id"));
+        }
+        if (cp.tagged()) {
+            fields.put("tag", HdlWords.get(cldesc, c, "tag"));
+        }
+        fields.put("too_long", tooLong);
+        fields.put("reserved_set", reservedSet);
+        fields.putAll(DescChecks.crossSums(cp, fields.get("src"), fields.get("dst"), fields.get("dwords")));
+        for (Layout.Field f : fifoWord.fields()) {
+            if (f.name().startsWith("raw_")) {
+                fields.put(f.name(), HdlWords.get(cldesc, c, f.name().substring("raw_".length())));
+            }
+        }
+
+        return fields;
+    }
+
+    /** The events the CSR block counts, by name. */
+    private static Map<String, Expr> events(ModuleBuilder m, Bridge.Params b, BridgeIssue.Io issue, AsyncFifo.Io statusFifo, Mover mv) {
+        Arbiter.Io arb = mv.arb();
+        Stream toMover = mv.toMover();
         Map<String, Expr> ev = new LinkedHashMap<>();
         ev.put("rejected", issue.evRejected());
         ev.put("overflow", issue.ksValid().and(statusFifo.s().ready().not()));
@@ -335,37 +369,34 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
             ev.put("host_completed", issue.hsValid());
             ev.put("spurious", issue.evSpurious());
         }
-        io.events().forEach((name, pin) -> pin.set(ev.get(name)));
-        io.evError().set(issue.evError());
-        io.outstanding().set(issue.outstanding());
-        io.hostBuffered().set(mv.hostBuffered());
+        return ev;
+    }
 
-        // ---- bring-up: the last channel word the checks took, put back together from the FIFO
-        // word, and the last mover status, both raw. Not reset (a reset keeps what was seen);
-        // zero from configuration.
-        if (b.bringup()) {
-            Map<String, Expr> back = new LinkedHashMap<>();
-            for (Layout.Field f : Layout.resolve(c).fields()) {
-                String from = carrier(cross, f.name());
-                if (from == null) {
-                    back.put(f.name(), HdlWords.get(fifoOut.data(), fifoWord, "raw_" + f.name()));
-                } else if (from.equals(f.name())) {
-                    back.put(f.name(), HdlWords.get(fifoOut.data(), fifoWord, from));
-                } else {
-                    // <x>_lo / <x>_hi from <x> = {<x>_hi, <x>_lo}, sliced from the FIFO word itself
-                    int at = fifoWord.field(from).lsb() + (f.name().endsWith("_lo") ? 0 : Layout.resolve(c).field(from + "_lo").width());
-                    back.put(f.name(), fifoOut.data().bits(at + f.width() - 1, at));
-                }
+    /** Bring-up: the last channel word the checks took (put back together from the FIFO word) and the last mover status, both raw. */
+    private static void bringup(ModuleBuilder m, Bridge.Params b, Io io, Layout.Word cross, Layout.Word fifoWord, Stream fifoOut, CheckPipeline.Io checks) {
+        ClockDomain dma = b.dmaDomain();
+        Layout.Word c = Layout.CLDESC;
+        Map<String, Expr> back = new LinkedHashMap<>();
+        for (Layout.Field f : Layout.resolve(c).fields()) {
+            String from = carrier(cross, f.name());
+            if (from == null) {
+                back.put(f.name(), HdlWords.get(fifoOut.data(), fifoWord, "raw_" + f.name()));
+            } else if (from.equals(f.name())) {
+                back.put(f.name(), HdlWords.get(fifoOut.data(), fifoWord, from));
+            } else {
+                // <x>_lo / <x>_hi from <x> = {<x>_hi, <x>_lo}, sliced from the FIFO word itself
+                int at = fifoWord.field(from).lsb() + (f.name().endsWith("_lo") ? 0 : Layout.resolve(c).field(from + "_lo").width());
+                back.put(f.name(), fifoOut.data().bits(at + f.width() - 1, at));
             }
-            Reg lastDesc = m.reg("last_desc_q", Layout.CLDESC.bits(), dma).powerUp(0)
-                    .enableWhen(fifoOut.valid().and(checks.k().ready()));
-            lastDesc.set(channelOrder(HdlWords.pack(m, c, back), b.wordOrder()));
-            Reg lastStatus = m.reg("last_mover_status_q", Layout.MOVER_STATUS.bits(), dma).powerUp(0)
-                    .enableWhen(io.dmaStatusValid());
-            lastStatus.set(io.dmaStatusData());
-            io.lastDesc().set(lastDesc);
-            io.lastMoverStatus().set(lastStatus);
         }
+        Reg lastDesc = m.reg("last_desc_q", Layout.CLDESC.bits(), dma).powerUp(0)
+                .enableWhen(fifoOut.valid().and(checks.k().ready()));
+        lastDesc.set(channelOrder(HdlWords.pack(m, c, back), b.wordOrder()));
+        Reg lastStatus = m.reg("last_mover_status_q", Layout.MOVER_STATUS.bits(), dma).powerUp(0)
+                .enableWhen(io.dmaStatusValid());
+        lastStatus.set(io.dmaStatusData());
+        io.lastDesc().set(lastDesc);
+        io.lastMoverStatus().set(lastStatus);
     }
 
     /**
