@@ -26,10 +26,10 @@ module direkt_async_fifo_rd_d16_r_la_sr (
   wire       pop;                      // @[AsyncFifoReader.java:110]
   wire       flush;                    // @[AsyncFifoReader.java:116]
   reg        valid_q = 1'b0;           // @[AsyncFifoReader.java:123]
-  reg  [3:0] rd_ptr_bin_inc_lo = 4'd1; // @[AsyncFifoReader.java:180]
-  reg  [4:0] rd_ptr_gray_inc = 5'd1;   // @[AsyncFifoReader.java:181]
-  wire [4:0] rd_ptr_bin_inc;           // @[AsyncFifoReader.java:184]
-  wire [4:0] rd_ptr_bin_inc2;          // @[AsyncFifoReader.java:191]
+  reg  [3:0] rd_ptr_bin_inc_lo = 4'd1; // @[AsyncFifoReader.java:181]
+  reg  [4:0] rd_ptr_gray_inc = 5'd1;   // @[AsyncFifoReader.java:183]
+  wire [4:0] rd_ptr_bin_inc;           // @[AsyncFifoReader.java:185]
+  wire [4:0] rd_ptr_bin_inc2;          // @[AsyncFifoReader.java:190]
 
   // @[AsyncFifoReader.java:159]
   always @(posedge rd_clk) begin
@@ -41,9 +41,9 @@ module direkt_async_fifo_rd_d16_r_la_sr (
     rd_ptr_gray_q <= rd_ptr_next_gray;
   end
 
-  assign rd_ptr_next_lo = pop ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:189]
+  assign rd_ptr_next_lo = pop ? rd_ptr_bin_inc_lo : rd_ptr_bin_lo; // @[AsyncFifoReader.java:188]
 
-  assign rd_ptr_next_gray = pop ? rd_ptr_gray_inc : rd_ptr_gray_q; // @[AsyncFifoReader.java:190]
+  assign rd_ptr_next_gray = pop ? rd_ptr_gray_inc : rd_ptr_gray_q; // @[AsyncFifoReader.java:189]
 
   assign pop = valid_q & (ready | flush); // @[AsyncFifoReader.java:124]
 
@@ -54,19 +54,19 @@ module direkt_async_fifo_rd_d16_r_la_sr (
     valid_q <= pop ? (rd_ptr_gray_inc != wr_ptr_gray_sync) : (rd_ptr_gray_q != wr_ptr_gray_sync);
   end
 
-  // @[AsyncFifoReader.java:194]
+  // @[AsyncFifoReader.java:193]
   always @(posedge rd_clk) begin
     rd_ptr_bin_inc_lo <= pop ? rd_ptr_bin_inc2[3:0] : rd_ptr_bin_inc_lo;
   end
 
-  // @[AsyncFifoReader.java:198]
+  // @[AsyncFifoReader.java:197]
   always @(posedge rd_clk) begin
     rd_ptr_gray_inc <= pop ? (rd_ptr_bin_inc2 ^ (rd_ptr_bin_inc2 >> 1)) : rd_ptr_gray_inc;
   end
 
-  assign rd_ptr_bin_inc = {rd_ptr_gray_inc[4], rd_ptr_bin_inc_lo}; // @[AsyncFifoReader.java:185]
+  assign rd_ptr_bin_inc = {rd_ptr_gray_inc[4], rd_ptr_bin_inc_lo}; // @[AsyncFifoReader.java:186]
 
-  assign rd_ptr_bin_inc2 = rd_ptr_bin_inc + 5'd1; // @[AsyncFifoReader.java:192]
+  assign rd_ptr_bin_inc2 = rd_ptr_bin_inc + 5'd1; // @[AsyncFifoReader.java:191]
 
   assign valid = valid_q & ~flush; // @[AsyncFifoReader.java:128]
 

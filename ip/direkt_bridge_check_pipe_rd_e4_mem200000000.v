@@ -35,19 +35,19 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
   wire         u_windows_any_hit;    // @[CheckPipeline.java:82]
   wire         fpga_ok;              // @[CheckPipeline.java:100]
   wire [187:0] checked;              // @[CheckPipeline.java:104]
-  reg  [5:0]   verdict_0 = 6'd0;     // @[CheckPipeline.java:117]
-  reg  [5:0]   verdict_1 = 6'd0;     // @[CheckPipeline.java:117]
-  reg  [5:0]   verdict_2 = 6'd0;     // @[CheckPipeline.java:117]
-  reg  [5:0]   verdict_3 = 6'd0;     // @[CheckPipeline.java:117]
-  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:119]
-  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:120]
-  reg  [2:0]   queue_count;          // @[CheckPipeline.java:121]
-  reg          queue_valid;          // @[CheckPipeline.java:122]
-  wire         queue_push;           // @[CheckPipeline.java:123]
-  wire         queue_pop;            // @[CheckPipeline.java:125]
-  reg  [181:0] queue [0:3];          // @[CheckPipeline.java:114]
+  reg  [5:0]   verdict_0 = 6'd0;     // @[CheckPipeline.java:118]
+  reg  [5:0]   verdict_1 = 6'd0;     // @[CheckPipeline.java:118]
+  reg  [5:0]   verdict_2 = 6'd0;     // @[CheckPipeline.java:118]
+  reg  [5:0]   verdict_3 = 6'd0;     // @[CheckPipeline.java:118]
+  reg  [2:0]   queue_wr;             // @[CheckPipeline.java:120]
+  reg  [2:0]   queue_rd;             // @[CheckPipeline.java:121]
+  reg  [2:0]   queue_count;          // @[CheckPipeline.java:122]
+  reg          queue_valid;          // @[CheckPipeline.java:123]
+  wire         queue_push;           // @[CheckPipeline.java:124]
+  wire         queue_pop;            // @[CheckPipeline.java:126]
+  reg  [181:0] queue [0:3];          // @[CheckPipeline.java:115]
 
-  // @[CheckPipeline.java:141]
+  // @[CheckPipeline.java:142]
   always @(posedge clk) begin
     if (rst) begin
       room <= 3'd4;
@@ -56,7 +56,7 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:144]
+  // @[CheckPipeline.java:145]
   always @(posedge clk) begin
     if (rst) begin
       k_ready_q <= 1'b1;
@@ -75,35 +75,35 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
 
   assign checked = {((u_checks_out_data[181:178] == 4'd0) & u_windows_any_hit) & fpga_ok, fpga_ok, u_windows_hits, u_checks_out_data[181:178], u_checks_out_data[177:146], u_checks_out_data[145:128], u_checks_out_data[127:64], u_checks_out_data[63:0]}; // @[CheckPipeline.java:105]
 
-  // @[CheckPipeline.java:130]
+  // @[CheckPipeline.java:131]
   always @(posedge clk) begin
     if (queue_push & (queue_wr[1:0] == 2'd0)) begin
       verdict_0 <= checked[187:182];
     end
   end
 
-  // @[CheckPipeline.java:130]
+  // @[CheckPipeline.java:131]
   always @(posedge clk) begin
     if (queue_push & (queue_wr[1:0] == 2'd1)) begin
       verdict_1 <= checked[187:182];
     end
   end
 
-  // @[CheckPipeline.java:130]
+  // @[CheckPipeline.java:131]
   always @(posedge clk) begin
     if (queue_push & (queue_wr[1:0] == 2'd2)) begin
       verdict_2 <= checked[187:182];
     end
   end
 
-  // @[CheckPipeline.java:130]
+  // @[CheckPipeline.java:131]
   always @(posedge clk) begin
     if (queue_push & (queue_wr[1:0] == 2'd3)) begin
       verdict_3 <= checked[187:182];
     end
   end
 
-  // @[CheckPipeline.java:132]
+  // @[CheckPipeline.java:133]
   always @(posedge clk) begin
     if (rst) begin
       queue_wr <= 3'd0;
@@ -114,7 +114,7 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:133]
+  // @[CheckPipeline.java:134]
   always @(posedge clk) begin
     if (rst) begin
       queue_rd <= 3'd0;
@@ -125,7 +125,7 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:134]
+  // @[CheckPipeline.java:135]
   always @(posedge clk) begin
     if (rst) begin
       queue_count <= 3'd0;
@@ -134,7 +134,7 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
     end
   end
 
-  // @[CheckPipeline.java:136]
+  // @[CheckPipeline.java:137]
   always @(posedge clk) begin
     if (rst) begin
       queue_valid <= 1'b0;
@@ -143,19 +143,19 @@ module direkt_bridge_check_pipe_rd_e4_mem200000000 (
     end
   end
 
-  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:124]
+  assign queue_push = u_checks_out_valid; // @[CheckPipeline.java:125]
 
-  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:126]
+  assign queue_pop = q_valid & q_ready; // @[CheckPipeline.java:127]
 
   assign k_ready = k_ready_q; // @[CheckPipeline.java:75]
 
-  assign q_data = {queue_rd[1] ? (queue_rd[0] ? verdict_3 : verdict_2) : (queue_rd[0] ? verdict_1 : verdict_0), queue[queue_rd[1:0]]}; // @[CheckPipeline.java:139]
+  assign q_data = {queue_rd[1] ? (queue_rd[0] ? verdict_3 : verdict_2) : (queue_rd[0] ? verdict_1 : verdict_0), queue[queue_rd[1:0]]}; // @[CheckPipeline.java:140]
 
-  assign q_valid = queue_valid; // @[CheckPipeline.java:137]
+  assign q_valid = queue_valid; // @[CheckPipeline.java:138]
 
   assign idle = room == 3'd4; // @[CheckPipeline.java:76]
 
-  // @[CheckPipeline.java:127]
+  // @[CheckPipeline.java:128]
   always @(posedge clk) begin
     if (queue_push) begin
       queue[queue_wr[1:0]] <= checked[181:0];

@@ -491,7 +491,7 @@ public final class BridgePath extends Unit<BridgePath.Params, BridgePath.Io> {
         Expr walkerStatus = io.dmaStatusValid().and(kernelId);
         if (b.tableFetchIds() > 0) {
             // a table fetch's status is the descriptor controller's
-            walkerStatus = walkerStatus.and(HdlWords.get(io.dmaStatusData(), ms, "id").lt(m.lit(256 - b.tableFetchIds(), 8)));
+            walkerStatus = walkerStatus.and(HdlWords.get(io.dmaStatusData(), ms, "id").lt(m.lit(b.tableFetchFirst(), 8)));
         }
         walker.msValid().set(walkerStatus);
         walker.msData().set(Expr.cat(HdlWords.get(io.dmaStatusData(), ms, "aborted").or(HdlWords.get(io.dmaStatusData(), ms, "flushed")),

@@ -110,10 +110,11 @@ public final class CheckPipeline extends Unit<CheckPipeline.Params, CheckPipelin
         // rather than in the RAM's slices; with one window it is shallow and stays in the RAM, which
         // costs fewer LUTs.
         int qa = Check.log2(QUEUE_DEPTH);
-        int verdictLsb = p.window().windows() > 1 ? out.field("hits").lsb() : out.bits();
+        boolean verdictInFlops = p.window().windows() > 1;
+        int verdictLsb = verdictInFlops ? out.field("hits").lsb() : out.bits();
         Memory queue = m.memory("queue", verdictLsb, QUEUE_DEPTH, cd);
         List<Reg> verdicts = new ArrayList<>();
-        for (int i = 0; i < QUEUE_DEPTH && verdictLsb < out.bits(); i++) {
+        for (int i = 0; verdictInFlops && i < QUEUE_DEPTH; i++) {
             verdicts.add(m.reg("verdict_" + i, out.bits() - verdictLsb, cd).powerUp(0));
         }
         Reg wr = m.reg("queue_wr", qa + 1, cd).init(0);

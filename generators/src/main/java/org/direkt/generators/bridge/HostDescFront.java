@@ -167,7 +167,7 @@ public final class HostDescFront extends Unit<HostDescFront.Params, HostDescFron
         readQ.set(Expr.mux(regsReadQ, Expr.mux(regsReadIndex.bit(HostDescSide.INDEX_BITS - 1), upper, lower), m.lit(0, 32)));
         regs.readdata().set(readQ);
 
-        // ---- statuses by ID range: table fetches (top IDs) stay here, the rest go to the bridge
+        // ---- statuses: a table fetch's (top IDs) reported to its side here; every one on to the bridge
         int fetchFirst = fetchId(rdDir);
         Layout.Word ms = Layout.MOVER_STATUS;
         Status fromRd = io.rd().fromMover();

@@ -115,7 +115,7 @@ public final class StatusBuilder extends Unit<StatusBuilder.Params, StatusBuilde
         Signal msFetch = null;
         if (p.fetchIds() > 0) {
             msFetch = m.wire("ms_fetch", 1);
-            msFetch.set(msId.ge(m.lit(256 - p.fetchIds(), 8)));
+            msFetch.set(msId.ge(m.lit(Layout.KERNEL_ID_LAST + 1 - p.fetchIds(), 8)));
         }
         if (p.idMode() == IdMode.MANAGED) {
             Expr inRange = HdlWords.get(msId, Layout.DESC_ID, "slot").zext(8).lt(m.lit(p.inflight(), 8));

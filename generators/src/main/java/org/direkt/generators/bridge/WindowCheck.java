@@ -106,14 +106,7 @@ public final class WindowCheck extends Unit<WindowCheck.Params, WindowCheck.Io> 
             holdsCrossing.add(held.and(ones.not()));
         }
         io.hits().set(hits.size() == 1 ? hits.getFirst() : Expr.cat(hits.toArray(Expr[]::new)));
-        io.anyHit().set(Expr.mux(io.cross(), orAll(holdsCrossing), orAll(holds)));
-    }
-
-    private static Expr orAll(List<Expr> terms) {
-        Expr any = terms.getFirst();
-        for (Expr t : terms.subList(1, terms.size())) {
-            any = any.or(t);
-        }
-        return any;
+        io.anyHit().set(Expr.mux(io.cross(), holdsCrossing.stream().reduce(Expr::or).orElseThrow(),
+                holds.stream().reduce(Expr::or).orElseThrow()));
     }
 }

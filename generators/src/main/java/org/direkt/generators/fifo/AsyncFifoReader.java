@@ -177,14 +177,13 @@ public final class AsyncFifoReader extends Unit<AsyncFifoReader.Params, AsyncFif
         int aw = Check.log2(p.depth());
         int pw = aw + 1;
         boolean sr = p.sideReset();
+        // (declared in this order: the binary pointer's register, or its low bits, before the Gray one)
         Reg low = sr ? m.reg("rd_ptr_bin_inc_lo", aw, cd).powerUp(1) : null;
+        Signal bin = sr ? null : m.reg("rd_ptr_bin_inc", pw, cd).init(1);
         Reg gray = sr ? m.reg("rd_ptr_gray_inc", pw, cd).powerUp(1) : m.reg("rd_ptr_gray_inc", pw, cd).init(1);
-        Signal bin;
         if (sr) {
             bin = m.wire("rd_ptr_bin_inc", pw);
             bin.set(Expr.cat(gray.bit(aw), low));
-        } else {
-            bin = m.reg("rd_ptr_bin_inc", pw, cd).init(1);
         }
         next.set(sr ? Expr.mux(pop, low, rdLow) : Expr.mux(pop, bin, rdBin));
         nextGray.set(Expr.mux(pop, gray, rdGray));
